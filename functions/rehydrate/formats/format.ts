@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+import type { Violation } from '../../errors.ts';
+
+/** A tool call of the paused round, in a format-neutral shape. */
+export interface ToolCall {
+  /** The call's id; a gemini call without one is addressed by its position: `#0`, `#1`, … */
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+/** The paused round: the last assistant message of a transcript and the tool calls it made. */
+export interface PausedRound {
+  /** Index of the assistant message (openai-responses: of the first item of the last model-output run). */
+  start: number;
+  /** Every call of the round, in the order the assistant made them. */
+  calls: ToolCall[];
+  /** Ids of the round's calls that already have a result in the transcript. */
+  answered: ReadonlySet<string>;
+}
+
+/** A result to add to the transcript: the call it answers and its text. */
+export interface NewResult {
+  call: ToolCall;
+  text: string;
+  /** True for a call that was not run because the turn paused (§3.5): marked as a failure where the format can say so. */
+  notDispatched: boolean;
+}
+
+/**
+ * One message format: everything that differs between providers lives behind this interface, in one module per
+ * format. The rules that are the same for all (§3: which calls are answered, with what, in which order) live in
+ * `rehydrate.ts`; the table of formats is `formats/index.ts`.
+ *
+ * Every method takes messages that passed `message` and never mutates them.
+ */
+export interface MessageFormat<M = unknown> {
+  /** Schema of one message. Objects are loose: unknown fields are allowed, and kept because the input is never rewritten. */
+  readonly message: z.ZodType<M>;
+  /**
+   * Order of the new results: `answered-first` (the answered call, then the others in call order) or
+   * `call-order` (gemini, which pairs responses to calls by position).
+   */
+  readonly resultOrder: 'answered-first' | 'call-order';
+  /**
+   * Finds the paused round. Throws `InvalidTranscriptError` (rule `paused-round`) when the transcript has no
+   * assistant message with tool calls at the end, or something other than that round's results follows it.
+   */
+  findRound(messages: readonly M[]): PausedRound;
+  /** A new array: the input's messages plus `results`, placed as the format requires (§3.7). */
+  appendResults(messages: readonly M[], round: PausedRound, results: readonly NewResult[]): M[];
+  /** The strict transcript check (§4) of schema-valid messages: `[]` when the provider would accept them. */
+  check(messages: readonly M[]): Violation[];
+  /** Why the provider cannot carry this answer text, or `undefined` when it can (§3.8). */
+  refuseAnswerText?(text: string): string | undefined;
+}
+
+/** The rule names a violation can carry; the sentence beside each is worded after the provider's own error text. */
+export const Rule = {
+  /** A message does not have the format's shape (a missing or ill-typed field). */
+  MessageShape: 'message-shape',
+  /** A tool call has no result where the provider looks for it. */
+  MissingResult: 'missing-result',
+  /** A result answers no call of the round it belongs to (or a call already answered). */
+  OrphanResult: 'orphan-result',
+  /** Two calls share an id (within a round; openai-responses: within the transcript). */
+  DuplicateCallId: 'duplicate-call-id',
+  /** Results are not where the provider pairs them: right after their round, result blocks first. */
+  ResultPlacement: 'result-placement',
+  /** A call id has characters or a length the provider refuses. */
+  CallId: 'call-id',
+  /** Roles out of the provider's order (bedrock-converse alternation, gemini call turns). */
+  RoleOrder: 'role-order',
+  /** gemini: function calls and function responses mixed in one turn. */
+  MixedFunctionParts: 'mixed-function-parts',
+  /** Empty text content where the provider rejects it. */
+  EmptyText: 'empty-text',
+  /** At pause time: the paused round is not the last assistant message, or other messages follow it. */
+  PausedRound: 'paused-round',
+} as const;
+export type Rule = (typeof Rule)[keyof typeof Rule];
