@@ -47,7 +47,10 @@ export class HandbackError extends Error {
 
 /** A resume found no turn state to rebuild from: a missing or empty checkpoint. */
 export class MissingTurnStateError extends HandbackError {
-  constructor(message = 'No turn state to rebuild from: the checkpoint is missing or holds no messages.', options?: { cause?: unknown }) {
+  constructor(
+    message = 'No turn state to rebuild from: the checkpoint is missing or holds no messages.',
+    options?: { cause?: unknown },
+  ) {
     super(ErrorCode.MissingTurnState, message, options);
     this.name = 'MissingTurnStateError';
   }
@@ -120,7 +123,11 @@ export class PauseExpiredError extends HandbackError {
   readonly expiresAt: string;
 
   constructor(runId: string, interruptId: string, expiresAt: string, options?: { cause?: unknown }) {
-    super(ErrorCode.PauseExpired, `Pause ${interruptId} of run ${runId} expired at ${expiresAt} without an answer.`, options);
+    super(
+      ErrorCode.PauseExpired,
+      `Pause ${interruptId} of run ${runId} expired at ${expiresAt} without an answer.`,
+      options,
+    );
     this.name = 'PauseExpiredError';
     this.runId = runId;
     this.interruptId = interruptId;

@@ -1,9 +1,4 @@
-import {
-  InvalidAnswerError,
-  InvalidTranscriptError,
-  MissingTurnStateError,
-  type Violation,
-} from '../errors.ts';
+import { InvalidAnswerError, InvalidTranscriptError, MissingTurnStateError, type Violation } from '../errors.ts';
 import { shapeViolations } from './check-transcript.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
 import { Rule } from './formats/format.ts';

@@ -86,11 +86,13 @@ export const openaiChat: MessageFormat<OpenAIChatMessage> = {
   appendResults(messages, _round, results: readonly NewResult[]) {
     return [
       ...messages,
-      ...results.map((result): OpenAIChatMessage => ({
-        role: 'tool',
-        tool_call_id: result.call.id,
-        content: result.text,
-      })),
+      ...results.map(
+        (result): OpenAIChatMessage => ({
+          role: 'tool',
+          tool_call_id: result.call.id,
+          content: result.text,
+        }),
+      ),
     ];
   },
 
@@ -118,7 +120,11 @@ export const openaiChat: MessageFormat<OpenAIChatMessage> = {
       const ids = current.tool_calls.map((call) => call.id);
       for (const id of duplicates(ids)) {
         violations.push(
-          violation(Rule.DuplicateCallId, roundIndex, `Duplicate tool_call id ${id} in messages[${roundIndex}].tool_calls.`),
+          violation(
+            Rule.DuplicateCallId,
+            roundIndex,
+            `Duplicate tool_call id ${id} in messages[${roundIndex}].tool_calls.`,
+          ),
         );
       }
       const pending = new Set(ids);

@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkTranscript, InvalidAnswerError, NOT_DISPATCHED, rehydrate } from '../../functions/index.ts';
+import { fixtures } from '../fixtures/formats/index.ts';
+import { addressOf, answers, transcriptSpecs } from '../fixtures/transcript-spec.ts';
+
+/** Invariants of §3 over generated paused transcripts, in every format. */
+describe.each(fixtures)('rehydrate properties ($format)', (fixture) => {
+  const cases = fc.tuple(transcriptSpecs(fixture.callId, { idless: fixture.format === 'gemini' }), answers, fc.nat());
+
+  it('rebuilds a transcript that passes the strict check, keeps the originals and answers each reserved call once', () => {
+    fc.assert(
+      fc.property(cases, ([spec, answer, pick]) => {
+        const messages = fixture.render(spec);
+        const reserved = spec.paused.calls.map((_, k) => k).filter((k) => !spec.paused.answered.includes(k));
+        const answeredK = reserved[pick % reserved.length] ?? 0;
+        const toolCallId = addressOf(spec, answeredK);
+        const before = JSON.stringify(messages);
+        if (fixture.refusesEmptyAnswer && answer === '') {
+          expect(() => rehydrate({ format: fixture.format, messages, toolCallId }, answer)).toThrow(InvalidAnswerError);
+          return;
+        }
+
+        const rebuilt = rehydrate({ format: fixture.format, messages, toolCallId }, answer);
+
+        expect(JSON.stringify(messages)).toBe(before);
+        expect(checkTranscript(fixture.format, rebuilt)).toEqual([]);
+        const joined = fixture.joinsResultMessage && spec.paused.answered.length > 0 ? messages.length - 1 : -1;
+        messages.forEach((message, i) => {
+          if (i !== joined) expect(JSON.stringify(rebuilt[i])).toBe(JSON.stringify(message));
+        });
+        const results = fixture.roundResults(rebuilt, spec);
+        expect(results.map((r) => r.id).sort()).toEqual(spec.paused.calls.map((_, k) => addressOf(spec, k)).sort());
+        const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+        for (const k of reserved) {
+          const result = results.find((r) => r.id === addressOf(spec, k));
+          expect(result?.text).toBe(k === answeredK ? text : NOT_DISPATCHED);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

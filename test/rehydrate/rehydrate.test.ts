@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkTranscript,
+  InvalidAnswerError,
+  InvalidTranscriptError,
+  MissingTurnStateError,
+  NOT_DISPATCHED,
+  rehydrate,
+} from '../../functions/index.ts';
+import { fixtures } from '../fixtures/formats/index.ts';
+import { addressOf, threeCallSpec } from '../fixtures/transcript-spec.ts';
+
+/** The §3 rules, the same for every format; placement details live in each format's own test file. */
+describe.each(fixtures)('rehydrate ($format)', (fixture) => {
+  const { format } = fixture;
+  const spec = threeCallSpec();
+  const messages = fixture.render(spec);
+  const ask = addressOf(spec, 1);
+  const pause = { format, messages, toolCallId: ask };
+
+  it('refuses a missing or empty checkpoint with MissingTurnStateError (§3.2)', () => {
+    expect(() => rehydrate({ format, messages: [], toolCallId: ask }, 'yes')).toThrow(MissingTurnStateError);
+    expect(() => rehydrate({ format, messages: undefined, toolCallId: ask }, 'yes')).toThrow(MissingTurnStateError);
+  });
+
+  it('keeps every original message as it was and leaves the input unmutated (§3.3)', () => {
+    const before = JSON.stringify(messages);
+    const rebuilt = rehydrate(pause, 'yes');
+    expect(JSON.stringify(messages)).toBe(before);
+    expect(JSON.stringify(rebuilt.slice(0, messages.length))).toBe(before);
+    expect(rebuilt.length).toBeGreaterThan(messages.length);
+  });
+
+  it('answers the reserved call and marks the other two not dispatched (§3.4–3.6)', () => {
+    const results = fixture.roundResults(rehydrate(pause, 'Approved.'), spec);
+    const answered = { id: ask, text: 'Approved.', failed: false };
+    const [lookup, notify] = [0, 2].map((k) => ({
+      id: addressOf(spec, k),
+      text: NOT_DISPATCHED,
+      failed: marksFailures(format),
+    }));
+    // gemini pairs responses to calls by position, so its new responses follow the call order.
+    expect(results).toEqual(format === 'gemini' ? [lookup, answered, notify] : [answered, lookup, notify]);
+  });
+
+  it.each([
+    ['a string, verbatim', 'Yes, refund $20 — ok 👍', 'Yes, refund $20 — ok 👍'],
+    ['an object, as its JSON text', { approved: true, amount: 20 }, '{"approved":true,"amount":20}'],
+    ['an array, as its JSON text', [1, 'two', null], '[1,"two",null]'],
+    ['a number, as its JSON text', 42.5, '42.5'],
+    ['a boolean, as its JSON text', false, 'false'],
+    ['null, as its JSON text', null, 'null'],
+  ])('folds in %s (§3.4)', (_label, answer, text) => {
+    const [first] = fixture.roundResults(rehydrate(pause, answer), spec).filter((r) => r.id === ask);
+    expect(first).toEqual({ id: ask, text, failed: false });
+  });
+
+  it('keeps the results a round already has and gives them nothing new (§3.5, §3.6)', () => {
+    const partial = threeCallSpec({ answered: [0], prior: ['{"status":"shipped"}'] });
+    const rebuilt = rehydrate({ format, messages: fixture.render(partial), toolCallId: addressOf(partial, 1) }, 'yes');
+    const results = fixture.roundResults(rebuilt, partial);
+    expect(results.map((r) => r.id)).toEqual([addressOf(partial, 0), addressOf(partial, 1), addressOf(partial, 2)]);
+    expect(results[0]?.text).toBe('{"status":"shipped"}');
+    expect(results[1]).toEqual({ id: addressOf(partial, 1), text: 'yes', failed: false });
+    expect(results[2]?.text).toBe(NOT_DISPATCHED);
+  });
+
+  it('refuses undefined and non-JSON answers with InvalidAnswerError (§3.8)', () => {
+    for (const answer of [
+      undefined,
+      () => 1,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      10n,
+      new Date(0),
+      { a: undefined },
+    ]) {
+      expect(() => rehydrate(pause, answer)).toThrow(InvalidAnswerError);
+    }
+  });
+
+  it('refuses a toolCallId that is not a reserved call with InvalidTranscriptError (§3.8)', () => {
+    expect(() => rehydrate({ ...pause, toolCallId: 'call_unknown' }, 'yes')).toThrow(InvalidTranscriptError);
+    const partial = threeCallSpec({ answered: [0], prior: ['done'] });
+    expect(() =>
+      rehydrate({ format, messages: fixture.render(partial), toolCallId: addressOf(partial, 0) }, 'yes'),
+    ).toThrow(/not a reserved call/);
+  });
+
+  it('yields a transcript that passes the strict check (§3.9)', () => {
+    expect(checkTranscript(format, messages).map((v) => v.rule)).toContain('missing-result');
+    expect(checkTranscript(format, rehydrate(pause, { ok: true }))).toEqual([]);
+  });
+
+  it(`${fixture.refusesEmptyAnswer ? 'refuses' : 'carries'} an empty string answer`, () => {
+    if (fixture.refusesEmptyAnswer) {
+      expect(() => rehydrate(pause, '')).toThrow(InvalidAnswerError);
+    } else {
+      const results = fixture.roundResults(rehydrate(pause, ''), spec);
+      expect(results.find((r) => r.id === ask)).toEqual({ id: ask, text: '', failed: false });
+    }
+  });
+});
+
+/** Whether the format marks not-dispatched results as failures (§3.8). */
+function marksFailures(format: string): boolean {
+  return !['openai-chat', 'openai-responses', 'bedrock-converse'].includes(format);
+}
+
+describe('rehydrate', () => {
+  it('names an unknown format in an InvalidTranscriptError', () => {
+    expect(() => rehydrate({ format: 'cohere', messages: [{}], toolCallId: 'x' }, 'yes')).toThrow(
+      /Unknown message format "cohere"/,
+    );
+  });
+});
