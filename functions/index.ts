@@ -2,6 +2,30 @@
  * Handback, the library: rebuild a paused agent turn's transcript with a person's answer (`rehydrate`), check a
  * transcript as the provider would (`checkTranscript`), the DynamoDB checkpoint store, and the errors.
  */
+
+export type {
+  CheckpointStore,
+  Continuation,
+  ContinuationKey,
+  JsonSchema,
+  ListPausesQuery,
+  PauseCreated,
+  PauseInput,
+  PauseKey,
+  PausePage,
+  PauseStatus,
+  PauseView,
+  ResumeInput,
+  ResumeResult,
+} from './checkpoints/checkpoint-store.ts';
+export {
+  createDynamoDBCheckpointStore,
+  DynamoDBCheckpointStore,
+  type DynamoDBCheckpointStoreOptions,
+} from './checkpoints/dynamodb-store.ts';
+export { createTableInput, TABLE } from './checkpoints/table.ts';
+export { LIMITS } from './checkpoints/validation.ts';
+export type { AnswerFailure, Violation } from './errors.ts';
 export {
   AlreadyResumedError,
   BadRequestError,
@@ -16,8 +40,7 @@ export {
   PauseExpiredError,
   PauseNotFoundError,
 } from './errors.ts';
-export type { AnswerFailure, Violation } from './errors.ts';
 export { checkTranscript } from './rehydrate/check-transcript.ts';
-export { FORMAT_NAMES, type FormatName, isFormatName } from './rehydrate/formats/index.ts';
 export type { ToolCall } from './rehydrate/formats/format.ts';
+export { FORMAT_NAMES, type FormatName, isFormatName } from './rehydrate/formats/index.ts';
 export { NOT_DISPATCHED, type PauseLike, rehydrate } from './rehydrate/rehydrate.ts';

@@ -1,5 +1,5 @@
-import type { FormatName } from '../rehydrate/formats/index.ts';
 import type { ToolCall } from '../rehydrate/formats/format.ts';
+import type { FormatName } from '../rehydrate/formats/index.ts';
 
 /**
  * The storage port: what the handlers and a user's own agent Lambda need of the checkpoint store. The DynamoDB

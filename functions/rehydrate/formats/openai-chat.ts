@@ -35,6 +35,9 @@ const message = z.discriminatedUnion('role', [
 export type OpenAIChatMessage = z.infer<typeof message>;
 type AssistantMessage = Extract<OpenAIChatMessage, { role: 'assistant' }>;
 
+/** The tool message Handback adds for each result: a `ChatCompletionToolMessageParam`. */
+export type OpenAIChatToolResultMessage = { role: 'tool'; tool_call_id: string; content: string };
+
 function callsOf(assistant: AssistantMessage): ToolCall[] {
   return (assistant.tool_calls ?? []).map((call) => ({
     id: call.id,

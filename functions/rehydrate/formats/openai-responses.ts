@@ -1,3 +1,224 @@
-// PLACEHOLDER: replaced by the real format module.
-import { openaiChat } from './openai-chat.ts';
-export const openaiResponses = openaiChat as never;
+import { z } from 'zod';
+import type { Violation } from '../../errors.ts';
+import type { MessageFormat, PausedRound, ToolCall } from './format.ts';
+import { Rule } from './format.ts';
+import { pausedRoundError, violation } from './shared.ts';
+
+/**
+ * OpenAI Responses API input items (`ResponseInputItem`): calls are `function_call` items, each answered by a
+ * `function_call_output` item with the same `call_id` anywhere after it. The paused round is the last run of
+ * model-output items (reasoning, assistant messages, function calls); the results go at the end.
+ */
+
+/** The Responses API refuses a longer `call_id` (`string_above_max_length`). */
+const MAX_CALL_ID = 64;
+
+const contentPart = z.looseObject({ type: z.string() });
+const content = z.union([z.string(), z.array(contentPart)]);
+
+const messageItem = z.looseObject({
+  type: z.literal('message').optional(),
+  role: z.enum(['user', 'system', 'developer', 'assistant']),
+  content,
+});
+const functionCallItem = z.looseObject({
+  type: z.literal('function_call'),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+const functionCallOutputItem = z.looseObject({
+  type: z.literal('function_call_output'),
+  call_id: z.string(),
+  output: content,
+});
+const reasoningItem = z.looseObject({
+  type: z.literal('reasoning'),
+  id: z.string(),
+  summary: z.array(contentPart),
+});
+// `item_reference` may leave out its `type`; any other item type (web_search_call, computer_call, …) is kept as is.
+const itemReference = z.looseObject({ type: z.literal('item_reference').nullish(), id: z.string() });
+const otherItem = z.looseObject({ type: z.string() });
+
+/** An input message (`EasyInputMessage`, `ResponseInputItem.Message`, `ResponseOutputMessage`). */
+export type ResponsesMessageItem = z.infer<typeof messageItem>;
+/** A `function_call` item: a tool call. */
+export type ResponsesFunctionCallItem = z.infer<typeof functionCallItem>;
+/** A `function_call_output` item: a tool result. */
+export type ResponsesFunctionCallOutputItem = z.infer<typeof functionCallOutputItem>;
+/** A `reasoning` item. */
+export type ResponsesReasoningItem = z.infer<typeof reasoningItem>;
+/** Any other item, kept as it was. */
+export type ResponsesOtherItem = z.infer<typeof otherItem> | z.infer<typeof itemReference>;
+/** One Responses API input item. */
+export type OpenAIResponsesItem =
+  | ResponsesMessageItem
+  | ResponsesFunctionCallItem
+  | ResponsesFunctionCallOutputItem
+  | ResponsesReasoningItem
+  | ResponsesOtherItem;
+
+/** The item `appendResults` adds for one result (an alias, not an interface, so it fits the loose item type). */
+export type ResponsesResultItem = {
+  type: 'function_call_output';
+  call_id: string;
+  output: string;
+};
+
+const byType: Record<string, z.ZodType> = {
+  message: messageItem,
+  function_call: functionCallItem,
+  function_call_output: functionCallOutputItem,
+  reasoning: reasoningItem,
+  item_reference: itemReference,
+};
+
+/** The schema that applies to `item`: by its `type`; without one, a message when it has a `role`, else a reference. */
+function schemaOf(item: { type?: unknown; role?: unknown }): z.ZodType {
+  if (item.type === undefined || item.type === null) return 'role' in item ? messageItem : itemReference;
+  return byType[String(item.type)] ?? otherItem;
+}
+
+// Items have no single discriminator (messages and references may omit `type`, and unknown types are allowed), so
+// the item's own schema is chosen by hand; its issues keep their paths, so an error names the field.
+const message = z.looseObject({ type: z.string().nullish() }).superRefine((item, ctx) => {
+  const result = schemaOf(item).safeParse(item);
+  if (result.success) return;
+  for (const issue of result.error.issues) {
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, input: item });
+  }
+}) as unknown as z.ZodType<OpenAIResponsesItem>;
+
+function isFunctionCall(item: OpenAIResponsesItem): item is ResponsesFunctionCallItem {
+  return item.type === 'function_call';
+}
+
+function isFunctionCallOutput(item: OpenAIResponsesItem): item is ResponsesFunctionCallOutputItem {
+  return item.type === 'function_call_output';
+}
+
+/** Whether the model wrote `item`: the paused round is the last run of these. */
+function isModelOutput(item: OpenAIResponsesItem): boolean {
+  return (
+    item.type === 'function_call' ||
+    item.type === 'reasoning' ||
+    ((item.type === undefined || item.type === 'message') && 'role' in item && item.role === 'assistant')
+  );
+}
+
+/** The model's arguments as JSON when they parse, else the raw string (models do emit broken JSON). */
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export const openaiResponses: MessageFormat<OpenAIResponsesItem> = {
+  message,
+  resultOrder: 'answered-first',
+
+  findRound(messages): PausedRound {
+    const end = messages.findLastIndex(isModelOutput);
+    let start = end;
+    while (start > 0 && isModelOutput(messages[start - 1] as OpenAIResponsesItem)) start--;
+    const calls: ToolCall[] = [];
+    for (let index = Math.max(start, 0); index <= end; index++) {
+      const item = messages[index] as OpenAIResponsesItem;
+      if (isFunctionCall(item)) {
+        calls.push({ id: item.call_id, name: item.name, args: parseArguments(item.arguments) });
+      }
+    }
+    if (calls.length === 0) {
+      throw pausedRoundError(
+        Math.max(end, messages.length - 1),
+        end < 0
+          ? 'The transcript has no model output items, so there is no paused round.'
+          : `The last run of model output items (input[${start}]..input[${end}]) made no function calls, so there is no paused round.`,
+      );
+    }
+    const ids = new Set(calls.map((call) => call.id));
+    const answered = new Set<string>();
+    for (let index = end + 1; index < messages.length; index++) {
+      const item = messages[index] as OpenAIResponsesItem;
+      if (!isFunctionCallOutput(item) || !ids.has(item.call_id)) {
+        throw pausedRoundError(
+          index,
+          `input[${index}] follows the paused round (input[${start}]..input[${end}]) but is not one of its function_call_output items; only the round's outputs may follow it.`,
+        );
+      }
+      answered.add(item.call_id);
+    }
+    return { start, calls, answered };
+  },
+
+  appendResults(messages, _round, results) {
+    return [
+      ...messages,
+      ...results.map(
+        (result): ResponsesResultItem => ({
+          type: 'function_call_output',
+          call_id: result.call.id,
+          output: result.text,
+        }),
+      ),
+    ];
+  },
+
+  check(messages) {
+    const violations: Violation[] = [];
+    // call_id → index of its function_call; the ids answered so far.
+    const calls = new Map<string, number>();
+    const answered = new Set<string>();
+    messages.forEach((item, index) => {
+      if (!isFunctionCall(item) && !isFunctionCallOutput(item)) return;
+      const id = item.call_id;
+      if (id.length > MAX_CALL_ID) {
+        violations.push(
+          violation(
+            Rule.CallId,
+            index,
+            `Invalid 'input[${index}].call_id': string too long. Expected a string with maximum length ${MAX_CALL_ID}, but got a string with length ${id.length} instead.`,
+          ),
+        );
+      }
+      if (isFunctionCall(item)) {
+        if (calls.has(id)) {
+          violations.push(
+            violation(
+              Rule.DuplicateCallId,
+              index,
+              `Duplicate item found with call_id ${id} (input[${calls.get(id)}] and input[${index}]). Remove duplicate items from your input and try again.`,
+            ),
+          );
+        } else {
+          calls.set(id, index);
+        }
+        return;
+      }
+      if (!calls.has(id)) {
+        violations.push(
+          violation(Rule.OrphanResult, index, `No tool call found for function call output with call_id ${id}.`),
+        );
+      } else if (answered.has(id)) {
+        violations.push(
+          violation(
+            Rule.OrphanResult,
+            index,
+            `Duplicate function call output with call_id ${id} (input[${index}]): the call already has an output.`,
+          ),
+        );
+      } else {
+        answered.add(id);
+      }
+    });
+    for (const [id, index] of calls) {
+      if (!answered.has(id)) {
+        violations.push(violation(Rule.MissingResult, index, `No tool output found for function call ${id}.`));
+      }
+    }
+    return violations;
+  },
+};

@@ -26,13 +26,17 @@ describe('openai-chat pause-time check (§4)', () => {
   });
 
   it('refuses a message after the round that is not one of its results', () => {
-    expect(() => validatePause({ format: 'openai-chat', messages: [user, assistant('a'), user], toolCallId: 'a' })).toThrow(
-      /follows the paused round/,
-    );
+    expect(() =>
+      validatePause({ format: 'openai-chat', messages: [user, assistant('a'), user], toolCallId: 'a' }),
+    ).toThrow(/follows the paused round/);
   });
 
   it('accepts a round with some results and names the answered call', () => {
-    const check = validatePause({ format: 'openai-chat', messages: [user, assistant('a', 'b'), tool('a')], toolCallId: 'b' });
+    const check = validatePause({
+      format: 'openai-chat',
+      messages: [user, assistant('a', 'b'), tool('a')],
+      toolCallId: 'b',
+    });
     expect(check.toolCall).toEqual({ id: 'b', name: 'ask_human', args: {} });
   });
 });
@@ -47,12 +51,30 @@ describe('openai-chat strict check (§4)', () => {
   });
 
   it.each([
-    ['a call without a result', [user, assistant('a', 'b'), tool('a')], 'missing-result', 1, /did not have response messages: b/],
+    [
+      'a call without a result',
+      [user, assistant('a', 'b'), tool('a')],
+      'missing-result',
+      1,
+      /did not have response messages: b/,
+    ],
     ['a result without a call', [user, tool('x')], 'orphan-result', 1, /must be a response to a preceding message/],
     ['a result for another round', [user, assistant('a'), tool('a'), tool('z')], 'orphan-result', 3, /tool_call_id z/],
-    ['a duplicate call id', [user, assistant('a', 'a'), tool('a'), tool('a')], 'duplicate-call-id', 1, /Duplicate tool_call id a/],
+    [
+      'a duplicate call id',
+      [user, assistant('a', 'a'), tool('a'), tool('a')],
+      'duplicate-call-id',
+      1,
+      /Duplicate tool_call id a/,
+    ],
     ['a message between the round and its results', [user, assistant('a'), user, tool('a')], 'missing-result', 1, /a/],
-    ['an ill-shaped message', [user, { role: 'tool', content: 'x' }], 'message-shape', 1, /messages\[1\]\.tool_call_id/],
+    [
+      'an ill-shaped message',
+      [user, { role: 'tool', content: 'x' }],
+      'message-shape',
+      1,
+      /messages\[1\]\.tool_call_id/,
+    ],
   ])('reports %s', (_label, messages, rule, index, message) => {
     const violations = checkTranscript('openai-chat', messages);
     expect(violations).toContainEqual({ rule, index, message: expect.stringMatching(message) });

@@ -1,0 +1,53 @@
+import { BadRequestError } from '../errors.ts';
+import type { PauseStatus } from './checkpoint-store.ts';
+import { Keys, parseSortKey, RUN_ID_PATTERN } from './keys.ts';
+
+/**
+ * The cursor of a listing, pure: opaque to callers (base64url of a small JSON), it holds the position in the
+ * tenant's `byTenant` partition and the status filter it was made for. The partition itself is never in the
+ * cursor: it is always the caller's own, so a cursor cannot lead into another tenant's pauses, and one made for
+ * another tenant is refused.
+ */
+
+/** A position in a tenant's listing: the index sort key and the table key of the last pause read. */
+export interface ListingKey {
+  gsi1sk: string;
+  pk: string;
+  sk: string;
+}
+
+const CURSOR_VERSION = 1;
+
+/** The cursor that continues after `key`. */
+export function encodeCursor(key: ListingKey, status: PauseStatus | undefined): string {
+  return Buffer.from(
+    JSON.stringify({ v: CURSOR_VERSION, s: status ?? null, k: [key.gsi1sk, key.pk, key.sk] }),
+  ).toString('base64url');
+}
+
+/** The position a cursor names; `BadRequestError` for a cursor that is malformed, another tenant's or another filter's. */
+export function decodeCursor(cursor: unknown, tenant: string, status: PauseStatus | undefined): ListingKey {
+  const refuse = (why: string) =>
+    new BadRequestError(`The cursor ${why}: pass the cursor of the previous page unchanged, with the same status.`, [
+      { path: '/cursor', message: why },
+    ]);
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw refuse('is not a cursor');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse('is not a cursor');
+  }
+  const { v, s, k } = (parsed ?? {}) as { v?: unknown; s?: unknown; k?: unknown };
+  if (v !== CURSOR_VERSION || !Array.isArray(k) || k.length !== 3 || !k.every((part) => typeof part === 'string')) {
+    throw refuse('is not a cursor');
+  }
+  if (s !== (status ?? null)) throw refuse('was made for a listing with another status');
+  const [gsi1sk, pk, sk] = k as [string, string, string];
+  const runPrefix = Keys.run(tenant, '');
+  const runId = pk.slice(runPrefix.length);
+  if (!pk.startsWith(runPrefix) || !RUN_ID_PATTERN.test(runId) || parseSortKey(sk).kind !== 'pause') {
+    throw refuse('is not one of this tenant');
+  }
+  return { gsi1sk, pk, sk };
+}

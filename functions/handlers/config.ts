@@ -1,0 +1,73 @@
+/**
+ * The handlers' configuration, read from the environment once, at cold start, through one helper that fails fast:
+ * a missing variable stops the function at init with a message naming it, never at the first request.
+ */
+
+/** Where a successful resume's pointer goes (§6). */
+export const HandoffTarget = { Sqs: 'sqs', EventBridge: 'eventbridge', Lambda: 'lambda', None: 'none' } as const;
+export type HandoffTarget = (typeof HandoffTarget)[keyof typeof HandoffTarget];
+
+/** The hand-off target and the one setting it needs. */
+export type HandoffConfig =
+  | { target: 'sqs'; queueUrl: string }
+  | { target: 'eventbridge'; eventBusName: string }
+  | { target: 'lambda'; functionName: string }
+  | { target: 'none' };
+
+/** Everything the Lambda handlers read from the environment. */
+export interface Config {
+  /** `TABLE_NAME`: the checkpoint table. */
+  tableName: string;
+  /** `TENANT_CLAIM`: the JWT claim that names the tenant; default `tenant`. */
+  tenantClaim: string;
+  /** `DYNAMODB_ENDPOINT`: another DynamoDB endpoint (DynamoDB Local, the embedded store); unset = AWS. */
+  dynamodbEndpoint: string | undefined;
+  /** `HANDOFF_TARGET` and its variable; default `none`. */
+  handoff: HandoffConfig;
+}
+
+/** A variable's value; throws naming the variable when it is unset or empty. */
+export function requireEnv(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') {
+    throw new Error(`Environment variable ${name} is not set: set it in the function's configuration.`);
+  }
+  return value;
+}
+
+/** A variable's value, or `fallback` when it is unset or empty. */
+export function optionalEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): string;
+export function optionalEnv(env: NodeJS.ProcessEnv, name: string): string | undefined;
+export function optionalEnv(env: NodeJS.ProcessEnv, name: string, fallback?: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? fallback : value;
+}
+
+/** The hand-off configuration: `HANDOFF_TARGET` and, for each target, the variable it needs. */
+export function loadHandoffConfig(env: NodeJS.ProcessEnv): HandoffConfig {
+  const target = optionalEnv(env, 'HANDOFF_TARGET', HandoffTarget.None);
+  switch (target) {
+    case HandoffTarget.Sqs:
+      return { target, queueUrl: requireEnv(env, 'HANDOFF_QUEUE_URL') };
+    case HandoffTarget.EventBridge:
+      return { target, eventBusName: requireEnv(env, 'HANDOFF_EVENT_BUS_NAME') };
+    case HandoffTarget.Lambda:
+      return { target, functionName: requireEnv(env, 'HANDOFF_FUNCTION_NAME') };
+    case HandoffTarget.None:
+      return { target };
+    default:
+      throw new Error(
+        `Environment variable HANDOFF_TARGET is ${JSON.stringify(target)}: use one of ${Object.values(HandoffTarget).join(', ')}.`,
+      );
+  }
+}
+
+/** The whole configuration; throws at the first missing or invalid variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    tableName: requireEnv(env, 'TABLE_NAME'),
+    tenantClaim: optionalEnv(env, 'TENANT_CLAIM', 'tenant'),
+    dynamodbEndpoint: optionalEnv(env, 'DYNAMODB_ENDPOINT'),
+    handoff: loadHandoffConfig(env),
+  };
+}

@@ -1,0 +1,190 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import {
+  AlreadyResumedError,
+  BadRequestError,
+  type ErrorCode,
+  HandbackError,
+  InvalidAnswerError,
+  InvalidTranscriptError,
+  PauseExpiredError,
+} from '../errors.ts';
+import { HandoffFailedError } from '../handoff/handoff.ts';
+
+/**
+ * The one place where errors become HTTP statuses (STYLE rule 9): every error response is an RFC 9457
+ * `application/problem+json` body `{type, title, status, detail, code, ...}`. Anything not known here is a generic
+ * 500 that reveals nothing but a request id to quote.
+ */
+
+/** The problem codes of the HTTP edge itself, beside the domain's `ErrorCode`s. */
+export const EdgeCode = {
+  Unauthorized: 'unauthorized',
+  NotFound: 'not_found',
+  MethodNotAllowed: 'method_not_allowed',
+  PayloadTooLarge: 'payload_too_large',
+  UnsupportedMediaType: 'unsupported_media_type',
+  HandoffFailed: 'handoff_failed',
+  InternalError: 'internal_error',
+} as const;
+export type EdgeCode = (typeof EdgeCode)[keyof typeof EdgeCode];
+
+/** An RFC 9457 problem body. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode | EdgeCode;
+  [extension: string]: unknown;
+}
+
+/** An error of the HTTP edge (auth, routing, media type, size), carrying its status and code. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly code: EdgeCode | ErrorCode;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: EdgeCode | ErrorCode, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.name = 'HttpProblem';
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+/** Status and title of each domain error code. */
+const DOMAIN: Record<ErrorCode, { status: number; title: string }> = {
+  bad_request: { status: 400, title: 'Bad request' },
+  invalid_transcript: { status: 400, title: 'Invalid transcript' },
+  pause_not_found: { status: 404, title: 'Pause not found' },
+  continuation_not_found: { status: 404, title: 'Continuation not found' },
+  open_pause_exists: { status: 409, title: 'Open pause exists' },
+  already_resumed: { status: 409, title: 'Already resumed' },
+  pause_expired: { status: 410, title: 'Pause expired' },
+  invalid_answer: { status: 422, title: 'Invalid answer' },
+  missing_turn_state: { status: 500, title: 'Missing turn state' },
+  corrupt_checkpoint: { status: 500, title: 'Corrupt checkpoint' },
+};
+
+const EDGE_TITLES: Record<EdgeCode, string> = {
+  unauthorized: 'Unauthorized',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  handoff_failed: 'Hand-off failed',
+  internal_error: 'Internal error',
+};
+
+/** The HTTP status an error maps to; 500 for anything unknown. */
+export function statusOf(error: unknown): number {
+  if (error instanceof HandbackError) return DOMAIN[error.code]?.status ?? 500;
+  if (error instanceof HttpProblem) return error.status;
+  if (error instanceof HandoffFailedError) return 503;
+  return 500;
+}
+
+/** Whether a request failed for good (a 4xx kind: 400/404/409/410/413/422): retrying it cannot succeed. */
+export function isPermanent(error: unknown): boolean {
+  const status = statusOf(error);
+  return status >= 400 && status < 500;
+}
+
+/** The problem body and headers for an error; `requestId` is quoted by the generic 500. */
+export function problemOf(error: unknown, requestId: string): { problem: Problem; headers: Record<string, string> } {
+  const middy = fromMiddy(error);
+  if (middy !== undefined) return problemOf(middy, requestId);
+  if (error instanceof HandbackError && DOMAIN[error.code] !== undefined) {
+    const { status, title } = DOMAIN[error.code];
+    return { problem: { ...base(error.code, title, status, error.message), ...extensions(error) }, headers: {} };
+  }
+  if (error instanceof HttpProblem) {
+    const title = EDGE_TITLES[error.code as EdgeCode] ?? 'Error';
+    return { problem: base(error.code, title, error.status, error.message), headers: error.headers };
+  }
+  if (error instanceof HandoffFailedError) {
+    return {
+      problem: {
+        ...base(EdgeCode.HandoffFailed, EDGE_TITLES.handoff_failed, 503, error.message),
+        continuationId: error.continuationId,
+      },
+      headers: { 'Retry-After': '1' },
+    };
+  }
+  const detail = `An unexpected error occurred. Quote request id ${requestId} when reporting it.`;
+  return {
+    problem: { ...base(EdgeCode.InternalError, EDGE_TITLES.internal_error, 500, detail), requestId },
+    headers: {},
+  };
+}
+
+/** A payload v2 response carrying a problem. */
+export function problemResponse(
+  error: unknown,
+  requestId: string,
+): Exclude<APIGatewayProxyResultV2, string> & { statusCode: number; body: string } {
+  const { problem, headers } = problemOf(error, requestId);
+  return {
+    statusCode: problem.status,
+    headers: { 'Content-Type': 'application/problem+json', ...headers },
+    body: JSON.stringify(problem),
+  };
+}
+
+/** Where the problem middleware reports errors: 5xx as errors (with the stack), 4xx as one info line. */
+export interface ProblemLog {
+  info(message: string, attributes: Record<string, unknown>): void;
+  error(message: string, attributes: Record<string, unknown>): void;
+}
+
+/** A middy `onError` middleware that answers every error with its problem; the outermost one of the API handler. */
+export function problemDetails(
+  log: ProblemLog,
+): MiddlewareObj<{ requestContext?: { requestId?: string } }, unknown, Error, Context> {
+  return {
+    onError: async (request) => {
+      const requestId = request.event?.requestContext?.requestId ?? request.context?.awsRequestId ?? 'unknown';
+      const response = problemResponse(request.error, requestId);
+      if (response.statusCode >= 500) {
+        log.error('Request failed', { requestId, status: response.statusCode, error: request.error });
+      } else {
+        const code = (JSON.parse(response.body ?? '{}') as Problem).code;
+        log.info('Request refused', { requestId, status: response.statusCode, code });
+      }
+      request.response = response;
+    },
+  };
+}
+
+function base(code: ErrorCode | EdgeCode, title: string, status: number, detail: string): Problem {
+  return { type: `urn:handback:problem:${code}`, title, status, detail, code };
+}
+
+/** The ids and lists a client needs to act on a domain error. */
+function extensions(error: HandbackError): Record<string, unknown> {
+  if (error instanceof AlreadyResumedError) return { continuationId: error.continuationId };
+  if (error instanceof PauseExpiredError) return { expiresAt: error.expiresAt };
+  if (error instanceof InvalidTranscriptError) return { violations: error.violations };
+  if (error instanceof InvalidAnswerError || error instanceof BadRequestError) return { failures: error.failures };
+  return {};
+}
+
+/**
+ * `@middy/http-json-body-parser` throws 415 both for a non-JSON media type and for JSON it cannot parse; the
+ * contract makes the second a 400 `bad_request`.
+ */
+function fromMiddy(error: unknown): HttpProblem | undefined {
+  if (!(error instanceof Error) || !('statusCode' in error)) return undefined;
+  const cause = (error as { cause?: { package?: string; data?: unknown } }).cause;
+  if (cause?.package !== '@middy/http-json-body-parser') return undefined;
+  if (error.message === 'Unsupported Media Type') {
+    return new HttpProblem(
+      415,
+      EdgeCode.UnsupportedMediaType,
+      'The body must be JSON, sent with Content-Type: application/json.',
+    );
+  }
+  return new HttpProblem(400, 'bad_request', 'The body is missing or is not valid JSON.');
+}

@@ -1,0 +1,5 @@
+import { deps } from './runtime.ts';
+import { createSqsHandler } from './triggers.ts';
+
+/** The Lambda entry point; its dependencies are wired once, at cold start, in `runtime.ts`. */
+export const handler = createSqsHandler(deps);

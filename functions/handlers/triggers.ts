@@ -1,0 +1,121 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { HandbackError, InvalidAnswerError } from '../errors.ts';
+import { type ResumeBody, resumeBody, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES } from '../resume/fit.ts';
+import { parseResumeRequest } from '../resume/request.ts';
+import { resumeTurn, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
+import { Metric } from '../resume/telemetry.ts';
+import { isPermanent, statusOf } from './problem.ts';
+
+/**
+ * The non-HTTP entry points (§6): the Step Functions task, SQS and EventBridge. Each parses its event into the same
+ * resume request `{runId, interruptId, answer, tenant?}` and calls `resumeTurn`.
+ */
+
+/** The EventBridge detail-type that asks for a resume. */
+export const RESUME_REQUESTED = 'Resume Requested';
+
+/** The Step Functions task: output is the resume body, `messagesOmitted` past 256 KB; failures keep their error `name`. */
+export function createStepFunctionsHandler(deps: UseCaseDeps) {
+  return middy<unknown, ResumeBody, Error, Context>()
+    .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
+    .handler(async (input) => {
+      const request = parseResumeRequest(input);
+      const result = await resumeTurn(deps, request, 'step-functions');
+      return resumeBody(result, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
+    });
+}
+
+/**
+ * The SQS handler, with partial batch responses. A message that can never succeed (a 4xx kind: bad request, not
+ * found, conflict, expired, invalid answer) is recorded — a `Resume request rejected` log line with its reason and
+ * the `rejected` metric — and acknowledged, so it is neither retried nor silently dropped. Anything else (throttling,
+ * a network error, a failed hand-off) is reported in `batchItemFailures` and retried by SQS, then the queue's
+ * redrive policy moves it to the DLQ.
+ */
+export function createSqsHandler(deps: UseCaseDeps) {
+  const processor = new BatchProcessor(EventType.SQS);
+  const record = async (message: SQSRecord): Promise<void> => {
+    await resumeOrReject(deps, 'sqs', () => JSON.parse(message.body), { messageId: message.messageId });
+  };
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
+    .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
+    .handler(async (event, context) => processPartialResponse(event, record, processor, { context }));
+}
+
+/**
+ * The EventBridge handler for `Resume Requested` events, input in `detail`. A request that can never succeed is
+ * recorded (log line and `rejected` metric) and the invocation succeeds; a transient failure throws, so EventBridge's
+ * retry policy (and the target's DLQ) take over.
+ */
+export function createEventBridgeHandler(deps: UseCaseDeps) {
+  return middy<EventBridgeEvent<string, unknown>, void, Error, Context>()
+    .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
+    .handler(async (event) => {
+      if (event['detail-type'] !== RESUME_REQUESTED) {
+        reject(deps, 'eventbridge', new Error(`detail-type ${event['detail-type']} is not ${RESUME_REQUESTED}`), {
+          eventId: event.id,
+        });
+        return;
+      }
+      await resumeOrReject(deps, 'eventbridge', () => event.detail, { eventId: event.id });
+    });
+}
+
+async function resumeOrReject(
+  deps: UseCaseDeps,
+  trigger: Trigger,
+  read: () => unknown,
+  ids: Record<string, string>,
+): Promise<void> {
+  let input: unknown;
+  try {
+    input = read();
+  } catch (error) {
+    reject(deps, trigger, error, ids);
+    return;
+  }
+  const correlation = correlationOf(input);
+  try {
+    await resumeTurn(deps, parseResumeRequest(input), trigger);
+  } catch (error) {
+    if (!isPermanent(error)) throw error;
+    reject(deps, trigger, error, { ...ids, ...correlation });
+  }
+}
+
+/** Records a request that can never succeed: one structured line with the reason, and the `rejected` metric. */
+function reject(deps: UseCaseDeps, trigger: Trigger, error: unknown, ids: Record<string, string>): void {
+  deps.metrics.addMetric(Metric.Rejected, MetricUnit.Count, 1);
+  deps.logger.warn('Resume request rejected', {
+    ...ids,
+    trigger,
+    reason: error instanceof HandbackError ? error.code : 'bad_request',
+    error: error instanceof Error ? error.name : 'Error',
+    status: error instanceof HandbackError ? statusOf(error) : 400,
+    // An invalid answer's message may quote the answer's keys; answers are never logged.
+    detail:
+      error instanceof InvalidAnswerError
+        ? 'The answer fails the pause answer schema or its format.'
+        : error instanceof HandbackError
+          ? error.message
+          : 'The message is not a JSON resume request.',
+  });
+}
+
+/** The ids of a request, for correlation, when it has them as strings (never the answer). */
+function correlationOf(input: unknown): Record<string, string> {
+  if (typeof input !== 'object' || input === null) return {};
+  const { runId, interruptId } = input as Record<string, unknown>;
+  return {
+    ...(typeof runId === 'string' ? { runId: runId.slice(0, 128) } : {}),
+    ...(typeof interruptId === 'string' ? { interruptId: interruptId.slice(0, 256) } : {}),
+  };
+}

@@ -1,0 +1,175 @@
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
+import type { HandoffConfig } from '../handlers/config.ts';
+import type { FormatName } from '../rehydrate/formats/index.ts';
+
+/**
+ * The hand-off (§6): after a successful resume, from any trigger, the continuation's pointer goes to the configured
+ * target, and to Step Functions `SendTaskSuccess` when the pause carries a task token. Delivery is at least once:
+ * a replayed resume delivers the same pointer again, so consumers dedupe on `continuationId`.
+ */
+
+/** What the next invocation of the agent receives: where the continuation is, and its messages when they fit. */
+export interface HandoffPointer {
+  runId: string;
+  interruptId: string;
+  continuationId: string;
+  format: FormatName;
+  /** Present when the whole pointer is under `HANDOFF_INLINE_LIMIT_BYTES`; otherwise read the continuation. */
+  messages?: unknown[];
+}
+
+/**
+ * The largest pointer that carries `messages`: 256 KiB (the SQS, EventBridge, async-invoke and Step Functions
+ * payload limit) less 2 KiB for what each service counts besides the payload (detail-type, source, attributes).
+ */
+export const HANDOFF_INLINE_LIMIT_BYTES = 256 * 1024 - 2 * 1024;
+
+/** The EventBridge `source` and `detail-type` of a hand-off event. */
+export const HANDOFF_EVENT = { source: 'handback', detailType: 'Turn Resumed' } as const;
+
+/** Delivers a resume's pointer; throws `HandoffFailedError` when a target refused it, so the trigger retries. */
+export interface Handoff {
+  deliver(result: ResumeResult): Promise<void>;
+}
+
+/** A hand-off target or Step Functions refused the pointer; the resume itself is committed, and a retry replays it. */
+export class HandoffFailedError extends Error {
+  readonly continuationId: string;
+
+  constructor(target: string, continuationId: string, options?: { cause?: unknown }) {
+    super(
+      `Handing off continuation ${continuationId} to ${target} failed; the resume is committed, so retry it with the same answer to deliver again.`,
+      options,
+    );
+    this.name = 'HandoffFailedError';
+    this.continuationId = continuationId;
+  }
+}
+
+/** The pointer of a continuation, with its messages when the whole stays under `limitBytes`. */
+export function handoffPointer(continuation: Continuation, limitBytes = HANDOFF_INLINE_LIMIT_BYTES): HandoffPointer {
+  const { runId, interruptId, continuationId, format, messages } = continuation;
+  const pointer: HandoffPointer = { runId, interruptId, continuationId, format };
+  const whole: HandoffPointer = { ...pointer, messages };
+  return Buffer.byteLength(JSON.stringify(whole)) < limitBytes ? whole : pointer;
+}
+
+/** The AWS clients a hand-off may use, created once at module scope by the caller. */
+export interface HandoffClients {
+  sqs?: SQSClient;
+  eventBridge?: EventBridgeClient;
+  lambda?: LambdaClient;
+  sfn?: SFNClient;
+}
+
+/** Where hand-off events are reported: a structured logger without the messages. */
+export interface HandoffLog {
+  info(message: string, attributes: Record<string, unknown>): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
+}
+
+/**
+ * Step Functions errors that mean the token was already completed, timed out, or never existed: a replayed resume
+ * meets them, and no retry can change them, so they are logged and the hand-off counts as delivered.
+ */
+const SETTLED_TASK_ERRORS = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
+
+/** A hand-off to the configured target, plus `SendTaskSuccess` for pauses that carry a task token. */
+export function createHandoff(config: HandoffConfig, clients: HandoffClients, log: HandoffLog): Handoff {
+  const send = targetSender(config, clients);
+  return {
+    async deliver(result) {
+      const pointer = handoffPointer(result);
+      const ids = { runId: pointer.runId, interruptId: pointer.interruptId, continuationId: pointer.continuationId };
+      const body = JSON.stringify(pointer);
+      try {
+        await send(body);
+      } catch (error) {
+        throw new HandoffFailedError(config.target, pointer.continuationId, { cause: error });
+      }
+      log.info('Handed off the continuation', { ...ids, target: config.target, messagesInline: 'messages' in pointer });
+      if (result.taskToken !== undefined) await sendTaskSuccess(clients.sfn, result.taskToken, body, ids, log);
+    },
+  };
+}
+
+function targetSender(config: HandoffConfig, clients: HandoffClients): (body: string) => Promise<void> {
+  switch (config.target) {
+    case 'sqs': {
+      const sqs = required(clients.sqs, 'an SQS client');
+      return async (body) => {
+        await sqs.send(new SendMessageCommand({ QueueUrl: config.queueUrl, MessageBody: body }));
+      };
+    }
+    case 'eventbridge': {
+      const eventBridge = required(clients.eventBridge, 'an EventBridge client');
+      return async (body) => {
+        const out = await eventBridge.send(
+          new PutEventsCommand({
+            Entries: [
+              {
+                EventBusName: config.eventBusName,
+                Source: HANDOFF_EVENT.source,
+                DetailType: HANDOFF_EVENT.detailType,
+                Detail: body,
+              },
+            ],
+          }),
+        );
+        // PutEvents answers 200 even when it refused the entry; the refusal is in the entry's result.
+        if ((out.FailedEntryCount ?? 0) > 0) {
+          const entry = out.Entries?.[0];
+          throw new Error(`PutEvents refused the entry: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`);
+        }
+      };
+    }
+    case 'lambda': {
+      const lambda = required(clients.lambda, 'a Lambda client');
+      return async (body) => {
+        await lambda.send(
+          new InvokeCommand({
+            FunctionName: config.functionName,
+            InvocationType: 'Event',
+            Payload: new TextEncoder().encode(body),
+          }),
+        );
+      };
+    }
+    case 'none':
+      return async () => {};
+  }
+}
+
+async function sendTaskSuccess(
+  sfn: SFNClient | undefined,
+  taskToken: string,
+  output: string,
+  ids: Record<string, string>,
+  log: HandoffLog,
+): Promise<void> {
+  if (sfn === undefined) {
+    // Only the local service runs without one (no AWS account); the Lambda wiring always passes a client.
+    log.warn('No Step Functions client: the pause task token was not completed', ids);
+    return;
+  }
+  try {
+    await sfn.send(new SendTaskSuccessCommand({ taskToken, output }));
+  } catch (error) {
+    const name = error instanceof Error ? error.name : '';
+    if (SETTLED_TASK_ERRORS.has(name)) {
+      log.warn('The pause task token is already settled; nothing to complete', { ...ids, error: name });
+      return;
+    }
+    throw new HandoffFailedError('Step Functions SendTaskSuccess', ids.continuationId ?? '', { cause: error });
+  }
+  log.info('Completed the Step Functions task', ids);
+}
+
+function required<T>(client: T | undefined, what: string): T {
+  if (client === undefined) throw new Error(`The hand-off needs ${what}; create it with the handler's clients.`);
+  return client;
+}

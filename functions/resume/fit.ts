@@ -1,0 +1,58 @@
+import type { Continuation } from '../checkpoints/checkpoint-store.ts';
+import { jsonBytes } from './request.ts';
+
+/** The largest HTTP response body that carries `messages` (a Lambda response is at most 6 MB). */
+export const HTTP_MESSAGES_LIMIT_BYTES = 5 * 1024 * 1024;
+/** The largest Step Functions task output that carries `messages` (a state's output is at most 256 KB). */
+export const STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES = 256 * 1024;
+
+/** The resume body (§5): a continuation without the store's bookkeeping (`replayed`, `taskToken`). */
+export interface ResumeBody {
+  runId: string;
+  interruptId: string;
+  continuationId: string;
+  format: Continuation['format'];
+  messages?: unknown[];
+  messagesOmitted?: true;
+  resumedAt: string;
+}
+
+/** The resume body of a continuation, with `messages` left out (`messagesOmitted: true`) when it would pass `limitBytes`. */
+export function resumeBody(continuation: Continuation, limitBytes: number): ResumeBody {
+  const { runId, interruptId, continuationId, format, messages, resumedAt } = continuation;
+  return fitMessages({ runId, interruptId, continuationId, format, messages, resumedAt }, limitBytes);
+}
+
+/** `body` as is when its JSON is at most `limitBytes`; otherwise without `messages` and with `messagesOmitted: true`. */
+export function fitMessages<T extends { messages?: unknown[] }>(
+  body: T,
+  limitBytes: number,
+): Omit<T, 'messages'> & { messages?: unknown[]; messagesOmitted?: true } {
+  if (body.messages === undefined || jsonBytes(body) <= limitBytes) return body;
+  const { messages: _omitted, ...rest } = body;
+  return { ...rest, messagesOmitted: true };
+}
+
+/** A slice of messages that fits a response: from `from`, at most `limit`, cut short before it passes `limitBytes`. */
+export interface MessageSlice {
+  messages: unknown[];
+  from: number;
+  total: number;
+  /** Where the next slice starts, when messages remain. */
+  next?: number;
+}
+
+/** Messages `from`…`from + limit`, cut at the first message that would take the slice past `limitBytes` (at least one). */
+export function sliceMessages(all: readonly unknown[], from: number, limit: number, limitBytes: number): MessageSlice {
+  const end = Math.min(all.length, from + limit);
+  const messages: unknown[] = [];
+  let bytes = 2;
+  for (let index = from; index < end; index++) {
+    const size = jsonBytes(all[index]) + 1;
+    if (messages.length > 0 && bytes + size > limitBytes) break;
+    messages.push(all[index]);
+    bytes += size;
+  }
+  const stop = from + messages.length;
+  return stop < all.length ? { messages, from, total: all.length, next: stop } : { messages, from, total: all.length };
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { BadRequestError } from '../errors.ts';
+
+/**
+ * The shapes of what callers send, checked once at the edge with zod; a mismatch is a `BadRequestError` naming the
+ * field (400 `bad_request` over HTTP, a rejected request on the queues).
+ */
+
+/** A run id (§1): 1–128 chars of `[A-Za-z0-9._:-]`. */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The largest answer, as JSON bytes (§5). */
+export const MAX_ANSWER_BYTES = 256 * 1024;
+
+/** The tenant of a trigger request that names none: the same single tenant as the local service without auth. */
+export const DEFAULT_TENANT = 'default';
+
+/** A run id path parameter or field. */
+export const runId = z
+  .string()
+  .regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-"');
+
+/** A server-made id (interruptId, continuationId): URL-safe, bounded. */
+export const opaqueId = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe');
+
+/** The input of the Step Functions task, the SQS message body and the EventBridge detail (§6). */
+export const resumeRequest = z.object({
+  runId,
+  interruptId: opaqueId,
+  answer: z.unknown(),
+  tenant: z.string().min(1).max(256).optional(),
+});
+export type ResumeRequest = z.infer<typeof resumeRequest>;
+
+/** Parses `input` with `schema`, or throws a `BadRequestError` whose message and failures name each bad field. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const failures = parsed.error.issues.map((issue) => ({
+    path: `/${issue.path.map(String).join('/')}`,
+    message: /received undefined$/.test(issue.message) ? 'is required' : issue.message,
+  }));
+  const named = failures.map((failure) => `${failure.path === '/' ? what : failure.path.slice(1)} ${failure.message}`);
+  throw new BadRequestError(`Invalid ${what}: ${named.join('; ')}.`, failures);
+}
+
+/** Bytes of `value` as JSON. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
+}
+
+/** A trigger's resume request, checked: fields, and an answer of at most 256 KB. */
+export function parseResumeRequest(input: unknown): ResumeRequest & { tenant: string } {
+  const request = parseOrThrow(resumeRequest, input, 'resume request');
+  if (jsonBytes(request.answer) > MAX_ANSWER_BYTES) {
+    throw new BadRequestError(`Invalid resume request: answer is over ${MAX_ANSWER_BYTES} bytes of JSON.`, [
+      { path: '/answer', message: `is over ${MAX_ANSWER_BYTES} bytes` },
+    ]);
+  }
+  return { ...request, tenant: request.tenant ?? DEFAULT_TENANT };
+}

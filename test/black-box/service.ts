@@ -1,0 +1,100 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** A local service started as `node --import tsx functions/local/main.ts` (what `npm start` runs), in a child process. */
+export interface RunningService {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** Sends `signal` and resolves with the exit code (or signal name) once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const started = new Set<ChildProcess>();
+
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Starts the service with `env` on a free port and waits for its "listening" line. */
+export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
+  const port = await freePort();
+  // `node --import tsx` is `npm start`'s `tsx functions/local/main.ts` in one process: the tsx CLI runs the script
+  // in a child of its own, which a SIGKILL of the CLI would leave running (holding the data dir's LevelDB lock).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local/main.ts'], {
+    cwd: root,
+    env: { ...process.env, DYNAMODB_ENDPOINT: '', LOG_LEVEL: 'WARN', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.add(child);
+  let output = '';
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      started.delete(child);
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the service did not start in 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Handback listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited (${code}) before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Kills every child this file started that is still running (for `afterAll`). */
+export async function stopAll(): Promise<void> {
+  await Promise.all(
+    [...started].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
+/** A JSON request; returns the status, headers and parsed body. */
+export async function request(
+  url: string,
+  method: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, init);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
+}

@@ -1,0 +1,100 @@
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { CorruptCheckpointError } from '../../functions/errors.ts';
+import { type TestTable, useTestTable } from '../support/dynamodb.ts';
+import { chatTranscript, pauseInput, runItems, storeOn } from './support.ts';
+
+const table = useTestTable();
+
+/** Pauses a run with a transcript of several chunks and returns its items and a way to read it back. */
+async function pausedRun(padding = 700_000) {
+  const store = storeOn(table);
+  const input = pauseInput({ messages: chatTranscript(padding) });
+  const { interruptId } = await store.pause(input);
+  const items = await runItems(table, 'acme', input.runId);
+  const pause = items.find((item) => item.kind === 'pause') as Record<string, unknown>;
+  const chunks = items.filter((item) => item.kind === 'chunk');
+  const key = { tenant: 'acme', runId: input.runId, interruptId };
+  return { store, input, interruptId, pause, chunks, key };
+}
+
+async function setAttribute(t: TestTable, item: Record<string, unknown>, name: string, value: unknown): Promise<void> {
+  await t.client.send(
+    new UpdateCommand({
+      TableName: t.tableName,
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: 'SET #name = :value',
+      ExpressionAttributeNames: { '#name': name },
+      ExpressionAttributeValues: { ':value': value },
+    }),
+  );
+}
+
+describe('a corrupt checkpoint', () => {
+  it('is reported when a chunk is missing, never rebuilt', async () => {
+    const run = await pausedRun();
+    expect(run.chunks.length).toBeGreaterThan(1);
+    const victim = run.chunks[1] as Record<string, unknown>;
+    await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: victim.pk, sk: victim.sk } }));
+    const error = await run.store.resume({ ...run.key, answer: 'yes' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorruptCheckpointError);
+    expect(error).toMatchObject({
+      name: 'CorruptCheckpointError',
+      code: 'corrupt_checkpoint',
+      interruptId: run.interruptId,
+      runId: run.input.runId,
+    });
+    expect((error as Error).message).toContain('chunk 1 of');
+    await expect(run.store.getPause(run.key, { includeMessages: true })).rejects.toBeInstanceOf(CorruptCheckpointError);
+  });
+
+  it('is reported when one bit of a chunk is flipped', async () => {
+    const run = await pausedRun();
+    const victim = run.chunks[0] as Record<string, unknown>;
+    const data = Uint8Array.from(victim.data as Uint8Array);
+    data[1000] = (data[1000] as number) ^ 0x01;
+    await setAttribute(table, victim, 'data', data);
+    const error = await run.store.resume({ ...run.key, answer: 'yes' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorruptCheckpointError);
+    expect((error as Error).message).toContain('sha256');
+  });
+
+  it('is reported when the recorded length does not match the chunks', async () => {
+    const run = await pausedRun(1_000);
+    await setAttribute(table, run.pause, 'byteLength', (run.pause.byteLength as number) + 1);
+    await expect(run.store.resume({ ...run.key, answer: 'yes' })).rejects.toThrow(/bytes where/);
+  });
+
+  it('is reported when the bytes match their hash but do not decompress', async () => {
+    const run = await pausedRun(1_000);
+    const garbage = new TextEncoder().encode('this is not brotli at all');
+    const { sha256 } = await import('../../functions/checkpoints/codec.ts');
+    await setAttribute(table, run.chunks[0] as Record<string, unknown>, 'data', garbage);
+    await setAttribute(table, run.pause, 'byteLength', garbage.length);
+    await setAttribute(table, run.pause, 'sha256', sha256(garbage));
+    const error = await run.store.resume({ ...run.key, answer: 'yes' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorruptCheckpointError);
+    expect((error as Error).message).toContain('cannot be decompressed');
+  });
+
+  it.each([
+    ['the pause item', 'pause'],
+    ['a chunk item', 'chunk'],
+  ])('is reported when %s has an unknown schema version', async (_, kind) => {
+    const run = await pausedRun(1_000);
+    await setAttribute(table, kind === 'pause' ? run.pause : (run.chunks[0] as Record<string, unknown>), 'v', 99);
+    const error = await run.store.resume({ ...run.key, answer: 'yes' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorruptCheckpointError);
+    expect((error as Error).message).toContain('schema version 99');
+  });
+
+  it('is reported when a stored continuation no longer rebuilds to what the resume returned', async () => {
+    const run = await pausedRun(1_000);
+    const { continuationId } = await run.store.resume({ ...run.key, answer: 'yes' });
+    await setAttribute(table, run.pause, 'answer', '"something else"');
+    const error = await run.store
+      .getContinuation({ tenant: 'acme', runId: run.input.runId, continuationId })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorruptCheckpointError);
+  });
+});

@@ -1,0 +1,529 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
+import { type ApiEvent, createApiHandler } from '../../functions/handlers/http-api.ts';
+import openapi from '../../functions/handlers/openapi.json' with { type: 'json' };
+import { createHandoff, type Handoff } from '../../functions/handoff/handoff.ts';
+import { NOT_DISPATCHED } from '../../functions/rehydrate/rehydrate.ts';
+import { httpEvent, lambdaContext, pauseBody, pausedTurn } from './events.ts';
+import { useStoreTable } from './store.ts';
+import { testTelemetry } from './telemetry.ts';
+
+const table = useStoreTable();
+const sqsMock = mockClient(SQSClient);
+const sqs = new SQSClient({ region: 'eu-west-1' });
+/** (method path-template) → statuses seen, to hold the OpenAPI document to exactly what the handler answers. */
+const seen = new Map<string, Set<number>>();
+const templates = Object.keys(openapi.paths).map((template) => ({
+  template,
+  regexp: new RegExp(`^${template.replace(/\{[^/]+\}/g, '[^/]+')}$`),
+}));
+
+beforeEach(() => {
+  sqsMock.reset();
+  sqsMock.on(SendMessageCommand).resolves({ MessageId: 'm' });
+});
+
+function api(options: { store?: CheckpointStore; handoff?: Handoff; tenantClaim?: string } = {}) {
+  const telemetry = testTelemetry();
+  const handoff =
+    options.handoff ?? createHandoff({ target: 'sqs', queueUrl: 'https://sqs/next' }, { sqs }, telemetry.logger);
+  const handler = createApiHandler({
+    store: options.store ?? table.store(),
+    handoff,
+    ...telemetry,
+    ...(options.tenantClaim ? { tenantClaim: options.tenantClaim } : {}),
+  });
+  return {
+    telemetry,
+    async call(event: ApiEvent) {
+      const result = await handler(event, lambdaContext());
+      const method = event.requestContext.http.method;
+      const template = templates.find((t) => t.regexp.test(event.requestContext.http.path));
+      const key = template ? `${method} ${template.template}` : 'unrouted';
+      seen.set(key, (seen.get(key) ?? new Set()).add(result.statusCode ?? 0));
+      const contentType = result.headers?.['Content-Type'];
+      return {
+        status: result.statusCode,
+        headers: result.headers ?? {},
+        contentType,
+        body: JSON.parse(String(result.body)) as Record<string, any>,
+      };
+    },
+  };
+}
+
+let runSeq = 0;
+const newRun = () => `run.${Date.now()}:${++runSeq}`;
+
+async function paused(
+  call: ReturnType<typeof api>['call'],
+  overrides: Record<string, unknown> = {},
+  claims?: Record<string, string>,
+) {
+  const runId = newRun();
+  const response = await call(
+    httpEvent('POST', `/runs/${runId}/pauses`, { body: pauseBody(overrides), ...(claims ? { claims } : {}) }),
+  );
+  expect(response.status).toBe(201);
+  return { runId, interruptId: response.body.interruptId as string, response };
+}
+
+describe('the HTTP API handler', () => {
+  it('answers GET /health without a token', async () => {
+    const { call } = api();
+    const response = await call(httpEvent('GET', '/health', { claims: null }));
+    expect(response).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('serves its OpenAPI document without a token', async () => {
+    const { call } = api();
+    const response = await call(httpEvent('GET', '/openapi.json', { claims: null }));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(openapi);
+  });
+
+  it('records a pause: 201 with the body of §5 and a Location header', async () => {
+    const { call, telemetry } = api();
+    const { runId, interruptId, response } = await paused(call, { metadata: { ticket: 'SUP-7' } });
+    expect(response.body).toEqual({
+      runId,
+      interruptId,
+      toolCallId: 'call_ask',
+      status: 'paused',
+      createdAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
+    expect(interruptId).toMatch(/^[A-Za-z0-9._-]{22,}$/);
+    expect(response.headers.Location).toBe(`/runs/${runId}/pauses/${interruptId}`);
+    expect(telemetry.metricNames()).toEqual(expect.arrayContaining(['Pauses', 'PauseBytes']));
+  });
+
+  it('refuses a second open pause on the run with 409 open_pause_exists', async () => {
+    const { call } = api();
+    const { runId } = await paused(call);
+    const response = await call(httpEvent('POST', `/runs/${runId}/pauses`, { body: pauseBody() }));
+    expect(response).toMatchObject({
+      status: 409,
+      contentType: 'application/problem+json',
+      body: { code: 'open_pause_exists', status: 409 },
+    });
+  });
+
+  it.each([
+    ['a bad runId', '/runs/bad$run/pauses', pauseBody(), 'runId'],
+    ['a missing toolCallId', '/runs/r1/pauses', { format: 'openai-chat', messages: pausedTurn() }, 'toolCallId'],
+    ['an unknown format', '/runs/r1/pauses', pauseBody({ format: 'cohere' }), 'format'],
+    ['expiresInSeconds out of range', '/runs/r1/pauses', pauseBody({ expiresInSeconds: 0 }), 'expiresInSeconds'],
+    ['metadata over 4 KB', '/runs/r1/pauses', pauseBody({ metadata: { note: 'x'.repeat(5000) } }), 'metadata'],
+    [
+      'an answerSchema that is not JSON Schema',
+      `/runs/${newRun()}/pauses`,
+      pauseBody({ answerSchema: { type: 'nope' } }),
+      'answerSchema',
+    ],
+  ])('answers 400 bad_request naming the field for %s', async (_case, path, body, field) => {
+    const { call } = api();
+    const response = await call(httpEvent('POST', path, { body }));
+    expect(response).toMatchObject({
+      status: 400,
+      contentType: 'application/problem+json',
+      body: { code: 'bad_request' },
+    });
+    expect(response.body.detail).toContain(field);
+    expect(response.body).toMatchObject({ type: expect.any(String), title: 'Bad request', status: 400 });
+  });
+
+  it('answers 400 bad_request for malformed JSON', async () => {
+    const { call } = api();
+    const response = await call(httpEvent('POST', '/runs/r1/pauses', { rawBody: '{"format": ' }));
+    expect(response).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+  });
+
+  it('answers 415 unsupported_media_type for a body that is not JSON', async () => {
+    const { call } = api();
+    const response = await call(
+      httpEvent('POST', '/runs/r1/pauses', { rawBody: 'format=openai-chat', contentType: 'text/plain' }),
+    );
+    expect(response).toMatchObject({
+      status: 415,
+      contentType: 'application/problem+json',
+      body: { code: 'unsupported_media_type' },
+    });
+  });
+
+  it('answers 413 payload_too_large for a pause body over 6 MB', async () => {
+    const { call } = api();
+    const body = pauseBody({ messages: [{ role: 'user', content: 'x'.repeat(6 * 1024 * 1024) }, ...pausedTurn()] });
+    const response = await call(httpEvent('POST', '/runs/r1/pauses', { body }));
+    expect(response).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
+  });
+
+  it('answers 400 invalid_transcript naming the rule when toolCallId is not a reserved call', async () => {
+    const { call } = api();
+    const response = await call(
+      httpEvent('POST', `/runs/${newRun()}/pauses`, { body: pauseBody({ toolCallId: 'call_nope' }) }),
+    );
+    expect(response).toMatchObject({ status: 400, body: { code: 'invalid_transcript' } });
+    expect(response.body.detail).toContain('call_nope');
+  });
+
+  it('answers 401 unauthorized when the authorizer has no tenant claim', async () => {
+    const { call } = api();
+    for (const claims of [null, { sub: 'user-1' }]) {
+      const response = await call(httpEvent('POST', '/runs/r1/pauses', { body: pauseBody(), claims }));
+      expect(response).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+      expect(response.headers['WWW-Authenticate']).toBe('Bearer');
+    }
+  });
+
+  it('reads the tenant from the configured claim', async () => {
+    const { call } = api({ tenantClaim: 'custom:org' });
+    const runId = newRun();
+    const created = await call(
+      httpEvent('POST', `/runs/${runId}/pauses`, { body: pauseBody(), claims: { 'custom:org': 'org-9' } }),
+    );
+    expect(created.status).toBe(201);
+    const other = await call(
+      httpEvent('GET', `/runs/${runId}/pauses/${created.body.interruptId}`, { claims: { 'custom:org': 'org-8' } }),
+    );
+    expect(other).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
+  });
+
+  it('shows a pause without its messages, and with them on ?include=messages', async () => {
+    const { call } = api();
+    const { runId, interruptId } = await paused(call, {
+      answerSchema: { type: 'string' },
+      metadata: { ticket: 'SUP-7' },
+    });
+    const shown = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`));
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({
+      runId,
+      interruptId,
+      status: 'paused',
+      toolCall: { id: 'call_ask', name: 'ask_human' },
+      prompt: 'Refund A-1042?',
+      answerSchema: { type: 'string' },
+      metadata: { ticket: 'SUP-7' },
+    });
+    expect(shown.body).not.toHaveProperty('messages');
+    const full = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}?include=messages`));
+    expect(full.body.messages).toEqual(pausedTurn());
+    const slice = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}?include=messages&from=1&limit=1`));
+    expect(slice.body).toMatchObject({ messages: [pausedTurn()[1]], from: 1, total: 3, next: 2 });
+  });
+
+  it("answers 404 pause_not_found for another tenant's pause, as for an unknown one", async () => {
+    const { call } = api();
+    const { runId, interruptId } = await paused(call);
+    const theirs = await call(
+      httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`, { claims: { tenant: 'globex' } }),
+    );
+    const unknown = await call(httpEvent('GET', `/runs/${runId}/pauses/AAAAAAAAAAAAAAAAAAAAAA`));
+    expect(theirs).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
+    expect(unknown).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
+    expect(Object.keys(theirs.body).sort()).toEqual(Object.keys(unknown.body).sort());
+    const resumeTheirs = await call(
+      httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'x' }, claims: { tenant: 'globex' } }),
+    );
+    expect(resumeTheirs).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
+  });
+
+  it('resumes once, replays the same answer, refuses another with 409 carrying the continuationId, and hands off each success', async () => {
+    const { call, telemetry } = api();
+    const { runId, interruptId } = await paused(call);
+    const first = await call(
+      httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: { approve: true, note: 'ok' } } }),
+    );
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      runId,
+      interruptId,
+      continuationId: expect.any(String),
+      format: 'openai-chat',
+      messages: [
+        ...pausedTurn(),
+        { role: 'tool', tool_call_id: 'call_ask', content: '{"approve":true,"note":"ok"}' },
+        { role: 'tool', tool_call_id: 'call_lookup', content: NOT_DISPATCHED },
+        { role: 'tool', tool_call_id: 'call_notify', content: NOT_DISPATCHED },
+      ],
+      resumedAt: expect.any(String),
+    });
+    const again = await call(
+      httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: { note: 'ok', approve: true } } }),
+    );
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const other = await call(
+      httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: { approve: false } } }),
+    );
+    expect(other).toMatchObject({
+      status: 409,
+      body: { code: 'already_resumed', continuationId: first.body.continuationId },
+    });
+
+    const pointer = JSON.stringify({
+      runId,
+      interruptId,
+      continuationId: first.body.continuationId,
+      format: 'openai-chat',
+      messages: first.body.messages,
+    });
+    expect(sqsMock.commandCalls(SendMessageCommand).map((c) => c.args[0].input)).toEqual([
+      { QueueUrl: 'https://sqs/next', MessageBody: pointer },
+      { QueueUrl: 'https://sqs/next', MessageBody: pointer },
+    ]);
+    expect(telemetry.metricNames()).toEqual(
+      expect.arrayContaining(['ResumeLatency', 'Resumes', 'ResumesReplayed', 'ResumeConflicts']),
+    );
+    const shown = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`));
+    expect(shown.body).toMatchObject({
+      status: 'resumed',
+      continuationId: first.body.continuationId,
+      resumedAt: first.body.resumedAt,
+    });
+  });
+
+  it('never logs the answer or the transcript', async () => {
+    const { call, telemetry } = api();
+    const { runId, interruptId } = await paused(call);
+    await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'the secret answer' } }));
+    const lines = JSON.stringify([
+      ...telemetry.logged.info.mock.calls,
+      ...telemetry.logged.warn.mock.calls,
+      ...telemetry.logged.error.mock.calls,
+    ]);
+    expect(lines).toContain(interruptId);
+    expect(lines).not.toContain('the secret answer');
+    expect(lines).not.toContain('refund order A-1042');
+  });
+
+  it('answers 422 invalid_answer listing the failures when the answer fails the schema', async () => {
+    const { call } = api();
+    const { runId, interruptId } = await paused(call, { answerSchema: { type: 'object', required: ['approve'] } });
+    const response = await call(
+      httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: { nope: 1 } } }),
+    );
+    expect(response).toMatchObject({ status: 422, body: { code: 'invalid_answer', failures: expect.any(Array) } });
+    expect(response.body.failures.length).toBeGreaterThan(0);
+  });
+
+  it('answers 410 pause_expired for a pause unanswered past expiresAt', async () => {
+    let now = Date.now();
+    const store = table.store(() => new Date(now));
+    const { call } = api({ store });
+    const { runId, interruptId } = await paused(call, { expiresInSeconds: 60 });
+    now += 61_000;
+    const response = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'late' } }));
+    expect(response).toMatchObject({ status: 410, body: { code: 'pause_expired' } });
+    const shown = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`));
+    expect(shown.body.status).toBe('expired');
+  });
+
+  it.each([
+    ['a missing answer', { interruptId: 'AAAAAAAAAAAAAAAAAAAAAA' }, 'answer'],
+    ['a missing interruptId', { answer: 1 }, 'interruptId'],
+  ])('answers 400 bad_request for %s in a resume', async (_case, body, field) => {
+    const { call } = api();
+    const response = await call(httpEvent('POST', '/runs/r1/resume', { body }));
+    expect(response).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    expect(response.body.detail).toContain(field);
+  });
+
+  it('answers 413 payload_too_large for an answer over 256 KB, and 415 for a resume that is not JSON', async () => {
+    const { call } = api();
+    const big = await call(
+      httpEvent('POST', '/runs/r1/resume', {
+        body: { interruptId: 'AAAAAAAAAAAAAAAAAAAAAA', answer: 'x'.repeat(256 * 1024) },
+      }),
+    );
+    expect(big).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
+    const text = await call(httpEvent('POST', '/runs/r1/resume', { rawBody: 'yes', contentType: 'text/plain' }));
+    expect(text).toMatchObject({ status: 415, body: { code: 'unsupported_media_type' } });
+  });
+
+  it('reads a continuation, whole or in slices with total, and 404s an unknown one', async () => {
+    const { call } = api();
+    const { runId, interruptId } = await paused(call);
+    const resumed = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+    const path = `/runs/${runId}/continuations/${resumed.body.continuationId}`;
+    const whole = await call(httpEvent('GET', path));
+    expect(whole).toMatchObject({ status: 200, body: resumed.body });
+    const slice = await call(httpEvent('GET', `${path}?from=4&limit=10`));
+    expect(slice.body).toMatchObject({ from: 4, total: 6, messages: resumed.body.messages.slice(4) });
+    expect(slice.body).not.toHaveProperty('next');
+    const unknown = await call(httpEvent('GET', `/runs/${runId}/continuations/nope`));
+    expect(unknown).toMatchObject({ status: 404, body: { code: 'continuation_not_found' } });
+    const badQuery = await call(httpEvent('GET', `${path}?from=-1`));
+    expect(badQuery).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+  });
+
+  it('leaves messages out past 5 MB and serves them in slices that fit', async () => {
+    const { call } = api();
+    const chunk = 'y'.repeat(1024 * 1024);
+    const messages = [
+      ...Array.from({ length: 5 }, (_, i) => ({ role: 'user', content: `${i}${chunk}` })),
+      ...pausedTurn(),
+    ];
+    const { runId, interruptId } = await paused(call, { messages });
+    const full = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}?include=messages`));
+    expect(full.body).toMatchObject({ messagesOmitted: true });
+    expect(full.body).not.toHaveProperty('messages');
+    const resumed = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+    expect(resumed).toMatchObject({ status: 200, body: { messagesOmitted: true, continuationId: expect.any(String) } });
+    expect(resumed.body).not.toHaveProperty('messages');
+    const path = `/runs/${runId}/continuations/${resumed.body.continuationId}`;
+    const collected: unknown[] = [];
+    let from = 0;
+    for (let page = 0; page < 10 && from !== undefined; page++) {
+      const slice = await call(httpEvent('GET', `${path}?from=${from}&limit=100`));
+      expect(slice.body.total).toBe(11);
+      collected.push(...slice.body.messages);
+      from = slice.body.next;
+    }
+    expect(collected).toHaveLength(11);
+    expect(collected[0]).toEqual(messages[0]);
+    // The SQS pointer carries no messages when they do not fit 256 KB.
+    const body = JSON.parse(String(sqsMock.commandCalls(SendMessageCommand)[0]?.args[0].input.MessageBody));
+    expect(body).toEqual({ runId, interruptId, continuationId: resumed.body.continuationId, format: 'openai-chat' });
+  });
+
+  it("lists the tenant's pauses newest first, by status, paginated", async () => {
+    const { call } = api();
+    const tenant = { tenant: `lister-${Date.now()}` };
+    const a = await paused(call, {}, tenant);
+    const b = await paused(call, {}, tenant);
+    await call(
+      httpEvent('POST', `/runs/${a.runId}/resume`, {
+        body: { interruptId: a.interruptId, answer: 'ok' },
+        claims: tenant,
+      }),
+    );
+    const all = await call(httpEvent('GET', '/pauses', { claims: tenant }));
+    expect(all.status).toBe(200);
+    expect(all.body.items.map((item: { interruptId: string }) => item.interruptId)).toEqual([
+      b.interruptId,
+      a.interruptId,
+    ]);
+    const open = await call(httpEvent('GET', '/pauses?status=paused', { claims: tenant }));
+    expect(open.body.items.map((item: { runId: string }) => item.runId)).toEqual([b.runId]);
+    const first = await call(httpEvent('GET', '/pauses?limit=1', { claims: tenant }));
+    expect(first.body.items).toHaveLength(1);
+    const second = await call(
+      httpEvent('GET', `/pauses?limit=1&cursor=${encodeURIComponent(first.body.cursor)}`, { claims: tenant }),
+    );
+    expect(second.body.items[0].interruptId).toBe(a.interruptId);
+    for (const query of ['limit=101', 'limit=0', 'status=open']) {
+      const bad = await call(httpEvent('GET', `/pauses?${query}`, { claims: tenant }));
+      expect(bad).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    }
+  });
+
+  it('answers 404 not_found for an unknown route and 405 method_not_allowed with Allow for a known one', async () => {
+    const { call } = api();
+    const unknown = await call(httpEvent('GET', '/nope'));
+    expect(unknown).toMatchObject({
+      status: 404,
+      contentType: 'application/problem+json',
+      body: { code: 'not_found' },
+    });
+    const wrong = await call(httpEvent('DELETE', '/runs/r1/pauses'));
+    expect(wrong).toMatchObject({ status: 405, body: { code: 'method_not_allowed' } });
+    expect(wrong.headers.Allow).toBe('POST');
+    const wrongGet = await call(httpEvent('PUT', '/runs/r1/pauses/abc'));
+    expect(wrongGet.headers.Allow).toBe('GET');
+  });
+
+  it('answers a generic 500 with a request id that reveals nothing of an unexpected error', async () => {
+    const broken: CheckpointStore = {
+      ...table.store(),
+      getPause: async () => {
+        throw new Error('ECONNRESET at 10.0.0.7 secret-table');
+      },
+    };
+    const { call } = api({ store: broken });
+    const event = httpEvent('GET', '/runs/r1/pauses/abc');
+    const response = await call(event);
+    expect(response).toMatchObject({
+      status: 500,
+      contentType: 'application/problem+json',
+      body: { code: 'internal_error', requestId: event.requestContext.requestId },
+    });
+    expect(JSON.stringify(response.body)).not.toMatch(/ECONNRESET|secret-table|10\.0\.0\.7/);
+  });
+
+  const everyTenantRoute: Array<[string, string, unknown]> = [
+    ['POST', '/runs/r1/pauses', pauseBody()],
+    ['GET', '/runs/r1/pauses/abc', undefined],
+    ['POST', '/runs/r1/resume', { interruptId: 'abc', answer: 'yes' }],
+    ['GET', '/runs/r1/continuations/abc', undefined],
+    ['GET', '/pauses', undefined],
+  ];
+
+  it.each(everyTenantRoute)(
+    'answers %s %s with 401 without a token and a generic 500 when the store fails',
+    async (method, path, body) => {
+      const failing = async () => {
+        throw new Error('socket hang up');
+      };
+      const broken: CheckpointStore = {
+        pause: failing,
+        resume: failing,
+        getPause: failing,
+        getContinuation: failing,
+        listPauses: failing,
+      };
+      const { call } = api({ store: broken });
+      const anonymous = await call(httpEvent(method, path, { body, claims: null }));
+      expect(anonymous).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+      const failed = await call(httpEvent(method, path, { body }));
+      expect(failed).toMatchObject({ status: 500, body: { code: 'internal_error', requestId: expect.any(String) } });
+      expect(failed.body.detail).not.toContain('socket');
+    },
+  );
+
+  it('answers 400 bad_request for a bad slice of a pause', async () => {
+    const { call } = api();
+    const response = await call(httpEvent('GET', '/runs/r1/pauses/abc?include=messages&limit=0'));
+    expect(response).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    expect(response.body.detail).toContain('limit');
+  });
+
+  it('answers 503 handoff_failed with the continuationId when the hand-off fails, and a retry delivers', async () => {
+    const { call } = api();
+    const { runId, interruptId } = await paused(call);
+    sqsMock.on(SendMessageCommand).rejectsOnce(new Error('ThrottlingException')).resolves({});
+    const failed = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+    expect(failed).toMatchObject({ status: 503, body: { code: 'handoff_failed', continuationId: expect.any(String) } });
+    const retried = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+    expect(retried).toMatchObject({ status: 200, body: { continuationId: failed.body.continuationId } });
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(2);
+  });
+
+  it('has an OpenAPI document listing exactly the routes and statuses the handler answered in these tests', () => {
+    const documented = new Map<string, Set<number>>();
+    for (const [path, item] of Object.entries(openapi.paths)) {
+      for (const [method, operation] of Object.entries(
+        item as Record<string, { responses: Record<string, unknown> }>,
+      )) {
+        documented.set(`${method.toUpperCase()} ${path}`, new Set(Object.keys(operation.responses).map(Number)));
+      }
+    }
+    const unrouted = seen.get('unrouted');
+    seen.delete('unrouted');
+    // 404/405 for unknown routes and methods are described once, in the document's description.
+    for (const [key, statuses] of seen) {
+      if (!documented.has(key)) {
+        expect([...statuses].every((status) => status === 405)).toBe(true);
+        seen.delete(key);
+      }
+    }
+    expect([...(unrouted ?? [])]).toEqual([404]);
+    expect(openapi.info.description).toMatch(/404 `not_found`.*405 `method_not_allowed`/);
+    const asObject = (map: Map<string, Set<number>>) =>
+      Object.fromEntries([...map].map(([key, statuses]) => [key, [...statuses].sort()]));
+    expect(asObject(seen)).toEqual(asObject(documented));
+  });
+});

@@ -1,0 +1,194 @@
+import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
+import {
+  createEventBridgeHandler,
+  createSqsHandler,
+  createStepFunctionsHandler,
+} from '../../functions/handlers/triggers.ts';
+import { createHandoff } from '../../functions/handoff/handoff.ts';
+import { eventBridgeEvent, lambdaContext, pausedTurn, sqsEvent } from './events.ts';
+import { useStoreTable } from './store.ts';
+import { testTelemetry } from './telemetry.ts';
+
+const table = useStoreTable();
+let store: CheckpointStore;
+const sqsMock = mockClient(SQSClient);
+const sfnMock = mockClient(SFNClient);
+const clients = { sqs: new SQSClient({ region: 'eu-west-1' }), sfn: new SFNClient({ region: 'eu-west-1' }) };
+
+beforeAll(() => {
+  store = table.store();
+});
+beforeEach(() => {
+  sqsMock.reset();
+  sfnMock.reset();
+  sqsMock.on(SendMessageCommand).resolves({});
+  sfnMock.on(SendTaskSuccessCommand).resolves({});
+});
+
+let seq = 0;
+async function pause(overrides: Partial<Parameters<CheckpointStore['pause']>[0]> = {}) {
+  const runId = `trigger-run-${Date.now()}-${++seq}`;
+  const created = await store.pause({
+    tenant: 'acme',
+    runId,
+    format: 'openai-chat',
+    messages: pausedTurn(),
+    toolCallId: 'call_ask',
+    ...overrides,
+  });
+  return { runId, interruptId: created.interruptId };
+}
+
+function deps(options: { handoffStore?: CheckpointStore } = {}) {
+  const telemetry = testTelemetry();
+  const handoff = createHandoff({ target: 'sqs', queueUrl: 'https://sqs/next' }, clients, telemetry.logger);
+  return { ...telemetry, handoff, store: options.handoffStore ?? store };
+}
+
+describe('the Step Functions task handler', () => {
+  it('outputs the resume body and completes the pause task token with the pointer', async () => {
+    const { runId, interruptId } = await pause({ taskToken: 'AQCEAAAAKgAAAA-token' });
+    const handler = createStepFunctionsHandler(deps());
+    const output = await handler({ runId, interruptId, answer: { approve: true }, tenant: 'acme' }, lambdaContext());
+    expect(output).toEqual({
+      runId,
+      interruptId,
+      continuationId: expect.any(String),
+      format: 'openai-chat',
+      messages: expect.any(Array),
+      resumedAt: expect.any(String),
+    });
+    expect(output.messages).toHaveLength(6);
+    const pointer = JSON.stringify({
+      runId,
+      interruptId,
+      continuationId: output.continuationId,
+      format: 'openai-chat',
+      messages: output.messages,
+    });
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand).map((call) => call.args[0].input)).toEqual([
+      { taskToken: 'AQCEAAAAKgAAAA-token', output: pointer },
+    ]);
+    expect(sqsMock.commandCalls(SendMessageCommand).map((call) => call.args[0].input.MessageBody)).toEqual([pointer]);
+  });
+
+  it('leaves messages out of an output that would pass 256 KB', async () => {
+    const messages = [{ role: 'user', content: 'z'.repeat(300 * 1024) }, ...pausedTurn().slice(1)];
+    const { runId, interruptId } = await pause({ messages });
+    const output = await createStepFunctionsHandler(deps())(
+      { runId, interruptId, answer: 'yes', tenant: 'acme' },
+      lambdaContext(),
+    );
+    expect(output).toMatchObject({ messagesOmitted: true, continuationId: expect.any(String) });
+    expect(output).not.toHaveProperty('messages');
+  });
+
+  it.each([
+    [
+      'PauseNotFoundError',
+      async () => ({ runId: 'nope', interruptId: 'AAAAAAAAAAAAAAAAAAAAAA', answer: 1, tenant: 'acme' }),
+    ],
+    ['PauseNotFoundError', async () => ({ ...(await pause()), answer: 1, tenant: 'globex' })],
+    ['BadRequestError', async () => ({ runId: 'bad run', interruptId: 'x', answer: 1 })],
+    [
+      'InvalidAnswerError',
+      async () => ({ ...(await pause({ answerSchema: { type: 'number' } })), answer: 'one', tenant: 'acme' }),
+    ],
+  ])('throws %s, by name, for Catch to match', async (name, input) => {
+    const handler = createStepFunctionsHandler(deps());
+    await expect(handler(await input(), lambdaContext())).rejects.toHaveProperty('name', name);
+  });
+
+  it('throws AlreadyResumedError for another answer after a resume', async () => {
+    const { runId, interruptId } = await pause();
+    const handler = createStepFunctionsHandler(deps());
+    await handler({ runId, interruptId, answer: 'yes', tenant: 'acme' }, lambdaContext());
+    await expect(handler({ runId, interruptId, answer: 'no', tenant: 'acme' }, lambdaContext())).rejects.toMatchObject({
+      name: 'AlreadyResumedError',
+      code: 'already_resumed',
+    });
+  });
+});
+
+describe('the SQS handler', () => {
+  it('resumes each message, records the ones that can never succeed, and reports only transient failures', async () => {
+    const good = await pause();
+    const transient = await pause();
+    const d = deps();
+    // The hand-off of the second resume fails once: a transient failure the queue must retry.
+    sqsMock.on(SendMessageCommand).resolvesOnce({}).rejectsOnce(new Error('ThrottlingException')).resolves({});
+    const handler = createSqsHandler(d);
+    const event = sqsEvent([
+      JSON.stringify({ ...good, answer: 'yes', tenant: 'acme' }),
+      JSON.stringify({ ...transient, answer: 'yes', tenant: 'acme' }),
+      JSON.stringify({ runId: 'ghost', interruptId: 'AAAAAAAAAAAAAAAAAAAAAA', answer: 'yes', tenant: 'acme' }),
+      'not json',
+    ]);
+    // Records run concurrently; hand-off order follows resume order, so only assert which record failed.
+    const response = await handler(event, lambdaContext());
+    expect(response.batchItemFailures.length).toBe(1);
+    const failed = response.batchItemFailures[0]?.itemIdentifier;
+    expect(['msg-0', 'msg-1']).toContain(failed);
+    expect(d.addMetric.mock.calls.filter((call) => call[0] === 'rejected')).toHaveLength(2);
+    expect(d.logged.warn).toHaveBeenCalledWith(
+      'Resume request rejected',
+      expect.objectContaining({ messageId: 'msg-2', reason: 'pause_not_found', trigger: 'sqs', runId: 'ghost' }),
+    );
+    expect(d.logged.warn).toHaveBeenCalledWith(
+      'Resume request rejected',
+      expect.objectContaining({ messageId: 'msg-3', reason: 'bad_request' }),
+    );
+
+    // The retry of the failed message replays the committed resume and delivers the pointer again.
+    const retried = event.Records.find((record) => record.messageId === failed);
+    if (retried === undefined) throw new Error('the failed message is not in the batch');
+    const again = await handler({ Records: [retried] }, lambdaContext());
+    expect(again.batchItemFailures).toEqual([]);
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(3);
+  });
+});
+
+describe('the EventBridge handler', () => {
+  it('resumes from a "Resume Requested" detail', async () => {
+    const { runId, interruptId } = await pause();
+    const d = deps();
+    await createEventBridgeHandler(d)(
+      eventBridgeEvent({ runId, interruptId, answer: { approve: true }, tenant: 'acme' }),
+      lambdaContext(),
+    );
+    const view = await store.getPause({ tenant: 'acme', runId, interruptId });
+    expect(view.status).toBe('resumed');
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(1);
+  });
+
+  it('records a request that can never succeed and returns, so EventBridge does not retry it', async () => {
+    const { runId, interruptId } = await pause();
+    const d = deps();
+    const handler = createEventBridgeHandler(d);
+    await handler(eventBridgeEvent({ runId, interruptId, answer: 'yes', tenant: 'acme' }), lambdaContext());
+    await expect(
+      handler(eventBridgeEvent({ runId, interruptId, answer: 'no', tenant: 'acme' }), lambdaContext()),
+    ).resolves.toBeUndefined();
+    await expect(
+      handler(eventBridgeEvent({ runId, interruptId, answer: 'no' }, 'Something Else'), lambdaContext()),
+    ).resolves.toBeUndefined();
+    expect(d.addMetric.mock.calls.filter((call) => call[0] === 'rejected')).toHaveLength(2);
+    expect(d.logged.warn).toHaveBeenCalledWith(
+      'Resume request rejected',
+      expect.objectContaining({ reason: 'already_resumed', runId }),
+    );
+  });
+
+  it('throws on a transient failure so EventBridge retries', async () => {
+    const { runId, interruptId } = await pause();
+    sqsMock.on(SendMessageCommand).rejects(new Error('ServiceUnavailable'));
+    const handler = createEventBridgeHandler(deps());
+    await expect(
+      handler(eventBridgeEvent({ runId, interruptId, answer: 'yes', tenant: 'acme' }), lambdaContext()),
+    ).rejects.toHaveProperty('name', 'HandoffFailedError');
+  });
+});

@@ -1,0 +1,151 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { SendTaskSuccessCommand, SFNClient, TaskTimedOut } from '@aws-sdk/client-sfn';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ResumeResult } from '../../functions/checkpoints/checkpoint-store.ts';
+import {
+  createHandoff,
+  HANDOFF_INLINE_LIMIT_BYTES,
+  HandoffFailedError,
+  handoffPointer,
+} from '../../functions/handoff/handoff.ts';
+import { testTelemetry } from '../handlers/telemetry.ts';
+
+const sqsMock = mockClient(SQSClient);
+const eventBridgeMock = mockClient(EventBridgeClient);
+const lambdaMock = mockClient(LambdaClient);
+const sfnMock = mockClient(SFNClient);
+const clients = {
+  sqs: new SQSClient({}),
+  eventBridge: new EventBridgeClient({}),
+  lambda: new LambdaClient({}),
+  sfn: new SFNClient({}),
+};
+
+const messages = [
+  { role: 'user', content: 'Where is order 42?' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'ask_human', arguments: '{}' } }],
+  },
+  { role: 'tool', tool_call_id: 'call_1', content: 'yes' },
+];
+const result: ResumeResult = {
+  runId: 'run-1',
+  interruptId: 'int-1',
+  continuationId: 'cont-1',
+  format: 'openai-chat',
+  messages,
+  resumedAt: '2026-11-30T00:00:00.000Z',
+  replayed: false,
+};
+const pointer = { runId: 'run-1', interruptId: 'int-1', continuationId: 'cont-1', format: 'openai-chat', messages };
+
+beforeEach(() => {
+  sqsMock.reset();
+  eventBridgeMock.reset();
+  lambdaMock.reset();
+  sfnMock.reset();
+});
+
+describe('handoffPointer', () => {
+  it('carries the messages when the whole pointer is under the limit', () => {
+    expect(handoffPointer(result)).toEqual(pointer);
+  });
+
+  it('leaves the messages out when the whole would pass 256 KB', () => {
+    const big = { ...result, messages: [{ role: 'user', content: 'x'.repeat(HANDOFF_INLINE_LIMIT_BYTES) }] };
+    expect(handoffPointer(big)).toEqual({
+      runId: 'run-1',
+      interruptId: 'int-1',
+      continuationId: 'cont-1',
+      format: 'openai-chat',
+    });
+  });
+});
+
+describe('createHandoff', () => {
+  it('sends the pointer to the SQS queue', async () => {
+    sqsMock.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
+    const { logger } = testTelemetry();
+    await createHandoff(
+      { target: 'sqs', queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/next' },
+      clients,
+      logger,
+    ).deliver(result);
+    expect(sqsMock.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
+      { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/next', MessageBody: JSON.stringify(pointer) },
+    ]);
+    expect(sfnMock.calls()).toHaveLength(0);
+  });
+
+  it('puts a "Turn Resumed" event from source handback on the bus', async () => {
+    eventBridgeMock.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'eventbridge', eventBusName: 'agents' }, clients, logger).deliver(result);
+    expect(eventBridgeMock.commandCalls(PutEventsCommand).map((call) => call.args[0].input)).toEqual([
+      {
+        Entries: [
+          { EventBusName: 'agents', Source: 'handback', DetailType: 'Turn Resumed', Detail: JSON.stringify(pointer) },
+        ],
+      },
+    ]);
+  });
+
+  it('fails when PutEvents refuses the entry, although the call itself succeeded', async () => {
+    eventBridgeMock
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' }] });
+    const { logger } = testTelemetry();
+    const delivery = createHandoff({ target: 'eventbridge', eventBusName: 'agents' }, clients, logger).deliver(result);
+    await expect(delivery).rejects.toBeInstanceOf(HandoffFailedError);
+    await expect(delivery).rejects.toHaveProperty('name', 'HandoffFailedError');
+  });
+
+  it('invokes the agent function asynchronously with the pointer as payload', async () => {
+    lambdaMock.on(InvokeCommand).resolves({ StatusCode: 202 });
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'lambda', functionName: 'agent' }, clients, logger).deliver(result);
+    const calls = lambdaMock.commandCalls(InvokeCommand).map((call) => call.args[0].input);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ FunctionName: 'agent', InvocationType: 'Event' });
+    expect(JSON.parse(new TextDecoder().decode(calls[0]?.Payload as Uint8Array))).toEqual(pointer);
+  });
+
+  it('sends nothing for target none', async () => {
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'none' }, clients, logger).deliver(result);
+    expect([sqsMock, eventBridgeMock, lambdaMock, sfnMock].map((mock) => mock.calls().length)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('completes the Step Functions task with the pointer when the pause carries a task token', async () => {
+    sqsMock.on(SendMessageCommand).resolves({});
+    sfnMock.on(SendTaskSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'sqs', queueUrl: 'q' }, clients, logger).deliver({ ...result, taskToken: 'token-1' });
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand).map((call) => call.args[0].input)).toEqual([
+      { taskToken: 'token-1', output: JSON.stringify(pointer) },
+    ]);
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(1);
+  });
+
+  it('counts an already settled task token as delivered, and warns', async () => {
+    sfnMock.on(SendTaskSuccessCommand).rejects(new TaskTimedOut({ message: 'Task Timed Out', $metadata: {} }));
+    const { logger, logged } = testTelemetry();
+    await createHandoff({ target: 'none' }, clients, logger).deliver({ ...result, taskToken: 'token-1' });
+    expect(logged.warn).toHaveBeenCalledWith(
+      expect.stringContaining('already settled'),
+      expect.objectContaining({ error: 'TaskTimedOut' }),
+    );
+  });
+
+  it('fails with HandoffFailedError when the queue refuses, naming the continuation', async () => {
+    sqsMock.on(SendMessageCommand).rejects(new Error('AccessDenied'));
+    const { logger } = testTelemetry();
+    const delivery = createHandoff({ target: 'sqs', queueUrl: 'q' }, clients, logger).deliver(result);
+    await expect(delivery).rejects.toMatchObject({ name: 'HandoffFailedError', continuationId: 'cont-1' });
+  });
+});

@@ -1,0 +1,99 @@
+import {
+  AIMessage,
+  HumanMessage,
+  mapChatMessagesToStoredMessages,
+  mapStoredMessagesToChatMessages,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkTranscript, NOT_DISPATCHED, rehydrate } from '../../../functions/index.ts';
+import { validatePause } from '../../../functions/rehydrate/rehydrate.ts';
+import { langchainFixture } from '../../fixtures/formats/langchain.ts';
+import { addressOf, answers, threeCallSpec, transcriptSpecs } from '../../fixtures/transcript-spec.ts';
+
+/** A paused turn as a LangChain agent holds it: real message objects, stored with LangChain's own serializer. */
+function pausedTurn() {
+  return mapChatMessagesToStoredMessages([
+    new SystemMessage('You are a support agent.'),
+    new HumanMessage('Refund order 42, please.'),
+    new AIMessage({
+      content: 'I will look it up and ask a person.',
+      tool_calls: [
+        { id: 'call_lookup', name: 'lookup_order', args: { orderId: '42' }, type: 'tool_call' },
+        { id: 'call_ask', name: 'ask_human', args: { question: 'Approve the refund?' }, type: 'tool_call' },
+        { id: 'call_notify', name: 'notify', args: { channel: 'email' }, type: 'tool_call' },
+      ],
+    }),
+    new ToolMessage({ content: '{"status":"shipped"}', tool_call_id: 'call_lookup', name: 'lookup_order' }),
+  ]);
+}
+
+describe('langchain interop with @langchain/core', () => {
+  it('accepts a transcript written by mapChatMessagesToStoredMessages as a pause and rehydrates it', () => {
+    const messages = pausedTurn();
+    const check = validatePause({ format: 'langchain', messages, toolCallId: 'call_ask' });
+    expect(check.toolCall).toEqual({ id: 'call_ask', name: 'ask_human', args: { question: 'Approve the refund?' } });
+    expect([...check.round.answered]).toEqual(['call_lookup']);
+
+    const rebuilt = rehydrate({ format: 'langchain', messages, toolCallId: 'call_ask' }, { approved: true });
+    expect(checkTranscript('langchain', rebuilt)).toEqual([]);
+    const chat = mapStoredMessagesToChatMessages(rebuilt as ReturnType<typeof pausedTurn>);
+    const [answered, notify] = chat.slice(4);
+    expect(ToolMessage.isInstance(answered)).toBe(true);
+    expect(answered).toBeInstanceOf(ToolMessage);
+    expect(answered).toMatchObject({
+      tool_call_id: 'call_ask',
+      name: 'ask_human',
+      status: 'success',
+      content: '{"approved":true}',
+    });
+    expect(notify).toBeInstanceOf(ToolMessage);
+    expect(notify).toMatchObject({
+      tool_call_id: 'call_notify',
+      name: 'notify',
+      status: 'error',
+      content: NOT_DISPATCHED,
+    });
+  });
+
+  it('writes tool messages exactly as ToolMessage.toDict() would', () => {
+    const messages = pausedTurn();
+    const rebuilt = rehydrate({ format: 'langchain', messages, toolCallId: 'call_ask' }, 'yes');
+    const roundTripped = mapChatMessagesToStoredMessages(mapStoredMessagesToChatMessages(rebuilt as typeof messages));
+    expect(roundTripped.slice(4)).toEqual(rebuilt.slice(4));
+  });
+
+  it('turns every rebuilt transcript of generated specs into LangChain messages with a ToolMessage per result', () => {
+    fc.assert(
+      fc.property(transcriptSpecs(langchainFixture.callId), answers, fc.nat(), (spec, answer, pick) => {
+        const messages = langchainFixture.render(spec);
+        const reserved = spec.paused.calls.map((_, k) => k).filter((k) => !spec.paused.answered.includes(k));
+        const toolCallId = addressOf(spec, reserved[pick % reserved.length] ?? 0);
+        const rebuilt = rehydrate({ format: 'langchain', messages, toolCallId }, answer);
+        const chat = mapStoredMessagesToChatMessages(rebuilt as ReturnType<typeof pausedTurn>);
+        const results = chat.slice(messages.length);
+        expect(results).toHaveLength(reserved.length);
+        for (const message of results) {
+          expect(ToolMessage.isInstance(message)).toBe(true);
+          const toolMessage = message as ToolMessage;
+          expect(toolMessage.status).toBe(toolMessage.tool_call_id === toolCallId ? 'success' : 'error');
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads back the hand-written fixture transcript as LangChain messages', () => {
+    const chat = mapStoredMessagesToChatMessages(
+      langchainFixture.render(threeCallSpec()) as ReturnType<typeof pausedTurn>,
+    );
+    expect(chat.map((message) => message.type)).toEqual(['system', 'human', 'ai', 'tool', 'human', 'ai']);
+    expect(AIMessage.isInstance(chat[5]) && chat[5].tool_calls?.map((call) => call.id)).toEqual([
+      'call_lookup',
+      'call_ask',
+      'call_notify',
+    ]);
+  });
+});
