@@ -1,0 +1,57 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+import { TABLE } from '../functions/checkpoints/table.ts';
+
+/** Props of {@link CheckpointTable}. */
+export interface CheckpointTableProps {
+  /**
+   * A customer managed KMS key to encrypt the table with.
+   * @default - an AWS owned key (no key to manage, no KMS charges)
+   */
+  readonly encryptionKey?: IKey;
+  /**
+   * What happens to the table when it leaves the stack. Deletion protection is on unless this is `DESTROY`.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/** A key attribute of `TABLE` as CDK spells it. */
+function attribute(key: { readonly name: string; readonly type: 'S' | 'N' | 'B' }) {
+  const type = { S: AttributeType.STRING, N: AttributeType.NUMBER, B: AttributeType.BINARY }[key.type];
+  return { name: key.name, type };
+}
+
+/**
+ * The checkpoint table, built from `TABLE` (the same object the store and the tests use): on-demand, the TTL
+ * attribute, point-in-time recovery, encryption at rest, deletion protection and RETAIN by default.
+ */
+export class CheckpointTable extends Construct {
+  /** The table. */
+  readonly table: Table;
+
+  constructor(scope: Construct, id: string, props: CheckpointTableProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    // Table, not TableV2: TableV2 cannot render a customer key in an environment-agnostic stack.
+    this.table = new Table(this, 'Table', {
+      partitionKey: attribute(TABLE.partitionKey),
+      sortKey: attribute(TABLE.sortKey),
+      timeToLiveAttribute: TABLE.timeToLiveAttribute,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: props.encryptionKey ? TableEncryption.CUSTOMER_MANAGED : TableEncryption.DEFAULT,
+      encryptionKey: props.encryptionKey,
+      deletionProtection: removalPolicy !== RemovalPolicy.DESTROY,
+      removalPolicy,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE.byTenant.indexName,
+      partitionKey: attribute(TABLE.byTenant.partitionKey),
+      sortKey: attribute(TABLE.byTenant.sortKey),
+      projectionType: ProjectionType.ALL,
+    });
+  }
+}

@@ -1,0 +1,196 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { TABLE } from '../functions/checkpoints/table.ts';
+import { repoPath } from './paths.ts';
+
+/**
+ * Lets the ESM bundle load the CommonJS dependencies esbuild inlines (they call `require` for Node built-ins), and
+ * names it so it cannot clash with a `require` binding esbuild emits.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __handbackCreateRequire } from 'node:module'; const require = __handbackCreateRequire(import.meta.url);";
+
+/** The table actions a function may be granted: reads, or reads and the conditional writes of pause and resume. */
+export const TABLE_ACTIONS = {
+  read: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  readWrite: [
+    'dynamodb:BatchGetItem',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+  ],
+} as const;
+
+/** The KMS actions that go with each table access level when the table is encrypted with a customer key. */
+const KEY_ACTIONS = {
+  read: ['kms:Decrypt', 'kms:DescribeKey'],
+  readWrite: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+} as const;
+
+/** How much of the table a function may touch. */
+export type TableAccess = keyof typeof TABLE_ACTIONS;
+
+/** Props of {@link HandbackFunction}. */
+export interface HandbackFunctionProps {
+  /** The handler's TypeScript entry file (absolute path); it exports `handler`. */
+  readonly entry: string;
+  /** What the function does, shown in the console. */
+  readonly description: string;
+  /**
+   * Memory in MB; CPU scales with it.
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * The invocation timeout.
+   * @default Duration.seconds(30)
+   */
+  readonly timeout?: Duration;
+  /**
+   * How long the function's log group keeps logs.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the log group when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * The level of Powertools' and Lambda's application logs.
+   * @default 'INFO'
+   */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * More environment variables, on top of the Powertools ones and those the `bind*` methods set.
+   * @default - none
+   */
+  readonly environment?: Record<string, string>;
+}
+
+/**
+ * A Handback Lambda function with every house default: Node.js 24 on ARM64, an ESM bundle (minified, source maps,
+ * every dependency inlined), explicit memory and timeout, its own log group with retention, JSON logs, active X-Ray
+ * tracing, and a role of its own that starts with nothing but writing to that log group. Grants are added one by
+ * one through `bindTable`, `grantTaskCallbacks` and the hand-off's `bind`.
+ */
+export class HandbackFunction extends Construct {
+  /** The function. */
+  readonly function: NodejsFunction;
+  /** Its execution role. */
+  readonly role: Role;
+  /** Its log group. */
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: HandbackFunctionProps) {
+    super(scope, id);
+    const logLevel = props.logLevel ?? 'INFO';
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // An explicit role instead of AWSLambdaBasicExecutionRole, whose logs:* actions reach every log group.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${Stack.of(this).stackName} ${id}`,
+    });
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(30),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[logLevel],
+      systemLogLevelV2: SystemLogLevel.WARN,
+      tracing: Tracing.ACTIVE,
+      projectRoot: repoPath(''),
+      depsLockFilePath: repoPath('package-lock.json'),
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        // Everything is bundled, the AWS SDK included: the versions we test are the versions we run.
+        externalModules: [],
+        bundleAwsSDK: true,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        logLevel: LogLevel.WARNING,
+      },
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'handback',
+        POWERTOOLS_METRICS_NAMESPACE: 'Handback',
+        POWERTOOLS_LOG_LEVEL: logLevel,
+        ...props.environment,
+      },
+    });
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions; they are the only statement on "*".',
+    });
+  }
+
+  /** Sets `TABLE_NAME` and grants exactly the item actions `access` needs, on the table and its one index. */
+  bindTable(table: ITable, access: TableAccess): this {
+    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [...TABLE_ACTIONS[access]],
+        // The index by its exact ARN rather than `<table>/index/*`: the store queries one index and only that one.
+        resources: [table.tableArn, `${table.tableArn}/index/${TABLE.byTenant.indexName}`],
+      }),
+    );
+    if (table.encryptionKey) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: [...KEY_ACTIONS[access]], resources: [table.encryptionKey.keyArn] }),
+      );
+    }
+    return this;
+  }
+
+  /** Lets the function complete the task tokens of one workflow: `SendTaskSuccess` and `SendTaskFailure`, nothing else. */
+  grantTaskCallbacks(stateMachine: IStateMachine): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['states:SendTaskFailure', 'states:SendTaskSuccess'],
+        resources: [stateMachine.stateMachineArn],
+      }),
+    );
+    return this;
+  }
+}

@@ -1,0 +1,260 @@
+import { CfnOutput, Duration, type RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { HandbackAlarms } from './alarms.ts';
+import { ApprovalWorkflow, ResumeWorkflow } from './approval-workflow.ts';
+import { CheckpointTable } from './checkpoint-table.ts';
+import { HandbackFunction } from './handback-function.ts';
+import { Handoff, type HandoffTargetProps } from './handoff.ts';
+import { HandbackHttpApi } from './http-api.ts';
+import { ENTRY } from './paths.ts';
+import { ResumeTriggers } from './resume-triggers.ts';
+import { resolveSettings } from './settings.ts';
+
+/** The longest pause the contract allows (`expiresInSeconds` at most 31,536,000): also Step Functions' one-year limit. */
+const MAX_PAUSE_EXPIRY_SECONDS = 31_536_000;
+
+/**
+ * Props of {@link HandbackStack}. Each one may instead come from the context key named in `infra/settings.ts`
+ * (`handback:…`, in `cdk.json` or `-c`); a prop wins over its context key.
+ */
+export interface HandbackStackProps extends StackProps {
+  /**
+   * The JWT issuer the HTTP API trusts (`iss`), e.g. `https://cognito-idp.<region>.amazonaws.com/<pool id>`.
+   * @default - context `handback:jwtIssuer`; synthesis fails naming it when neither is set
+   */
+  readonly jwtIssuer?: string;
+  /**
+   * The audiences the HTTP API accepts (`aud`, or `client_id` for access tokens).
+   * @default - context `handback:jwtAudience` (a list, or comma-separated); synthesis fails naming it when neither is set
+   */
+  readonly jwtAudience?: string[];
+  /**
+   * The JWT claim that names the tenant.
+   * @default 'tenant'
+   */
+  readonly tenantClaim?: string;
+  /**
+   * Where each successful resume's continuation pointer goes.
+   * @default - `{ type: 'sqs' }`: a hand-off queue (and its dead-letter queue) the stack creates, so a pointer waits
+   * durably for the next invocation
+   */
+  readonly handoff?: HandoffTargetProps;
+  /**
+   * How long every log group (functions, API access logs, workflows) keeps logs.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * A customer managed key for the table.
+   * @default - an AWS owned key
+   */
+  readonly encryptionKey?: IKey;
+  /**
+   * The topic every alarm notifies.
+   * @default - none: alarms show in the CloudWatch console only
+   */
+  readonly alarmTopic?: ITopic;
+  /**
+   * How long the reference workflow's pauses wait for an answer (the pause's `expiresInSeconds` and the waiting
+   * step's timeout); at most 365 days.
+   * @default Duration.days(7)
+   */
+  readonly pauseExpiry?: Duration;
+  /**
+   * The `source` of the `Resume Requested` events the rule matches.
+   * @default 'handback'
+   */
+  readonly eventSource?: string;
+  /**
+   * The agent the reference workflow runs (see `ApprovalWorkflowProps.agent` for its input and output).
+   * @default - the example agent, `infra/example-agent/handler.ts`
+   */
+  readonly agent?: IFunction;
+  /**
+   * What happens to the table and the log groups when they leave the stack; the table keeps deletion protection
+   * unless this is `DESTROY`.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * How `Resume Requested` events reach a resume: `queue` buffers each event's `detail` in the resume queue for the
+   * SQS handler (batched, redriven, throttle-proof); `function` deploys the EventBridge handler and has the rule invoke
+   * it directly (asynchronously; failed invocations kept in a queue with their error).
+   * @default 'queue'
+   */
+  readonly resumeRequestsVia?: 'queue' | 'function';
+}
+
+/**
+ * Handback on AWS: the checkpoint table, the HTTP API, the resume triggers (Step Functions task, SQS, EventBridge),
+ * the hand-off target, a reference approval workflow, and alarms. Environment-agnostic: nothing is looked up at
+ * synthesis.
+ */
+export class HandbackStack extends Stack {
+  constructor(scope: Construct, id: string, props: HandbackStackProps = {}) {
+    super(scope, id, props);
+    const settings = resolveSettings(this, props);
+    if (settings.pauseExpiry.toSeconds() > MAX_PAUSE_EXPIRY_SECONDS) {
+      throw new Error(`pauseExpiry is ${settings.pauseExpiry.toHumanString()}: at most 365 days (31,536,000 seconds).`);
+    }
+    const logging = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
+
+    const { table } = new CheckpointTable(this, 'Checkpoints', {
+      encryptionKey: settings.encryptionKey,
+      removalPolicy: settings.removalPolicy,
+    });
+    const handoff = new Handoff(this, 'Handoff', { target: settings.handoff });
+
+    const resumeFunction = (name: string, entry: string, description: string, timeoutSeconds: number) => {
+      const fn = new HandbackFunction(this, name, {
+        entry,
+        description,
+        timeout: Duration.seconds(timeoutSeconds),
+        environment: { TENANT_CLAIM: settings.tenantClaim },
+        ...logging,
+      });
+      fn.bindTable(table, 'readWrite');
+      handoff.bind(fn);
+      return fn;
+    };
+    // API Gateway waits at most 30 s for an integration; the function gives up first.
+    const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29);
+    const stepFunctionsHandler = resumeFunction(
+      'StepFunctionsHandler',
+      ENTRY.stepFunctions,
+      'Handback resume as a Step Functions task',
+      60,
+    );
+    const sqsHandler = resumeFunction(
+      'SqsHandler',
+      ENTRY.sqs,
+      'Handback resume from SQS (partial batch responses)',
+      60,
+    );
+
+    const eventBridgeHandler =
+      settings.resumeRequestsVia === 'function'
+        ? resumeFunction(
+            'EventBridgeHandler',
+            ENTRY.eventBridge,
+            'Handback resume from EventBridge Resume Requested',
+            60,
+          )
+        : undefined;
+
+    let agent = props.agent;
+    if (!agent) {
+      const example = new HandbackFunction(this, 'ExampleAgent', {
+        entry: ENTRY.exampleAgent,
+        description: 'Handback example agent: pauses once for a person, then finishes from the continuation',
+        memorySize: 256,
+        ...logging,
+      });
+      example.bindTable(table, 'readWrite');
+      acknowledgeSynchronous(example, 'Step Functions invokes it synchronously (RequestResponse and waitForTaskToken)');
+      agent = example.function;
+    }
+    const approval = new ApprovalWorkflow(this, 'ApprovalWorkflow', {
+      agent,
+      pauseExpiry: settings.pauseExpiry,
+      ...logging,
+    });
+    const resume = new ResumeWorkflow(this, 'ResumeWorkflow', {
+      resumeFunction: stepFunctionsHandler.function,
+      ...logging,
+    });
+    const resumers = [api, stepFunctionsHandler, sqsHandler, ...(eventBridgeHandler ? [eventBridgeHandler] : [])];
+    for (const fn of resumers) {
+      fn.grantTaskCallbacks(approval.stateMachine);
+    }
+
+    const httpApi = new HandbackHttpApi(this, 'Http', {
+      handler: api.function,
+      jwtIssuer: settings.jwtIssuer,
+      jwtAudience: settings.jwtAudience,
+      ...logging,
+    });
+    const triggers = new ResumeTriggers(this, 'ResumeRequests', {
+      handler: sqsHandler.function,
+      handlerTimeout: Duration.seconds(60),
+      eventSource: settings.eventSource,
+      eventBridgeHandler: eventBridgeHandler?.function,
+    });
+    if (eventBridgeHandler) {
+      Validations.of(eventBridgeHandler).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Failed asynchronous invocations go to an on-failure destination (the FailedInvocationsQueue), which keeps the error as well as the event; a DLQ would keep the event alone.',
+      });
+    }
+
+    acknowledgeSynchronous(api, 'API Gateway invokes it synchronously and returns its errors to the caller');
+    acknowledgeSynchronous(
+      stepFunctionsHandler,
+      'Step Functions invokes it synchronously and Catches its errors by name',
+    );
+    acknowledgeSynchronous(
+      sqsHandler,
+      'the SQS poller invokes it synchronously; failed records return to the queue and reach its dead-letter queue',
+    );
+    Validations.of(sqsHandler).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        'SQS event source mappings take no on-failure destination: failed records go to the queue redrive policy (dead-letter queue after 5 receives).',
+    });
+
+    const deadLetterQueues: Record<string, IQueue> = {
+      ResumeDeadLetterQueue: triggers.deadLetterQueue,
+      RuleDeadLetterQueue: triggers.ruleDeadLetterQueue,
+    };
+    if (handoff.deadLetterQueue) deadLetterQueues.HandoffDeadLetterQueue = handoff.deadLetterQueue;
+    if (triggers.failedInvocationsQueue) deadLetterQueues.FailedInvocationsQueue = triggers.failedInvocationsQueue;
+    new HandbackAlarms(this, 'Alarms', {
+      functions: {
+        ApiHandler: api.function,
+        StepFunctionsHandler: stepFunctionsHandler.function,
+        SqsHandler: sqsHandler.function,
+        ...(eventBridgeHandler ? { EventBridgeHandler: eventBridgeHandler.function } : {}),
+        Agent: agent,
+      },
+      deadLetterQueues,
+      api: httpApi.api,
+      stateMachines: { ApprovalWorkflow: approval.stateMachine, ResumeWorkflow: resume.stateMachine },
+      topic: settings.alarmTopic,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { description: 'The HTTP API base URL', value: httpApi.api.apiEndpoint });
+    new CfnOutput(this, 'TableName', {
+      description: 'The checkpoint table (for your own agent Lambda)',
+      value: table.tableName,
+    });
+    new CfnOutput(this, 'ResumeQueueUrl', { description: 'Send resume requests here', value: triggers.queue.queueUrl });
+    if (handoff.queue) {
+      new CfnOutput(this, 'HandoffQueueUrl', {
+        description: 'Continuation pointers arrive here',
+        value: handoff.queue.queueUrl,
+      });
+    }
+    new CfnOutput(this, 'ApprovalStateMachineArn', {
+      description: 'The reference workflow',
+      value: approval.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, 'ResumeStateMachineArn', {
+      description: 'The resume as a one-task workflow',
+      value: resume.stateMachine.stateMachineArn,
+    });
+  }
+}
+
+/** A Lambda invoked only synchronously never uses an asynchronous-invoke dead-letter queue: say so, once. */
+function acknowledgeSynchronous(fn: HandbackFunction, why: string): void {
+  Validations.of(fn).acknowledge({
+    id: 'Serverless-LambdaDLQ',
+    reason: `An asynchronous-invoke dead-letter queue would never receive anything: ${why}.`,
+  });
+}

@@ -1,0 +1,131 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  HttpStage,
+  type IHttpRouteAuthorizer,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The routes of CONTRACT §5 that need a token, and the public ones. */
+export const ROUTES = {
+  authorized: [
+    { method: HttpMethod.POST, path: '/runs/{runId}/pauses' },
+    { method: HttpMethod.GET, path: '/runs/{runId}/pauses/{interruptId}' },
+    { method: HttpMethod.POST, path: '/runs/{runId}/resume' },
+    { method: HttpMethod.GET, path: '/runs/{runId}/continuations/{continuationId}' },
+    { method: HttpMethod.GET, path: '/pauses' },
+  ],
+  public: [
+    { method: HttpMethod.GET, path: '/health' },
+    { method: HttpMethod.GET, path: '/openapi.json' },
+  ],
+} as const;
+
+/** Props of {@link HandbackHttpApi}. */
+export interface HandbackHttpApiProps {
+  /** The API handler (payload format 2.0). */
+  readonly handler: IFunction;
+  /** The JWT issuer URL the authorizer trusts (`iss`); its `/.well-known/openid-configuration` must be reachable. */
+  readonly jwtIssuer: string;
+  /** The accepted audiences (`aud`, or `client_id` for access tokens without `aud`). */
+  readonly jwtAudience: string[];
+  /**
+   * Steady-state requests per second across the stage.
+   * @default 50
+   */
+  readonly throttleRateLimit?: number;
+  /**
+   * Burst of requests across the stage.
+   * @default 100
+   */
+  readonly throttleBurstLimit?: number;
+  /**
+   * How long access logs are kept.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the access log group when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The HTTP API of CONTRACT §5: every route on the one API handler, a JWT authorizer on all but `/health` and
+ * `/openapi.json`, a `$default` stage with throttling and JSON access logs.
+ */
+export class HandbackHttpApi extends Construct {
+  /** The API. */
+  readonly api: HttpApi;
+  /** Its `$default` stage. */
+  readonly stage: HttpStage;
+
+  constructor(scope: Construct, id: string, props: HandbackHttpApiProps) {
+    super(scope, id);
+    // The stage is made below, not by HttpApi, because only an explicit stage takes throttling and access logs.
+    this.api = new HttpApi(this, 'Api', {
+      createDefaultStage: false,
+      description: 'Handback: pause and resume agent turns',
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttleRateLimit ?? 50, burstLimit: props.throttleBurstLimit ?? 100 },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // One JSON line per request, with why it failed when it did; no claims or bodies (they may name a person).
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            latency: '$context.responseLatency',
+            integrationError: '$context.integrationErrorMessage',
+            authorizerError: '$context.authorizer.error',
+          }),
+        ),
+      },
+    });
+
+    const integration = new HttpLambdaIntegration('Handler', props.handler);
+    const authorizer: IHttpRouteAuthorizer = new HttpJwtAuthorizer('Jwt', props.jwtIssuer, {
+      jwtAudience: props.jwtAudience,
+    });
+    for (const route of ROUTES.authorized) {
+      this.api.addRoutes({ path: route.path, methods: [route.method], integration, authorizer });
+    }
+    for (const route of ROUTES.public) {
+      const [created] = this.api.addRoutes({
+        path: route.path,
+        methods: [route.method],
+        integration,
+        authorizer: new HttpNoneAuthorizer(),
+      });
+      if (created) {
+        Validations.of(created).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: `${route.path} is public by contract (a liveness probe and the API description) and returns no tenant data.`,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { repoPath } from '../../infra/paths.ts';
+import { defaultSynth } from './synth.ts';
+
+const { template, assembly } = defaultSynth({ bundled: true });
+
+/** `{Ref: <logical id starting with prefix>}`. */
+const ref = (prefix: string) => ({ Ref: Match.stringLikeRegexp(`^${prefix}`) });
+
+const POWERTOOLS = {
+  NODE_OPTIONS: '--enable-source-maps',
+  POWERTOOLS_SERVICE_NAME: 'handback',
+  POWERTOOLS_METRICS_NAMESPACE: 'Handback',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+};
+const RESUME_ENVIRONMENT = {
+  ...POWERTOOLS,
+  TENANT_CLAIM: 'tenant',
+  TABLE_NAME: ref('CheckpointsTable'),
+  HANDOFF_TARGET: 'sqs',
+  HANDOFF_QUEUE_URL: ref('HandoffQueue'),
+};
+
+const FUNCTIONS = [
+  { name: 'ApiHandler', memory: 512, timeout: 29, environment: RESUME_ENVIRONMENT },
+  { name: 'StepFunctionsHandler', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
+  { name: 'SqsHandler', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
+  {
+    name: 'ExampleAgent',
+    memory: 256,
+    timeout: 30,
+    environment: { ...POWERTOOLS, TABLE_NAME: ref('CheckpointsTable') },
+  },
+] as const;
+
+/** The logical id of a function of the stack, by its construct name. */
+function functionLogicalId(name: string): string {
+  const ids = Object.keys(template.findResources('AWS::Lambda::Function')).filter((id) =>
+    id.startsWith(`${name}Function`),
+  );
+  expect(ids).toHaveLength(1);
+  return ids[0] as string;
+}
+
+/** The directory of a function's bundled asset in the cloud assembly. */
+function bundleDirectory(name: string): string {
+  const fn = template.findResources('AWS::Lambda::Function')[functionLogicalId(name)];
+  const key = fn?.Properties.Code.S3Key as string;
+  return join(assembly.directory, `asset.${key.replace(/\.zip$/, '')}`);
+}
+
+describe('the functions', () => {
+  it('are the four of the stack', () => {
+    template.resourceCountIs('AWS::Lambda::Function', FUNCTIONS.length);
+  });
+
+  it.each(FUNCTIONS)(
+    'run $name on Node.js 24, ARM64, with explicit memory and timeout',
+    ({ name, memory, timeout }) => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Role: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${name}Role`), 'Arn'] },
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        MemorySize: memory,
+        Timeout: timeout,
+      });
+    },
+  );
+
+  it.each(FUNCTIONS)('give $name exactly its environment', ({ name, environment }) => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${name}Role`), 'Arn'] },
+      Environment: { Variables: Match.objectEquals(environment) },
+    });
+  });
+
+  it.each(FUNCTIONS)('trace $name with X-Ray and log JSON to its own log group', ({ name }) => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${name}Role`), 'Arn'] },
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogFormat: 'JSON', LogGroup: ref(`${name}Logs`), ApplicationLogLevel: 'INFO' },
+    });
+  });
+
+  it('keep their logs for 30 days and retain them', () => {
+    template.allResources('AWS::Logs::LogGroup', {
+      Properties: { RetentionInDays: 30 },
+      DeletionPolicy: 'Retain',
+    });
+  });
+});
+
+describe('the bundles', () => {
+  it.each(FUNCTIONS)('of $name are ESM with the createRequire banner', ({ name }) => {
+    const code = readFileSync(join(bundleDirectory(name), 'index.mjs'), 'utf8');
+    expect(code.startsWith("import { createRequire as __handbackCreateRequire } from 'node:module';")).toBe(true);
+  });
+
+  it.each(FUNCTIONS)('of $name come with a source map', ({ name }) => {
+    expect(existsSync(join(bundleDirectory(name), 'index.mjs.map'))).toBe(true);
+  });
+
+  // The bundle sits in a temporary directory with no node_modules above it, and Node gets no NODE_PATH: an import of
+  // anything but a Node built-in would fail here, so loading proves every dependency is bundled.
+  it.each(FUNCTIONS)('of $name load in bare Node, far from any node_modules, and export a handler', ({ name }) => {
+    expect(bundleDirectory(name).startsWith(repoPath(''))).toBe(false);
+    const url = pathToFileURL(join(bundleDirectory(name), 'index.mjs')).href;
+    const output = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler);`],
+      {
+        env: {
+          PATH: process.env.PATH,
+          AWS_REGION: 'eu-west-1',
+          TABLE_NAME: 'checkpoints',
+          HANDOFF_TARGET: 'sqs',
+          HANDOFF_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/handoff',
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(output.trim()).toBe('function');
+  });
+});

@@ -1,0 +1,95 @@
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import { HandbackStack } from '../../infra/handback-stack.ts';
+import { CONTEXT, resolveSettings } from '../../infra/settings.ts';
+import { synthesizeWithChecks } from './synth.ts';
+
+const JWT = { jwtIssuer: 'https://issuer.test/', jwtAudience: ['handback-test'] };
+
+/** A bare stack with the given context, to resolve settings against. */
+function stackWith(context: Record<string, unknown> = {}): Stack {
+  return new Stack(new App({ context }), 'Settings');
+}
+
+describe('resolveSettings', () => {
+  it('documents every default: tenant claim, SQS hand-off, 30 days of logs, 7-day pauses, source handback, RETAIN', () => {
+    const settings = resolveSettings(stackWith(), JWT);
+    expect({
+      tenantClaim: settings.tenantClaim,
+      handoff: settings.handoff,
+      logRetention: settings.logRetention,
+      pauseExpiry: settings.pauseExpiry.toSeconds(),
+      eventSource: settings.eventSource,
+      removalPolicy: settings.removalPolicy,
+      encryptionKey: settings.encryptionKey,
+      alarmTopic: settings.alarmTopic,
+    }).toEqual({
+      tenantClaim: 'tenant',
+      handoff: { type: 'sqs' },
+      logRetention: RetentionDays.ONE_MONTH,
+      pauseExpiry: 604_800,
+      eventSource: 'handback',
+      removalPolicy: 'retain',
+      encryptionKey: undefined,
+      alarmTopic: undefined,
+    });
+  });
+
+  it('prefers a prop over its context key', () => {
+    const settings = resolveSettings(stackWith({ [CONTEXT.tenantClaim]: 'from_context' }), {
+      ...JWT,
+      tenantClaim: 'from_props',
+    });
+    expect(settings.tenantClaim).toBe('from_props');
+  });
+
+  it('reads a comma-separated audience from context', () => {
+    const settings = resolveSettings(
+      stackWith({ [CONTEXT.jwtIssuer]: 'https://issuer.test/', [CONTEXT.jwtAudience]: 'web, cli' }),
+      {},
+    );
+    expect(settings.jwtAudience).toEqual(['web', 'cli']);
+  });
+
+  it('fails naming the context keys when no issuer or audience is given', () => {
+    expect(() => resolveSettings(stackWith(), {})).toThrow(/handback:jwtIssuer and handback:jwtAudience/);
+  });
+
+  it('refuses an unknown hand-off target', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.handoff]: 'kinesis' }), JWT)).toThrow(
+      'Context handback:handoff must be sqs, eventbridge, lambda or none, not kinesis.',
+    );
+  });
+
+  it('needs the function ARN for a Lambda hand-off', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.handoff]: 'lambda' }), JWT)).toThrow(
+      /handback:handoffFunctionArn/,
+    );
+  });
+
+  it('refuses a log retention CloudWatch does not offer', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.logRetentionDays]: 31 }), JWT)).toThrow(/must be one of/);
+  });
+});
+
+describe('HandbackStack', () => {
+  it('refuses a pause expiry over 365 days, the contract and Step Functions limit', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => new HandbackStack(app, 'TooLong', { ...JWT, pauseExpiry: Duration.days(366) })).toThrow(
+      /at most 365 days/,
+    );
+  });
+});
+
+describe('the validation report reader', () => {
+  it('sees an unacknowledged cdk-nag warning, so an empty report means a clean stack', () => {
+    // Synthesis in tests throws at the first finding; this app asks CDK to report instead, so the reader is exercised.
+    const app = new App({ context: { '@aws-cdk/core:failSynthOnValidationErrors': false } });
+    new LogGroup(new Stack(app, 'Leaky'), 'ForeverLogs', { retention: RetentionDays.INFINITE });
+    const { violations } = synthesizeWithChecks(app);
+    expect(violations).toContainEqual(
+      expect.objectContaining({ rule: 'Serverless-CloudWatchLogGroupRetentionPeriod', severity: 'warning' }),
+    );
+  });
+});
