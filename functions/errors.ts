@@ -18,6 +18,7 @@ export const ErrorCode = {
   ContinuationNotFound: 'continuation_not_found',
   CorruptCheckpoint: 'corrupt_checkpoint',
   BadRequest: 'bad_request',
+  HandoffFailed: 'handoff_failed',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -184,5 +185,20 @@ export class BadRequestError extends HandbackError {
     super(ErrorCode.BadRequest, message, options);
     this.name = 'BadRequestError';
     this.failures = failures;
+  }
+}
+
+/** A resume was committed but its hand-off target refused the pointer; resuming again with the same answer delivers again. */
+export class HandoffFailedError extends HandbackError {
+  readonly continuationId: string;
+
+  constructor(target: string, continuationId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.HandoffFailed,
+      `Handing off continuation ${continuationId} to ${target} failed; the resume is committed, so retry it with the same answer to deliver again.`,
+      options,
+    );
+    this.name = 'HandoffFailedError';
+    this.continuationId = continuationId;
   }
 }

@@ -33,6 +33,7 @@ export {
   CorruptCheckpointError,
   ErrorCode,
   HandbackError,
+  HandoffFailedError,
   InvalidAnswerError,
   InvalidTranscriptError,
   MissingTurnStateError,

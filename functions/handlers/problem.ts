@@ -5,11 +5,11 @@ import {
   BadRequestError,
   type ErrorCode,
   HandbackError,
+  HandoffFailedError,
   InvalidAnswerError,
   InvalidTranscriptError,
   PauseExpiredError,
 } from '../errors.ts';
-import { HandoffFailedError } from '../handoff/handoff.ts';
 
 /**
  * The one place where errors become HTTP statuses (STYLE rule 9): every error response is an RFC 9457
@@ -24,7 +24,6 @@ export const EdgeCode = {
   MethodNotAllowed: 'method_not_allowed',
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
-  HandoffFailed: 'handoff_failed',
   InternalError: 'internal_error',
 } as const;
 export type EdgeCode = (typeof EdgeCode)[keyof typeof EdgeCode];
@@ -66,6 +65,7 @@ const DOMAIN: Record<ErrorCode, { status: number; title: string }> = {
   invalid_answer: { status: 422, title: 'Invalid answer' },
   missing_turn_state: { status: 500, title: 'Missing turn state' },
   corrupt_checkpoint: { status: 500, title: 'Corrupt checkpoint' },
+  handoff_failed: { status: 503, title: 'Hand-off failed' },
 };
 
 const EDGE_TITLES: Record<EdgeCode, string> = {
@@ -74,7 +74,6 @@ const EDGE_TITLES: Record<EdgeCode, string> = {
   method_not_allowed: 'Method not allowed',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
-  handoff_failed: 'Hand-off failed',
   internal_error: 'Internal error',
 };
 
@@ -82,7 +81,6 @@ const EDGE_TITLES: Record<EdgeCode, string> = {
 export function statusOf(error: unknown): number {
   if (error instanceof HandbackError) return DOMAIN[error.code]?.status ?? 500;
   if (error instanceof HttpProblem) return error.status;
-  if (error instanceof HandoffFailedError) return 503;
   return 500;
 }
 
@@ -98,20 +96,13 @@ export function problemOf(error: unknown, requestId: string): { problem: Problem
   if (middy !== undefined) return problemOf(middy, requestId);
   if (error instanceof HandbackError && DOMAIN[error.code] !== undefined) {
     const { status, title } = DOMAIN[error.code];
-    return { problem: { ...base(error.code, title, status, error.message), ...extensions(error) }, headers: {} };
+    // A committed resume whose hand-off failed is worth retrying at once: the retry replays and delivers again.
+    const headers: Record<string, string> = error instanceof HandoffFailedError ? { 'Retry-After': '1' } : {};
+    return { problem: { ...base(error.code, title, status, error.message), ...extensions(error) }, headers };
   }
   if (error instanceof HttpProblem) {
     const title = EDGE_TITLES[error.code as EdgeCode] ?? 'Error';
     return { problem: base(error.code, title, error.status, error.message), headers: error.headers };
-  }
-  if (error instanceof HandoffFailedError) {
-    return {
-      problem: {
-        ...base(EdgeCode.HandoffFailed, EDGE_TITLES.handoff_failed, 503, error.message),
-        continuationId: error.continuationId,
-      },
-      headers: { 'Retry-After': '1' },
-    };
   }
   const detail = `An unexpected error occurred. Quote request id ${requestId} when reporting it.`;
   return {
@@ -164,7 +155,9 @@ function base(code: ErrorCode | EdgeCode, title: string, status: number, detail:
 
 /** The ids and lists a client needs to act on a domain error. */
 function extensions(error: HandbackError): Record<string, unknown> {
-  if (error instanceof AlreadyResumedError) return { continuationId: error.continuationId };
+  if (error instanceof AlreadyResumedError || error instanceof HandoffFailedError) {
+    return { continuationId: error.continuationId };
+  }
   if (error instanceof PauseExpiredError) return { expiresAt: error.expiresAt };
   if (error instanceof InvalidTranscriptError) return { violations: error.violations };
   if (error instanceof InvalidAnswerError || error instanceof BadRequestError) return { failures: error.failures };

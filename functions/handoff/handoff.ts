@@ -3,6 +3,7 @@ import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
+import { HandoffFailedError } from '../errors.ts';
 import type { HandoffConfig } from '../handlers/config.ts';
 import type { FormatName } from '../rehydrate/formats/index.ts';
 
@@ -37,19 +38,6 @@ export interface Handoff {
 }
 
 /** A hand-off target or Step Functions refused the pointer; the resume itself is committed, and a retry replays it. */
-export class HandoffFailedError extends Error {
-  readonly continuationId: string;
-
-  constructor(target: string, continuationId: string, options?: { cause?: unknown }) {
-    super(
-      `Handing off continuation ${continuationId} to ${target} failed; the resume is committed, so retry it with the same answer to deliver again.`,
-      options,
-    );
-    this.name = 'HandoffFailedError';
-    this.continuationId = continuationId;
-  }
-}
-
 /** The pointer of a continuation, with its messages when the whole stays under `limitBytes`. */
 export function handoffPointer(continuation: Continuation, limitBytes = HANDOFF_INLINE_LIMIT_BYTES): HandoffPointer {
   const { runId, interruptId, continuationId, format, messages } = continuation;

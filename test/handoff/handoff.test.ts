@@ -5,12 +5,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ResumeResult } from '../../functions/checkpoints/checkpoint-store.ts';
-import {
-  createHandoff,
-  HANDOFF_INLINE_LIMIT_BYTES,
-  HandoffFailedError,
-  handoffPointer,
-} from '../../functions/handoff/handoff.ts';
+import { HandoffFailedError } from '../../functions/errors.ts';
+import { createHandoff, HANDOFF_INLINE_LIMIT_BYTES, handoffPointer } from '../../functions/handoff/handoff.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 
 const sqsMock = mockClient(SQSClient);
