@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { Violation } from '../../errors.ts';
-import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
-import { Rule } from './format.ts';
-import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
+import type { MessageFormat, NewResult } from './format.ts';
+import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
 
 /**
  * LangChain JS `StoredMessage`s, as `mapChatMessagesToStoredMessages` writes them and
@@ -53,98 +51,34 @@ function toolMessage(result: NewResult): ToolMessage {
   };
 }
 
+const family: ToolMessageFamily<LangChainMessage> = {
+  assistantWord: 'ai',
+  isAssistant: (m) => m.type === 'ai',
+  callsOf: (m) =>
+    m.type === 'ai' ? (m.data.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: call.args })) : [],
+  callIdsOf: (m) => (m.type === 'ai' ? (m.data.tool_calls ?? []).map((call) => call.id) : []),
+  resultIdOf: (m) => (m.type === 'tool' ? m.data.tool_call_id : undefined),
+  words: {
+    missing: (ids) =>
+      `INVALID_TOOL_RESULTS: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids}`,
+    orphan: (index, id) =>
+      `INVALID_TOOL_RESULTS: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; the ToolMessage at messages[${index}] (tool_call_id ${id}) has no preceding AIMessage with tool calls.`,
+    orphanInRound: (index, id, roundIndex) =>
+      `INVALID_TOOL_RESULTS: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; tool_call_id ${id} in messages[${index}] answers no open tool call of messages[${roundIndex}].`,
+    duplicate: (roundIndex, id) =>
+      `INVALID_TOOL_RESULTS: duplicate tool call id ${id} in messages[${roundIndex}].data.tool_calls; each tool call needs its own id for exactly one ToolMessage to answer it.`,
+  },
+};
+
 export const langchain: MessageFormat<LangChainMessage> = {
   message,
   resultOrder: 'answered-first',
 
-  findRound(messages): PausedRound {
-    const start = messages.findLastIndex((m) => m.type === 'ai');
-    const ai = messages[start];
-    const toolCalls = ai?.type === 'ai' ? ai.data.tool_calls : undefined;
-    if (!toolCalls?.length) {
-      throw pausedRoundError(
-        Math.max(start, messages.length - 1),
-        start < 0
-          ? 'The transcript has no ai message, so there is no paused round.'
-          : `The last ai message (messages[${start}]) made no tool calls, so there is no paused round.`,
-      );
-    }
-    const calls: ToolCall[] = toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.args }));
-    const ids = new Set(calls.map((call) => call.id));
-    const answered = new Set<string>();
-    for (let index = start + 1; index < messages.length; index++) {
-      const next = messages[index];
-      if (next?.type !== 'tool' || !ids.has(next.data.tool_call_id)) {
-        throw pausedRoundError(
-          index,
-          `messages[${index}] follows the paused round (messages[${start}]) but is not one of its tool results; only the round's tool messages may follow it.`,
-        );
-      }
-      answered.add(next.data.tool_call_id);
-    }
-    return { start, calls, answered };
-  },
+  findRound: (messages) => findToolMessageRound(family, messages),
 
   appendResults(messages, _round, results) {
     return [...messages, ...results.map(toolMessage)];
   },
 
-  check(messages) {
-    const violations: Violation[] = [];
-    let index = 0;
-    while (index < messages.length) {
-      const current = messages[index] as LangChainMessage;
-      if (current.type === 'tool') {
-        violations.push(
-          violation(
-            Rule.OrphanResult,
-            index,
-            `INVALID_TOOL_RESULTS: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; the ToolMessage at messages[${index}] (tool_call_id ${current.data.tool_call_id}) has no preceding AIMessage with tool calls.`,
-          ),
-        );
-        index++;
-        continue;
-      }
-      if (current.type !== 'ai' || !current.data.tool_calls?.length) {
-        index++;
-        continue;
-      }
-      const roundIndex = index;
-      const ids = current.data.tool_calls.map((call) => call.id);
-      for (const id of duplicates(ids)) {
-        violations.push(
-          violation(
-            Rule.DuplicateCallId,
-            roundIndex,
-            `INVALID_TOOL_RESULTS: duplicate tool call id ${id} in messages[${roundIndex}].data.tool_calls; each tool call needs its own id for exactly one ToolMessage to answer it.`,
-          ),
-        );
-      }
-      const pending = new Set(ids);
-      index++;
-      while (index < messages.length && (messages[index] as LangChainMessage).type === 'tool') {
-        const result = messages[index] as ToolMessage;
-        if (!pending.delete(result.data.tool_call_id)) {
-          violations.push(
-            violation(
-              Rule.OrphanResult,
-              index,
-              `INVALID_TOOL_RESULTS: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; tool_call_id ${result.data.tool_call_id} in messages[${index}] answers no open tool call of messages[${roundIndex}].`,
-            ),
-          );
-        }
-        index++;
-      }
-      if (pending.size > 0) {
-        violations.push(
-          violation(
-            Rule.MissingResult,
-            roundIndex,
-            `INVALID_TOOL_RESULTS: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${listIds(pending)}`,
-          ),
-        );
-      }
-    }
-    return violations;
-  },
+  check: (messages) => checkToolMessageRounds(family, messages),
 };

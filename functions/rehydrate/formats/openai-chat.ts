@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { Violation } from '../../errors.ts';
-import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
-import { Rule } from './format.ts';
-import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
+import type { MessageFormat, NewResult, ToolCall } from './format.ts';
+import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
 
 /**
  * OpenAI Chat Completions messages (`ChatCompletionMessageParam`): tool calls in `assistant.tool_calls`, one
@@ -55,42 +53,34 @@ function parseArguments(text: string): unknown {
   }
 }
 
+const family: ToolMessageFamily<OpenAIChatMessage> = {
+  assistantWord: 'assistant',
+  isAssistant: (m) => m.role === 'assistant',
+  callsOf: (m) => (m.role === 'assistant' ? callsOf(m) : []),
+  callIdsOf: (m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((call) => call.id) : []),
+  resultIdOf: (m) => (m.role === 'tool' ? m.tool_call_id : undefined),
+  words: {
+    missing: (ids) =>
+      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids}`,
+    orphan: (index, id) =>
+      `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (messages[${index}], tool_call_id ${id}).`,
+    orphanInRound: (index, id, roundIndex) =>
+      `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; tool_call_id ${id} in messages[${index}] answers no open call of messages[${roundIndex}].`,
+    duplicate: (roundIndex, id) => `Duplicate tool_call id ${id} in messages[${roundIndex}].tool_calls.`,
+  },
+};
+
 export const openaiChat: MessageFormat<OpenAIChatMessage> = {
   message,
   resultOrder: 'answered-first',
 
-  findRound(messages): PausedRound {
-    const start = messages.findLastIndex((m) => m.role === 'assistant');
-    const assistant = messages[start];
-    if (assistant?.role !== 'assistant' || !assistant.tool_calls?.length) {
-      throw pausedRoundError(
-        Math.max(start, messages.length - 1),
-        start < 0
-          ? 'The transcript has no assistant message, so there is no paused round.'
-          : `The last assistant message (messages[${start}]) made no tool calls, so there is no paused round.`,
-      );
-    }
-    const calls = callsOf(assistant);
-    const ids = new Set(calls.map((call) => call.id));
-    const answered = new Set<string>();
-    for (let index = start + 1; index < messages.length; index++) {
-      const next = messages[index];
-      if (next?.role !== 'tool' || !ids.has(next.tool_call_id)) {
-        throw pausedRoundError(
-          index,
-          `messages[${index}] follows the paused round (messages[${start}]) but is not one of its tool results; only the round's tool messages may follow it.`,
-        );
-      }
-      answered.add(next.tool_call_id);
-    }
-    return { start, calls, answered };
-  },
+  findRound: (messages) => findToolMessageRound(family, messages),
 
   appendResults(messages, _round, results: readonly NewResult[]) {
     return [
       ...messages,
       ...results.map(
-        (result): OpenAIChatMessage => ({
+        (result): OpenAIChatToolResultMessage => ({
           role: 'tool',
           tool_call_id: result.call.id,
           content: result.text,
@@ -99,62 +89,5 @@ export const openaiChat: MessageFormat<OpenAIChatMessage> = {
     ];
   },
 
-  check(messages) {
-    const violations: Violation[] = [];
-    let index = 0;
-    while (index < messages.length) {
-      const current = messages[index] as OpenAIChatMessage;
-      if (current.role === 'tool') {
-        violations.push(
-          violation(
-            Rule.OrphanResult,
-            index,
-            `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (messages[${index}], tool_call_id ${current.tool_call_id}).`,
-          ),
-        );
-        index++;
-        continue;
-      }
-      if (current.role !== 'assistant' || !current.tool_calls?.length) {
-        index++;
-        continue;
-      }
-      const roundIndex = index;
-      const ids = current.tool_calls.map((call) => call.id);
-      for (const id of duplicates(ids)) {
-        violations.push(
-          violation(
-            Rule.DuplicateCallId,
-            roundIndex,
-            `Duplicate tool_call id ${id} in messages[${roundIndex}].tool_calls.`,
-          ),
-        );
-      }
-      const pending = new Set(ids);
-      index++;
-      while (index < messages.length && (messages[index] as OpenAIChatMessage).role === 'tool') {
-        const result = messages[index] as Extract<OpenAIChatMessage, { role: 'tool' }>;
-        if (!pending.delete(result.tool_call_id)) {
-          violations.push(
-            violation(
-              Rule.OrphanResult,
-              index,
-              `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'; tool_call_id ${result.tool_call_id} in messages[${index}] answers no open call of messages[${roundIndex}].`,
-            ),
-          );
-        }
-        index++;
-      }
-      if (pending.size > 0) {
-        violations.push(
-          violation(
-            Rule.MissingResult,
-            roundIndex,
-            `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${listIds(pending)}`,
-          ),
-        );
-      }
-    }
-    return violations;
-  },
+  check: (messages) => checkToolMessageRounds(family, messages),
 };
