@@ -1,0 +1,121 @@
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { type BuildOptions, build } from 'esbuild';
+import { ENTRY } from '../infra/paths.ts';
+
+/**
+ * The esbuild options of a Lambda bundle, in one place, as the CDK stack builds them: `HandbackFunction`
+ * (infra/handback-function.ts) gives `NodejsFunction` `format: ESM, minify, sourceMap (default mode: a .map file
+ * beside the bundle), sourcesContent: false, externalModules: [] with bundleAwsSDK (everything bundled),
+ * mainFields: module, main`, the createRequire banner, and runtime Node.js 24 (so esbuild's target is node24), and
+ * CDK adds `--bundle --platform=node`. `bannerDrift` reads the banner back out of infra/ so the two cannot part
+ * silently.
+ */
+
+const BENCH = import.meta.dirname;
+const REPO = join(BENCH, '..');
+/** Where bundles are written: outside the repository, so neither git nor the linter sees them. */
+export const OUT_DIR = join(tmpdir(), 'handback-bench-bundles');
+
+/** The banner `HandbackFunction` passes to esbuild. */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __handbackCreateRequire } from 'node:module'; const require = __handbackCreateRequire(import.meta.url);";
+
+/** esbuild's target for the stack's runtime (`Runtime.NODEJS_24_X`). */
+export const TARGET = 'node24';
+
+/** The options every bundle is built with; only the entry and the output file differ. */
+export const LAMBDA_BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  target: TARGET,
+  format: 'esm',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  external: [],
+  banner: { js: ESM_REQUIRE_BANNER },
+  logLevel: 'error',
+} as const satisfies BuildOptions;
+
+/** Whether the banner in infra/handback-function.ts still equals ours (undefined), or what it says instead. */
+export function bannerDrift(): string | undefined {
+  try {
+    const source = readFileSync(join(REPO, 'infra/handback-function.ts'), 'utf8');
+    const match = /ESM_REQUIRE_BANNER\s*=\s*\n?\s*"([^"]*)"/.exec(source);
+    if (match === null) return 'ESM_REQUIRE_BANNER not found in infra/handback-function.ts';
+    return match[1] === ESM_REQUIRE_BANNER ? undefined : `infra banner is now: ${match[1]}`;
+  } catch (error) {
+    return `cannot read infra/handback-function.ts: ${(error as Error).message}`;
+  }
+}
+
+/** A bundle to build and measure. */
+export interface BundleSpec {
+  name: string;
+  /** What it stands for in the report. */
+  kind: 'handler' | 'floor' | 'peer';
+  entry: string;
+}
+
+/** Handback's four Lambda handlers (the stack's entries), the DynamoDB-only floor, and the peers. */
+export const BUNDLES: BundleSpec[] = [
+  { name: 'api', kind: 'handler', entry: ENTRY.api },
+  { name: 'step-functions', kind: 'handler', entry: ENTRY.stepFunctions },
+  { name: 'sqs', kind: 'handler', entry: ENTRY.sqs },
+  { name: 'eventbridge', kind: 'handler', entry: ENTRY.eventBridge },
+  { name: 'dynamodb-only (floor)', kind: 'floor', entry: join(BENCH, 'entries/dynamodb-only.ts') },
+  { name: 'langgraph resume', kind: 'peer', entry: join(BENCH, 'peers/entries/langgraph-resume.ts') },
+  {
+    name: 'openai-agents RunState.fromString',
+    kind: 'peer',
+    entry: join(BENCH, 'peers/entries/openai-agents-resume.ts'),
+  },
+  { name: 'durable-execution handler', kind: 'peer', entry: join(BENCH, 'peers/entries/durable-handler.ts') },
+];
+
+/** What one bundle weighs. */
+export interface BuiltBundle extends BundleSpec {
+  file: string;
+  bytes: number;
+  gzipBytes: number;
+  mapBytes: number;
+  /** Minified bytes by package (`node_modules/<name>`, or `handback` for the repo's own code), largest first. */
+  byPackage: Array<{ name: string; bytes: number }>;
+}
+
+function packageOf(path: string): string {
+  const at = path.lastIndexOf('node_modules/');
+  if (at < 0) return 'handback';
+  const rest = path.slice(at + 'node_modules/'.length).split('/');
+  return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? path);
+}
+
+/** Builds `spec` with the Lambda options into bench/.out/<name>/index.mjs and weighs it. */
+export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
+  const dir = join(OUT_DIR, spec.name.replace(/[^a-z0-9-]+/gi, '-'));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.mjs');
+  const result = await build({ ...LAMBDA_BUNDLE_OPTIONS, entryPoints: [spec.entry], outfile: file, metafile: true });
+  const code = readFileSync(file);
+  const sizes = new Map<string, number>();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [path, input] of Object.entries(output.inputs)) {
+      sizes.set(packageOf(path), (sizes.get(packageOf(path)) ?? 0) + input.bytesInOutput);
+    }
+  }
+  return {
+    ...spec,
+    file,
+    bytes: code.length,
+    gzipBytes: gzipSync(code, { level: 9 }).length,
+    mapBytes: statSync(`${file}.map`).size,
+    byPackage: [...sizes]
+      .map(([name, bytes]) => ({ name, bytes }))
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 15),
+  };
+}

@@ -1,0 +1,7 @@
+/** What every benchmark group is given. */
+export interface GroupOptions {
+  /** A fast smoke run: fewer sizes and rounds; its numbers are not for the report's conclusions. */
+  quick: boolean;
+  /** Progress lines, to stderr. */
+  log: (line: string) => void;
+}
