@@ -36,6 +36,7 @@ import type {
 import {
   type Codec,
   canonicalJson,
+  continuationHash,
   DEFAULT_CODEC,
   decodeTranscript,
   encodeTranscript,
@@ -293,7 +294,7 @@ export class DynamoDBCheckpointStore implements CheckpointStore {
       answerHash,
       answer: answerJson,
       resumedAt: now.toISOString(),
-      continuationSha256: sha256(JSON.stringify(messages)),
+      continuationSha256: continuationHash(transcript.length, messages),
     };
 
     // The one write: claim the pause and record the continuation, O(answer) bytes. The messages are not stored:
@@ -580,7 +581,7 @@ export class DynamoDBCheckpointStore implements CheckpointStore {
           { cause },
         );
       }
-      if (sha256(JSON.stringify(messages)) !== item.continuationSha256) {
+      if (continuationHash(transcript.length, messages) !== item.continuationSha256) {
         throw new CorruptCheckpointError(
           item.runId,
           interruptId,
