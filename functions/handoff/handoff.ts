@@ -37,7 +37,6 @@ export interface Handoff {
   deliver(result: ResumeResult): Promise<void>;
 }
 
-/** A hand-off target or Step Functions refused the pointer; the resume itself is committed, and a retry replays it. */
 /** The pointer of a continuation, with its messages when the whole stays under `limitBytes`. */
 export function handoffPointer(continuation: Continuation, limitBytes = HANDOFF_INLINE_LIMIT_BYTES): HandoffPointer {
   const { runId, interruptId, continuationId, format, messages } = continuation;
