@@ -1,13 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoDBCheckpointStore } from '../checkpoints/dynamodb-store.ts';
-import { createHandoff } from '../handoff/handoff.ts';
+import { createHandoff, createHandoffClients } from '../handoff/handoff.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { metricsLogger } from '../resume/telemetry.ts';
 import { loadConfig } from './config.ts';
@@ -38,16 +34,7 @@ const dynamodb = DynamoDBDocumentClient.from(
 /** The handlers' dependencies: the store on the configured table and the configured hand-off. */
 export const deps: UseCaseDeps & { tenantClaim: string } = {
   store: createDynamoDBCheckpointStore({ client: dynamodb, tableName: config.tableName }),
-  handoff: createHandoff(
-    config.handoff,
-    {
-      sfn: new SFNClient({}),
-      ...(config.handoff.target === 'sqs' ? { sqs: new SQSClient({}) } : {}),
-      ...(config.handoff.target === 'eventbridge' ? { eventBridge: new EventBridgeClient({}) } : {}),
-      ...(config.handoff.target === 'lambda' ? { lambda: new LambdaClient({}) } : {}),
-    },
-    logger,
-  ),
+  handoff: createHandoff(config.handoff, await createHandoffClients(config.handoff.target), logger),
   logger,
   metrics,
   tenantClaim: config.tenantClaim,

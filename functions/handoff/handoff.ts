@@ -1,7 +1,9 @@
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
-import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+// Types only: each client package is imported when its target is used, so a Lambda never loads (at cold start) the
+// clients of the targets it is not configured for.
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { HandoffFailedError } from '../errors.ts';
 import type { HandoffConfig } from '../handlers/config.ts';
@@ -53,6 +55,24 @@ export interface HandoffClients {
   sfn?: SFNClient;
 }
 
+/**
+ * The clients a hand-off needs: the configured target's, and Step Functions' (for pauses that carry a task token)
+ * unless `withStepFunctions` is false. Each package is imported here, on demand, so a Lambda never loads the clients
+ * of targets it is not configured for.
+ */
+export async function createHandoffClients(
+  target: HandoffConfig['target'],
+  { withStepFunctions = true }: { withStepFunctions?: boolean } = {},
+): Promise<HandoffClients> {
+  const clients: HandoffClients = {};
+  if (withStepFunctions) clients.sfn = new (await import('@aws-sdk/client-sfn')).SFNClient({});
+  if (target === 'sqs') clients.sqs = new (await import('@aws-sdk/client-sqs')).SQSClient({});
+  if (target === 'eventbridge')
+    clients.eventBridge = new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({});
+  if (target === 'lambda') clients.lambda = new (await import('@aws-sdk/client-lambda')).LambdaClient({});
+  return clients;
+}
+
 /** Where hand-off events are reported: a structured logger without the messages. */
 export interface HandoffLog {
   info(message: string, attributes: Record<string, unknown>): void;
@@ -89,12 +109,14 @@ function targetSender(config: HandoffConfig, clients: HandoffClients): (body: st
     case 'sqs': {
       const sqs = required(clients.sqs, 'an SQS client');
       return async (body) => {
+        const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
         await sqs.send(new SendMessageCommand({ QueueUrl: config.queueUrl, MessageBody: body }));
       };
     }
     case 'eventbridge': {
       const eventBridge = required(clients.eventBridge, 'an EventBridge client');
       return async (body) => {
+        const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
         const out = await eventBridge.send(
           new PutEventsCommand({
             Entries: [
@@ -117,6 +139,7 @@ function targetSender(config: HandoffConfig, clients: HandoffClients): (body: st
     case 'lambda': {
       const lambda = required(clients.lambda, 'a Lambda client');
       return async (body) => {
+        const { InvokeCommand } = await import('@aws-sdk/client-lambda');
         await lambda.send(
           new InvokeCommand({
             FunctionName: config.functionName,
@@ -144,6 +167,7 @@ async function sendTaskSuccess(
     return;
   }
   try {
+    const { SendTaskSuccessCommand } = await import('@aws-sdk/client-sfn');
     await sfn.send(new SendTaskSuccessCommand({ taskToken, output }));
   } catch (error) {
     const name = error instanceof Error ? error.name : '';

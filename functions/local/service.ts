@@ -2,15 +2,11 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoDBCheckpointStore } from '../checkpoints/dynamodb-store.ts';
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
 import { createApiHandler } from '../handlers/http-api.ts';
-import { createHandoff, type Handoff } from '../handoff/handoff.ts';
+import { createHandoff, createHandoffClients, type Handoff } from '../handoff/handoff.ts';
 import { metricsLogger } from '../resume/telemetry.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { createLocalServer } from './server.ts';
@@ -59,12 +55,8 @@ export async function startLocalService(
     extra.handoff ??
     createHandoff(
       handoffConfig,
-      {
-        ...(env.AWS_REGION === undefined ? {} : { sfn: new SFNClient({}) }),
-        ...(handoffConfig.target === 'sqs' ? { sqs: new SQSClient({}) } : {}),
-        ...(handoffConfig.target === 'eventbridge' ? { eventBridge: new EventBridgeClient({}) } : {}),
-        ...(handoffConfig.target === 'lambda' ? { lambda: new LambdaClient({}) } : {}),
-      },
+      // Without AWS_REGION there is no Step Functions to complete task tokens with: the hand-off logs that instead.
+      await createHandoffClients(handoffConfig.target, { withStepFunctions: env.AWS_REGION !== undefined }),
       logger,
     );
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');
