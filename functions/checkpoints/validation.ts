@@ -183,8 +183,9 @@ export function answerSchemaProblems(schema: unknown): AnswerFailure[] {
   if (jsonBytes(schema) === undefined) {
     return [{ path: '', message: 'answerSchema must be JSON (no undefined, functions, cycles or non-finite numbers)' }];
   }
-  if (!ajv.validateSchema(schema)) {
-    return (ajv.errors ?? []).map((error) => ({
+  const validator = ajv();
+  if (!validator.validateSchema(schema)) {
+    return (validator.errors ?? []).map((error) => ({
       path: error.instancePath,
       message: `answerSchema${error.instancePath} ${error.message ?? 'is invalid'} (JSON Schema 2020-12)`,
     }));
@@ -241,14 +242,19 @@ function toFailure(error: ErrorObject): AnswerFailure {
 // `format` is an annotation in 2020-12 unless a schema opts into format assertion; ajv follows that with
 // `validateFormats: false`. Unknown keywords are allowed, as the specification allows them. `addUsedSchema: false`:
 // two pauses may carry different schemas with the same `$id`, which would clash in one shared instance; and the
-// instance is shared because building one compiles the 2020-12 meta-schemas (tens of milliseconds).
-const ajv = new Ajv2020({
-  allErrors: true,
-  strict: false,
-  validateFormats: false,
-  logger: false,
-  addUsedSchema: false,
-});
+// instance is shared because building one compiles the 2020-12 meta-schemas (tens of milliseconds) — and built on
+// first use, not at import, so a cold start without answer schemas never pays for it.
+let sharedAjv: Ajv2020 | undefined;
+function ajv(): Ajv2020 {
+  sharedAjv ??= new Ajv2020({
+    allErrors: true,
+    strict: false,
+    validateFormats: false,
+    logger: false,
+    addUsedSchema: false,
+  });
+  return sharedAjv;
+}
 
 const compiled = new Map<string, ValidateFunction>();
 const COMPILED_MAX = 64;
@@ -257,7 +263,7 @@ function compiledSchema(schema: JsonSchema): ValidateFunction {
   const key = JSON.stringify(schema);
   const cached = compiled.get(key);
   if (cached) return cached;
-  const validate = ajv.compile(schema);
+  const validate = ajv().compile(schema);
   if (compiled.size >= COMPILED_MAX) {
     const oldest = compiled.keys().next().value;
     if (oldest !== undefined) compiled.delete(oldest);

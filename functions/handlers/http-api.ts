@@ -5,7 +5,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
-import { z } from 'zod';
+import { z } from '../zod.ts';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
 import { fitMessages, HTTP_MESSAGES_LIMIT_BYTES, resumeBody, sliceMessages } from '../resume/fit.ts';
 import { jsonBytes, MAX_ANSWER_BYTES, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
@@ -39,16 +39,22 @@ const MAX_METADATA_BYTES = 4 * 1024;
 
 const pauseBody = z.object({
   format: z.enum(FORMAT_NAMES),
-  messages: z.array(z.unknown()).min(1),
-  toolCallId: z.string().min(1),
-  prompt: z.string().optional(),
-  answerSchema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).optional(),
-  expiresInSeconds: z.number().int().min(1).max(31_536_000).optional(),
-  taskToken: z.string().min(1).max(1024).optional(),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .refine((value) => jsonBytes(value) <= MAX_METADATA_BYTES, `must be at most ${MAX_METADATA_BYTES} bytes of JSON`)
-    .optional(),
+  messages: z.array(z.unknown()).check(z.minLength(1)),
+  toolCallId: z.string().check(z.minLength(1)),
+  prompt: z.optional(z.string()),
+  answerSchema: z.optional(z.union([z.record(z.string(), z.unknown()), z.boolean()])),
+  expiresInSeconds: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(31_536_000))),
+  taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
+  metadata: z.optional(
+    z
+      .record(z.string(), z.unknown())
+      .check(
+        z.refine(
+          (value) => jsonBytes(value) <= MAX_METADATA_BYTES,
+          `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+        ),
+      ),
+  ),
 });
 
 const resumeBodySchema = z.object({ interruptId: opaqueId, answer: z.unknown() });
@@ -56,15 +62,15 @@ const runParams = z.object({ runId });
 const pauseParams = z.object({ runId, interruptId: opaqueId });
 const continuationParams = z.object({ runId, continuationId: opaqueId });
 const sliceQuery = {
-  from: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).optional(),
+  from: z.optional(z.coerce.number().check(z.int(), z.minimum(0))),
+  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
 };
-const pauseQuery = z.object({ include: z.enum(['messages']).optional(), ...sliceQuery });
+const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery });
 const continuationQuery = z.object(sliceQuery);
 const listQuery = z.object({
-  status: z.enum(['paused', 'resumed', 'expired']).optional(),
-  limit: z.coerce.number().int().min(1).max(100).optional(),
-  cursor: z.string().min(1).optional(),
+  status: z.optional(z.enum(['paused', 'resumed', 'expired'])),
+  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100))),
+  cursor: z.optional(z.string().check(z.minLength(1))),
 });
 
 /** The API handler: every route of §5, errors as problems, metrics flushed after each request. */

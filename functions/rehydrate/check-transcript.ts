@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from '../zod.ts';
 import type { Violation } from '../errors.ts';
 import type { MessageFormat } from './formats/format.ts';
 import { Rule } from './formats/format.ts';
@@ -30,7 +30,7 @@ export function shapeViolations(format: MessageFormat, messages: unknown): Viola
   return violations;
 }
 
-function describeIssues(index: number, error: z.ZodError): string {
+function describeIssues(index: number, error: z.core.$ZodError): string {
   return error.issues
     .map((issue) => {
       const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');

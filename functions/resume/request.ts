@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.ts';
 import { BadRequestError } from '../errors.ts';
 
 /**
@@ -18,26 +18,24 @@ export const DEFAULT_TENANT = 'default';
 /** A run id path parameter or field. */
 export const runId = z
   .string()
-  .regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-"');
+  .check(z.regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-"'));
 
 /** A server-made id (interruptId, continuationId): URL-safe, bounded. */
 export const opaqueId = z
   .string()
-  .min(1)
-  .max(256)
-  .regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe');
+  .check(z.minLength(1), z.maxLength(256), z.regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe'));
 
 /** The input of the Step Functions task, the SQS message body and the EventBridge detail (§6). */
 export const resumeRequest = z.object({
   runId,
   interruptId: opaqueId,
   answer: z.unknown(),
-  tenant: z.string().min(1).max(256).optional(),
+  tenant: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
 });
 export type ResumeRequest = z.infer<typeof resumeRequest>;
 
 /** Parses `input` with `schema`, or throws a `BadRequestError` whose message and failures name each bad field. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const failures = parsed.error.issues.map((issue) => ({

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from '../../zod.ts';
 import type { Violation } from '../../errors.ts';
 
 /** A tool call of the paused round, in a format-neutral shape. */
@@ -36,7 +36,7 @@ export interface NewResult {
  */
 export interface MessageFormat<M = unknown> {
   /** Schema of one message. Objects are loose: unknown fields are allowed, and kept because the input is never rewritten. */
-  readonly message: z.ZodType<M>;
+  readonly message: z.ZodMiniType<M>;
   /**
    * Order of the new results: `answered-first` (the answered call, then the others in call order) or
    * `call-order` (gemini, which pairs responses to calls by position).
