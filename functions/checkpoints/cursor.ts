@@ -17,6 +17,8 @@ export interface ListingKey {
 }
 
 const CURSOR_VERSION = 1;
+/** `Date.prototype.toISOString` output, as pauses record `createdAt`. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The cursor that continues after `key`. */
 export function encodeCursor(key: ListingKey, status: PauseStatus | undefined): string {
@@ -46,8 +48,14 @@ export function decodeCursor(cursor: unknown, tenant: string, status: PauseStatu
   const [gsi1sk, pk, sk] = k as [string, string, string];
   const runPrefix = Keys.run(tenant, '');
   const runId = pk.slice(runPrefix.length);
-  if (!pk.startsWith(runPrefix) || !RUN_ID_PATTERN.test(runId) || parseSortKey(sk).kind !== 'pause') {
+  const position = parseSortKey(sk);
+  if (!pk.startsWith(runPrefix) || !RUN_ID_PATTERN.test(runId) || position.kind !== 'pause') {
     throw refuse('is not one of this tenant');
+  }
+  // The index key must be the one this pause carries, or DynamoDB refuses the start key (a forged cursor).
+  const createdAt = gsi1sk.slice(0, 24);
+  if (!ISO_INSTANT.test(createdAt) || gsi1sk !== Keys.listing(createdAt, runId, position.seq)) {
+    throw refuse('is not a cursor');
   }
   return { gsi1sk, pk, sk };
 }

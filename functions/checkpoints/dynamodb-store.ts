@@ -169,7 +169,11 @@ export class DynamoDBCheckpointStore implements CheckpointStore {
       ...(pause.metadata === undefined ? {} : { metadata: JSON.stringify(pause.metadata) }),
       ...(pause.taskToken === undefined ? {} : { taskToken: pause.taskToken }),
     };
-    const fieldBytes = Object.values(fields).reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
+    // The call's id is stored twice: inside `toolCall` and as the `toolCallId` attribute.
+    const fieldBytes = Object.values(fields).reduce(
+      (sum, text) => sum + Buffer.byteLength(text, 'utf8'),
+      Buffer.byteLength(pause.toolCall.id, 'utf8'),
+    );
     if (fieldBytes > LIMITS.pauseItemBytes) {
       const message = `the answered call, prompt, answerSchema, metadata and taskToken take ${fieldBytes} bytes together, over the limit of ${LIMITS.pauseItemBytes}`;
       throw new BadRequestError(`${capitalize(message)}.`, [{ path: '', message }]);

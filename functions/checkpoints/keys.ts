@@ -17,7 +17,9 @@
  */
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+// `.` and `..` match the contract's character class but cannot travel in a URL path (they are dot segments, which
+// clients and API Gateway normalise away), so no run may be named by them.
+export const RUN_ID_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._:-]{1,128}$/;
 
 /** The largest sequence number a run's pauses can reach. */
 export const MAX_SEQ = 9_999_999_999;

@@ -98,6 +98,9 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   }
   if (!Array.isArray(input.messages) && input.messages !== undefined && input.messages !== null) {
     fail('/messages', 'messages must be an array');
+  } else if (Array.isArray(input.messages) && jsonBytes(input.messages) === undefined) {
+    // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or undefined would come back changed.
+    fail('/messages', 'messages must be JSON (no undefined, functions, dates, cycles or non-finite numbers)');
   }
   if (failures.length > 0) {
     throw new BadRequestError(`The pause is malformed: ${failures.map((f) => f.message).join('; ')}.`, failures);
@@ -184,7 +187,19 @@ export function answerSchemaProblems(schema: unknown): AnswerFailure[] {
     return [{ path: '', message: 'answerSchema must be JSON (no undefined, functions, cycles or non-finite numbers)' }];
   }
   const validator = ajv();
-  if (!validator.validateSchema(schema)) {
+  let valid: boolean;
+  try {
+    valid = validator.validateSchema(schema) as boolean;
+  } catch (cause) {
+    // ajv throws for a `$schema` it has no meta-schema for (draft-07, 2019-09, …).
+    return [
+      {
+        path: '/$schema',
+        message: `answerSchema must be JSON Schema 2020-12 (${(cause as Error).message}); drop "$schema" or set it to "https://json-schema.org/draft/2020-12/schema"`,
+      },
+    ];
+  }
+  if (!valid) {
     return (validator.errors ?? []).map((error) => ({
       path: error.instancePath,
       message: `answerSchema${error.instancePath} ${error.message ?? 'is invalid'} (JSON Schema 2020-12)`,

@@ -11,11 +11,18 @@ import { formatOf } from './formats/index.ts';
 export const NOT_DISPATCHED =
   'Not run: this turn paused for a person to answer another tool call, so this call was never dispatched. Call it again if you still need its result.';
 
-/** What `rehydrate` needs of a pause; a stored pause record has these fields too. */
-export interface PauseLike {
-  format: string;
-  messages: unknown;
-  toolCallId: string;
+/**
+ * What `rehydrate` needs of a pause: its format, its messages and the answered call — as `toolCallId`, or as the
+ * `toolCall` of a stored pause record (`store.getPause(key, { includeMessages: true })`).
+ */
+export type PauseLike = { format: string; messages?: unknown } & (
+  | { toolCallId: string; toolCall?: { id: string } }
+  | { toolCallId?: undefined; toolCall: { id: string } }
+);
+
+/** The id of the call a pause's person answers. */
+function answeredCallId(pause: PauseLike): string {
+  return pause.toolCallId ?? pause.toolCall?.id ?? '';
 }
 
 /**
@@ -30,7 +37,7 @@ export function rehydrate(pause: PauseLike, answer: unknown): unknown[] {
   const format = formatOf(pause.format);
   const messages = requireMessages(pause.messages);
   throwIfAny(shapeViolations(format, messages), 'The transcript does not have the shape of its format');
-  const rebuilt = rebuildTranscript(format, messages, pause.toolCallId, answer);
+  const rebuilt = rebuildTranscript(format, messages, answeredCallId(pause), answer);
   throwIfAny(format.check(rebuilt), 'The rebuilt transcript fails the strict transcript check');
   return rebuilt;
 }
@@ -80,9 +87,10 @@ export function validatePause(pause: PauseLike): PauseCheck {
   const messages = requireMessages(pause.messages);
   throwIfAny(shapeViolations(format, messages), 'The transcript does not have the shape of its format');
   const round = format.findRound(messages);
-  const toolCall = reservedCall(round, pause.toolCallId);
+  const toolCallId = answeredCallId(pause);
+  const toolCall = reservedCall(round, toolCallId);
   throwIfAny(
-    format.check(rebuildTranscript(format, messages, pause.toolCallId, 'placeholder')),
+    format.check(rebuildTranscript(format, messages, toolCallId, 'placeholder')),
     'The transcript fails the strict transcript check',
   );
   return { round, toolCall };
@@ -152,5 +160,8 @@ function throwIfAny(violations: Violation[], summary: string): void {
   if (violations.length === 0) return;
   const first = violations[0];
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
-  throw new InvalidTranscriptError(`${summary}: ${first?.message}${more}`, violations);
+  throw new InvalidTranscriptError(
+    `${summary}: rule ${first?.rule} at messages[${first?.index}]: ${first?.message}${more}`,
+    violations,
+  );
 }

@@ -105,5 +105,12 @@ describe('listPauses', () => {
       JSON.stringify({ v: 1, s: null, k: ['9999', `T#${other.tenant}#R#run-1`, 'P#0000000001#P'] }),
     ).toString('base64url');
     await expect(store.listPauses({ tenant, cursor: forged })).rejects.toBeInstanceOf(BadRequestError);
+    // So is one whose index key is not the one its pause carries: DynamoDB would refuse it as a start key.
+    for (const gsi1sk of ['', 'x'.repeat(2000), '2026-01-01T00:00:00.000Z#run-2#0000000001']) {
+      const badIndexKey = Buffer.from(
+        JSON.stringify({ v: 1, s: null, k: [gsi1sk, `T#${tenant}#R#run-1`, 'P#0000000001#P'] }),
+      ).toString('base64url');
+      await expect(store.listPauses({ tenant, cursor: badIndexKey })).rejects.toBeInstanceOf(BadRequestError);
+    }
   });
 });

@@ -8,6 +8,7 @@ import {
   OpenPauseExistsError,
   PauseNotFoundError,
 } from '../../functions/errors.ts';
+import { rehydrate } from '../../functions/rehydrate/rehydrate.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import { chatTranscript, pauseInput, runItems, storeOn, testClock } from './support.ts';
 
@@ -40,6 +41,63 @@ describe('pause', () => {
       createdAt: '2026-03-01T12:00:00.000Z',
       expiresAt: '2026-03-08T12:00:00.000Z',
     });
+  });
+
+  it.each([
+    [
+      'an answerSchema of another draft',
+      { answerSchema: { $schema: 'http://json-schema.org/draft-07/schema#' } },
+      /JSON Schema 2020-12/,
+    ],
+    [
+      'messages that are not JSON',
+      {
+        messages: [
+          ...chatTranscript().slice(0, 1),
+          { role: 'user', content: 'x', at: new Date(0) },
+          ...chatTranscript().slice(1),
+        ],
+      },
+      /messages must be JSON/,
+    ],
+    ['the runId "."', { runId: '.' }, /runId must be/],
+    ['the runId ".."', { runId: '..' }, /runId must be/],
+  ])('refuses %s with a BadRequestError, writing nothing', async (_label, overrides, message) => {
+    const store = storeOn(table);
+    const input = pauseInput(overrides as Partial<ReturnType<typeof pauseInput>>);
+    await expect(store.pause(input)).rejects.toThrow(message);
+    await expect(store.pause(input)).rejects.toBeInstanceOf(BadRequestError);
+    if (typeof input.runId === 'string' && input.runId.length > 2) {
+      expect(await runItems(table, 'acme', input.runId)).toEqual([]);
+    }
+  });
+
+  it('gives back a pause record that rehydrate takes as it is (§7)', async () => {
+    const store = storeOn(table);
+    const input = pauseInput();
+    const created = await store.pause(input);
+    const key = { tenant: 'acme', runId: input.runId, interruptId: created.interruptId };
+    const record = await store.getPause(key, { includeMessages: true });
+    const rebuilt = rehydrate(record, 'Yes.');
+    expect(rebuilt).toEqual((await store.resume({ ...key, answer: 'Yes.' })).messages);
+  });
+
+  it('counts the call id, stored twice, in the pause item budget, so any legal answer still fits', async () => {
+    const store = storeOn(table);
+    const id = 'i'.repeat(40_000);
+    const messages = [
+      { role: 'user', content: 'Ship it?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: 'ask', arguments: '{}' } }],
+      },
+    ];
+    const error = await store
+      .pause(pauseInput({ messages, toolCallId: id, prompt: 'p'.repeat(20_000) }))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as Error).message).toMatch(/over the limit of 98304/);
   });
 
   it('writes a TTL attribute on every item, after expiry plus the retention', async () => {

@@ -108,6 +108,19 @@ function marksFailures(format: string): boolean {
 }
 
 describe('rehydrate', () => {
+  it('names the broken rule and the message index in the error it throws', () => {
+    const call = { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } };
+    const messages = [
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: null, tool_calls: [{ ...call, id: 'q' }] },
+      { role: 'user', content: 'y' },
+      { role: 'assistant', content: null, tool_calls: [call] },
+    ];
+    expect(() => rehydrate({ format: 'openai-chat', messages, toolCallId: 'a' }, 'yes')).toThrow(
+      /rule missing-result at messages\[1\]: An assistant message with 'tool_calls' must be followed/,
+    );
+  });
+
   it('names an unknown format in an InvalidTranscriptError', () => {
     expect(() => rehydrate({ format: 'cohere', messages: [{}], toolCallId: 'x' }, 'yes')).toThrow(
       /Unknown message format "cohere"/,
