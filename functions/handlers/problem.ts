@@ -168,7 +168,7 @@ function extensions(error: HandbackError): Record<string, unknown> {
  * `@middy/http-json-body-parser` throws 415 both for a non-JSON media type and for JSON it cannot parse; the
  * contract makes the second a 400 `bad_request`.
  */
-function fromMiddy(error: unknown): HttpProblem | undefined {
+function fromMiddy(error: unknown): HttpProblem | BadRequestError | undefined {
   if (!(error instanceof Error) || !('statusCode' in error)) return undefined;
   const cause = (error as { cause?: { package?: string; data?: unknown } }).cause;
   if (cause?.package !== '@middy/http-json-body-parser') return undefined;
@@ -179,5 +179,5 @@ function fromMiddy(error: unknown): HttpProblem | undefined {
       'The body must be JSON, sent with Content-Type: application/json.',
     );
   }
-  return new HttpProblem(400, 'bad_request', 'The body is missing or is not valid JSON.');
+  return new BadRequestError('The body is missing or is not valid JSON.', [{ path: '', message: 'not valid JSON' }]);
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoDBCheckpointStore } from '../checkpoints/dynamodb-store.ts';
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
@@ -45,7 +45,7 @@ export async function startLocalService(
     configuredEndpoint === undefined
       ? await startEmbeddedDynamoDB({ tableName, ...(dataDir === undefined ? {} : { path: dataDir }) })
       : undefined;
-  const raw = embedded?.client() ?? new DynamoDBClient({ endpoint: configuredEndpoint });
+  const raw = embedded?.client() ?? new DynamoDBClient(endpointClientConfig(configuredEndpoint as string, env));
   // DynamoDB Local starts empty; on AWS the table usually exists already (then this is a no-op).
   if (embedded === undefined) await createTable(raw, tableName);
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
@@ -91,4 +91,19 @@ export async function startLocalService(
       await embedded?.close();
     },
   };
+}
+
+/**
+ * The client settings for `DYNAMODB_ENDPOINT`: a regional AWS endpoint (`https://dynamodb.<region>.amazonaws.com`)
+ * uses that region and the usual credential chain; any other endpoint (DynamoDB Local, dynalite) gets a region and
+ * placeholder credentials unless the environment has its own, as such servers accept any.
+ */
+export function endpointClientConfig(endpoint: string, env: NodeJS.ProcessEnv): DynamoDBClientConfig {
+  const region = /^https?:\/\/dynamodb[.-]([a-z0-9-]+)\.amazonaws\.com/.exec(endpoint)?.[1];
+  if (region !== undefined) return { endpoint, region };
+  const local: DynamoDBClientConfig = { endpoint, region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1' };
+  if (!env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE) {
+    local.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  }
+  return local;
 }

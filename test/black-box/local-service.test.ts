@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import openapi from '../../functions/handlers/openapi.json' with { type: 'json' };
 import { pauseBody, pausedTurn } from '../handlers/events.ts';
 import { type RunningService, request, startService, stopAll } from './service.ts';
@@ -284,5 +284,28 @@ describe('npm start with HANDBACK_DATA_DIR', () => {
     });
     expect(replay.body.continuationId).toBe(resumed.body.continuationId);
     expect(await second.stop('SIGTERM')).toBe(0);
+  });
+});
+
+describe('npm start with DYNAMODB_ENDPOINT', () => {
+  it('serves on another DynamoDB-compatible endpoint with no AWS region or credentials configured', async () => {
+    const service = await startService({
+      DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+      TABLE_NAME: `bb-endpoint-${Date.now()}`,
+      AWS_REGION: '',
+      AWS_DEFAULT_REGION: '',
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+      AWS_PROFILE: '',
+    });
+    const runId = newRun();
+    const paused = await request(`${service.url}/runs/${runId}/pauses`, 'POST', pauseBody());
+    expect(paused.status).toBe(201);
+    const resumed = await request(`${service.url}/runs/${runId}/resume`, 'POST', {
+      interruptId: paused.body.interruptId,
+      answer: 'yes',
+    });
+    expect(resumed).toMatchObject({ status: 200, body: { runId, interruptId: paused.body.interruptId } });
+    expect(await service.stop('SIGTERM')).toBe(0);
   });
 });

@@ -138,7 +138,7 @@ describe('the HTTP API handler', () => {
   it('answers 400 bad_request for malformed JSON', async () => {
     const { call } = api();
     const response = await call(httpEvent('POST', '/runs/r1/pauses', { rawBody: '{"format": ' }));
-    expect(response).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    expect(response).toMatchObject({ status: 400, body: { code: 'bad_request', title: 'Bad request' } });
   });
 
   it('answers 415 unsupported_media_type for a body that is not JSON', async () => {
