@@ -4,6 +4,8 @@ import {
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
+  HttpRoute,
+  HttpRouteKey,
   HttpStage,
   type IHttpRouteAuthorizer,
   LogGroupLogDestination,
@@ -127,5 +129,18 @@ export class HandbackHttpApi extends Construct {
         });
       }
     }
+    // Every other request reaches the handler too, so an unknown path or method is answered as the contract says
+    // (404 not_found, 405 method_not_allowed with Allow, as problem+json), not with API Gateway's own body.
+    const fallback = new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration,
+      authorizer: new HttpNoneAuthorizer(),
+    });
+    Validations.of(fallback).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'The $default route only receives requests that match no route of the API; the handler answers them 404 or 405 and reads no data without the authorizer claims (401).',
+    });
   }
 }

@@ -421,15 +421,15 @@ describe('the HTTP API handler', () => {
     }
   });
 
-  it('answers 404 not_found for an unknown route and 405 method_not_allowed with Allow for a known one', async () => {
+  it('answers 404 not_found for an unknown route and 405 method_not_allowed with Allow for a known one, without claims too (the $default route)', async () => {
     const { call } = api();
-    const unknown = await call(httpEvent('GET', '/nope'));
+    const unknown = await call(httpEvent('GET', '/nope', { claims: null }));
     expect(unknown).toMatchObject({
       status: 404,
       contentType: 'application/problem+json',
       body: { code: 'not_found' },
     });
-    const wrong = await call(httpEvent('DELETE', '/runs/r1/pauses'));
+    const wrong = await call(httpEvent('DELETE', '/runs/r1/pauses', { claims: null }));
     expect(wrong).toMatchObject({ status: 405, body: { code: 'method_not_allowed' } });
     expect(wrong.headers.Allow).toBe('POST');
     const wrongGet = await call(httpEvent('PUT', '/runs/r1/pauses/abc'));

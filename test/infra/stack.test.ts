@@ -206,8 +206,16 @@ describe('the HTTP API', () => {
     });
   });
 
+  it('sends every other request to the API handler, which answers 404 or 405 problems', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: '$default',
+      AuthorizationType: 'NONE',
+      Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTrunsrunIdpausesHandler')]] },
+    });
+  });
+
   it('has no other route', () => {
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', AUTHORIZED.length + 2);
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', AUTHORIZED.length + 3);
   });
 
   it('integrates the API handler with payload format 2.0', () => {
