@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { brotliCompress, brotliDecompress, constants, gunzip, gzip } from 'node:zlib';
+import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, gunzip, gunzipSync, gzip } from 'node:zlib';
 
 /**
  * The transcript codec: JSON text → compressed bytes → chunks under DynamoDB's 400 KB item limit, and back, with
@@ -40,6 +40,8 @@ const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 const brotliCompressAsync = promisify(brotliCompress);
 const brotliDecompressAsync = promisify(brotliDecompress);
+/** Transcripts up to this many bytes of JSON are decompressed on the calling thread (well under a millisecond). */
+const INLINE_DECOMPRESS_BYTES = 64 * 1024;
 
 /** What a reader needs to check and reassemble a stored transcript; kept on the pause item. */
 export interface TranscriptHeader {
@@ -189,7 +191,15 @@ async function compress(codec: Codec, bytes: Uint8Array): Promise<Buffer> {
 async function decompress(codec: string, bytes: Uint8Array, rawLength: number): Promise<Buffer> {
   // One byte over the recorded length is enough to tell a wrong length, and bounds what a bad stream can inflate to.
   const maxOutputLength = rawLength + 1;
-  if (codec === Codec.Brotli) return brotliDecompressAsync(bytes, { maxOutputLength });
-  if (codec === Codec.Gzip) return gunzipAsync(bytes, { maxOutputLength });
+  // A small checkpoint inflates in less time than the hop to libuv's thread pool and back takes on a busy machine.
+  const inline = rawLength <= INLINE_DECOMPRESS_BYTES;
+  if (codec === Codec.Brotli) {
+    return inline
+      ? brotliDecompressSync(bytes, { maxOutputLength })
+      : brotliDecompressAsync(bytes, { maxOutputLength });
+  }
+  if (codec === Codec.Gzip) {
+    return inline ? gunzipSync(bytes, { maxOutputLength }) : gunzipAsync(bytes, { maxOutputLength });
+  }
   throw new UndecodableTranscript(`its codec ${JSON.stringify(codec)} is unknown`);
 }
