@@ -5,11 +5,11 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
-import { z } from '../zod.ts';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
 import { fitMessages, HTTP_MESSAGES_LIMIT_BYTES, resumeBody, sliceMessages } from '../resume/fit.ts';
 import { jsonBytes, MAX_ANSWER_BYTES, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
 import { pauseTurn, resumeTurn, type UseCaseDeps } from '../resume/resume.ts';
+import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
 

@@ -1,5 +1,5 @@
-import type { z } from '../zod.ts';
 import type { Violation } from '../errors.ts';
+import type * as z from '../zod.ts';
 import type { MessageFormat } from './formats/format.ts';
 import { Rule } from './formats/format.ts';
 import { formatOf } from './formats/index.ts';

@@ -1,5 +1,5 @@
-import { z } from '../zod.ts';
 import { BadRequestError } from '../errors.ts';
+import * as z from '../zod.ts';
 
 /**
  * The shapes of what callers send, checked once at the edge with zod; a mismatch is a `BadRequestError` naming the

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Violation } from '../../errors.ts';
+import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
 import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
@@ -20,7 +20,7 @@ const toolCallPart = z.looseObject({
   toolCallId: z.string(),
   toolName: z.string(),
   input: z.unknown(),
-  providerExecuted: z.boolean().optional(),
+  providerExecuted: z.optional(z.boolean()),
 });
 const toolResultPart = z.looseObject({
   type: z.literal('tool-result'),
@@ -42,7 +42,7 @@ const approvalResponsePart = z.looseObject({
 /**
  * A string or an array of parts. A plain union reports only "Invalid input"; this names the failing part's field.
  */
-function textOrParts<T extends z.ZodType>(part: T) {
+function textOrParts<T extends z.ZodMiniType>(part: T) {
   return z.union([z.string(), z.array(part)], {
     error: (issue) => {
       const nested = issue.errors.flat().find((inner) => inner.path.length > 0);

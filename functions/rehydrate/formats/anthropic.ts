@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Violation } from '../../errors.ts';
+import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
 import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
@@ -10,26 +10,28 @@ import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
  */
 
 /** The blocks Handback reads; every other block type (image, thinking, server tools, …) passes as it is. */
-const knownBlocks: Record<string, z.ZodType> = {
+const knownBlocks: Record<string, z.ZodMiniType> = {
   text: z.looseObject({ type: z.literal('text'), text: z.string() }),
   tool_use: z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
   tool_result: z.looseObject({
     type: z.literal('tool_result'),
     tool_use_id: z.string(),
-    content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).optional(),
-    is_error: z.boolean().optional(),
+    content: z.optional(z.union([z.string(), z.array(z.looseObject({ type: z.string() }))])),
+    is_error: z.optional(z.boolean()),
   }),
 };
 
 // A discriminated union cannot keep unknown block types open, so the known ones are checked by their own schema and
 // their issues reported at the block's path, naming the field.
-const block = z.looseObject({ type: z.string() }).superRefine((value, ctx) => {
-  const schema = knownBlocks[value.type];
-  const result = schema?.safeParse(value);
-  for (const issue of result?.error?.issues ?? []) {
-    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-  }
-});
+const block = z.looseObject({ type: z.string() }).check(
+  z.superRefine((value, ctx) => {
+    const schema = knownBlocks[value.type];
+    const result = schema?.safeParse(value);
+    for (const issue of result?.error?.issues ?? []) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    }
+  }),
+);
 
 const message = z.looseObject({
   role: z.enum(['user', 'assistant']),

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Violation } from '../../errors.ts';
+import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
 import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
@@ -13,16 +13,18 @@ import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
 const toolUse = z.looseObject({ toolUseId: z.string(), name: z.string(), input: z.unknown() });
 const toolResult = z.looseObject({
   toolUseId: z.string(),
-  content: z.array(z.looseObject({ text: z.string().optional() })),
+  content: z.array(z.looseObject({ text: z.optional(z.string()) })),
 });
 
 // One object per block, its members optional: a block of any other member (image, reasoningContent, cachePoint, …)
 // passes as it is, and a malformed known member is named by its field.
 const block = z
-  .looseObject({ text: z.string().optional(), toolUse: toolUse.optional(), toolResult: toolResult.optional() })
-  .refine(
-    (value) => Object.keys(value).length > 0,
-    'A ContentBlock must set one member (text, toolUse, toolResult, …).',
+  .looseObject({ text: z.optional(z.string()), toolUse: z.optional(toolUse), toolResult: z.optional(toolResult) })
+  .check(
+    z.refine(
+      (value) => Object.keys(value).length > 0,
+      'A ContentBlock must set one member (text, toolUse, toolResult, …).',
+    ),
   );
 
 const message = z.looseObject({

@@ -1,5 +1,5 @@
-import type { z } from '../../zod.ts';
 import type { Violation } from '../../errors.ts';
+import type * as z from '../../zod.ts';
 
 /** A tool call of the paused round, in a format-neutral shape. */
 export interface ToolCall {

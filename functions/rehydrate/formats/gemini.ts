@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Violation } from '../../errors.ts';
+import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
 import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
@@ -11,29 +11,29 @@ import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
  */
 
 const functionCall = z.looseObject({
-  id: z.string().optional(),
+  id: z.optional(z.string()),
   name: z.string(),
-  args: z.record(z.string(), z.unknown()).optional(),
+  args: z.optional(z.record(z.string(), z.unknown())),
 });
 
 const functionResponse = z.looseObject({
-  id: z.string().optional(),
+  id: z.optional(z.string()),
   name: z.string(),
   response: z.record(z.string(), z.unknown()),
 });
 
 // A part has no discriminator: it is whichever one of its data fields is set. Unknown fields are kept.
 const part = z.looseObject({
-  text: z.string().optional(),
-  thought: z.boolean().optional(),
-  thoughtSignature: z.string().optional(),
-  functionCall: functionCall.optional(),
-  functionResponse: functionResponse.optional(),
+  text: z.optional(z.string()),
+  thought: z.optional(z.boolean()),
+  thoughtSignature: z.optional(z.string()),
+  functionCall: z.optional(functionCall),
+  functionResponse: z.optional(functionResponse),
 });
 
 // Gemini defaults a missing role to `user`.
 const message = z.looseObject({
-  role: z.enum(['user', 'model']).optional(),
+  role: z.optional(z.enum(['user', 'model'])),
   parts: z.array(part),
 });
 

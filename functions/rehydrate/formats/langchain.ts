@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult } from './format.ts';
 import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
 
@@ -9,11 +9,11 @@ import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } 
  */
 
 // Content is a string or an array of content blocks; LangChain defaults a missing one to [].
-const content = z
-  .union([z.string(), z.array(z.unknown())], {
+const content = z.optional(
+  z.union([z.string(), z.array(z.unknown())], {
     error: 'Invalid input: expected a string or an array of content blocks',
-  })
-  .optional();
+  }),
+);
 
 // `data.tool_calls` is authoritative: LangChain only parses `additional_kwargs.tool_calls` when it is absent, and
 // every writer since @langchain/core 0.2 sets it. An id is required: no provider pairs a result to a call without one.
@@ -25,7 +25,7 @@ const message = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('system'), data: z.looseObject({ content }) }),
   z.looseObject({
     type: z.literal('ai'),
-    data: z.looseObject({ content, tool_calls: z.array(toolCall).optional() }),
+    data: z.looseObject({ content, tool_calls: z.optional(z.array(toolCall)) }),
   }),
   z.looseObject({ type: z.literal('tool'), data: z.looseObject({ content, tool_call_id: z.string() }) }),
   z.looseObject({ type: z.literal('function'), data: z.looseObject({ content, name: z.string() }) }),

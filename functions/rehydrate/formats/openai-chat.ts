@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, ToolCall } from './format.ts';
 import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
 
@@ -22,11 +22,11 @@ const message = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('user'), content }),
   z.looseObject({
     role: z.literal('assistant'),
-    content: content.nullish(),
-    tool_calls: z.array(toolCall).optional(),
+    content: z.nullish(content),
+    tool_calls: z.optional(z.array(toolCall)),
   }),
   z.looseObject({ role: z.literal('tool'), tool_call_id: z.string(), content }),
-  z.looseObject({ role: z.literal('function'), name: z.string(), content: z.string().nullable() }),
+  z.looseObject({ role: z.literal('function'), name: z.string(), content: z.nullable(z.string()) }),
 ]);
 
 /** One Chat Completions message. */

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Violation } from '../../errors.ts';
+import * as z from '../../zod.ts';
 import type { MessageFormat, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
 import { pausedRoundError, violation } from './shared.ts';
@@ -17,7 +17,7 @@ const contentPart = z.looseObject({ type: z.string() });
 const content = z.union([z.string(), z.array(contentPart)]);
 
 const messageItem = z.looseObject({
-  type: z.literal('message').optional(),
+  type: z.optional(z.literal('message')),
   role: z.enum(['user', 'system', 'developer', 'assistant']),
   content,
 });
@@ -38,7 +38,7 @@ const reasoningItem = z.looseObject({
   summary: z.array(contentPart),
 });
 // `item_reference` may leave out its `type`; any other item type (web_search_call, computer_call, …) is kept as is.
-const itemReference = z.looseObject({ type: z.literal('item_reference').nullish(), id: z.string() });
+const itemReference = z.looseObject({ type: z.nullish(z.literal('item_reference')), id: z.string() });
 const otherItem = z.looseObject({ type: z.string() });
 
 /** An input message (`EasyInputMessage`, `ResponseInputItem.Message`, `ResponseOutputMessage`). */
@@ -66,7 +66,7 @@ export type ResponsesResultItem = {
   output: string;
 };
 
-const byType: Record<string, z.ZodType> = {
+const byType: Record<string, z.ZodMiniType> = {
   message: messageItem,
   function_call: functionCallItem,
   function_call_output: functionCallOutputItem,
@@ -75,20 +75,22 @@ const byType: Record<string, z.ZodType> = {
 };
 
 /** The schema that applies to `item`: by its `type`; without one, a message when it has a `role`, else a reference. */
-function schemaOf(item: { type?: unknown; role?: unknown }): z.ZodType {
+function schemaOf(item: { type?: unknown; role?: unknown }): z.ZodMiniType {
   if (item.type === undefined || item.type === null) return 'role' in item ? messageItem : itemReference;
   return byType[String(item.type)] ?? otherItem;
 }
 
 // Items have no single discriminator (messages and references may omit `type`, and unknown types are allowed), so
 // the item's own schema is chosen by hand; its issues keep their paths, so an error names the field.
-const message = z.looseObject({ type: z.string().nullish() }).superRefine((item, ctx) => {
-  const result = schemaOf(item).safeParse(item);
-  if (result.success) return;
-  for (const issue of result.error.issues) {
-    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, input: item });
-  }
-}) as unknown as z.ZodType<OpenAIResponsesItem>;
+const message = z.looseObject({ type: z.nullish(z.string()) }).check(
+  z.superRefine((item, ctx) => {
+    const result = schemaOf(item).safeParse(item);
+    if (result.success) return;
+    for (const issue of result.error.issues) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, input: item });
+    }
+  }),
+) as unknown as z.ZodMiniType<OpenAIResponsesItem>;
 
 function isFunctionCall(item: OpenAIResponsesItem): item is ResponsesFunctionCallItem {
   return item.type === 'function_call';
