@@ -108,6 +108,25 @@ function marksFailures(format: string): boolean {
 }
 
 describe('rehydrate', () => {
+  const call = { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } };
+  const paused = [
+    { role: 'user', content: 'x' },
+    { role: 'assistant', content: null, tool_calls: [call] },
+  ];
+
+  it('takes the answered call from a stored pause record’s toolCall when toolCallId is absent', () => {
+    const record = { format: 'openai-chat', messages: paused, toolCall: { id: 'a', name: 'f', args: {} } };
+    expect(rehydrate(record, 'yes').at(-1)).toEqual({ role: 'tool', tool_call_id: 'a', content: 'yes' });
+    const unnamed = { format: 'openai-chat', messages: paused } as unknown as Parameters<typeof rehydrate>[0];
+    expect(() => rehydrate(unnamed, 'yes')).toThrow(/not a reserved call/);
+  });
+
+  it('refuses messages that are not an array with InvalidTranscriptError', () => {
+    expect(() => rehydrate({ format: 'openai-chat', messages: { 0: paused[0] }, toolCallId: 'a' }, 'yes')).toThrow(
+      InvalidTranscriptError,
+    );
+  });
+
   it('names the broken rule and the message index in the error it throws', () => {
     const call = { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } };
     const messages = [
