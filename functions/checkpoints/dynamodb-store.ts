@@ -389,6 +389,7 @@ export class DynamoDBCheckpointStore implements CheckpointStore {
       query.cursor === undefined ? undefined : decodeCursor(query.cursor, tenant, status);
     const filter = statusFilter(status, now);
     const items: PauseView[] = [];
+    let bytes = 0;
     let lastKey: ListingKey | undefined;
     for (let queries = 0; queries < LIST_QUERIES_MAX; queries++) {
       const output = await this.#client.send(
@@ -413,8 +414,15 @@ export class DynamoDBCheckpointStore implements CheckpointStore {
           String(raw.runId),
           interruptIdOf({ seq: Number(raw.seq), token: String(raw.token) }),
         );
-        if (status !== undefined && toPauseView(item, now).status !== status) continue;
-        items.push(toPauseView(item, now));
+        const view = toPauseView(item, now);
+        if (status !== undefined && view.status !== status) continue;
+        // A page stays well inside a Lambda response (6 MB) whatever its pauses carry: cut it short, with a cursor.
+        const size = Buffer.byteLength(JSON.stringify(view));
+        if (items.length > 0 && bytes + size > LIMITS.pageBytes) {
+          return { items, cursor: encodeCursor(lastKey as ListingKey, status) };
+        }
+        items.push(view);
+        bytes += size;
         lastKey = { gsi1sk: item.gsi1sk, pk: item.pk, sk: item.sk };
       }
       if (output.LastEvaluatedKey === undefined) return { items };

@@ -29,6 +29,8 @@ export const LIMITS = {
   tenantChars: 256,
   /** Characters of a Step Functions task token (the API allows up to 1,024). */
   taskTokenChars: 1024,
+  /** Bytes of JSON a page of pauses holds at most: 100 pauses of 96 KB would pass a Lambda response's 6 MB. */
+  pageBytes: 4 * 1024 * 1024,
   /** Default and largest `limit` of a page of pauses. */
   pageSize: { min: 1, max: 100, default: 20 },
 } as const;

@@ -66,6 +66,17 @@ describe('listPauses', () => {
     expect(pages.flat().map((item) => item.interruptId)).toEqual(created.map((c) => c.interruptId));
   });
 
+  it('cuts a page of large pauses short of 4 MB, with a cursor to the rest', async () => {
+    const tenant = `tenant-${randomUUID()}`;
+    const store = storeOn(table);
+    const prompt = 'p'.repeat(90 * 1024);
+    for (let n = 0; n < 50; n++) await store.pause(pauseInput({ tenant, runId: `big-${n}`, prompt }));
+    const pages = await allPages(store, { tenant, limit: 100 });
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages) expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(new Set(pages.flat().map((view) => view.runId)).size).toBe(50);
+  });
+
   it('defaults to 20 a page and refuses a limit outside 1–100', async () => {
     const { tenant, store } = await tenantWithPauses();
     expect((await store.listPauses({ tenant })).items).toHaveLength(7);
