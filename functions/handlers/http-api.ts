@@ -7,7 +7,15 @@ import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
 import { fitMessages, HTTP_MESSAGES_LIMIT_BYTES, resumeBody, sliceMessages } from '../resume/fit.ts';
-import { jsonBytes, MAX_ANSWER_BYTES, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
+import {
+  checkJsonDepth,
+  isJsonObject,
+  jsonBytes,
+  MAX_ANSWER_BYTES,
+  opaqueId,
+  parseOrThrow,
+  runId,
+} from '../resume/request.ts';
 import { pauseTurn, resumeTurn, type UseCaseDeps } from '../resume/resume.ts';
 import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
@@ -37,23 +45,24 @@ const MAX_RESUME_BODY_BYTES = 1024 * 1024;
 /** The largest `metadata` of a pause, as JSON bytes. */
 const MAX_METADATA_BYTES = 4 * 1024;
 
+const jsonObject = z.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object');
+
 const pauseBody = z.object({
   format: z.enum(FORMAT_NAMES),
   messages: z.array(z.unknown()).check(z.minLength(1)),
   toolCallId: z.string().check(z.minLength(1)),
   prompt: z.optional(z.string()),
-  answerSchema: z.optional(z.union([z.record(z.string(), z.unknown()), z.boolean()])),
+  // Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
+  answerSchema: z.optional(z.union([jsonObject, z.boolean()])),
   expiresInSeconds: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(31_536_000))),
   taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
   metadata: z.optional(
-    z
-      .record(z.string(), z.unknown())
-      .check(
-        z.refine(
-          (value) => jsonBytes(value) <= MAX_METADATA_BYTES,
-          `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
-        ),
+    jsonObject.check(
+      z.refine(
+        (value) => jsonBytes(value) <= MAX_METADATA_BYTES,
+        `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
       ),
+    ),
   ),
 });
 
@@ -165,6 +174,9 @@ export function createApiHandler(deps: ApiDeps) {
     .handler(httpRouterHandler<ApiEvent, ApiResult>({ routes, notFoundResponse: notFound(routes) }));
 }
 
+/** `application/json` or `application/<x>+json`, in any case, with or without parameters (RFC 9110 media types). */
+const JSON_MEDIA_TYPE = /^\s*application\/([\w.!#$&^-]+\+)?json\s*(;.*)?$/i;
+
 /** A POST route: the raw body is held to `maxBytes` (413), then must be JSON (415/400) before `handler` runs. */
 function jsonRoute(maxBytes: number, handler: (event: ApiEvent) => Promise<ApiResult>) {
   return middy<ApiEvent, ApiResult>()
@@ -180,7 +192,20 @@ function jsonRoute(maxBytes: number, handler: (event: ApiEvent) => Promise<ApiRe
         );
       }
     })
-    .use(httpJsonBodyParser())
+    .before(async (request) => {
+      const contentType = request.event.headers?.['content-type'];
+      if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+        throw new HttpProblem(
+          415,
+          EdgeCode.UnsupportedMediaType,
+          'The body must be JSON, sent with Content-Type: application/json.',
+        );
+      }
+    })
+    // The media type is checked above, case-insensitively; the parser's own check is case-sensitive. (The option
+    // exists at runtime in this version, its type declaration lags.)
+    .use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]))
+    .before(async (request) => checkJsonDepth(request.event.body, 'body'))
     .handler(handler);
 }
 

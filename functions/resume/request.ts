@@ -1,3 +1,4 @@
+import { RUN_ID_PATTERN } from '../checkpoints/keys.ts';
 import { BadRequestError } from '../errors.ts';
 import * as z from '../zod.ts';
 
@@ -5,9 +6,6 @@ import * as z from '../zod.ts';
  * The shapes of what callers send, checked once at the edge with zod; a mismatch is a `BadRequestError` naming the
  * field (400 `bad_request` over HTTP, a rejected request on the queues).
  */
-
-/** A run id (§1): 1–128 chars of `[A-Za-z0-9._:-]`. */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The largest answer, as JSON bytes (§5). */
 export const MAX_ANSWER_BYTES = 256 * 1024;
@@ -18,7 +16,9 @@ export const DEFAULT_TENANT = 'default';
 /** A run id path parameter or field. */
 export const runId = z
   .string()
-  .check(z.regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-"'));
+  .check(
+    z.regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-", and not "." or ".."'),
+  );
 
 /** A server-made id (interruptId, continuationId): URL-safe, bounded. */
 export const opaqueId = z
@@ -46,6 +46,31 @@ export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown,
   throw new BadRequestError(`Invalid ${what}: ${named.join('; ')}.`, failures);
 }
 
+/** How deep a request's JSON may nest: far beyond any transcript, far below what recursion anywhere can bear. */
+export const MAX_JSON_DEPTH = 256;
+
+/** Throws a `BadRequestError` when `value` nests deeper than `MAX_JSON_DEPTH` (checked without recursion). */
+export function checkJsonDepth(value: unknown, what: string): void {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > MAX_JSON_DEPTH) {
+      throw new BadRequestError(`Invalid ${what}: JSON nested more than ${MAX_JSON_DEPTH} levels deep.`, [
+        { path: '', message: `nests more than ${MAX_JSON_DEPTH} levels deep` },
+      ]);
+    }
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+}
+
+/** Whether `value` is a plain JSON object (not an array, not a class instance). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 /** Bytes of `value` as JSON. */
 export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '');
@@ -53,6 +78,7 @@ export function jsonBytes(value: unknown): number {
 
 /** A trigger's resume request, checked: fields, and an answer of at most 256 KB. */
 export function parseResumeRequest(input: unknown): ResumeRequest & { tenant: string } {
+  checkJsonDepth(input, 'resume request');
   const request = parseOrThrow(resumeRequest, input, 'resume request');
   if (jsonBytes(request.answer) > MAX_ANSWER_BYTES) {
     throw new BadRequestError(`Invalid resume request: answer is over ${MAX_ANSWER_BYTES} bytes of JSON.`, [

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -151,6 +152,38 @@ describe('the HTTP API handler', () => {
       contentType: 'application/problem+json',
       body: { code: 'unsupported_media_type' },
     });
+  });
+
+  it.each(['APPLICATION/JSON', 'application/json ; charset=utf-8', 'application/json;', 'application/vnd.api+json'])(
+    'takes a JSON body sent as %s (media types are case-insensitive)',
+    async (contentType) => {
+      const { call } = api();
+      const response = await call(
+        httpEvent('POST', `/runs/ct-${randomUUID()}/pauses`, { body: pauseBody(), contentType }),
+      );
+      expect(response.status).toBe(201);
+    },
+  );
+
+  it('answers 400 bad_request, not a 500, for JSON nested deeper than 256 levels', async () => {
+    const { call } = api();
+    const deep = `${'['.repeat(8000)}${']'.repeat(8000)}`;
+    const response = await call(
+      httpEvent('POST', '/runs/r1/resume', { rawBody: `{"interruptId":"1.abc","answer":${deep}}` }),
+    );
+    expect(response).toMatchObject({
+      status: 400,
+      body: { code: 'bad_request', detail: expect.stringMatching(/256 levels/) },
+    });
+  });
+
+  it('returns metadata as given, an own "__proto__" key included', async () => {
+    const { call } = api();
+    const runId = `proto-${randomUUID()}`;
+    const rawBody = JSON.stringify(pauseBody()).replace(/}$/, ',"metadata":{"__proto__":{"x":1},"a":1}}');
+    const created = await call(httpEvent('POST', `/runs/${runId}/pauses`, { rawBody }));
+    const shown = await call(httpEvent('GET', `/runs/${runId}/pauses/${created.body.interruptId}`));
+    expect(JSON.stringify(shown.body.metadata)).toBe('{"__proto__":{"x":1},"a":1}');
   });
 
   it('answers 413 payload_too_large for a pause body over 6 MB', async () => {
