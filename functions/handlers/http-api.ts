@@ -6,7 +6,13 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
-import { fitMessages, HTTP_MESSAGES_LIMIT_BYTES, resumeBody, sliceMessages } from '../resume/fit.ts';
+import {
+  fitMessages,
+  HTTP_MESSAGES_LIMIT_BYTES,
+  HTTP_SINGLE_MESSAGE_LIMIT_BYTES,
+  resumeBody,
+  sliceMessages,
+} from '../resume/fit.ts';
 import {
   checkJsonDepth,
   isJsonObject,
@@ -179,34 +185,36 @@ const JSON_MEDIA_TYPE = /^\s*application\/([\w.!#$&^-]+\+)?json\s*(;.*)?$/i;
 
 /** A POST route: the raw body is held to `maxBytes` (413), then must be JSON (415/400) before `handler` runs. */
 function jsonRoute(maxBytes: number, handler: (event: ApiEvent) => Promise<ApiResult>) {
-  return middy<ApiEvent, ApiResult>()
-    .before(async (request) => {
-      const { body, isBase64Encoded } = request.event;
-      const bytes =
-        body === undefined ? 0 : isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
-      if (bytes > maxBytes) {
-        throw new HttpProblem(
-          413,
-          EdgeCode.PayloadTooLarge,
-          `The body is ${bytes} bytes; this route takes at most ${maxBytes}.`,
-        );
-      }
-    })
-    .before(async (request) => {
-      const contentType = request.event.headers?.['content-type'];
-      if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
-        throw new HttpProblem(
-          415,
-          EdgeCode.UnsupportedMediaType,
-          'The body must be JSON, sent with Content-Type: application/json.',
-        );
-      }
-    })
-    // The media type is checked above, case-insensitively; the parser's own check is case-sensitive. (The option
-    // exists at runtime in this version, its type declaration lags.)
-    .use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]))
-    .before(async (request) => checkJsonDepth(request.event.body, 'body'))
-    .handler(handler);
+  return (
+    middy<ApiEvent, ApiResult>()
+      .before(async (request) => {
+        const { body, isBase64Encoded } = request.event;
+        const bytes =
+          body === undefined ? 0 : isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
+        if (bytes > maxBytes) {
+          throw new HttpProblem(
+            413,
+            EdgeCode.PayloadTooLarge,
+            `The body is ${bytes} bytes; this route takes at most ${maxBytes}.`,
+          );
+        }
+      })
+      .before(async (request) => {
+        const contentType = request.event.headers?.['content-type'];
+        if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+          throw new HttpProblem(
+            415,
+            EdgeCode.UnsupportedMediaType,
+            'The body must be JSON, sent with Content-Type: application/json.',
+          );
+        }
+      })
+      // The media type is checked above, case-insensitively; the parser's own check is case-sensitive. (The option
+      // exists at runtime in this version, its type declaration lags.)
+      .use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]))
+      .before(async (request) => checkJsonDepth(request.event.body, 'body'))
+      .handler(handler)
+  );
 }
 
 /** 405 with `Allow` when another method serves the path, else 404. */
@@ -246,7 +254,9 @@ function withMessages<T extends { messages?: unknown[] }>(
     limit ?? body.messages.length,
     HTTP_MESSAGES_LIMIT_BYTES - 64 * 1024,
   );
-  return fitMessages({ ...body, ...slice }, HTTP_MESSAGES_LIMIT_BYTES);
+  // A slice holds at least one message; one message too big for 5 MB still travels alone, up to what Lambda returns.
+  const bound = slice.messages.length === 1 ? HTTP_SINGLE_MESSAGE_LIMIT_BYTES : HTTP_MESSAGES_LIMIT_BYTES;
+  return fitMessages({ ...body, ...slice }, bound);
 }
 
 function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {

@@ -3,6 +3,8 @@ import { jsonBytes } from './request.ts';
 
 /** The largest HTTP response body that carries `messages` (a Lambda response is at most 6 MB). */
 export const HTTP_MESSAGES_LIMIT_BYTES = 5 * 1024 * 1024;
+/** The largest HTTP response body that carries a slice of ONE message too big for a 5 MB slice: a Lambda response is at most 6 MB. */
+export const HTTP_SINGLE_MESSAGE_LIMIT_BYTES = 6 * 1024 * 1024 - 16 * 1024;
 /** The largest Step Functions task output that carries `messages` (a state's output is at most 256 KB). */
 export const STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES = 256 * 1024;
 
@@ -23,14 +25,17 @@ export function resumeBody(continuation: Continuation, limitBytes: number): Resu
   return fitMessages({ runId, interruptId, continuationId, format, messages, resumedAt }, limitBytes);
 }
 
-/** `body` as is when its JSON is at most `limitBytes`; otherwise without `messages` and with `messagesOmitted: true`. */
+/**
+ * `body` as is when its JSON is at most `limitBytes`; otherwise without `messages`, with `messagesOmitted: true` and
+ * the number of messages (`total`), so the reader knows what to ask for in slices.
+ */
 export function fitMessages<T extends { messages?: unknown[] }>(
   body: T,
   limitBytes: number,
-): Omit<T, 'messages'> & { messages?: unknown[]; messagesOmitted?: true } {
+): Omit<T, 'messages'> & { messages?: unknown[]; messagesOmitted?: true; total?: number } {
   if (body.messages === undefined || jsonBytes(body) <= limitBytes) return body;
-  const { messages: _omitted, ...rest } = body;
-  return { ...rest, messagesOmitted: true };
+  const { messages, ...rest } = body;
+  return { ...rest, messagesOmitted: true, total: messages.length };
 }
 
 /** A slice of messages that fits a response: from `from`, at most `limit`, cut short before it passes `limitBytes`. */

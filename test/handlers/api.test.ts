@@ -402,7 +402,7 @@ describe('the HTTP API handler', () => {
     ];
     const { runId, interruptId } = await paused(call, { messages });
     const full = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}?include=messages`));
-    expect(full.body).toMatchObject({ messagesOmitted: true });
+    expect(full.body).toMatchObject({ messagesOmitted: true, total: messages.length });
     expect(full.body).not.toHaveProperty('messages');
     const resumed = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
     expect(resumed).toMatchObject({ status: 200, body: { messagesOmitted: true, continuationId: expect.any(String) } });
@@ -421,6 +421,15 @@ describe('the HTTP API handler', () => {
     // The SQS pointer carries no messages when they do not fit 256 KB.
     const body = JSON.parse(String(sqsMock.commandCalls(SendMessageCommand)[0]?.args[0].input.MessageBody));
     expect(body).toEqual({ runId, interruptId, continuationId: resumed.body.continuationId, format: 'openai-chat' });
+  });
+
+  it('serves one message too big for a 5 MB slice alone, within what a Lambda response can carry', async () => {
+    const { call } = api();
+    const messages = [{ role: 'user', content: 'z'.repeat(5.5 * 1024 * 1024) }, ...pausedTurn()];
+    const { runId, interruptId } = await paused(call, { messages });
+    const slice = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}?include=messages&from=0&limit=5`));
+    expect(slice.body).toMatchObject({ from: 0, total: messages.length, next: 1, messages: [messages[0]] });
+    expect(Buffer.byteLength(JSON.stringify(slice.body))).toBeLessThan(6 * 1024 * 1024);
   });
 
   it("lists the tenant's pauses newest first, by status, paginated", async () => {
