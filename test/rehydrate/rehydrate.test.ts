@@ -87,6 +87,13 @@ describe.each(fixtures)('rehydrate ($format)', (fixture) => {
     ).toThrow(/not a reserved call/);
   });
 
+  it('refuses a call with an empty id, which no provider can pair (§3.5)', () => {
+    const spec = threeCallSpec();
+    const calls = spec.paused.calls.map((call, k) => (k === 0 ? { ...call, id: '' } : call));
+    const unpairable = fixture.render({ ...spec, paused: { ...spec.paused, calls } });
+    expect(() => rehydrate({ format, messages: unpairable, toolCallId: ask }, 'yes')).toThrow(/must not be empty/);
+  });
+
   it('yields a transcript that passes the strict check (§3.9)', () => {
     expect(checkTranscript(format, messages).map((v) => v.rule)).toContain('missing-result');
     expect(checkTranscript(format, rehydrate(pause, { ok: true }))).toEqual([]);

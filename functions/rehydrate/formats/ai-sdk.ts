@@ -2,7 +2,7 @@ import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
+import { callId, duplicates, listIds, pausedRoundError, violation } from './shared.ts';
 
 /**
  * AI SDK `ModelMessage`s (`ai` v6): tool calls are `tool-call` parts of an assistant message; their results are
@@ -17,21 +17,21 @@ const filePart = z.looseObject({ type: z.literal('file'), data: z.unknown(), med
 const reasoningPart = z.looseObject({ type: z.literal('reasoning'), text: z.string() });
 const toolCallPart = z.looseObject({
   type: z.literal('tool-call'),
-  toolCallId: z.string(),
+  toolCallId: callId,
   toolName: z.string(),
   input: z.unknown(),
   providerExecuted: z.optional(z.boolean()),
 });
 const toolResultPart = z.looseObject({
   type: z.literal('tool-result'),
-  toolCallId: z.string(),
+  toolCallId: callId,
   toolName: z.string(),
   output: z.looseObject({ type: z.string() }),
 });
 const approvalRequestPart = z.looseObject({
   type: z.literal('tool-approval-request'),
   approvalId: z.string(),
-  toolCallId: z.string(),
+  toolCallId: callId,
 });
 const approvalResponsePart = z.looseObject({
   type: z.literal('tool-approval-response'),

@@ -2,7 +2,7 @@ import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
+import { callId, isBlank, listIds, pausedRoundError, violation } from './shared.ts';
 
 /**
  * Anthropic Messages API messages (`MessageParam`): tool calls are `tool_use` blocks of an assistant message; all of
@@ -12,10 +12,10 @@ import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
 /** The blocks Handback reads; every other block type (image, thinking, server tools, …) passes as it is. */
 const knownBlocks: Record<string, z.ZodMiniType> = {
   text: z.looseObject({ type: z.literal('text'), text: z.string() }),
-  tool_use: z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
+  tool_use: z.looseObject({ type: z.literal('tool_use'), id: callId, name: z.string(), input: z.unknown() }),
   tool_result: z.looseObject({
     type: z.literal('tool_result'),
-    tool_use_id: z.string(),
+    tool_use_id: callId,
     content: z.optional(z.union([z.string(), z.array(z.looseObject({ type: z.string() }))])),
     is_error: z.optional(z.boolean()),
   }),

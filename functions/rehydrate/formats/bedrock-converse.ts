@@ -2,7 +2,7 @@ import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
+import { callId, isBlank, listIds, pausedRoundError, violation } from './shared.ts';
 
 /**
  * Amazon Bedrock Converse messages (`Message`): a `ContentBlock` is a union keyed by member name; tool calls are
@@ -10,9 +10,9 @@ import { isBlank, listIds, pausedRoundError, violation } from './shared.ts';
  * user message right after it. Roles alternate, starting with the user.
  */
 
-const toolUse = z.looseObject({ toolUseId: z.string(), name: z.string(), input: z.unknown() });
+const toolUse = z.looseObject({ toolUseId: callId, name: z.string(), input: z.unknown() });
 const toolResult = z.looseObject({
-  toolUseId: z.string(),
+  toolUseId: callId,
   content: z.array(z.looseObject({ text: z.optional(z.string()) })),
 });
 

@@ -2,7 +2,7 @@ import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
+import { callId, duplicates, listIds, pausedRoundError, violation } from './shared.ts';
 
 /**
  * Gemini `Content` (`@google/genai`): calls are `functionCall` parts of a `model` content, and all of a round's
@@ -11,13 +11,13 @@ import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
  */
 
 const functionCall = z.looseObject({
-  id: z.optional(z.string()),
+  id: z.optional(callId),
   name: z.string(),
   args: z.optional(z.record(z.string(), z.unknown())),
 });
 
 const functionResponse = z.looseObject({
-  id: z.optional(z.string()),
+  id: z.optional(callId),
   name: z.string(),
   response: z.record(z.string(), z.unknown()),
 });

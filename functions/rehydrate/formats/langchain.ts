@@ -1,5 +1,6 @@
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult } from './format.ts';
+import { callId } from './shared.ts';
 import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
 
 /**
@@ -17,7 +18,7 @@ const content = z.optional(
 
 // `data.tool_calls` is authoritative: LangChain only parses `additional_kwargs.tool_calls` when it is absent, and
 // every writer since @langchain/core 0.2 sets it. An id is required: no provider pairs a result to a call without one.
-const toolCall = z.looseObject({ id: z.string(), name: z.string(), args: z.unknown() });
+const toolCall = z.looseObject({ id: callId, name: z.string(), args: z.unknown() });
 
 // The types `mapStoredMessagesToChatMessages` turns back into messages; for each, the fields it throws without.
 const message = z.discriminatedUnion('type', [
@@ -27,7 +28,7 @@ const message = z.discriminatedUnion('type', [
     type: z.literal('ai'),
     data: z.looseObject({ content, tool_calls: z.optional(z.array(toolCall)) }),
   }),
-  z.looseObject({ type: z.literal('tool'), data: z.looseObject({ content, tool_call_id: z.string() }) }),
+  z.looseObject({ type: z.literal('tool'), data: z.looseObject({ content, tool_call_id: callId }) }),
   z.looseObject({ type: z.literal('function'), data: z.looseObject({ content, name: z.string() }) }),
   z.looseObject({ type: z.literal('generic'), data: z.looseObject({ content, role: z.string() }) }),
 ]);

@@ -1,5 +1,6 @@
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, ToolCall } from './format.ts';
+import { callId } from './shared.ts';
 import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
 
 /**
@@ -11,7 +12,7 @@ const contentPart = z.looseObject({ type: z.string() });
 const content = z.union([z.string(), z.array(contentPart)]);
 
 const toolCall = z.looseObject({
-  id: z.string(),
+  id: callId,
   type: z.literal('function'),
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
@@ -25,7 +26,7 @@ const message = z.discriminatedUnion('role', [
     content: z.nullish(content),
     tool_calls: z.optional(z.array(toolCall)),
   }),
-  z.looseObject({ role: z.literal('tool'), tool_call_id: z.string(), content }),
+  z.looseObject({ role: z.literal('tool'), tool_call_id: callId, content }),
   z.looseObject({ role: z.literal('function'), name: z.string(), content: z.nullable(z.string()) }),
 ]);
 

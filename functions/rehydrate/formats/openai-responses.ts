@@ -2,7 +2,7 @@ import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { MessageFormat, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { pausedRoundError, violation } from './shared.ts';
+import { callId, pausedRoundError, violation } from './shared.ts';
 
 /**
  * OpenAI Responses API input items (`ResponseInputItem`): calls are `function_call` items, each answered by a
@@ -23,13 +23,13 @@ const messageItem = z.looseObject({
 });
 const functionCallItem = z.looseObject({
   type: z.literal('function_call'),
-  call_id: z.string(),
+  call_id: callId,
   name: z.string(),
   arguments: z.string(),
 });
 const functionCallOutputItem = z.looseObject({
   type: z.literal('function_call_output'),
-  call_id: z.string(),
+  call_id: callId,
   output: content,
 });
 const reasoningItem = z.looseObject({

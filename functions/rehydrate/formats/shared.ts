@@ -1,4 +1,5 @@
 import { InvalidTranscriptError, type Violation } from '../../errors.ts';
+import * as z from '../../zod.ts';
 import { Rule } from './format.ts';
 
 /** An `InvalidTranscriptError` for a transcript whose paused round cannot be found or is not last (§4, pause time). */
@@ -31,3 +32,6 @@ export function isBlank(text: string): boolean {
 export function listIds(ids: Iterable<string>): string {
   return [...ids].join(', ');
 }
+
+/** A call id, or the id a result names: never empty, as no provider can pair a result to a call by an empty id. */
+export const callId = z.string().check(z.minLength(1, 'must not be empty: every call needs an id to pair its result'));
