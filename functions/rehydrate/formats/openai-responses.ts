@@ -221,6 +221,38 @@ export const openaiResponses: MessageFormat<OpenAIResponsesItem> = {
         violations.push(violation(Rule.MissingResult, index, `No tool output found for function call ${id}.`));
       }
     }
+    violations.push(...unansweredClientCalls(messages));
     return violations;
   },
 };
+
+/**
+ * The other calls the client runs and answers, each with its own output item type. Handback answers only
+ * `function_call`s, so a transcript holding one of these without its output is reported (at pause time: refused)
+ * rather than handed on with a call the API will reject. Server-run calls (web search, file search, …) need nothing.
+ */
+const CLIENT_CALL_OUTPUTS: Record<string, string> = {
+  custom_tool_call: 'custom_tool_call_output',
+  computer_call: 'computer_call_output',
+  local_shell_call: 'local_shell_call_output',
+  shell_call: 'shell_call_output',
+  apply_patch_call: 'apply_patch_call_output',
+};
+
+function unansweredClientCalls(messages: readonly OpenAIResponsesItem[]): Violation[] {
+  const pending = new Map<string, { index: number; type: string }>();
+  messages.forEach((item, index) => {
+    const callId = (item as { call_id?: unknown }).call_id;
+    if (typeof item.type !== 'string' || typeof callId !== 'string') return;
+    if (CLIENT_CALL_OUTPUTS[item.type] !== undefined) pending.set(`${item.type}:${callId}`, { index, type: item.type });
+    const call = Object.keys(CLIENT_CALL_OUTPUTS).find((type) => CLIENT_CALL_OUTPUTS[type] === item.type);
+    if (call !== undefined) pending.delete(`${call}:${callId}`);
+  });
+  return [...pending].map(([key, { index, type }]) =>
+    violation(
+      Rule.MissingResult,
+      index,
+      `No tool output found for ${type.replaceAll('_', ' ')} ${key.slice(type.length + 1)}: Handback answers function_call items only, so this ${type} needs its ${CLIENT_CALL_OUTPUTS[type]} before the turn pauses.`,
+    ),
+  );
+}

@@ -99,6 +99,16 @@ describe('openai-responses strict check (§4)', () => {
     ['an output far after its call', [user, call('a'), user, said, output('a')]],
     ['a call_id of 64 characters', [user, call('c'.repeat(64)), output('c'.repeat(64))]],
     ['no calls at all', [{ role: 'system', content: 's' }, user, said]],
+    [
+      'a custom tool call with its output, and a server-run web search',
+      [
+        user,
+        { type: 'custom_tool_call', call_id: 'ct', name: 'grep', input: 'x' },
+        { type: 'custom_tool_call_output', call_id: 'ct', output: 'found' },
+        { type: 'web_search_call', id: 'ws_1', status: 'completed' },
+        said,
+      ],
+    ],
   ])('accepts %s', (_label, messages) => {
     expect(checkTranscript('openai-responses', messages)).toEqual([]);
   });
@@ -110,6 +120,13 @@ describe('openai-responses strict check (§4)', () => {
       'missing-result',
       2,
       /^No tool output found for function call b\.$/,
+    ],
+    [
+      'a custom tool call without its output',
+      [user, reasoning, { type: 'custom_tool_call', call_id: 'ct', name: 'grep', input: 'x' }, call('a'), output('a')],
+      'missing-result',
+      2,
+      /^No tool output found for custom tool call ct: Handback answers function_call items only/,
     ],
     [
       'an output without a call',
