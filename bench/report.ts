@@ -117,7 +117,7 @@ function rehydrateSection(part: Part<RehydrateRow[]> | undefined, verdicts: Verd
     `Floor medians (openai-chat): ${bySize.map((s) => `${s} msgs ${us(floorRow(s))}`).join(', ')} (the issue's reference machine: ~4 µs, 37 µs, 340 µs at 10, 100, 1,000).`,
     '',
     validatingWorst
-      ? `The validating \`rehydrate\` is the public entry for untrusted input; it is not on the resume path. Worst at ≥ 100 messages: ${x(validatingWorst.ratios?.validating)} (${validatingWorst.format}) — the zod schema check of every message dominates.`
+      ? `The validating \`rehydrate\` is the public entry for untrusted input; it is not on the resume path. Worst at ≥ 100 messages: ${x(validatingWorst.ratios?.validating)} (${validatingWorst.format}) — the shape check (zod/mini) of every message dominates.`
       : '',
     errors.length > 0
       ? `\nNot measured: ${errors.map((e) => `${e.format} at ${e.messages} (${e.error})`).join('; ')}.`
@@ -332,7 +332,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
     met: worstGzip ? gz(worstGzip) <= 1.2 : undefined,
     note:
       worstGzip && gz(worstGzip) > 1.2
-        ? `Missed by ${((gz(worstGzip) / 1.2 - 1) * 100).toFixed(0)} %. What the handler adds over the floor (minified bytes by package): ${extra}. The four handlers are within a few KB of each other because each imports \`runtime.ts\`, which imports the SFN, SQS, EventBridge and Lambda clients whatever the hand-off target, Powertools logger and metrics, and the whole resume path. zod is the largest part: the format modules and the request checks use the \`z\` namespace of zod 4, which keeps all of it (every check, locales, JSON Schema) whatever is used; ajv (+ fast-uri) is there for answer schemas. What would close it: \`zod/mini\` (tree-shakeable functions) or hand-written shape checks in the formats, which the trusted resume path does not even call; ajv only when a pause carries an \`answerSchema\` (a dynamic \`import()\`), or schemas compiled at pause time; each hand-off client imported only for its configured target (and SFN only when a pause has a task token).`
+        ? `Missed by ${((gz(worstGzip) / 1.2 - 1) * 100).toFixed(0)} %. What the handler adds over the floor (minified bytes by package): ${extra}. The four handlers are within a few KB of each other because each imports \`runtime.ts\` and the whole resume path. What stays over the floor: every hand-off client is in every bundle (the target is chosen by configuration at run time, so esbuild cannot drop the others; only the configured one is loaded at init, by a dynamic \`import()\`), ajv (+ fast-uri) for answer schemas (its instance is built on first use), the format modules with their \`zod/mini\` shape checks, and Powertools logger and metrics. What would close more of it: build each function for its configured hand-off target (an esbuild \`define\` of the target at synth, so the other clients are dead code), keep the SFN client out of functions that never meet a task token, and give the resume-only handlers (Step Functions, SQS, EventBridge) an entry that does not import the pause path's shape checks. The floor is a bundle that only imports the DynamoDB document client: any handler that also validates, rebuilds and hands off will carry some bytes beyond it, so 1.2× is a stretch target for these handlers.`
         : undefined,
   });
   verdicts.push({
@@ -343,7 +343,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
     met: worstImport ? im(worstImport) <= 1.15 : undefined,
     note:
       worstImport && im(worstImport) > 1.15
-        ? "Import time follows the bytes V8 has to parse and the work done at module scope (the formats' zod schemas built at import, the AWS clients constructed at init): the changes above close most of it. The stack also sets `--enable-source-maps`, with which Node reads and parses the bundle's .map file at load — compare the 'import' and 'import plain' columns; uploading the maps for offline symbolication instead would drop that cost."
+        ? "Import time follows the bytes V8 has to parse and the work done at module scope (the formats' shape checks built at import, the AWS clients constructed at init): the changes above close most of it. The stack also sets `--enable-source-maps`, with which Node reads and parses the bundle's .map file at load — compare the 'import' and 'import plain' columns; uploading the maps for offline symbolication instead would drop that cost."
         : undefined,
   });
   return [
