@@ -65,11 +65,10 @@ export async function createHandoffClients(
   { withStepFunctions = true }: { withStepFunctions?: boolean } = {},
 ): Promise<HandoffClients> {
   const clients: HandoffClients = {};
-  if (withStepFunctions) clients.sfn = new (await import('@aws-sdk/client-sfn')).SFNClient({});
-  if (target === 'sqs') clients.sqs = new (await import('@aws-sdk/client-sqs')).SQSClient({});
-  if (target === 'eventbridge')
-    clients.eventBridge = new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({});
-  if (target === 'lambda') clients.lambda = new (await import('@aws-sdk/client-lambda')).LambdaClient({});
+  if (withStepFunctions) clients.sfn = new (await import('./sdk/sfn.ts')).SFNClient({});
+  if (target === 'sqs') clients.sqs = new (await import('./sdk/sqs.ts')).SQSClient({});
+  if (target === 'eventbridge') clients.eventBridge = new (await import('./sdk/eventbridge.ts')).EventBridgeClient({});
+  if (target === 'lambda') clients.lambda = new (await import('./sdk/lambda.ts')).LambdaClient({});
   return clients;
 }
 
@@ -109,14 +108,14 @@ function targetSender(config: HandoffConfig, clients: HandoffClients): (body: st
     case 'sqs': {
       const sqs = required(clients.sqs, 'an SQS client');
       return async (body) => {
-        const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+        const { SendMessageCommand } = await import('./sdk/sqs.ts');
         await sqs.send(new SendMessageCommand({ QueueUrl: config.queueUrl, MessageBody: body }));
       };
     }
     case 'eventbridge': {
       const eventBridge = required(clients.eventBridge, 'an EventBridge client');
       return async (body) => {
-        const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
+        const { PutEventsCommand } = await import('./sdk/eventbridge.ts');
         const out = await eventBridge.send(
           new PutEventsCommand({
             Entries: [
@@ -139,7 +138,7 @@ function targetSender(config: HandoffConfig, clients: HandoffClients): (body: st
     case 'lambda': {
       const lambda = required(clients.lambda, 'a Lambda client');
       return async (body) => {
-        const { InvokeCommand } = await import('@aws-sdk/client-lambda');
+        const { InvokeCommand } = await import('./sdk/lambda.ts');
         await lambda.send(
           new InvokeCommand({
             FunctionName: config.functionName,
@@ -167,7 +166,7 @@ async function sendTaskSuccess(
     return;
   }
   try {
-    const { SendTaskSuccessCommand } = await import('@aws-sdk/client-sfn');
+    const { SendTaskSuccessCommand } = await import('./sdk/sfn.ts');
     await sfn.send(new SendTaskSuccessCommand({ taskToken, output }));
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
