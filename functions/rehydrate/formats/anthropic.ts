@@ -1,8 +1,14 @@
 import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
-import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
+import type { MessageFormat, NewResult } from './format.ts';
 import { Rule } from './format.ts';
-import { callId, isBlank, listIds, pausedRoundError, violation } from './shared.ts';
+import {
+  appendToResultMessage,
+  checkResultMessageRounds,
+  findResultMessageRound,
+  type ResultMessageFamily,
+} from './result-message.ts';
+import { callId, isBlank, violation } from './shared.ts';
 
 /**
  * Anthropic Messages API messages (`MessageParam`): tool calls are `tool_use` blocks of an assistant message; all of
@@ -83,162 +89,68 @@ function isToolResult(block: AnthropicBlock): block is AnthropicBlock & ToolResu
   return block.type === 'tool_result';
 }
 
-/** How many `tool_result` blocks open the content: new results go right after them. */
-function leadingResults(blocks: readonly AnthropicBlock[]): number {
-  const first = blocks.findIndex((b) => !isToolResult(b));
-  return first < 0 ? blocks.length : first;
-}
-
 function toResultBlock(result: NewResult): AnthropicToolResultBlock {
   const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: result.call.id, content: result.text };
   if (result.notDispatched) block.is_error = true;
   return block;
 }
 
-export const anthropic: MessageFormat<AnthropicMessage> = {
-  message,
-  resultOrder: 'answered-first',
-
-  findRound(messages): PausedRound {
-    const start = messages.findLastIndex((m) => m.role === 'assistant');
-    const assistant = messages[start];
-    const uses = assistant === undefined ? [] : blocksOf(assistant).filter(isToolUse);
-    if (uses.length === 0) {
-      throw pausedRoundError(
-        Math.max(start, messages.length - 1),
-        start < 0
-          ? 'The transcript has no assistant message, so there is no paused round.'
-          : `The last assistant message (messages[${start}]) has no tool_use blocks, so there is no paused round.`,
+const family: ResultMessageFamily<AnthropicMessage, AnthropicBlock> = {
+  names: { call: 'tool_use', result: 'tool_result', id: 'tool_use id' },
+  isAssistant: (message) => message.role === 'assistant',
+  blocksOf,
+  callOf: (block) => (isToolUse(block) ? { id: block.id, name: block.name, args: block.input } : undefined),
+  resultIdOf: (block) => (isToolResult(block) ? block.tool_use_id : undefined),
+  resultBlock: toResultBlock,
+  resultMessage: (blocks): AnthropicToolResultMessage => ({
+    role: 'user',
+    content: blocks as AnthropicToolResultBlock[],
+  }),
+  withBlocks: (message, blocks) => ({ ...message, content: blocks }),
+  checkMessage: (messages, index, violations) =>
+    checkText(messages[index] as AnthropicMessage, index, index === messages.length - 1, violations),
+  checkCallId(id, index, k, violations) {
+    if (!ID_PATTERN.test(id)) {
+      violations.push(
+        violation(
+          Rule.CallId,
+          index,
+          `messages.${index}.content.${k}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (got ${JSON.stringify(id)}).`,
+        ),
       );
     }
-    const calls: ToolCall[] = uses.map((use) => ({ id: use.id, name: use.name, args: use.input }));
-    const ids = new Set(calls.map((call) => call.id));
-    const answered = new Set<string>();
-    if (start + 1 < messages.length) {
-      const index = start + 1;
-      const results = blocksOf(messages[index] as AnthropicMessage).filter(isToolResult);
-      const stray = results.find((result) => !ids.has(result.tool_use_id));
-      // The user message after the round may carry text after its results, but it must carry results of this round:
-      // a user message with none is not the round's result message, and a result of another call cannot be paired.
-      if (results.length === 0 || stray !== undefined || index + 1 < messages.length) {
-        throw pausedRoundError(
-          results.length === 0 || stray !== undefined ? index : index + 1,
-          `Only the paused round's tool_result blocks (then any other content of that same user message) may follow the paused round (messages[${start}]); ${
-            results.length === 0
-              ? `messages[${index}] holds none`
-              : stray !== undefined
-                ? `messages[${index}] answers tool_use id ${stray.tool_use_id}, which is not a call of the round`
-                : `messages[${index + 1}] follows it`
-          }.`,
-        );
-      }
-      for (const result of results) answered.add(result.tool_use_id);
-    }
-    return { start, calls, answered };
   },
-
-  appendResults(messages, round, results) {
-    const blocks = results.map(toResultBlock);
-    const joined = messages[round.start + 1];
-    if (joined === undefined) {
-      const added: AnthropicToolResultMessage = { role: 'user', content: blocks };
-      return [...messages, added];
-    }
-    // findRound let through only a user message whose content is an array holding results of the round.
-    const content = joined.content as AnthropicBlock[];
-    const at = leadingResults(content);
-    return [
-      ...messages.slice(0, round.start + 1),
-      { ...joined, content: [...content.slice(0, at), ...blocks, ...content.slice(at)] },
-    ];
-  },
-
-  check(messages) {
-    const violations: Violation[] = [];
-    /** Index of the user message whose leading results were paired with the round before it. */
-    let paired = -1;
-    messages.forEach((current, index) => {
-      checkText(current, index, index === messages.length - 1, violations);
-      if (index !== paired) {
-        blocksOf(current).forEach((block, k) => {
-          if (isToolResult(block)) violations.push(unexpectedResult(index, k, block.tool_use_id));
-        });
-      }
-      if (current.role !== 'assistant') return;
-      const pending = new Set<string>();
-      blocksOf(current).forEach((block, k) => {
-        if (!isToolUse(block)) return;
-        if (!ID_PATTERN.test(block.id)) {
-          violations.push(
-            violation(
-              Rule.CallId,
-              index,
-              `messages.${index}.content.${k}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$' (got ${JSON.stringify(block.id)}).`,
-            ),
-          );
-        }
-        if (pending.has(block.id)) {
-          violations.push(
-            violation(
-              Rule.DuplicateCallId,
-              index,
-              `messages.${index}.content.${k}: \`tool_use\` ids must be unique (${block.id} is repeated).`,
-            ),
-          );
-        }
-        pending.add(block.id);
-      });
-      if (pending.size === 0) return;
-      const next = messages[index + 1];
-      if (next?.role === 'user') {
-        paired = index + 1;
-        pairResults(next, index + 1, pending, violations);
-      }
-      if (pending.size > 0) {
-        violations.push(
-          violation(
-            Rule.MissingResult,
-            index,
-            `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${listIds(pending)}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
-          ),
-        );
-      }
-    });
-    return violations;
+  words: {
+    orphans: (index, strays) =>
+      strays.map(({ k, id }) =>
+        violation(
+          Rule.OrphanResult,
+          index,
+          `messages.${index}.content.${k}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+        ),
+      ),
+    duplicates: (index, repeats) =>
+      repeats.map(({ k, id }) =>
+        violation(
+          Rule.DuplicateCallId,
+          index,
+          `messages.${index}.content.${k}: \`tool_use\` ids must be unique (${id} is repeated).`,
+        ),
+      ),
+    late: (index, count) =>
+      `messages.${index}: Did not find ${count} \`tool_result\` block(s) at the beginning of this message. Messages following \`tool_use\` blocks must begin with a matching number of \`tool_result\` blocks.`,
+    missing: (index, ids) =>
+      `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
   },
 };
 
-/** Pairs the results of the user message after a round with its calls, deleting each answered id from `pending`. */
-function pairResults(next: AnthropicMessage, index: number, pending: Set<string>, violations: Violation[]): void {
-  const blocks = blocksOf(next);
-  const leading = leadingResults(blocks);
-  let late = 0;
-  blocks.forEach((block, k) => {
-    if (!isToolResult(block)) return;
-    if (!pending.delete(block.tool_use_id)) {
-      violations.push(unexpectedResult(index, k, block.tool_use_id));
-    } else if (k >= leading) {
-      late++;
-    }
-  });
-  if (late > 0) {
-    violations.push(
-      violation(
-        Rule.ResultPlacement,
-        index,
-        `messages.${index}: Did not find ${late} \`tool_result\` block(s) at the beginning of this message. Messages following \`tool_use\` blocks must begin with a matching number of \`tool_result\` blocks.`,
-      ),
-    );
-  }
-}
-
-function unexpectedResult(index: number, k: number, id: string): Violation {
-  return violation(
-    Rule.OrphanResult,
-    index,
-    `messages.${index}.content.${k}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
-  );
-}
+export const anthropic: MessageFormat<AnthropicMessage> = {
+  message,
+  resultOrder: 'answered-first',
+  findRound: (messages) => findResultMessageRound(family, messages),
+  appendResults: (messages, round, results) => appendToResultMessage(family, messages, round, results),
+  check: (messages) => checkResultMessageRounds(family, messages),
+};
 
 /** Empty content and blank text blocks, which the API rejects (the final assistant message may be empty: a prefill). */
 function checkText(message: AnthropicMessage, index: number, last: boolean, violations: Violation[]): void {

@@ -1,8 +1,14 @@
 import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
-import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
+import type { MessageFormat, NewResult } from './format.ts';
 import { Rule } from './format.ts';
-import { callId, isBlank, listIds, pausedRoundError, violation } from './shared.ts';
+import {
+  appendToResultMessage,
+  checkResultMessageRounds,
+  findResultMessageRound,
+  type ResultMessageFamily,
+} from './result-message.ts';
+import { callId, isBlank, listIds, violation } from './shared.ts';
 
 /**
  * Amazon Bedrock Converse messages (`Message`): a `ContentBlock` is a union keyed by member name; tool calls are
@@ -62,118 +68,49 @@ function isToolResult(block: BedrockContentBlock): block is ToolResultBlock {
   return block.toolResult !== undefined;
 }
 
-/** How many `toolResult` blocks open the content: new results go right after them. */
-function leadingResults(blocks: readonly BedrockContentBlock[]): number {
-  const first = blocks.findIndex((b) => !isToolResult(b));
-  return first < 0 ? blocks.length : first;
-}
-
 function toResultBlock(result: NewResult): BedrockToolResultBlock {
   return { toolResult: { toolUseId: result.call.id, content: [{ text: result.text }] } };
 }
 
+const family: ResultMessageFamily<BedrockConverseMessage, BedrockContentBlock> = {
+  names: { call: 'toolUse', result: 'toolResult', id: 'toolUseId' },
+  isAssistant: (message) => message.role === 'assistant',
+  blocksOf: (message) => message.content,
+  callOf: (block) =>
+    isToolUse(block) ? { id: block.toolUse.toolUseId, name: block.toolUse.name, args: block.toolUse.input } : undefined,
+  resultIdOf: (block) => (isToolResult(block) ? block.toolResult.toolUseId : undefined),
+  resultBlock: toResultBlock,
+  resultMessage: (blocks): BedrockToolResultMessage => ({ role: 'user', content: blocks as BedrockToolResultBlock[] }),
+  withBlocks: (message, blocks) => ({ ...message, content: blocks }),
+  checkMessage(messages, index, violations) {
+    checkRole(messages, index, violations);
+    checkText(messages[index] as BedrockConverseMessage, index, violations);
+  },
+  checkCallId: (id, index, k, violations) =>
+    checkId(id, `messages.${index}.member.content.${k}.member.toolUse.toolUseId`, index, violations),
+  words: {
+    // Converse counts result blocks per message: one violation, whatever the number of strays.
+    orphans: (index) => [tooManyResults(index)],
+    duplicates: (index, repeats) => [
+      violation(
+        Rule.DuplicateCallId,
+        index,
+        `The toolUse blocks at messages.${index}.content contain duplicate Ids: ${listIds(new Set(repeats.map((r) => r.id)))}`,
+      ),
+    ],
+    late: (index, count) =>
+      `messages.${index}: Did not find ${count} \`toolResult\` block(s) at the beginning of this message. Messages following \`toolUse\` blocks must begin with a matching number of \`toolResult\` blocks.`,
+    missing: (index, ids) =>
+      `Expected toolResult blocks at messages.${index + 1}.content for the following Ids: ${ids}`,
+  },
+};
+
 export const bedrockConverse: MessageFormat<BedrockConverseMessage> = {
   message,
   resultOrder: 'answered-first',
-
-  findRound(messages): PausedRound {
-    const start = messages.findLastIndex((m) => m.role === 'assistant');
-    const uses = (messages[start]?.content ?? []).filter(isToolUse);
-    if (uses.length === 0) {
-      throw pausedRoundError(
-        Math.max(start, messages.length - 1),
-        start < 0
-          ? 'The transcript has no assistant message, so there is no paused round.'
-          : `The last assistant message (messages[${start}]) has no toolUse blocks, so there is no paused round.`,
-      );
-    }
-    const calls: ToolCall[] = uses.map(({ toolUse: use }) => ({ id: use.toolUseId, name: use.name, args: use.input }));
-    const ids = new Set(calls.map((call) => call.id));
-    const answered = new Set<string>();
-    if (start + 1 < messages.length) {
-      const index = start + 1;
-      const results = (messages[index] as BedrockConverseMessage).content.filter(isToolResult);
-      const stray = results.find((result) => !ids.has(result.toolResult.toolUseId));
-      // The user message after the round may carry text after its results, but it must carry results of this round:
-      // a user message with none is not the round's result message, and a result of another call cannot be paired.
-      if (results.length === 0 || stray !== undefined || index + 1 < messages.length) {
-        throw pausedRoundError(
-          results.length === 0 || stray !== undefined ? index : index + 1,
-          `Only the paused round's toolResult blocks (then any other content of that same user message) may follow the paused round (messages[${start}]); ${
-            results.length === 0
-              ? `messages[${index}] holds none`
-              : stray !== undefined
-                ? `messages[${index}] answers toolUseId ${stray.toolResult.toolUseId}, which is not a call of the round`
-                : `messages[${index + 1}] follows it`
-          }.`,
-        );
-      }
-      for (const result of results) answered.add(result.toolResult.toolUseId);
-    }
-    return { start, calls, answered };
-  },
-
-  appendResults(messages, round, results) {
-    const blocks = results.map(toResultBlock);
-    const joined = messages[round.start + 1];
-    if (joined === undefined) {
-      const added: BedrockToolResultMessage = { role: 'user', content: blocks };
-      return [...messages, added];
-    }
-    const at = leadingResults(joined.content);
-    return [
-      ...messages.slice(0, round.start + 1),
-      { ...joined, content: [...joined.content.slice(0, at), ...blocks, ...joined.content.slice(at)] },
-    ];
-  },
-
-  check(messages) {
-    const violations: Violation[] = [];
-    /** Index of the user message whose leading results were paired with the round before it. */
-    let paired = -1;
-    messages.forEach((current, index) => {
-      checkRole(messages, index, violations);
-      checkText(current, index, violations);
-      if (index !== paired && current.content.some(isToolResult)) {
-        violations.push(tooManyResults(index));
-      }
-      if (current.role !== 'assistant') return;
-      const pending = new Set<string>();
-      const repeated = new Set<string>();
-      current.content.forEach((block, k) => {
-        if (!isToolUse(block)) return;
-        const id = block.toolUse.toolUseId;
-        checkId(id, `messages.${index}.member.content.${k}.member.toolUse.toolUseId`, index, violations);
-        if (pending.has(id)) repeated.add(id);
-        pending.add(id);
-      });
-      if (repeated.size > 0) {
-        violations.push(
-          violation(
-            Rule.DuplicateCallId,
-            index,
-            `The toolUse blocks at messages.${index}.content contain duplicate Ids: ${listIds(repeated)}`,
-          ),
-        );
-      }
-      if (pending.size === 0) return;
-      const next = messages[index + 1];
-      if (next?.role === 'user') {
-        paired = index + 1;
-        pairResults(next, index + 1, pending, violations);
-      }
-      if (pending.size > 0) {
-        violations.push(
-          violation(
-            Rule.MissingResult,
-            index,
-            `Expected toolResult blocks at messages.${index + 1}.content for the following Ids: ${listIds(pending)}`,
-          ),
-        );
-      }
-    });
-    return violations;
-  },
+  findRound: (messages) => findResultMessageRound(family, messages),
+  appendResults: (messages, round, results) => appendToResultMessage(family, messages, round, results),
+  check: (messages) => checkResultMessageRounds(family, messages),
 
   refuseAnswerText(text) {
     return text === ''
@@ -181,28 +118,6 @@ export const bedrockConverse: MessageFormat<BedrockConverseMessage> = {
       : undefined;
   },
 };
-
-/** Pairs the results of the user message after a round with its calls, deleting each answered id from `pending`. */
-function pairResults(next: BedrockConverseMessage, index: number, pending: Set<string>, violations: Violation[]): void {
-  const leading = leadingResults(next.content);
-  let late = 0;
-  let extra = false;
-  next.content.forEach((block, k) => {
-    if (!isToolResult(block)) return;
-    if (!pending.delete(block.toolResult.toolUseId)) extra = true;
-    else if (k >= leading) late++;
-  });
-  if (extra) violations.push(tooManyResults(index));
-  if (late > 0) {
-    violations.push(
-      violation(
-        Rule.ResultPlacement,
-        index,
-        `messages.${index}: Did not find ${late} \`toolResult\` block(s) at the beginning of this message. Messages following \`toolUse\` blocks must begin with a matching number of \`toolResult\` blocks.`,
-      ),
-    );
-  }
-}
 
 function tooManyResults(index: number): Violation {
   return violation(
