@@ -1,6 +1,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CHUNK_BYTES,
+  continuationHash,
   decodeTranscript,
   encodeTranscript,
   serializeTranscript,
@@ -64,7 +65,7 @@ export interface Breakdown {
   decodeUs: number;
   /** `rebuildTranscript` on the parsed messages. */
   rebuildUs: number;
-  /** `sha256(JSON.stringify(rebuilt))`, the continuation's hash. */
+  /** `continuationHash` (sha256 of the rebuilt tail), the continuation's hash. */
   continuationHashUs: number;
 }
 
@@ -85,7 +86,7 @@ async function breakdown(t: BenchTranscript, runs: number): Promise<Breakdown> {
   return {
     decodeUs: await time(() => decodeTranscript(encoded, encoded.chunks)),
     rebuildUs: await time(() => rebuildTranscript(formatOf(t.format), parsed, t.toolCallId, ANSWER)),
-    continuationHashUs: await time(() => sha256(JSON.stringify(rebuilt))),
+    continuationHashUs: await time(() => continuationHash(parsed.length, rebuilt)),
   };
 }
 

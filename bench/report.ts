@@ -137,9 +137,9 @@ function storeNote(rows: StoreRow[]): string {
     ? small.breakdown.decodeUs + small.breakdown.rebuildUs + small.breakdown.continuationHashUs
     : Number.NaN;
   return [
-    `The gap is CPU the floor does not do, and it grows with the transcript. At ${big?.label}, of the ${us(gap)} between Handback's and the floor's medians, decoding the checkpoint (sha256 of the compressed chunks, brotli decompression, JSON.parse) takes ${us(b?.decodeUs)} (${share(b?.decodeUs)}), hashing the continuation (\`sha256(JSON.stringify(rebuilt))\` for \`continuationSha256\`: a second full pass over the transcript) ${us(b?.continuationHashUs)} (${share(b?.continuationHashUs)}), and \`rebuildTranscript\` only ${us(b?.rebuildUs)}; the rest is not broken down here (candidates: the document client's unmarshalling of the chunk items, waiting on zlib's thread pool, garbage collection of the transcript-sized strings).`,
-    'What would close it: derive the continuation hash from what is already hashed — sha256(stored transcript sha256 ‖ canonical JSON of the appended results) — instead of stringifying the whole rebuilt transcript (removes the second pass); splice the appended results into the decompressed JSON text and hand the text on (the HTTP and Step Functions handlers stringify the messages again anyway), parsing only the paused round. The decompression and the sha256 of the stored bytes are the price of storing 0.2× the bytes and of refusing corrupt checkpoints, and stay.',
-    `At ${small?.label} the CPU steps take ${us(smallCpu)}; the rest of the gap there (${us(small ? small.handback.medianUs - small.floor.medianUs : Number.NaN)}) sits in the conditional UpdateItem round trip — Handback sets six attributes under a three-part condition, the floor one attribute under one — and in the asynchronous zlib call, whose hop through libuv's thread pool waits for a free core on a loaded machine (a synchronous \`brotliDecompressSync\` for checkpoints of a few KB would avoid it).`,
+    `The gap is CPU the floor does not do, and it grows with the transcript. At ${big?.label}, of the ${us(gap)} between Handback's and the floor's medians, decoding the checkpoint (sha256 of the compressed chunks, brotli decompression, JSON.parse) takes ${us(b?.decodeUs)} (${share(b?.decodeUs)}), hashing the continuation (\`continuationHash\`: sha256 of the rebuilt tail only) ${us(b?.continuationHashUs)} (${share(b?.continuationHashUs)}), and \`rebuildTranscript\` only ${us(b?.rebuildUs)}; the rest is not broken down here (candidates: the document client's unmarshalling of the chunk items, waiting on zlib's thread pool, garbage collection of the transcript-sized strings).`,
+    'What would close it: splice the appended results into the decompressed JSON text and hand the text on (the HTTP and Step Functions handlers stringify the messages again anyway), parsing only the paused round. The decompression and the sha256 of the stored bytes are the price of storing 0.2× the bytes and of refusing corrupt checkpoints, and stay.',
+    `At ${small?.label} the CPU steps take ${us(smallCpu)}; the rest of the gap there (${us(small ? small.handback.medianUs - small.floor.medianUs : Number.NaN)}) sits in the round trips themselves — Handback's UpdateItem sets six attributes under a three-part condition, the floor's one attribute under one — and in the document client's marshalling of them; checkpoints up to 64 KB are already decompressed synchronously, with no hop through libuv's thread pool.`,
   ].join(' ');
 }
 
@@ -198,7 +198,7 @@ function storeSection(part: Part<StoreRow[]> | undefined, verdicts: Verdict[]): 
         'transcript',
         'decode (sha256 + brotli + JSON.parse)',
         'rebuildTranscript',
-        'continuation hash (JSON.stringify + sha256)',
+        'continuation hash (sha256 of the rebuilt tail)',
         'sum',
         'Handback p50 − floor p50',
       ],
