@@ -5,7 +5,6 @@ import {
   decodeTranscript,
   encodeTranscript,
   serializeTranscript,
-  sha256,
 } from '../functions/checkpoints/codec.ts';
 import type { FormatName } from '../functions/rehydrate/formats/index.ts';
 import { formatOf } from '../functions/rehydrate/formats/index.ts';

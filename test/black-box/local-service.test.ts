@@ -92,6 +92,7 @@ describe('npm start, driven over HTTP', () => {
       pauseBody({ answerSchema: { type: 'object', required: ['approve'] } }),
     );
     const { interruptId } = paused.body;
+    // biome-ignore lint/suspicious/noExplicitAny: responses are read as loose JSON in the tests
     const cases: Array<[string, Promise<{ status: number; body: any; headers: Headers }>, number, string]> = [
       ['malformed JSON', request(`${base}/pauses`, 'POST', '{"format":'), 400, 'bad_request'],
       ['a bad runId', request(`${service.url}/runs/no%20spaces/pauses`, 'POST', pauseBody()), 400, 'bad_request'],

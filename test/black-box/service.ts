@@ -88,6 +88,7 @@ export async function request(
   method: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: responses are read as loose JSON in the tests
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {

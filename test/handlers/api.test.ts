@@ -49,6 +49,7 @@ function api(options: { store?: CheckpointStore; handoff?: Handoff; tenantClaim?
         status: result.statusCode,
         headers: result.headers ?? {},
         contentType,
+        // biome-ignore lint/suspicious/noExplicitAny: responses are read as loose JSON in the tests
         body: JSON.parse(String(result.body)) as Record<string, any>,
       };
     },
