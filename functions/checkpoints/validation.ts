@@ -245,7 +245,8 @@ function tenantProblemOf(tenant: unknown): string | undefined {
   return undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain JSON object (not an array, not a class instance). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;

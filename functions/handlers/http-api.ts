@@ -5,6 +5,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { isPlainObject, LIMITS } from '../checkpoints/validation.ts';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
 import {
   fitMessages,
@@ -13,15 +14,7 @@ import {
   resumeBody,
   sliceMessages,
 } from '../resume/fit.ts';
-import {
-  checkJsonDepth,
-  isJsonObject,
-  jsonBytes,
-  MAX_ANSWER_BYTES,
-  opaqueId,
-  parseOrThrow,
-  runId,
-} from '../resume/request.ts';
+import { checkJsonDepth, jsonBytes, MAX_ANSWER_BYTES, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
 import { pauseTurn, resumeTurn, type UseCaseDeps } from '../resume/resume.ts';
 import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
@@ -48,10 +41,8 @@ export interface ApiDeps extends UseCaseDeps {
 export const MAX_PAUSE_BODY_BYTES = 6 * 1024 * 1024;
 /** The largest resume body read before parsing; the answer itself is then held to 256 KB. */
 const MAX_RESUME_BODY_BYTES = 1024 * 1024;
-/** The largest `metadata` of a pause, as JSON bytes. */
-const MAX_METADATA_BYTES = 4 * 1024;
 
-const jsonObject = z.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object');
+const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object');
 
 const pauseBody = z.object({
   format: z.enum(FORMAT_NAMES),
@@ -60,13 +51,15 @@ const pauseBody = z.object({
   prompt: z.optional(z.string()),
   // Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
   answerSchema: z.optional(z.union([jsonObject, z.boolean()])),
-  expiresInSeconds: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(31_536_000))),
+  expiresInSeconds: z.optional(
+    z.number().check(z.int(), z.minimum(LIMITS.expiresInSeconds.min), z.maximum(LIMITS.expiresInSeconds.max)),
+  ),
   taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
   metadata: z.optional(
     jsonObject.check(
       z.refine(
-        (value) => jsonBytes(value) <= MAX_METADATA_BYTES,
-        `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+        (value) => jsonBytes(value) <= LIMITS.metadataBytes,
+        `must be at most ${LIMITS.metadataBytes} bytes of JSON`,
       ),
     ),
   ),

@@ -1,4 +1,5 @@
 import { RUN_ID_PATTERN } from '../checkpoints/keys.ts';
+import { LIMITS } from '../checkpoints/validation.ts';
 import { BadRequestError } from '../errors.ts';
 import * as z from '../zod.ts';
 
@@ -7,8 +8,8 @@ import * as z from '../zod.ts';
  * field (400 `bad_request` over HTTP, a rejected request on the queues).
  */
 
-/** The largest answer, as JSON bytes (§5). */
-export const MAX_ANSWER_BYTES = 256 * 1024;
+/** The largest answer, as JSON bytes (§5): the store's limit, checked at the edge first. */
+export const MAX_ANSWER_BYTES = LIMITS.answerBytes;
 
 /** The tenant of a trigger request that names none: the same single tenant as the local service without auth. */
 export const DEFAULT_TENANT = 'default';
@@ -62,13 +63,6 @@ export function checkJsonDepth(value: unknown, what: string): void {
     }
     for (const child of Object.values(node)) stack.push([child, depth + 1]);
   }
-}
-
-/** Whether `value` is a plain JSON object (not an array, not a class instance). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /** Bytes of `value` as JSON. */
