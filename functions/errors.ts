@@ -1,9 +1,10 @@
 /**
- * Handback's errors: one base class and a few named subclasses.
+ * Handback's errors: one base class and a few named subclasses, and the one table (`ERROR_FATES`) that decides each
+ * error's fate: its HTTP status, whether a retry can help, and the title of its problem. The API edge, the SQS and
+ * EventBridge handlers and the CDK workflows all read that table; none keeps its own list.
  *
- * `name` and `code` are a contract: Step Functions `Catch` matches on `name`,
- * HTTP problems carry `code`, and the tests pin both. HTTP statuses are mapped in
- * one place, at the API edge (`functions/handlers/problem.ts`).
+ * `name` and `code` are a contract: Step Functions `Catch` matches on `name`, HTTP problems carry `code`, and the
+ * tests pin both.
  */
 
 /** The stable machine words of every Handback error. */
@@ -19,6 +20,11 @@ export const ErrorCode = {
   CorruptCheckpoint: 'corrupt_checkpoint',
   BadRequest: 'bad_request',
   HandoffFailed: 'handoff_failed',
+  AlreadyDecided: 'already_decided',
+  PauseCancelled: 'pause_cancelled',
+  StorageUnavailable: 'storage_unavailable',
+  IdempotencyKeyReused: 'idempotency_key_reused',
+  UnsupportedRecord: 'unsupported_record',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -201,4 +207,162 @@ export class HandoffFailedError extends HandbackError {
     this.name = 'HandoffFailedError';
     this.continuationId = continuationId;
   }
+}
+
+/** A different decision for an ask that was already decided (§9); `toolCallId` names the ask. */
+export class AlreadyDecidedError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+
+  constructor(runId: string, interruptId: string, toolCallId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.AlreadyDecided,
+      `The ask ${toolCallId} of pause ${interruptId} (run ${runId}) was already decided differently; read the pause to see the recorded decision.`,
+      options,
+    );
+    this.name = 'AlreadyDecidedError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+  }
+}
+
+/** A decision for a pause that was cancelled (§10). */
+export class PauseCancelledError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly continuationId: string | undefined;
+
+  constructor(runId: string, interruptId: string, continuationId?: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.PauseCancelled,
+      `Pause ${interruptId} of run ${runId} was cancelled${continuationId ? `; its continuation is ${continuationId}` : ''}: nothing can be decided any more.`,
+      options,
+    );
+    this.name = 'PauseCancelledError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.continuationId = continuationId;
+  }
+}
+
+/**
+ * The table did not answer in time, or refused for load. What was asked may or may not have happened; every request
+ * Handback takes is safe to retry (a resume replays, a pause with an `Idempotency-Key` returns the first one).
+ */
+export class StorageUnavailableError extends HandbackError {
+  /** Seconds a client should wait before retrying. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message?: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(
+      ErrorCode.StorageUnavailable,
+      message ??
+        'The checkpoint table did not answer in time. What was asked may or may not have happened; retry the same request, which is safe.',
+      options,
+    );
+    this.name = 'StorageUnavailableError';
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? 1;
+  }
+}
+
+/** An `Idempotency-Key` already used for a pause of this run with a different body. */
+export class IdempotencyKeyReusedError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+
+  constructor(runId: string, interruptId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.IdempotencyKeyReused,
+      `This Idempotency-Key was already used for pause ${interruptId} of run ${runId} with a different body; use a new key for a new pause.`,
+      options,
+    );
+    this.name = 'IdempotencyKeyReusedError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+  }
+}
+
+/**
+ * A stored pause was written by a newer version of Handback (an unknown status or schema version, as during a
+ * rolling deploy). It is not corrupt: retry once every function runs the newer version.
+ */
+export class UnsupportedRecordError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+
+  constructor(runId: string, interruptId: string, what: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.UnsupportedRecord,
+      `Pause ${interruptId} of run ${runId} was written by a newer version of Handback (${what}); retry once the deployment has finished.`,
+      options,
+    );
+    this.name = 'UnsupportedRecordError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+  }
+}
+
+/** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
+export interface ErrorFate {
+  /** The error class's `name`, which a Step Functions `Catch` matches. */
+  name: string;
+  /** The HTTP status of its problem. */
+  status: number;
+  /** The problem's title. */
+  title: string;
+  /** Whether the same request may succeed later (a queue retries it; a workflow's `Retry` may). */
+  retryable: boolean;
+}
+
+/** The one table of error fates (STYLE 8b): every `ErrorCode` has one. */
+export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
+  bad_request: { name: 'BadRequestError', status: 400, title: 'Bad request', retryable: false },
+  invalid_transcript: { name: 'InvalidTranscriptError', status: 400, title: 'Invalid transcript', retryable: false },
+  pause_not_found: { name: 'PauseNotFoundError', status: 404, title: 'Pause not found', retryable: false },
+  continuation_not_found: {
+    name: 'ContinuationNotFoundError',
+    status: 404,
+    title: 'Continuation not found',
+    retryable: false,
+  },
+  open_pause_exists: { name: 'OpenPauseExistsError', status: 409, title: 'Open pause exists', retryable: false },
+  already_resumed: { name: 'AlreadyResumedError', status: 409, title: 'Already resumed', retryable: false },
+  already_decided: { name: 'AlreadyDecidedError', status: 409, title: 'Already decided', retryable: false },
+  pause_expired: { name: 'PauseExpiredError', status: 410, title: 'Pause expired', retryable: false },
+  pause_cancelled: { name: 'PauseCancelledError', status: 410, title: 'Pause cancelled', retryable: false },
+  invalid_answer: { name: 'InvalidAnswerError', status: 422, title: 'Invalid answer', retryable: false },
+  idempotency_key_reused: {
+    name: 'IdempotencyKeyReusedError',
+    status: 422,
+    title: 'Idempotency key reused',
+    retryable: false,
+  },
+  // A lost or corrupt turn state does not heal by itself: retrying only repeats the failure.
+  missing_turn_state: { name: 'MissingTurnStateError', status: 500, title: 'Missing turn state', retryable: false },
+  corrupt_checkpoint: { name: 'CorruptCheckpointError', status: 500, title: 'Corrupt checkpoint', retryable: false },
+  handoff_failed: { name: 'HandoffFailedError', status: 503, title: 'Hand-off failed', retryable: true },
+  storage_unavailable: { name: 'StorageUnavailableError', status: 503, title: 'Storage unavailable', retryable: true },
+  unsupported_record: {
+    name: 'UnsupportedRecordError',
+    status: 503,
+    title: 'Written by a newer version',
+    retryable: true,
+  },
+};
+
+/** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */
+export const FINAL_ERROR_NAMES: readonly string[] = Object.values(ERROR_FATES)
+  .filter((fate) => !fate.retryable)
+  .map((fate) => fate.name);
+
+/** The fate of any error: its code's, or `undefined` for an error Handback did not throw on purpose. */
+export function fateOf(error: unknown): ErrorFate | undefined {
+  return error instanceof HandbackError ? ERROR_FATES[error.code] : undefined;
+}
+
+/** Whether an error is final: a Handback error whose fate says no retry helps. Anything unknown may be transient. */
+export function isFinal(error: unknown): boolean {
+  return fateOf(error)?.retryable === false;
 }

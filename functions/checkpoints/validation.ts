@@ -1,10 +1,13 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { type AnswerFailure, BadRequestError, InvalidAnswerError } from '../errors.ts';
+import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import type { ToolCall } from '../rehydrate/formats/format.ts';
 import type { FormatName } from '../rehydrate/formats/index.ts';
 import { answerText, validatePause } from '../rehydrate/rehydrate.ts';
 import type { JsonSchema, ListPausesQuery, PauseInput, PauseStatus } from './checkpoint-store.ts';
+import { isPlainObject, jsonBytes } from './json.ts';
+import { checkAgainstSchema, schemaProblems } from './json-schema.ts';
 import { encodeTenant, RUN_ID_PATTERN } from './keys.ts';
+
+export { isPlainObject, jsonBytes };
 
 /**
  * The checks the store runs before it touches the table, pure: users call the store from their own Lambda, so it
@@ -95,7 +98,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
     }
   }
   if (input.answerSchema !== undefined) {
-    for (const problem of answerSchemaProblems(input.answerSchema))
+    for (const problem of schemaProblems(input.answerSchema, 'answerSchema'))
       fail(`/answerSchema${problem.path}`, problem.message);
   }
   if (!Array.isArray(input.messages) && input.messages !== undefined && input.messages !== null) {
@@ -171,58 +174,7 @@ export function checkAnswer(answer: unknown): string {
 
 /** Throws `InvalidAnswerError` listing every failure when `answer` fails `schema`. */
 export function checkAnswerAgainstSchema(schema: JsonSchema, answer: unknown): void {
-  const validate = compiledSchema(schema);
-  if (validate(answer)) return;
-  const failures = (validate.errors ?? []).map(toFailure);
-  throw new InvalidAnswerError(
-    `The answer does not match the pause's answerSchema: ${failures.map((f) => `${f.path || '/'} ${f.message}`).join('; ')}.`,
-    failures,
-  );
-}
-
-/** Why `schema` is not a usable JSON Schema 2020-12 (empty when it is). */
-export function answerSchemaProblems(schema: unknown): AnswerFailure[] {
-  if (typeof schema !== 'boolean' && !isPlainObject(schema)) {
-    return [{ path: '', message: 'answerSchema must be a JSON Schema: an object or a boolean' }];
-  }
-  if (jsonBytes(schema) === undefined) {
-    return [{ path: '', message: 'answerSchema must be JSON (no undefined, functions, cycles or non-finite numbers)' }];
-  }
-  const validator = ajv();
-  let valid: boolean;
-  try {
-    valid = validator.validateSchema(schema) as boolean;
-  } catch (cause) {
-    // ajv throws for a `$schema` it has no meta-schema for (draft-07, 2019-09, …).
-    return [
-      {
-        path: '/$schema',
-        message: `answerSchema must be JSON Schema 2020-12 (${(cause as Error).message}); drop "$schema" or set it to "https://json-schema.org/draft/2020-12/schema"`,
-      },
-    ];
-  }
-  if (!valid) {
-    return (validator.errors ?? []).map((error) => ({
-      path: error.instancePath,
-      message: `answerSchema${error.instancePath} ${error.message ?? 'is invalid'} (JSON Schema 2020-12)`,
-    }));
-  }
-  try {
-    compiledSchema(schema as JsonSchema);
-  } catch (cause) {
-    return [{ path: '', message: `answerSchema cannot be compiled: ${(cause as Error).message}` }];
-  }
-  return [];
-}
-
-/** Bytes of `value` as JSON text (UTF-8), or undefined when it is not JSON. */
-export function jsonBytes(value: unknown): number | undefined {
-  try {
-    answerText(value);
-  } catch {
-    return undefined;
-  }
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  checkAgainstSchema(schema, answer);
 }
 
 function isRunId(runId: unknown): runId is string {
@@ -243,49 +195,4 @@ function tenantProblemOf(tenant: unknown): string | undefined {
     return 'tenant must be well-formed Unicode';
   }
   return undefined;
-}
-
-/** Whether `value` is a plain JSON object (not an array, not a class instance). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function toFailure(error: ErrorObject): AnswerFailure {
-  const detail = error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : '';
-  return { path: error.instancePath, message: `${error.message ?? 'is invalid'}${detail}` };
-}
-
-// `format` is an annotation in 2020-12 unless a schema opts into format assertion; ajv follows that with
-// `validateFormats: false`. Unknown keywords are allowed, as the specification allows them. `addUsedSchema: false`:
-// two pauses may carry different schemas with the same `$id`, which would clash in one shared instance; and the
-// instance is shared because building one compiles the 2020-12 meta-schemas (tens of milliseconds) — and built on
-// first use, not at import, so a cold start without answer schemas never pays for it.
-let sharedAjv: Ajv2020 | undefined;
-function ajv(): Ajv2020 {
-  sharedAjv ??= new Ajv2020({
-    allErrors: true,
-    strict: false,
-    validateFormats: false,
-    logger: false,
-    addUsedSchema: false,
-  });
-  return sharedAjv;
-}
-
-const compiled = new Map<string, ValidateFunction>();
-const COMPILED_MAX = 64;
-
-function compiledSchema(schema: JsonSchema): ValidateFunction {
-  const key = JSON.stringify(schema);
-  const cached = compiled.get(key);
-  if (cached) return cached;
-  const validate = ajv().compile(schema);
-  if (compiled.size >= COMPILED_MAX) {
-    const oldest = compiled.keys().next().value;
-    if (oldest !== undefined) compiled.delete(oldest);
-  }
-  compiled.set(key, validate);
-  return validate;
 }

@@ -1,14 +1,19 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import {
+  AlreadyDecidedError,
   AlreadyResumedError,
   BadRequestError,
   type ErrorCode,
+  fateOf,
   HandbackError,
   HandoffFailedError,
   InvalidAnswerError,
   InvalidTranscriptError,
+  isFinal,
+  PauseCancelledError,
   PauseExpiredError,
+  StorageUnavailableError,
 } from '../errors.ts';
 
 /**
@@ -53,21 +58,6 @@ export class HttpProblem extends Error {
   }
 }
 
-/** Status and title of each domain error code. */
-const DOMAIN: Record<ErrorCode, { status: number; title: string }> = {
-  bad_request: { status: 400, title: 'Bad request' },
-  invalid_transcript: { status: 400, title: 'Invalid transcript' },
-  pause_not_found: { status: 404, title: 'Pause not found' },
-  continuation_not_found: { status: 404, title: 'Continuation not found' },
-  open_pause_exists: { status: 409, title: 'Open pause exists' },
-  already_resumed: { status: 409, title: 'Already resumed' },
-  pause_expired: { status: 410, title: 'Pause expired' },
-  invalid_answer: { status: 422, title: 'Invalid answer' },
-  missing_turn_state: { status: 500, title: 'Missing turn state' },
-  corrupt_checkpoint: { status: 500, title: 'Corrupt checkpoint' },
-  handoff_failed: { status: 503, title: 'Hand-off failed' },
-};
-
 const EDGE_TITLES: Record<EdgeCode, string> = {
   unauthorized: 'Unauthorized',
   not_found: 'Not found',
@@ -79,25 +69,30 @@ const EDGE_TITLES: Record<EdgeCode, string> = {
 
 /** The HTTP status an error maps to; 500 for anything unknown. */
 export function statusOf(error: unknown): number {
-  if (error instanceof HandbackError) return DOMAIN[error.code]?.status ?? 500;
+  const fate = fateOf(error);
+  if (fate !== undefined) return fate.status;
   if (error instanceof HttpProblem) return error.status;
   return 500;
 }
 
-/** Whether a request failed for good (a 4xx kind: 400/404/409/410/413/422): retrying it cannot succeed. */
+/** Whether a request failed for good: a final Handback error (its fate says so) or an edge refusal (4xx). */
 export function isPermanent(error: unknown): boolean {
-  const status = statusOf(error);
-  return status >= 400 && status < 500;
+  if (error instanceof HttpProblem) return error.status >= 400 && error.status < 500;
+  return isFinal(error);
 }
 
 /** The problem body and headers for an error; `requestId` is quoted by the generic 500. */
 export function problemOf(error: unknown, requestId: string): { problem: Problem; headers: Record<string, string> } {
   const middy = fromMiddy(error);
   if (middy !== undefined) return problemOf(middy, requestId);
-  if (error instanceof HandbackError && DOMAIN[error.code] !== undefined) {
-    const { status, title } = DOMAIN[error.code];
-    // A committed resume whose hand-off failed is worth retrying at once: the retry replays and delivers again.
-    const headers: Record<string, string> = error instanceof HandoffFailedError ? { 'Retry-After': '1' } : {};
+  const fate = fateOf(error);
+  if (error instanceof HandbackError && fate !== undefined) {
+    const { status, title } = fate;
+    // A retryable failure says when to retry: a committed resume whose hand-off failed replays and delivers again; a
+    // storage timeout may or may not have happened, and every request is safe to repeat.
+    const headers: Record<string, string> = fate.retryable
+      ? { 'Retry-After': String(error instanceof StorageUnavailableError ? error.retryAfterSeconds : 1) }
+      : {};
     return { problem: { ...base(error.code, title, status, error.message), ...extensions(error) }, headers };
   }
   if (error instanceof HttpProblem) {
@@ -157,6 +152,10 @@ function base(code: ErrorCode | EdgeCode, title: string, status: number, detail:
 function extensions(error: HandbackError): Record<string, unknown> {
   if (error instanceof AlreadyResumedError || error instanceof HandoffFailedError) {
     return { continuationId: error.continuationId };
+  }
+  if (error instanceof AlreadyDecidedError) return { toolCallId: error.toolCallId };
+  if (error instanceof PauseCancelledError) {
+    return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
   }
   if (error instanceof PauseExpiredError) return { expiresAt: error.expiresAt };
   if (error instanceof InvalidTranscriptError) return { violations: error.violations };
