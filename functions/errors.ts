@@ -25,6 +25,7 @@ export const ErrorCode = {
   StorageUnavailable: 'storage_unavailable',
   IdempotencyKeyReused: 'idempotency_key_reused',
   UnsupportedRecord: 'unsupported_record',
+  PayloadTooLarge: 'payload_too_large',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -304,6 +305,17 @@ export class UnsupportedRecordError extends HandbackError {
   }
 }
 
+/** Something sent is over its size limit (a transcript over 16 MB, the answers of a pause over 256 KB together). */
+export class PayloadTooLargeError extends HandbackError {
+  readonly failures: AnswerFailure[];
+
+  constructor(message: string, failures: AnswerFailure[] = [], options?: { cause?: unknown }) {
+    super(ErrorCode.PayloadTooLarge, message, options);
+    this.name = 'PayloadTooLargeError';
+    this.failures = failures;
+  }
+}
+
 /** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
 export interface ErrorFate {
   /** The error class's `name`, which a Step Functions `Catch` matches. */
@@ -339,6 +351,7 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
     title: 'Idempotency key reused',
     retryable: false,
   },
+  payload_too_large: { name: 'PayloadTooLargeError', status: 413, title: 'Payload too large', retryable: false },
   // A lost or corrupt turn state does not heal by itself: retrying only repeats the failure.
   missing_turn_state: { name: 'MissingTurnStateError', status: 500, title: 'Missing turn state', retryable: false },
   corrupt_checkpoint: { name: 'CorruptCheckpointError', status: 500, title: 'Corrupt checkpoint', retryable: false },

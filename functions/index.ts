@@ -4,9 +4,14 @@
  */
 
 export type {
+  AskInput,
+  AskView,
+  CancelInput,
   CheckpointStore,
   Continuation,
   ContinuationKey,
+  DecideInput,
+  DecideResult,
   JsonSchema,
   ListPausesQuery,
   PauseCreated,
@@ -15,31 +20,48 @@ export type {
   PausePage,
   PauseStatus,
   PauseView,
+  PendingDecisions,
+  RecordedDecisionView,
   ResumeInput,
   ResumeResult,
+  SweepResult,
 } from './checkpoints/checkpoint-store.ts';
+export { CheckpointService, type CheckpointServiceOptions, type PauseChange } from './checkpoints/checkpoint-service.ts';
 export {
   createDynamoDBCheckpointStore,
-  DynamoDBCheckpointStore,
+  createMemoryCheckpointStore,
   type DynamoDBCheckpointStoreOptions,
+  storageClientConfig,
 } from './checkpoints/dynamodb-store.ts';
+export type { CheckpointPersistence, ListPage, ListQuery, StoredPause } from './checkpoints/persistence.ts';
+export type { Ask, AskKind, OnExpiry, Outcome, PauseRecord } from './checkpoints/record.ts';
+export { LIMITS } from './checkpoints/rules.ts';
 export { createTableInput, TABLE } from './checkpoints/table.ts';
-export { LIMITS } from './checkpoints/validation.ts';
 export type { AnswerFailure, Violation } from './errors.ts';
 export {
+  AlreadyDecidedError,
   AlreadyResumedError,
   BadRequestError,
   ContinuationNotFoundError,
   CorruptCheckpointError,
+  ERROR_FATES,
   ErrorCode,
+  type ErrorFate,
+  FINAL_ERROR_NAMES,
   HandbackError,
   HandoffFailedError,
   InvalidAnswerError,
   InvalidTranscriptError,
   MissingTurnStateError,
+  IdempotencyKeyReusedError,
+  isFinal,
   OpenPauseExistsError,
+  PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PayloadTooLargeError,
+  StorageUnavailableError,
+  UnsupportedRecordError,
 } from './errors.ts';
 export { checkTranscript } from './rehydrate/check-transcript.ts';
 export type { ToolCall } from './rehydrate/formats/format.ts';

@@ -24,6 +24,12 @@ export interface Config {
   dynamodbEndpoint: string | undefined;
   /** `HANDOFF_TARGET` and its variable; default `none`. */
   handoff: HandoffConfig;
+  /** `INBOX_URL`: the inbox page's public URL, for answer links; unset = the API's own `/inbox` (from the request). */
+  inboxUrl: string | undefined;
+  /** `LINK_SECRET_ARN`: the Secrets Manager secret holding the answer-link key; unset = no answer links. */
+  linkSecretArn: string | undefined;
+  /** `EVENT_BUS_NAME`: the EventBridge bus lifecycle events go to (the stream handler's). */
+  eventBusName: string | undefined;
 }
 
 /** A variable's value; throws naming the variable when it is unset or empty. */
@@ -69,5 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tenantClaim: optionalEnv(env, 'TENANT_CLAIM', 'tenant'),
     dynamodbEndpoint: optionalEnv(env, 'DYNAMODB_ENDPOINT'),
     handoff: loadHandoffConfig(env),
+    inboxUrl: optionalEnv(env, 'INBOX_URL'),
+    linkSecretArn: optionalEnv(env, 'LINK_SECRET_ARN'),
+    eventBusName: optionalEnv(env, 'EVENT_BUS_NAME'),
   };
 }

@@ -2,10 +2,16 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
-import { isPlainObject, LIMITS } from '../checkpoints/validation.ts';
+import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
+import { isPlainObject } from '../checkpoints/json.ts';
+import { ASK_KINDS, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../checkpoints/rules.ts';
+import { isIdempotencyKey } from '../checkpoints/validation.ts';
+import { BadRequestError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
+import { inboxAsset } from '../inbox/assets.ts';
+import { type LinkGrant, LINK_HEADER, LinkClosedError, LinkRefusedError } from '../links/answer-links.ts';
+import type { Decision } from '../rehydrate/decisions.ts';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
 import {
   fitMessages,
@@ -14,19 +20,28 @@ import {
   resumeBody,
   sliceMessages,
 } from '../resume/fit.ts';
-import { checkJsonDepth, jsonBytes, MAX_ANSWER_BYTES, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
-import { pauseTurn, resumeTurn, type UseCaseDeps } from '../resume/resume.ts';
+import { checkJsonDepth, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
+import {
+  cancelTurn,
+  decideTurn,
+  getContinuation,
+  getPause,
+  listPauses,
+  pauseTurn,
+  resumeTurn,
+  type UseCaseDeps,
+} from '../resume/resume.ts';
 import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
 
 /**
- * The HTTP API (§5) for API Gateway HTTP API, payload v2: middy with the router, header normalizer and JSON body
- * parser, zod at the edge, and `problemDetails` turning every error into a problem. Each route parses, calls the
- * store or a use case, and shapes the response.
+ * The HTTP API (§5, §9–§12) for API Gateway HTTP API, payload v2: middy with the router and header normalizer, the
+ * body parsed here (size, media type, JSON, depth), zod at the edge, and `problemDetails` turning every error into a
+ * problem. Each route parses, calls one use case, and shapes the response; the rules are the store's.
  */
 
-/** An HTTP API event with a JWT authorizer; the body is JSON-parsed by the time a POST route sees it. */
+/** An HTTP API event with a JWT authorizer; a POST route's body is JSON-parsed by the time its handler sees it. */
 export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 /** A structured payload v2 response. */
 export type ApiResult = Exclude<APIGatewayProxyResultV2, string>;
@@ -39,33 +54,53 @@ export interface ApiDeps extends UseCaseDeps {
 
 /** The largest pause body (§5). */
 export const MAX_PAUSE_BODY_BYTES = 6 * 1024 * 1024;
-/** The largest resume body read before parsing; the answer itself is then held to 256 KB. */
-const MAX_RESUME_BODY_BYTES = 1024 * 1024;
+/** The largest resume or cancel body read before parsing; the answers themselves are then held to their limits. */
+const MAX_DECISION_BODY_BYTES = 1024 * 1024;
+/** Milliseconds before the function's own timeout at which a request still running answers 503 instead. */
+const TIMEOUT_EARLY_MS = 1_500;
 
 const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object');
+// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
+const jsonSchema = z.optional(z.union([jsonObject, z.boolean()]));
+
+const askBody = z.object({
+  toolCallId: z.string().check(z.minLength(1)),
+  kind: z.optional(z.enum(ASK_KINDS)),
+  prompt: z.optional(z.string()),
+  answerSchema: jsonSchema,
+  argsSchema: jsonSchema,
+  editable: z.optional(z.boolean()),
+});
 
 const pauseBody = z.object({
   format: z.enum(FORMAT_NAMES),
   messages: z.array(z.unknown()).check(z.minLength(1)),
-  toolCallId: z.string().check(z.minLength(1)),
+  toolCallId: z.optional(z.string().check(z.minLength(1))),
   prompt: z.optional(z.string()),
-  // Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
-  answerSchema: z.optional(z.union([jsonObject, z.boolean()])),
+  answerSchema: jsonSchema,
+  asks: z.optional(z.array(askBody).check(z.minLength(LIMITS.asks.min), z.maxLength(LIMITS.asks.max))),
   expiresInSeconds: z.optional(
     z.number().check(z.int(), z.minimum(LIMITS.expiresInSeconds.min), z.maximum(LIMITS.expiresInSeconds.max)),
   ),
-  taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
-  metadata: z.optional(
-    jsonObject.check(
-      z.refine(
-        (value) => jsonBytes(value) <= LIMITS.metadataBytes,
-        `must be at most ${LIMITS.metadataBytes} bytes of JSON`,
-      ),
-    ),
-  ),
+  onExpiry: z.optional(z.enum(ON_EXPIRY)),
+  remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
+  taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
+  metadata: z.optional(jsonObject),
 });
 
-const resumeBodySchema = z.object({ interruptId: opaqueId, answer: z.unknown() });
+/** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
+const resumeBodySchema = z
+  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .check(
+    z.refine(
+      (body) => ('answer' in body) !== (body.decisions !== undefined),
+      'give exactly one of answer (a pause with one answer ask) or decisions',
+    ),
+  );
+const linkResumeBody = z
+  .object({ answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .check(z.refine((body) => ('answer' in body) !== (body.decisions !== undefined), 'give exactly one of answer or decisions'));
+const cancelBody = z.object({ reason: z.optional(z.string()) });
 const runParams = z.object({ runId });
 const pauseParams = z.object({ runId, interruptId: opaqueId });
 const continuationParams = z.object({ runId, continuationId: opaqueId });
@@ -76,12 +111,14 @@ const sliceQuery = {
 const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery });
 const continuationQuery = z.object(sliceQuery);
 const listQuery = z.object({
-  status: z.optional(z.enum(['paused', 'resumed', 'expired'])),
-  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100))),
+  status: z.optional(z.enum(PAUSE_STATUSES)),
+  limit: z.optional(
+    z.coerce.number().check(z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max)),
+  ),
   cursor: z.optional(z.string().check(z.minLength(1))),
 });
 
-/** The API handler: every route of §5, errors as problems, metrics flushed after each request. */
+/** The API handler: every route, errors as problems, metrics flushed after each request. */
 export function createApiHandler(deps: ApiDeps) {
   const tenantClaim = deps.tenantClaim ?? 'tenant';
   const tenantOf = (event: ApiEvent): string => {
@@ -93,6 +130,26 @@ export function createApiHandler(deps: ApiDeps) {
     }
     return tenant;
   };
+  /** The one pause an answer link opens (§11), still open; anything else is 401 or 410 without saying why. */
+  const linkOf = async (event: ApiEvent): Promise<LinkGrant & { view: PauseView }> => {
+    if (deps.links === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'Answer links are not configured.');
+    let grant: LinkGrant;
+    try {
+      grant = await deps.links.verify(event.headers?.[LINK_HEADER]);
+    } catch (error) {
+      throw linkProblem(error);
+    }
+    let view: PauseView;
+    try {
+      view = await getPause(deps, grant);
+    } catch (error) {
+      if (error instanceof PauseNotFoundError) throw linkProblem(new LinkRefusedError());
+      throw error;
+    }
+    if (view.status !== 'paused') throw linkProblem(new LinkClosedError());
+    return { ...grant, view };
+  };
+  const inboxUrlOf = (event: ApiEvent) => deps.inboxUrl ?? `https://${event.requestContext.domainName}/inbox`;
 
   const routes: Array<Route<ApiEvent, ApiResult>> = [
     { method: 'GET', path: '/health', handler: async () => json(200, { status: 'ok' }) },
@@ -104,10 +161,21 @@ export function createApiHandler(deps: ApiDeps) {
         const tenant = tenantOf(event);
         const params = parseOrThrow(runParams, event.pathParameters, 'path');
         const body = parseOrThrow(pauseBody, event.body, 'pause body');
-        const created = await pauseTurn(deps, { tenant, runId: params.runId, ...body });
+        const idempotencyKey = event.headers?.['idempotency-key'];
+        if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
+          throw new BadRequestError('The Idempotency-Key header must be 1–255 visible ASCII characters.', [
+            { path: '/headers/idempotency-key', message: 'must be 1–255 visible ASCII characters' },
+          ]);
+        }
+        const created = await pauseTurn(
+          deps,
+          { tenant, runId: params.runId, ...body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) },
+          { inboxUrl: inboxUrlOf(event) },
+        );
+        const { replayed: _, ...response } = created;
         // Both ids are URL-safe by construction (the runId pattern, the server-made interruptId).
         const location = `/runs/${created.runId}/pauses/${created.interruptId}`;
-        return json(201, created, { Location: location });
+        return json(201, response, { Location: location, 'Cache-Control': 'no-store' });
       }),
     },
     {
@@ -117,25 +185,34 @@ export function createApiHandler(deps: ApiDeps) {
         const tenant = tenantOf(event);
         const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
         const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
-        const view = await deps.store.getPause(
-          { tenant, runId: params.runId, interruptId: params.interruptId },
-          { includeMessages: query.include === 'messages' },
-        );
+        const view = await getPause(deps, { tenant, ...params }, { includeMessages: query.include === 'messages' });
         return json(200, withMessages(view, query.from, query.limit));
       },
     },
     {
       method: 'POST',
+      path: '/runs/{runId}/pauses/{interruptId}/cancel',
+      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
+        const tenant = tenantOf(event);
+        const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
+        const body = parseOrThrow(cancelBody, event.body ?? {}, 'cancel body');
+        const result = await cancelTurn(deps, { tenant, ...params, ...body }, 'http');
+        return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
+      }, { optionalBody: true }),
+    },
+    {
+      method: 'POST',
       path: '/runs/{runId}/resume',
-      handler: jsonRoute(MAX_RESUME_BODY_BYTES, async (event) => {
+      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
         const tenant = tenantOf(event);
         const params = parseOrThrow(runParams, event.pathParameters, 'path');
         const body = parseOrThrow(resumeBodySchema, event.body, 'resume body');
-        if (jsonBytes(body.answer) > MAX_ANSWER_BYTES) {
-          throw new HttpProblem(413, EdgeCode.PayloadTooLarge, `The answer is over ${MAX_ANSWER_BYTES} bytes of JSON.`);
+        const key = { tenant, runId: params.runId, interruptId: body.interruptId };
+        if (body.decisions === undefined) {
+          const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'http');
+          return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
         }
-        const result = await resumeTurn(deps, { tenant, runId: params.runId, ...body }, 'http');
-        return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
+        return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'http'));
       }),
     },
     {
@@ -145,12 +222,8 @@ export function createApiHandler(deps: ApiDeps) {
         const tenant = tenantOf(event);
         const params = parseOrThrow(continuationParams, event.pathParameters, 'path');
         const query = parseOrThrow(continuationQuery, event.queryStringParameters ?? {}, 'query');
-        const continuation = await deps.store.getContinuation({ tenant, ...params });
-        const { runId, interruptId, continuationId, format, messages, resumedAt } = continuation;
-        return json(
-          200,
-          withMessages({ runId, interruptId, continuationId, format, messages, resumedAt }, query.from, query.limit),
-        );
+        const continuation = await getContinuation(deps, { tenant, ...params });
+        return json(200, withMessages(continuation, query.from, query.limit));
       },
     },
     {
@@ -159,13 +232,50 @@ export function createApiHandler(deps: ApiDeps) {
       handler: async (event: ApiEvent) => {
         const tenant = tenantOf(event);
         const query = parseOrThrow(listQuery, event.queryStringParameters ?? {}, 'query');
-        const page = await deps.store.listPauses({ tenant, ...query });
+        const page = await listPauses(deps, { tenant, ...query });
         return json(200, page.cursor === undefined ? { items: page.items } : page);
       },
     },
+    // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
+    {
+      method: 'GET',
+      path: '/links/pause',
+      handler: async (event: ApiEvent) => {
+        const link = await linkOf(event);
+        const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
+        if (query.include !== 'messages') return json(200, link.view, { 'Cache-Control': 'no-store' });
+        const view = await getPause(deps, link, { includeMessages: true });
+        return json(200, withMessages(view, query.from, query.limit), { 'Cache-Control': 'no-store' });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/links/resume',
+      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
+        const link = await linkOf(event);
+        const body = parseOrThrow(linkResumeBody, event.body, 'resume body');
+        const key = { tenant: link.tenant, runId: link.runId, interruptId: link.interruptId };
+        if (body.decisions === undefined) {
+          const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'link');
+          return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
+        }
+        return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'link'));
+      }),
+    },
+    // The inbox page (§12): served without a token (its data calls carry one).
+    { method: 'GET', path: '/inbox', handler: async () => asset('') },
+    { method: 'GET', path: '/inbox/{file}', handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? '') },
   ];
 
-  return middy<ApiEvent, ApiResult>()
+  return middy<ApiEvent, ApiResult>({
+    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
+    // A request that runs out of time may still commit: say so, with the same retry semantics as a storage timeout.
+    timeoutEarlyResponse: () => {
+      throw new StorageUnavailableError(
+        'The request ran out of time before it finished. What it asked may or may not have happened; retry the same request, which is safe.',
+      );
+    },
+  })
     .use(injectLambdaContext(deps.logger))
     .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
     .use(httpHeaderNormalizer())
@@ -173,41 +283,68 @@ export function createApiHandler(deps: ApiDeps) {
     .handler(httpRouterHandler<ApiEvent, ApiResult>({ routes, notFoundResponse: notFound(routes) }));
 }
 
+/** 202 while asks wait (§9), 200 with the continuation once the last decision committed it. */
+function decided(result: DecideResult): ApiResult {
+  if (result.kind === 'pending') {
+    const { runId, interruptId, status, decided: done, pending } = result;
+    return json(202, { runId, interruptId, status, decided: done, pending });
+  }
+  return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
+}
+
+/** A file of the inbox page, or 404. */
+function asset(file: string): ApiResult {
+  const found = inboxAsset(file);
+  if (found === undefined) throw new HttpProblem(404, EdgeCode.NotFound, `No inbox file ${JSON.stringify(file)}.`);
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': found.contentType, ...found.headers },
+    body: found.body,
+  };
+}
+
+function linkProblem(error: unknown): HttpProblem {
+  if (error instanceof LinkClosedError) return new HttpProblem(410, EdgeCode.LinkClosed, error.message);
+  return new HttpProblem(401, EdgeCode.Unauthorized, new LinkRefusedError().message);
+}
+
 /** `application/json` or `application/<x>+json`, in any case, with or without parameters (RFC 9110 media types). */
 const JSON_MEDIA_TYPE = /^\s*application\/([\w.!#$&^-]+\+)?json\s*(;.*)?$/i;
 
-/** A POST route: the raw body is held to `maxBytes` (413), then must be JSON (415/400) before `handler` runs. */
-function jsonRoute(maxBytes: number, handler: (event: ApiEvent) => Promise<ApiResult>) {
-  return (
-    middy<ApiEvent, ApiResult>()
-      .before(async (request) => {
-        const { body, isBase64Encoded } = request.event;
-        const bytes =
-          body === undefined ? 0 : isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
-        if (bytes > maxBytes) {
-          throw new HttpProblem(
-            413,
-            EdgeCode.PayloadTooLarge,
-            `The body is ${bytes} bytes; this route takes at most ${maxBytes}.`,
-          );
-        }
-      })
-      .before(async (request) => {
-        const contentType = request.event.headers?.['content-type'];
-        if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
-          throw new HttpProblem(
-            415,
-            EdgeCode.UnsupportedMediaType,
-            'The body must be JSON, sent with Content-Type: application/json.',
-          );
-        }
-      })
-      // The media type is checked above, case-insensitively; the parser's own check is case-sensitive. (The option
-      // exists at runtime in this version, its type declaration lags.)
-      .use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]))
-      .before(async (request) => checkJsonDepth(request.event.body, 'body'))
-      .handler(handler)
-  );
+/**
+ * A POST route: the raw body is held to `maxBytes` (413), must be JSON (415) and parse (400) and nest at most 256
+ * levels (400) before `handler` runs. With `optionalBody`, no body at all is an empty object.
+ */
+function jsonRoute(
+  maxBytes: number,
+  handler: (event: ApiEvent) => Promise<ApiResult>,
+  options: { optionalBody?: boolean } = {},
+) {
+  return async (event: ApiEvent): Promise<ApiResult> => {
+    const { body, isBase64Encoded } = event;
+    const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+    const bytes = body === undefined ? 0 : isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
+    if (bytes > maxBytes) {
+      throw new HttpProblem(413, EdgeCode.PayloadTooLarge, `The body is ${bytes} bytes; this route takes at most ${maxBytes}.`);
+    }
+    if (bytes === 0 && options.optionalBody) return handler({ ...event, body: {} as never });
+    const contentType = event.headers?.['content-type'];
+    if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+      throw new HttpProblem(
+        415,
+        EdgeCode.UnsupportedMediaType,
+        'The body must be JSON, sent with Content-Type: application/json.',
+      );
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new BadRequestError('The body is missing or is not valid JSON.', [{ path: '', message: 'not valid JSON' }]);
+    }
+    checkJsonDepth(parsed, 'body');
+    return handler({ ...event, body: parsed as never });
+  };
 }
 
 /** 405 with `Allow` when another method serves the path, else 404. */
@@ -219,34 +356,20 @@ function notFound(routes: Array<Route<ApiEvent, ApiResult>>) {
   return ({ method, path }: { method: string; path: string }): never => {
     const allowed = [...new Set(patterns.filter((p) => p.regexp.test(path)).map((p) => p.method))] as Method[];
     if (allowed.length > 0) {
-      throw new HttpProblem(
-        405,
-        EdgeCode.MethodNotAllowed,
-        `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
-        {
-          Allow: allowed.join(', '),
-        },
-      );
+      throw new HttpProblem(405, EdgeCode.MethodNotAllowed, `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+        Allow: allowed.join(', '),
+      });
     }
     throw new HttpProblem(404, EdgeCode.NotFound, `No route ${method} ${path}.`);
   };
 }
 
 /** A body with messages that fits a response: a slice when `from`/`limit` are given, omitted past 5 MB. */
-function withMessages<T extends { messages?: unknown[] }>(
-  body: T,
-  from: number | undefined,
-  limit: number | undefined,
-) {
+function withMessages<T extends { messages?: unknown[] }>(body: T, from: number | undefined, limit: number | undefined) {
   if (body.messages === undefined || (from === undefined && limit === undefined)) {
     return fitMessages(body, HTTP_MESSAGES_LIMIT_BYTES);
   }
-  const slice = sliceMessages(
-    body.messages,
-    from ?? 0,
-    limit ?? body.messages.length,
-    HTTP_MESSAGES_LIMIT_BYTES - 64 * 1024,
-  );
+  const slice = sliceMessages(body.messages, from ?? 0, limit ?? body.messages.length, HTTP_MESSAGES_LIMIT_BYTES - 64 * 1024);
   // A slice holds at least one message; one message too big for 5 MB still travels alone, up to what Lambda returns.
   const bound = slice.messages.length === 1 ? HTTP_SINGLE_MESSAGE_LIMIT_BYTES : HTTP_MESSAGES_LIMIT_BYTES;
   return fitMessages({ ...body, ...slice }, bound);

@@ -13,6 +13,7 @@ import {
   isFinal,
   PauseCancelledError,
   PauseExpiredError,
+  PayloadTooLargeError,
   StorageUnavailableError,
 } from '../errors.ts';
 
@@ -29,6 +30,7 @@ export const EdgeCode = {
   MethodNotAllowed: 'method_not_allowed',
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
+  LinkClosed: 'link_closed',
   InternalError: 'internal_error',
 } as const;
 export type EdgeCode = (typeof EdgeCode)[keyof typeof EdgeCode];
@@ -64,6 +66,7 @@ const EDGE_TITLES: Record<EdgeCode, string> = {
   method_not_allowed: 'Method not allowed',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
+  link_closed: 'Link closed',
   internal_error: 'Internal error',
 };
 
@@ -83,8 +86,6 @@ export function isPermanent(error: unknown): boolean {
 
 /** The problem body and headers for an error; `requestId` is quoted by the generic 500. */
 export function problemOf(error: unknown, requestId: string): { problem: Problem; headers: Record<string, string> } {
-  const middy = fromMiddy(error);
-  if (middy !== undefined) return problemOf(middy, requestId);
   const fate = fateOf(error);
   if (error instanceof HandbackError && fate !== undefined) {
     const { status, title } = fate;
@@ -159,24 +160,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
   }
   if (error instanceof PauseExpiredError) return { expiresAt: error.expiresAt };
   if (error instanceof InvalidTranscriptError) return { violations: error.violations };
-  if (error instanceof InvalidAnswerError || error instanceof BadRequestError) return { failures: error.failures };
-  return {};
-}
-
-/**
- * `@middy/http-json-body-parser` throws 415 both for a non-JSON media type and for JSON it cannot parse; the
- * contract makes the second a 400 `bad_request`.
- */
-function fromMiddy(error: unknown): HttpProblem | BadRequestError | undefined {
-  if (!(error instanceof Error) || !('statusCode' in error)) return undefined;
-  const cause = (error as { cause?: { package?: string; data?: unknown } }).cause;
-  if (cause?.package !== '@middy/http-json-body-parser') return undefined;
-  if (error.message === 'Unsupported Media Type') {
-    return new HttpProblem(
-      415,
-      EdgeCode.UnsupportedMediaType,
-      'The body must be JSON, sent with Content-Type: application/json.',
-    );
+  if (error instanceof InvalidAnswerError || error instanceof BadRequestError || error instanceof PayloadTooLargeError) {
+    return { failures: error.failures };
   }
-  return new BadRequestError('The body is missing or is not valid JSON.', [{ path: '', message: 'not valid JSON' }]);
+  return {};
 }

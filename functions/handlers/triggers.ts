@@ -5,35 +5,61 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { HandbackError, InvalidAnswerError } from '../errors.ts';
+import type { Decision } from '../rehydrate/decisions.ts';
 import { type ResumeBody, resumeBody, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES } from '../resume/fit.ts';
-import { parseResumeRequest } from '../resume/request.ts';
-import { resumeTurn, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
+import { parseTriggerRequest } from '../resume/request.ts';
+import { cancelTurn, decideTurn, resumeTurn, sweepDue, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
 import { Metric } from '../resume/telemetry.ts';
 import { isPermanent, statusOf } from './problem.ts';
 
 /**
- * The non-HTTP entry points (§6): the Step Functions task, SQS and EventBridge. Each parses its event into the same
- * resume request `{runId, interruptId, answer, tenant?}` and calls `resumeTurn`.
+ * The non-HTTP entry points (§6, §9, §10): the Step Functions task, SQS and EventBridge. Each parses its event into
+ * the same request — `{runId, interruptId, answer | decisions, tenant?}`, or `{action: "cancel", runId, interruptId,
+ * reason?, tenant?}` — and runs it through the same use cases as the HTTP API.
  */
+
+/** What a trigger answers: the resume body of a closing, or the pending body while asks wait (§9). */
+export type TriggerOutput =
+  | ResumeBody
+  | { runId: string; interruptId: string; status: 'paused'; decided: string[]; pending: string[] };
+
+/** Runs one trigger request; the output is sized for Step Functions (`messagesOmitted` past 256 KB). */
+async function run(deps: UseCaseDeps, input: unknown, trigger: Trigger): Promise<TriggerOutput> {
+  const request = parseTriggerRequest(input);
+  const { tenant, runId, interruptId } = request;
+  switch (request.action) {
+    case 'cancel': {
+      const cancel = { tenant, runId, interruptId, ...(request.reason === undefined ? {} : { reason: request.reason }) };
+      return resumeBody(await cancelTurn(deps, cancel, trigger), STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
+    }
+    case 'decide': {
+      const decisions = request.decisions as Decision[];
+      const result = await decideTurn(deps, { tenant, runId, interruptId, decisions }, trigger);
+      if (result.kind === 'closed') return resumeBody(result, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
+      return { runId, interruptId, status: 'paused', decided: result.decided, pending: result.pending };
+    }
+    case 'resume':
+      return resumeBody(
+        await resumeTurn(deps, { tenant, runId, interruptId, answer: request.answer }, trigger),
+        STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES,
+      );
+  }
+}
 
 /** The EventBridge detail-type that asks for a resume. */
 export const RESUME_REQUESTED = 'Resume Requested';
 
 /** The Step Functions task: output is the resume body, `messagesOmitted` past 256 KB; failures keep their error `name`. */
 export function createStepFunctionsHandler(deps: UseCaseDeps) {
-  return middy<unknown, ResumeBody, Error, Context>()
+  return middy<unknown, TriggerOutput, Error, Context>()
     .use(injectLambdaContext(deps.logger))
     .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
-    .handler(async (input) => {
-      const request = parseResumeRequest(input);
-      const result = await resumeTurn(deps, request, 'step-functions');
-      return resumeBody(result, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
-    });
+    .handler(async (input) => run(deps, input, 'step-functions'));
 }
 
 /**
- * The SQS handler, with partial batch responses. A message that can never succeed (a 4xx kind: bad request, not
- * found, conflict, expired, invalid answer) is recorded — a `Resume request rejected` log line with its reason and
+ * The SQS handler, with partial batch responses. A message that can never succeed (a final error by its fate: bad
+ * request, not found, conflict, expired, cancelled, invalid answer) is recorded — a `Resume request rejected` log line with its reason and
  * the `rejected` metric — and acknowledged, so it is neither retried nor silently dropped. Anything else (throttling,
  * a network error, a failed hand-off) is reported in `batchItemFailures` and retried by SQS, then the queue's
  * redrive policy moves it to the DLQ.
@@ -84,7 +110,7 @@ async function resumeOrReject(
   }
   const correlation = correlationOf(input);
   try {
-    await resumeTurn(deps, parseResumeRequest(input), trigger);
+    await run(deps, input, trigger);
   } catch (error) {
     if (!isPermanent(error)) throw error;
     reject(deps, trigger, error, { ...ids, ...correlation });
@@ -98,7 +124,7 @@ function reject(deps: UseCaseDeps, trigger: Trigger, error: unknown, ids: Record
     ...ids,
     trigger,
     reason: error instanceof HandbackError ? error.code : 'bad_request',
-    error: error instanceof Error ? error.name : 'Error',
+    error: error instanceof HandbackError ? error.name : 'BadRequestError',
     status: error instanceof HandbackError ? statusOf(error) : 400,
     // An invalid answer's message may quote the answer's keys; answers are never logged.
     detail:
@@ -118,4 +144,32 @@ function correlationOf(input: unknown): Record<string, string> {
     ...(typeof runId === 'string' ? { runId: runId.slice(0, 128) } : {}),
     ...(typeof interruptId === 'string' ? { interruptId: interruptId.slice(0, 256) } : {}),
   };
+}
+
+/** Sweeps run until fewer pauses than this are due, or the invocation nears its end. */
+const SWEEP_BATCH = 100;
+/** Milliseconds of the invocation left at which a sweep stops starting new batches. */
+const SWEEP_RESERVE_MS = 10_000;
+
+/**
+ * The sweep (§10), on a schedule (every minute): due reminders, expiries, and `onExpiry: "reject"` closings with their
+ * hand-offs. It takes batches until fewer than a batch are due or time runs short; what is left waits a minute.
+ */
+export function createSweepHandler(deps: UseCaseDeps) {
+  return middy<unknown, { reminded: number; expired: number; closed: number }, Error, Context>()
+    .use(injectLambdaContext(deps.logger))
+    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
+    .handler(async (_event, context) => {
+      const totals = { reminded: 0, expired: 0, closed: 0 };
+      for (;;) {
+        const result = await sweepDue(deps, { limit: SWEEP_BATCH });
+        totals.reminded += result.reminded.length;
+        totals.expired += result.expired.length;
+        totals.closed += result.closed.length;
+        const acted = result.reminded.length + result.expired.length + result.closed.length;
+        if (acted < SWEEP_BATCH || context.getRemainingTimeInMillis() < SWEEP_RESERVE_MS) break;
+      }
+      deps.logger.info('Swept', totals);
+      return totals;
+    });
 }

@@ -5,14 +5,18 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
-import { HandoffFailedError } from '../errors.ts';
+import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
 import type { HandoffConfig } from '../handlers/config.ts';
+import type { Outcome } from '../checkpoints/record.ts';
+import type { DispatchCall } from '../rehydrate/decisions.ts';
 import type { FormatName } from '../rehydrate/formats/index.ts';
 
 /**
- * The hand-off (§6): after a successful resume, from any trigger, the continuation's pointer goes to the configured
- * target, and to Step Functions `SendTaskSuccess` when the pause carries a task token. Delivery is at least once:
- * a replayed resume delivers the same pointer again, so consumers dedupe on `continuationId`.
+ * The hand-off (§6, §10): after a pause closes — resumed, cancelled or expired, from any trigger or the sweep — the
+ * continuation's pointer goes to the configured target; when the pause carries a task token, Step Functions gets
+ * `SendTaskSuccess` with it, or `SendTaskFailure` with `PauseCancelledError` for a cancel, so a workflow's `Catch`
+ * sees it. Delivery is at least once: a replayed closing delivers the same pointer again, so consumers dedupe on
+ * `continuationId`.
  */
 
 /** What the next invocation of the agent receives: where the continuation is, and its messages when they fit. */
@@ -21,6 +25,10 @@ export interface HandoffPointer {
   interruptId: string;
   continuationId: string;
   format: FormatName;
+  /** How the pause closed: a person's decisions, its expiry, or a cancel (§10). */
+  outcome: Outcome;
+  /** The approved and edited calls the agent must now run, in call order (§9). */
+  dispatch: DispatchCall[];
   /** Present when the whole pointer is under `HANDOFF_INLINE_LIMIT_BYTES`; otherwise read the continuation. */
   messages?: unknown[];
 }
@@ -41,8 +49,8 @@ export interface Handoff {
 
 /** The pointer of a continuation, with its messages when the whole stays under `limitBytes`. */
 export function handoffPointer(continuation: Continuation, limitBytes = HANDOFF_INLINE_LIMIT_BYTES): HandoffPointer {
-  const { runId, interruptId, continuationId, format, messages } = continuation;
-  const pointer: HandoffPointer = { runId, interruptId, continuationId, format };
+  const { runId, interruptId, continuationId, format, outcome, dispatch, messages } = continuation;
+  const pointer: HandoffPointer = { runId, interruptId, continuationId, format, outcome, dispatch };
   const whole: HandoffPointer = { ...pointer, messages };
   return Buffer.byteLength(JSON.stringify(whole)) < limitBytes ? whole : pointer;
 }
@@ -98,7 +106,9 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
         throw new HandoffFailedError(config.target, pointer.continuationId, { cause: error });
       }
       log.info('Handed off the continuation', { ...ids, target: config.target, messagesInline: 'messages' in pointer });
-      if (result.taskToken !== undefined) await sendTaskSuccess(clients.sfn, result.taskToken, body, ids, log);
+      if (result.taskToken !== undefined) {
+        await completeTask(clients.sfn, result.taskToken, body, pointer.outcome === 'cancelled', ids, log);
+      }
     },
   };
 }
@@ -153,10 +163,12 @@ function targetSender(config: HandoffConfig, clients: HandoffClients): (body: st
   }
 }
 
-async function sendTaskSuccess(
+/** Completes the pause's task: `SendTaskSuccess` with the pointer, or `SendTaskFailure` naming the cancel. */
+async function completeTask(
   sfn: SFNClient | undefined,
   taskToken: string,
   output: string,
+  cancelled: boolean,
   ids: Record<string, string>,
   log: HandoffLog,
 ): Promise<void> {
@@ -165,19 +177,24 @@ async function sendTaskSuccess(
     log.warn('No Step Functions client: the pause task token was not completed', ids);
     return;
   }
+  const call = cancelled ? 'SendTaskFailure' : 'SendTaskSuccess';
   try {
-    const { SendTaskSuccessCommand } = await import('./sdk/sfn.ts');
-    await sfn.send(new SendTaskSuccessCommand({ taskToken, output }));
+    const { SendTaskFailureCommand, SendTaskSuccessCommand } = await import('./sdk/sfn.ts');
+    if (cancelled) await sfn.send(new SendTaskFailureCommand({ taskToken, error: PAUSE_CANCELLED, cause: output }));
+    else await sfn.send(new SendTaskSuccessCommand({ taskToken, output }));
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     if (SETTLED_TASK_ERRORS.has(name)) {
       log.warn('The pause task token is already settled; nothing to complete', { ...ids, error: name });
       return;
     }
-    throw new HandoffFailedError('Step Functions SendTaskSuccess', ids.continuationId ?? '', { cause: error });
+    throw new HandoffFailedError(`Step Functions ${call}`, ids.continuationId ?? '', { cause: error });
   }
-  log.info('Completed the Step Functions task', ids);
+  log.info(cancelled ? 'Failed the Step Functions task: the pause was cancelled' : 'Completed the Step Functions task', ids);
 }
+
+/** The error a cancelled pause's task fails with: the error class's name, as a workflow's `Catch` matches it. */
+const PAUSE_CANCELLED = ERROR_FATES.pause_cancelled.name;
 
 function required<T>(client: T | undefined, what: string): T {
   if (client === undefined) throw new Error(`The hand-off needs ${what}; create it with the handler's clients.`);

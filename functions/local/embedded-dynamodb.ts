@@ -6,7 +6,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { createTableInput } from '../checkpoints/table.ts';
+import { createTableInput, INDEXES } from '../checkpoints/table.ts';
 
 /**
  * The embedded DynamoDB-compatible store (dynalite): what the local service and the tests run on, with nothing
@@ -84,8 +84,17 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
   }
   for (let attempt = 0; attempt < 600; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
-    if (Table?.TableStatus === 'ACTIVE' && indexesActive) return;
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    const indexesActive = indexes.every((index) => index.IndexStatus === 'ACTIVE');
+    if (Table?.TableStatus === 'ACTIVE' && indexesActive) {
+      const missing = INDEXES.filter((wanted) => !indexes.some((index) => index.IndexName === wanted.indexName));
+      if (missing.length > 0) {
+        throw new Error(
+          `Table ${tableName} lacks the index ${missing.map((index) => index.indexName).join(', ')}: it was made by an older Handback. Use a new table name (TABLE_NAME) or data directory.`,
+        );
+      }
+      return;
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`Table ${tableName} did not become ACTIVE within a minute.`);

@@ -3,10 +3,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDBCheckpointStore } from '../checkpoints/dynamodb-store.ts';
+import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
+import { createDynamoDBCheckpointStore, storageClientConfig } from '../checkpoints/dynamodb-store.ts';
+import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
-import { createApiHandler } from '../handlers/http-api.ts';
+import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { createHandoff, createHandoffClients, type Handoff } from '../handoff/handoff.ts';
+import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
+import { sweepDue } from '../resume/resume.ts';
 import { metricsLogger } from '../resume/telemetry.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { createLocalServer } from './server.ts';
@@ -45,7 +49,8 @@ export async function startLocalService(
     configuredEndpoint === undefined
       ? await startEmbeddedDynamoDB({ tableName, ...(dataDir === undefined ? {} : { path: dataDir }) })
       : undefined;
-  const raw = embedded?.client() ?? new DynamoDBClient(endpointClientConfig(configuredEndpoint as string, env));
+  const raw =
+    embedded?.client() ?? new DynamoDBClient(storageClientConfig(endpointClientConfig(configuredEndpoint as string, env)));
   // DynamoDB Local starts empty; on AWS the table usually exists already (then this is a no-op).
   if (embedded === undefined) await createTable(raw, tableName);
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
@@ -60,13 +65,22 @@ export async function startLocalService(
       logger,
     );
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');
-  const handler = createApiHandler({
-    store: createDynamoDBCheckpointStore({ client, tableName }),
+  const linkSecret = optionalEnv(env, 'HANDBACK_LINK_SECRET');
+  if (linkSecret !== undefined && Buffer.byteLength(linkSecret) < MIN_LINK_SECRET_BYTES) {
+    throw new Error(`HANDBACK_LINK_SECRET must be at least ${MIN_LINK_SECRET_BYTES} bytes (HS256 wants 256 bits).`);
+  }
+  const links = linkSecret === undefined ? undefined : createAnswerLinks(new TextEncoder().encode(linkSecret));
+  // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
+  let observe: (change: PauseChange) => void = () => {};
+  const deps: ApiDeps = {
+    store: createDynamoDBCheckpointStore({ client, tableName, onChange: (change) => observe(change) }),
     handoff,
     logger,
     metrics,
     tenantClaim,
-  });
+    ...(links === undefined ? {} : { links }),
+  };
+  const handler = createApiHandler(deps);
   const jwtSecret = optionalEnv(env, 'HANDBACK_JWT_SECRET');
   const server = createLocalServer({
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],
@@ -80,9 +94,39 @@ export async function startLocalService(
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const { port: bound } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${bound}`;
+
+  // Answer links point at HANDBACK_INBOX_URL, or at this service's own inbox page.
+  if (links !== undefined) deps.inboxUrl = optionalEnv(env, 'HANDBACK_INBOX_URL', `${url}/inbox`);
+  const webhook = optionalEnv(env, 'HANDBACK_WEBHOOK_URL');
+  const sinks: EventSink[] = webhook === undefined ? [] : [createWebhookSink(webhook)];
+  const emitter = createLifecycleEmitter({
+    sinks,
+    log: logger,
+    countFailure: (count) => logger.warn('Lifecycle events not delivered', { count }),
+    ...(links === undefined ? {} : { links }),
+    ...(deps.inboxUrl === undefined ? {} : { inboxUrl: deps.inboxUrl }),
+  });
+  observe = (change) => emitter.observe(change);
+
+  // The sweep, as the schedule runs it on AWS: reminders, expiries, closings at expiresAt (one at a time).
+  const sweepEvery = Number(optionalEnv(env, 'HANDBACK_SWEEP_INTERVAL_MS', '1000'));
+  let sweeping: Promise<unknown> | undefined;
+  const sweeper = setInterval(() => {
+    // One sweep at a time: a slow one is not queued behind, the next tick starts after it.
+    sweeping ??= sweepDue(deps)
+      .catch((error: unknown) => logger.error('Sweep failed', { error }))
+      .finally(() => {
+        sweeping = undefined;
+      });
+  }, sweepEvery);
+  sweeper.unref();
+
   return {
-    url: `http://127.0.0.1:${bound}`,
+    url,
     async close() {
+      clearInterval(sweeper);
+      await sweeping;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

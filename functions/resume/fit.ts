@@ -8,12 +8,14 @@ export const HTTP_SINGLE_MESSAGE_LIMIT_BYTES = 6 * 1024 * 1024 - 16 * 1024;
 /** The largest Step Functions task output that carries `messages` (a state's output is at most 256 KB). */
 export const STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES = 256 * 1024;
 
-/** The resume body (§5): a continuation without the store's bookkeeping (`replayed`, `taskToken`). */
+/** The resume body (§5, §9, §10): a continuation without the store's bookkeeping (`replayed`, `taskToken`). */
 export interface ResumeBody {
   runId: string;
   interruptId: string;
   continuationId: string;
   format: Continuation['format'];
+  outcome: Continuation['outcome'];
+  dispatch: Continuation['dispatch'];
   messages?: unknown[];
   messagesOmitted?: true;
   resumedAt: string;
@@ -21,8 +23,8 @@ export interface ResumeBody {
 
 /** The resume body of a continuation, with `messages` left out (`messagesOmitted: true`) when it would pass `limitBytes`. */
 export function resumeBody(continuation: Continuation, limitBytes: number): ResumeBody {
-  const { runId, interruptId, continuationId, format, messages, resumedAt } = continuation;
-  return fitMessages({ runId, interruptId, continuationId, format, messages, resumedAt }, limitBytes);
+  const { runId, interruptId, continuationId, format, outcome, dispatch, messages, resumedAt } = continuation;
+  return fitMessages({ runId, interruptId, continuationId, format, outcome, dispatch, messages, resumedAt }, limitBytes);
 }
 
 /**

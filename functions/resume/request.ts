@@ -1,5 +1,4 @@
-import { RUN_ID_PATTERN } from '../checkpoints/keys.ts';
-import { LIMITS } from '../checkpoints/validation.ts';
+import { LIMITS, RUN_ID_PATTERN } from '../checkpoints/rules.ts';
 import { BadRequestError } from '../errors.ts';
 import * as z from '../zod.ts';
 
@@ -26,14 +25,35 @@ export const opaqueId = z
   .string()
   .check(z.minLength(1), z.maxLength(256), z.regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe'));
 
-/** The input of the Step Functions task, the SQS message body and the EventBridge detail (§6). */
-export const resumeRequest = z.object({
-  runId,
-  interruptId: opaqueId,
-  answer: z.unknown(),
-  tenant: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
-});
-export type ResumeRequest = z.infer<typeof resumeRequest>;
+/**
+ * The input of the Step Functions task, the SQS message body and the EventBridge detail (§6, §9, §10): a resume
+ * (`answer`, or `decisions`) or, with `action: "cancel"`, a cancel (with an optional `reason`).
+ */
+export const triggerRequest = z
+  .object({
+    action: z.optional(z.enum(['resume', 'cancel'])),
+    runId,
+    interruptId: opaqueId,
+    answer: z.optional(z.unknown()),
+    decisions: z.optional(z.array(z.unknown())),
+    reason: z.optional(z.string()),
+    tenant: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  })
+  .check(
+    z.refine(
+      (request) =>
+        request.action === 'cancel'
+          ? !('answer' in request) && request.decisions === undefined
+          : ('answer' in request) !== (request.decisions !== undefined) && request.reason === undefined,
+      'give exactly one of answer or decisions to resume, or action "cancel" with an optional reason',
+    ),
+  );
+
+/** A trigger's request, checked: what to do, to which pause of which tenant. */
+export type TriggerRequest =
+  | { action: 'resume'; tenant: string; runId: string; interruptId: string; answer: unknown }
+  | { action: 'decide'; tenant: string; runId: string; interruptId: string; decisions: unknown[] }
+  | { action: 'cancel'; tenant: string; runId: string; interruptId: string; reason?: string };
 
 /** Parses `input` with `schema`, or throws a `BadRequestError` whose message and failures name each bad field. */
 export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
@@ -70,14 +90,19 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
 
-/** A trigger's resume request, checked: fields, and an answer of at most 256 KB. */
-export function parseResumeRequest(input: unknown): ResumeRequest & { tenant: string } {
-  checkJsonDepth(input, 'resume request');
-  const request = parseOrThrow(resumeRequest, input, 'resume request');
-  if (jsonBytes(request.answer) > MAX_ANSWER_BYTES) {
-    throw new BadRequestError(`Invalid resume request: answer is over ${MAX_ANSWER_BYTES} bytes of JSON.`, [
-      { path: '/answer', message: `is over ${MAX_ANSWER_BYTES} bytes` },
-    ]);
+/** A trigger's request, checked as data; the answer and decisions are checked by the store's own rules. */
+export function parseTriggerRequest(input: unknown): TriggerRequest {
+  checkJsonDepth(input, 'request');
+  const request = parseOrThrow(triggerRequest, input, 'request');
+  const base = {
+    tenant: request.tenant ?? DEFAULT_TENANT,
+    runId: request.runId,
+    interruptId: request.interruptId,
+  };
+  if (request.action === 'cancel') {
+    return request.reason === undefined ? { action: 'cancel', ...base } : { action: 'cancel', ...base, reason: request.reason };
   }
-  return { ...request, tenant: request.tenant ?? DEFAULT_TENANT };
+  if (request.decisions !== undefined) return { action: 'decide', ...base, decisions: request.decisions };
+  // The answer's own rules (JSON, at most 256 KB) are the store's, checked there for every entry point.
+  return { action: 'resume', ...base, answer: request.answer };
 }

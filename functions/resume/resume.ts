@@ -1,83 +1,214 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type {
+  CancelInput,
   CheckpointStore,
+  Continuation,
+  ContinuationKey,
+  DecideInput,
+  DecideResult,
+  ListPausesQuery,
   PauseCreated,
   PauseInput,
+  PauseKey,
+  PausePage,
+  PauseView,
   ResumeInput,
   ResumeResult,
+  SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
-import { AlreadyResumedError, HandbackError, PauseExpiredError } from '../errors.ts';
+import {
+  AlreadyDecidedError,
+  AlreadyResumedError,
+  HandbackError,
+  PauseCancelledError,
+  PauseExpiredError,
+} from '../errors.ts';
 import type { Handoff } from '../handoff/handoff.ts';
+import type { AnswerLinks } from '../links/answer-links.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, type Telemetry } from './telemetry.ts';
 
 /**
  * The use cases every entry point shares (STYLE rule 2): the HTTP API, the Step Functions task, the SQS and
- * EventBridge handlers and the local service all resume through `resumeTurn`, so each of them hands off, counts and
- * logs the same way.
+ * EventBridge handlers, the sweep and the local service all go through these, so each of them hands off, counts and
+ * logs the same way. Reads go through here too (one door), so a handler never talks to the store itself.
  */
 
-/** What the use cases run on: the storage port, the hand-off, logs and metrics. */
+/** What the use cases run on: the storage port, the hand-off, answer links, logs and metrics. */
 export interface UseCaseDeps extends Telemetry {
   store: CheckpointStore;
   handoff: Handoff;
+  /** Signs answer links when an inbox is configured (§11). */
+  links?: AnswerLinks;
+  /** The inbox page's public URL; when unset, the HTTP edge derives it from the request's own host. */
+  inboxUrl?: string;
   /** Milliseconds since the epoch; injected for tests. */
   now?: () => number;
 }
 
 /** Which entry point asked, for the logs. */
-export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge';
+export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep' | 'link';
+
+/** The 201 body, with the answer link when an inbox is configured. */
+export type PauseCreatedBody = PauseCreated & { answerUrl?: string };
+
+/** Records a paused turn, counting its transcript's bytes; adds the answer link when there is an inbox. */
+export async function pauseTurn(
+  deps: UseCaseDeps,
+  input: PauseInput,
+  options: { inboxUrl?: string } = {},
+): Promise<PauseCreatedBody> {
+  const bytes = jsonBytes(input.messages);
+  const created = await deps.store.pause(input);
+  if (!created.replayed) {
+    deps.metrics.addMetric(Metric.Pauses, MetricUnit.Count, 1);
+    deps.metrics.addMetric(Metric.PauseBytes, MetricUnit.Bytes, bytes);
+  }
+  deps.logger.info(created.replayed ? 'Pause replayed' : 'Paused', {
+    runId: created.runId,
+    interruptId: created.interruptId,
+    format: input.format,
+    asks: created.asks.length,
+    pauseBytes: bytes,
+    messageCount: Array.isArray(input.messages) ? input.messages.length : 0,
+    expiresAt: created.expiresAt,
+  });
+  const inboxUrl = deps.inboxUrl ?? options.inboxUrl;
+  if (deps.links === undefined || inboxUrl === undefined) return created;
+  const { replayed: _, ...body } = created;
+  const answerUrl = await deps.links.linkFor(
+    { tenant: input.tenant, runId: created.runId, interruptId: created.interruptId, expiresAt: created.expiresAt },
+    inboxUrl,
+  );
+  return { ...body, answerUrl };
+}
+
+/** Part one: answers a pause's one `answer` ask exactly once and hands the continuation off. */
+export async function resumeTurn(deps: UseCaseDeps, input: ResumeInput, trigger: Trigger): Promise<ResumeResult> {
+  const result = await counted(deps, input, trigger, () => deps.store.resume(input));
+  await handOff(deps, result, trigger);
+  return result;
+}
 
 /**
- * Resumes a pause exactly once (the store's conditional write decides) and hands the continuation off. A replayed
- * resume (the same answer again) hands off again: delivery is at least once. A hand-off failure throws
- * `HandoffFailedError` after the resume is committed; retrying the same request replays it and delivers again.
+ * Records decisions (§9). The request that records the last one commits the continuation, which is handed off; a
+ * replayed closing hands off again (delivery is at least once).
  */
-export async function resumeTurn(deps: UseCaseDeps, input: ResumeInput, trigger: Trigger): Promise<ResumeResult> {
-  const { store, handoff, logger, metrics } = deps;
-  const now = deps.now ?? Date.now;
-  const ids = { runId: input.runId, interruptId: input.interruptId, trigger };
-  const started = now();
-  let result: ResumeResult;
-  try {
-    result = await store.resume(input);
-  } catch (error) {
-    if (error instanceof AlreadyResumedError) metrics.addMetric(Metric.ResumeConflicts, MetricUnit.Count, 1);
-    if (error instanceof PauseExpiredError) metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
-    if (error instanceof HandbackError) logger.info('Resume refused', { ...ids, code: error.code, error: error.name });
-    throw error;
-  }
-  metrics.addMetric(Metric.ResumeLatency, MetricUnit.Milliseconds, now() - started);
-  metrics.addMetric(result.replayed ? Metric.ResumesReplayed : Metric.Resumes, MetricUnit.Count, 1);
-  logger.info(result.replayed ? 'Resume replayed' : 'Resumed', {
-    ...ids,
-    continuationId: result.continuationId,
-    format: result.format,
-    messageCount: result.messages.length,
-  });
-  try {
-    await handoff.deliver(result);
-  } catch (error) {
-    metrics.addMetric(Metric.HandoffFailures, MetricUnit.Count, 1);
-    logger.error('Hand-off failed', { ...ids, continuationId: result.continuationId, error });
-    throw error;
+export async function decideTurn(deps: UseCaseDeps, input: DecideInput, trigger: Trigger): Promise<DecideResult> {
+  const result = await counted(deps, input, trigger, () => deps.store.decide(input));
+  if (result.kind === 'closed') {
+    await handOff(deps, result, trigger);
+  } else {
+    deps.metrics.addMetric(Metric.Decisions, MetricUnit.Count, 1);
+    deps.logger.info(result.replayed ? 'Decisions replayed' : 'Decided', {
+      runId: result.runId,
+      interruptId: result.interruptId,
+      trigger,
+      decided: result.decided.length,
+      pending: result.pending.length,
+    });
   }
   return result;
 }
 
-/** Records a paused turn, counting its transcript's bytes. */
-export async function pauseTurn(deps: UseCaseDeps, input: PauseInput): Promise<PauseCreated> {
-  const bytes = jsonBytes(input.messages);
-  const created = await deps.store.pause(input);
-  deps.metrics.addMetric(Metric.Pauses, MetricUnit.Count, 1);
-  deps.metrics.addMetric(Metric.PauseBytes, MetricUnit.Bytes, bytes);
-  deps.logger.info('Paused', {
-    runId: created.runId,
-    interruptId: created.interruptId,
-    format: input.format,
-    pauseBytes: bytes,
-    messageCount: input.messages.length,
-    expiresAt: created.expiresAt,
+/** Cancels a pause (§10) and hands the continuation off (`SendTaskFailure` for a task token). */
+export async function cancelTurn(deps: UseCaseDeps, input: CancelInput, trigger: Trigger): Promise<ResumeResult> {
+  const result = await counted(deps, input, trigger, () => deps.store.cancel(input));
+  await handOff(deps, result, trigger);
+  return result;
+}
+
+/**
+ * The sweep (§10): due reminders, expiries marked, `onExpiry: "reject"` pauses closed and handed off. A hand-off
+ * that fails is logged and counted, and the sweep goes on: the continuation is committed, and a replay of the
+ * pause (a person's late retry, or an operator's) delivers it again.
+ */
+export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = {}): Promise<SweepResult> {
+  const result = await deps.store.closeDue(options);
+  for (const view of result.reminded) deps.logger.info('Reminder due', idsOf(view));
+  for (const view of result.expired) {
+    deps.metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
+    deps.logger.info('Expired', idsOf(view));
+  }
+  for (const closed of result.closed) {
+    deps.metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
+    try {
+      await handOff(deps, closed, 'sweep');
+    } catch {
+      // Counted and logged by handOff; the next pause is not held up by this one's target.
+    }
+  }
+  return result;
+}
+
+/** One pause, with its messages when asked. */
+export function getPause(deps: UseCaseDeps, key: PauseKey, options: { includeMessages?: boolean } = {}): Promise<PauseView> {
+  return deps.store.getPause(key, options);
+}
+
+/** The continuation that closed a pause. */
+export function getContinuation(deps: UseCaseDeps, key: ContinuationKey): Promise<Continuation> {
+  return deps.store.getContinuation(key);
+}
+
+/** A page of the tenant's pauses. */
+export function listPauses(deps: UseCaseDeps, query: ListPausesQuery): Promise<PausePage> {
+  return deps.store.listPauses(query);
+}
+
+/** Runs a store call, counting and logging its refusals the same way for every trigger. */
+async function counted<T>(
+  deps: UseCaseDeps,
+  input: { runId: string; interruptId: string },
+  trigger: Trigger,
+  run: () => Promise<T>,
+): Promise<T> {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  try {
+    const result = await run();
+    deps.metrics.addMetric(Metric.ResumeLatency, MetricUnit.Milliseconds, now() - started);
+    return result;
+  } catch (error) {
+    if (error instanceof AlreadyResumedError || error instanceof AlreadyDecidedError) {
+      deps.metrics.addMetric(Metric.ResumeConflicts, MetricUnit.Count, 1);
+    }
+    if (error instanceof PauseExpiredError || error instanceof PauseCancelledError) {
+      deps.metrics.addMetric(Metric.LateDecisions, MetricUnit.Count, 1);
+    }
+    if (error instanceof HandbackError) {
+      deps.logger.info('Refused', {
+        runId: String(input?.runId).slice(0, 128),
+        interruptId: String(input?.interruptId).slice(0, 256),
+        trigger,
+        code: error.code,
+        error: error.name,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Hands a closing's continuation off; a failure is counted, logged and thrown (the trigger retries, and replays). */
+async function handOff(deps: UseCaseDeps, result: ResumeResult, trigger: Trigger): Promise<void> {
+  const ids = { runId: result.runId, interruptId: result.interruptId, continuationId: result.continuationId, trigger };
+  deps.metrics.addMetric(result.replayed ? Metric.ResumesReplayed : Metric.Resumes, MetricUnit.Count, 1);
+  deps.logger.info(result.replayed ? 'Closing replayed' : 'Closed', {
+    ...ids,
+    outcome: result.outcome,
+    format: result.format,
+    dispatch: result.dispatch.length,
+    messageCount: result.messages.length,
   });
-  return created;
+  try {
+    await deps.handoff.deliver(result);
+  } catch (error) {
+    deps.metrics.addMetric(Metric.HandoffFailures, MetricUnit.Count, 1);
+    deps.logger.error('Hand-off failed', { ...ids, error });
+    throw error;
+  }
+}
+
+function idsOf(view: PauseView): Record<string, string> {
+  return { runId: view.runId, interruptId: view.interruptId };
 }

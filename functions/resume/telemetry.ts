@@ -14,14 +14,20 @@ export interface Telemetry {
 export const Metric = {
   /** Milliseconds from the resume request to the committed continuation (before the hand-off). */
   ResumeLatency: 'ResumeLatency',
-  /** Resumes that committed or replayed a continuation. */
+  /** Closings (resumed, cancelled, expired) that committed a continuation. */
   Resumes: 'Resumes',
-  /** Resumes answered from an earlier resume with the same answer. */
+  /** Closings answered from an earlier one with the same request. */
   ResumesReplayed: 'ResumesReplayed',
-  /** Resumes refused because the pause was resumed with another answer (409 `already_resumed`). */
+  /** Decision requests that left asks pending (202). */
+  Decisions: 'Decisions',
+  /** Requests refused because another answer or decision came first (409 `already_resumed` / `already_decided`). */
   ResumeConflicts: 'ResumeConflicts',
-  /** Resumes refused because the pause had expired (410 `pause_expired`). */
+  /** Decisions refused because the pause had expired or was cancelled (410). */
+  LateDecisions: 'LateDecisions',
+  /** Pauses the sweep marked expired or closed at their expiry. */
   PausesExpired: 'PausesExpired',
+  /** Lifecycle events that could not be delivered (logged; the request that caused them went on). */
+  EventEmitFailures: 'EventEmitFailures',
   /** Bytes of a paused transcript's JSON. */
   PauseBytes: 'PauseBytes',
   /** Pauses recorded. */

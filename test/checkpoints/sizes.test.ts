@@ -15,7 +15,7 @@ describe('transcript sizes', () => {
     ['5 MB', 5_000_000, 14],
     ['16 MB', 16 * 1024 * 1024 - 2_000, 45],
   ])(
-    'stores a %s transcript in chunks under the item limit and reads it back byte-identical',
+    'stores a %s transcript in parts under the item limit and reads it back byte-identical',
     async (_, padding, chunks) => {
       const store = storeOn(table);
       const messages = chatTranscript(padding);
@@ -25,7 +25,7 @@ describe('transcript sizes', () => {
       const { interruptId } = await store.pause(input);
 
       const items = await runItems(table, 'acme', input.runId);
-      const chunkItems = items.filter((item) => item.kind === 'chunk');
+      const chunkItems = items.filter((item) => item.kind === 'part');
       const pauseItem = items.find((item) => item.kind === 'pause');
       expect(chunkItems).toHaveLength(pauseItem?.chunkCount as number);
       expect(chunkItems.length).toBeGreaterThanOrEqual(chunks);

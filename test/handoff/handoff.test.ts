@@ -1,6 +1,6 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { SendTaskSuccessCommand, SFNClient, TaskTimedOut } from '@aws-sdk/client-sfn';
+import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, TaskTimedOut } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -34,11 +34,21 @@ const result: ResumeResult = {
   interruptId: 'int-1',
   continuationId: 'cont-1',
   format: 'openai-chat',
+  outcome: 'resumed',
+  dispatch: [],
   messages,
   resumedAt: '2026-11-30T00:00:00.000Z',
   replayed: false,
 };
-const pointer = { runId: 'run-1', interruptId: 'int-1', continuationId: 'cont-1', format: 'openai-chat', messages };
+const pointer = {
+  runId: 'run-1',
+  interruptId: 'int-1',
+  continuationId: 'cont-1',
+  format: 'openai-chat',
+  outcome: 'resumed',
+  dispatch: [],
+  messages,
+};
 
 beforeEach(() => {
   sqsMock.reset();
@@ -59,6 +69,8 @@ describe('handoffPointer', () => {
       interruptId: 'int-1',
       continuationId: 'cont-1',
       format: 'openai-chat',
+      outcome: 'resumed',
+      dispatch: [],
     });
   });
 });
@@ -126,6 +138,27 @@ describe('createHandoff', () => {
       { taskToken: 'token-1', output: JSON.stringify(pointer) },
     ]);
     expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(1);
+  });
+
+  it('fails the Step Functions task with PauseCancelledError and the pointer as its cause for a cancel', async () => {
+    sfnMock.on(SendTaskFailureCommand).resolves({});
+    const { logger } = testTelemetry();
+    const cancelled = { ...result, outcome: 'cancelled' as const, taskToken: 'token-2' };
+    await createHandoff({ target: 'none' }, clients, logger).deliver(cancelled);
+    expect(sfnMock.commandCalls(SendTaskFailureCommand).map((call) => call.args[0].input)).toEqual([
+      { taskToken: 'token-2', error: 'PauseCancelledError', cause: JSON.stringify({ ...pointer, outcome: 'cancelled' }) },
+    ]);
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  });
+
+  it('completes the task with the pointer, dispatch included, for a pause closed at its expiry', async () => {
+    sfnMock.on(SendTaskSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    const dispatch = [{ toolCallId: 'call_1', name: 'refund_order', args: { amount: 60 } }];
+    const expired = { ...result, outcome: 'expired' as const, dispatch, taskToken: 'token-3' };
+    await createHandoff({ target: 'none' }, clients, logger).deliver(expired);
+    const output = JSON.parse(String(sfnMock.commandCalls(SendTaskSuccessCommand)[0]?.args[0].input.output));
+    expect(output).toMatchObject({ outcome: 'expired', dispatch });
   });
 
   it('counts an already settled task token as delivered, and warns', async () => {

@@ -1,34 +1,37 @@
-import { BadRequestError } from '../errors.ts';
-import type { PauseStatus } from './checkpoint-store.ts';
-import { Keys, parseSortKey, RUN_ID_PATTERN } from './keys.ts';
+import { BadRequestError } from '../../errors.ts';
+import { RUN_ID_PATTERN } from '../rules.ts';
+import { Keys, parseSortKey } from './keys.ts';
 
 /**
- * The cursor of a listing, pure: opaque to callers (base64url of a small JSON), it holds the position in the
- * tenant's `byTenant` partition and the status filter it was made for. The partition itself is never in the
- * cursor: it is always the caller's own, so a cursor cannot lead into another tenant's pauses, and one made for
- * another tenant is refused.
+ * The adapter's listing cursor, pure: base64url of a small JSON holding the position in the tenant's index partition
+ * (the index sort key and the table key of the last pause read) and which index it walks. The partition itself is
+ * never in the cursor: it is always the caller's own, so a cursor cannot lead into another tenant's pauses, and one
+ * made for another tenant (or forged) is refused before DynamoDB sees it.
  */
 
-/** A position in a tenant's listing: the index sort key and the table key of the last pause read. */
+/** A position in a tenant's listing. */
 export interface ListingKey {
   gsi1sk: string;
   pk: string;
   sk: string;
 }
 
-const CURSOR_VERSION = 1;
+/** Which index a listing walks: every pause, or open ones only. */
+export type Listing = 'all' | 'open';
+
+const CURSOR_VERSION = 2;
 /** `Date.prototype.toISOString` output, as pauses record `createdAt`. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The cursor that continues after `key`. */
-export function encodeCursor(key: ListingKey, status: PauseStatus | undefined): string {
-  return Buffer.from(
-    JSON.stringify({ v: CURSOR_VERSION, s: status ?? null, k: [key.gsi1sk, key.pk, key.sk] }),
-  ).toString('base64url');
+/** The cursor that continues after `key` in `listing`. */
+export function encodeCursor(key: ListingKey, listing: Listing): string {
+  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, l: listing, k: [key.gsi1sk, key.pk, key.sk] })).toString(
+    'base64url',
+  );
 }
 
-/** The position a cursor names; `BadRequestError` for a cursor that is malformed, another tenant's or another filter's. */
-export function decodeCursor(cursor: unknown, tenant: string, status: PauseStatus | undefined): ListingKey {
+/** The position a cursor names; `BadRequestError` for a cursor that is malformed, another tenant's or another listing's. */
+export function decodeCursor(cursor: unknown, tenant: string, listing: Listing): ListingKey {
   const refuse = (why: string) =>
     new BadRequestError(`The cursor ${why}: pass the cursor of the previous page unchanged, with the same status.`, [
       { path: '/cursor', message: why },
@@ -40,11 +43,11 @@ export function decodeCursor(cursor: unknown, tenant: string, status: PauseStatu
   } catch {
     throw refuse('is not a cursor');
   }
-  const { v, s, k } = (parsed ?? {}) as { v?: unknown; s?: unknown; k?: unknown };
+  const { v, l, k } = (parsed ?? {}) as { v?: unknown; l?: unknown; k?: unknown };
   if (v !== CURSOR_VERSION || !Array.isArray(k) || k.length !== 3 || !k.every((part) => typeof part === 'string')) {
     throw refuse('is not a cursor');
   }
-  if (s !== (status ?? null)) throw refuse('was made for a listing with another status');
+  if (l !== listing) throw refuse('was made for a listing with another status');
   const [gsi1sk, pk, sk] = k as [string, string, string];
   const runPrefix = Keys.run(tenant, '');
   const runId = pk.slice(runPrefix.length);

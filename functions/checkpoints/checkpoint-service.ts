@@ -1,0 +1,737 @@
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import {
+  AlreadyDecidedError,
+  AlreadyResumedError,
+  BadRequestError,
+  ContinuationNotFoundError,
+  CorruptCheckpointError,
+  IdempotencyKeyReusedError,
+  OpenPauseExistsError,
+  PauseCancelledError,
+  PauseExpiredError,
+  PauseNotFoundError,
+  PayloadTooLargeError,
+  StorageUnavailableError,
+  UnsupportedRecordError,
+} from '../errors.ts';
+import { checkDecisions, type Decision, rebuildWithDecisions } from '../rehydrate/decisions.ts';
+import type { PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
+import { formatOf } from '../rehydrate/formats/index.ts';
+import type {
+  CancelInput,
+  CheckpointStore,
+  Continuation,
+  ContinuationKey,
+  DecideInput,
+  DecideResult,
+  ListPausesQuery,
+  PauseCreated,
+  PauseInput,
+  PauseKey,
+  PausePage,
+  PauseView,
+  ResumeInput,
+  ResumeResult,
+  SweepResult,
+} from './checkpoint-store.ts';
+import {
+  type Codec,
+  canonicalJson,
+  DEFAULT_CODEC,
+  decodeTranscript,
+  encodeTranscript,
+  serializeTranscript,
+  sha256,
+  UndecodableTranscript,
+} from './codec.ts';
+import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
+import { checkAgainstSchema } from './json-schema.ts';
+import type { CheckpointPersistence, StoredPause } from './persistence.ts';
+import {
+  type Ask,
+  type Closing,
+  type DecisionBody,
+  effectiveDecisions,
+  expiresAtOf,
+  interruptIdOf,
+  isKnownStatus,
+  isOpenAt,
+  nextDueAt,
+  type Outcome,
+  type PauseRecord,
+  type RecordKey,
+  Status,
+  statusAt,
+} from './record.ts';
+import { LIMITS } from './rules.ts';
+import {
+  type CheckedPause,
+  checkAnswer,
+  checkDecisionsInput,
+  checkListQuery,
+  checkPauseInput,
+  checkReason,
+  checkRun,
+} from './validation.ts';
+import { toPauseCreated, toPauseView } from './views.ts';
+
+/**
+ * The rules of pausing and deciding, storage-agnostic (STYLE 3b): one open pause per run, idempotent pause
+ * creation, decisions recorded each exactly once, the last one committing the one continuation, cancel, expiry
+ * (checked on every read; acted on by the sweep), replays by hash. Every change is one conditional write of one
+ * record on the persistence port — no transactions — and every write is conditional on the revision that was read,
+ * so concurrent requests are linearised: a loser reads again and decides again.
+ */
+
+/** How a `CheckpointService` is built. */
+export interface CheckpointServiceOptions {
+  persistence: CheckpointPersistence;
+  /** The time now. @default () => new Date() */
+  clock?: () => Date;
+  /** Random bytes for ids. @default node:crypto randomBytes */
+  randomBytes?: (size: number) => Uint8Array;
+  /** The codec new transcripts are compressed with; both are always readable. @default 'br' */
+  codec?: Codec;
+  /**
+   * Called after every committed change of a pause (never awaited; what it throws is swallowed): the local service
+   * turns changes into lifecycle events here. On AWS the table's stream does it instead.
+   */
+  onChange?: (change: PauseChange) => void;
+}
+
+/** A committed change: the record before (undefined for a new pause) and after. */
+export interface PauseChange {
+  before?: PauseRecord;
+  after: PauseRecord;
+}
+
+/** Times a pause retries after losing its sequence number to a pause that is no longer open. */
+const PAUSE_ROUNDS = 3;
+/** Read-decide-write rounds one request runs at most before it gives up as overloaded (16 racers need 16). */
+const WRITE_ROUNDS = 40;
+/** Persistence pages one listing reads at most while filling a page through a status filter. */
+const LIST_ROUNDS = 10;
+
+/** The checkpoint service: the `CheckpointStore` every entry point and a user's own code call. */
+export class CheckpointService implements CheckpointStore {
+  readonly #persistence: CheckpointPersistence;
+  readonly #clock: () => Date;
+  readonly #randomBytes: (size: number) => Uint8Array;
+  readonly #codec: Codec;
+  readonly #onChange: ((change: PauseChange) => void) | undefined;
+
+  constructor(options: CheckpointServiceOptions) {
+    this.#persistence = options.persistence;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#randomBytes = options.randomBytes ?? nodeRandomBytes;
+    this.#codec = options.codec ?? DEFAULT_CODEC;
+    this.#onChange = options.onChange;
+  }
+
+  async pause(input: PauseInput): Promise<PauseCreated> {
+    const pause = checkPauseInput(input);
+    const json = serializeTranscript(pause.messages);
+    if (json.length > LIMITS.transcriptBytes) {
+      const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
+      throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '/messages', message }]);
+    }
+    const asks = fitAsks(pause);
+    const requestHash =
+      pause.idempotencyKey === undefined ? undefined : sha256(`${sha256(json)}:${canonicalJson(requestFields(input))}`);
+    const now = this.#clock();
+    const expiresAtMs = now.getTime() + pause.expiresInSeconds * 1000;
+    const encoded = await encodeTranscript(json, { codec: this.#codec });
+    const { chunks: parts, ...transcript } = encoded;
+
+    for (let round = 1; ; round++) {
+      const latest = await this.#persistence.latest(pause.tenant, pause.runId);
+      if (latest !== undefined) {
+        // A retried request meets its own pause: the same key and body get the first 201 again.
+        if (pause.idempotencyKey !== undefined && latest.idempotency?.key === pause.idempotencyKey) {
+          if (latest.idempotency.hash === requestHash) return toPauseCreated(latest, true);
+          throw new IdempotencyKeyReusedError(pause.runId, interruptIdOf(latest));
+        }
+        if (!isKnownStatus(latest.status)) {
+          throw new UnsupportedRecordError(pause.runId, interruptIdOf(latest), `status ${JSON.stringify(latest.status)}`);
+        }
+        if (isOpenAt(latest, now.getTime())) throw new OpenPauseExistsError(pause.runId, interruptIdOf(latest));
+      }
+      const seq = (latest?.seq ?? 0) + 1;
+      if (seq > MAX_SEQ) {
+        throw new BadRequestError(`Run ${pause.runId} has used all ${MAX_SEQ} pause numbers; use a new runId.`);
+      }
+      const record: PauseRecord = {
+        tenant: pause.tenant,
+        runId: pause.runId,
+        seq,
+        token: randomToken(this.#randomBytes),
+        format: pause.format,
+        asks,
+        decisions: asks.map(() => undefined),
+        createdAt: now.toISOString(),
+        expiresAtMs,
+        onExpiry: pause.onExpiry,
+        status: Status.Paused,
+        rev: 1,
+        transcript,
+        dueAtMs: 0,
+      };
+      if (pause.metadata !== undefined) record.metadata = pause.metadata;
+      if (pause.taskToken !== undefined) record.taskToken = pause.taskToken;
+      if (Object.keys(pause.context).length > 0) record.context = pause.context;
+      if (pause.remindBeforeSeconds !== undefined) record.remindAtMs = expiresAtMs - pause.remindBeforeSeconds * 1000;
+      if (pause.idempotencyKey !== undefined && requestHash !== undefined) {
+        record.idempotency = { key: pause.idempotencyKey, hash: requestHash };
+      }
+      record.dueAtMs = nextDueAt(record);
+      if ((await this.#persistence.create(record, parts)) === 'created') {
+        this.#changed(undefined, record);
+        return toPauseCreated(record);
+      }
+      const winner = await this.#persistence.latest(pause.tenant, pause.runId);
+      // A retry (by the SDK) of our own write that had succeeded meets our own record.
+      if (winner?.seq === seq && winner.token === record.token) return toPauseCreated(record);
+      if (round >= PAUSE_ROUNDS) {
+        throw new OpenPauseExistsError(pause.runId, winner === undefined ? undefined : interruptIdOf(winner));
+      }
+    }
+  }
+
+  async resume(input: ResumeInput): Promise<ResumeResult> {
+    checkRun(input?.tenant, input?.runId);
+    const id = this.#idOf(input.runId, input.interruptId);
+    checkAnswer(input.answer);
+    const result = await this.#decide(input, id, { answer: input.answer });
+    // A pause with exactly one ask closes with its one decision.
+    if (result.kind !== 'closed') throw new Error('A one-ask pause was left pending by its answer.');
+    const { kind: _, ...closed } = result;
+    return closed;
+  }
+
+  async decide(input: DecideInput): Promise<DecideResult> {
+    checkRun(input?.tenant, input?.runId);
+    const id = this.#idOf(input.runId, input.interruptId);
+    const decisions = checkDecisionsInput(input.decisions);
+    return this.#decide(input, id, { decisions });
+  }
+
+  async cancel(input: CancelInput): Promise<ResumeResult> {
+    checkRun(input?.tenant, input?.runId);
+    const id = this.#idOf(input.runId, input.interruptId);
+    if (input.reason !== undefined) checkReason(input.reason);
+    const key = { tenant: input.tenant, runId: input.runId, seq: id.seq };
+    for (let round = 0; round < WRITE_ROUNDS; round++) {
+      const stored = await this.#read(key, id, true);
+      const record = stored.record;
+      const nowMs = this.#clock().getTime();
+      const status = statusAt(record, nowMs);
+      switch (status) {
+        case Status.Cancelled:
+          return this.#closedResult(stored, true);
+        case Status.Resumed:
+          throw new AlreadyResumedError(record.runId, interruptIdOf(record), record.closing?.continuationId ?? '');
+        case Status.Expired:
+          throw new PauseExpiredError(record.runId, interruptIdOf(record), expiresAtOf(record));
+        case Status.Paused:
+          break;
+        default:
+          throw new UnsupportedRecordError(record.runId, interruptIdOf(record), `status ${JSON.stringify(status)}`);
+      }
+      const next = { ...record, rev: record.rev + 1 };
+      const closed = this.#close(next, await this.#transcript(stored), 'cancelled', nowMs, input.reason);
+      if ((await this.#persistence.update(record, closed.record)) === 'updated') {
+        this.#changed(record, closed.record);
+        return closed.result;
+      }
+    }
+    throw overloaded();
+  }
+
+  async getPause(key: PauseKey, options: { includeMessages?: boolean } = {}): Promise<PauseView> {
+    checkRun(key?.tenant, key?.runId);
+    const id = this.#idOf(key.runId, key.interruptId);
+    const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
+    let stored = await this.#read(recordKey, id, options.includeMessages === true);
+    const omitted = stored.record.asks.some((ask) => ask.argsOmitted);
+    if (omitted && stored.parts === undefined) stored = await this.#read(recordKey, id, true);
+    const nowMs = this.#clock().getTime();
+    if (stored.parts === undefined) return toPauseView(stored.record, nowMs);
+    const messages = await this.#transcript(stored);
+    const round = formatOf(stored.record.format).findRound(messages);
+    const calls = new Map(round.calls.map((call) => [call.id, call]));
+    const view = toPauseView(stored.record, nowMs, calls);
+    return options.includeMessages ? { ...view, messages } : view;
+  }
+
+  async getContinuation(key: ContinuationKey): Promise<Continuation> {
+    checkRun(key?.tenant, key?.runId);
+    const id = parseId(key.continuationId);
+    const notFound = () => new ContinuationNotFoundError(key.runId, String(key.continuationId));
+    if (id === undefined) throw notFound();
+    const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
+    // Two reads: the continuation's id names the record, and the record names its transcript's parts.
+    const head = await this.#persistence.read(recordKey);
+    const isIt = (record: PauseRecord | undefined): record is PauseRecord & { closing: Closing } =>
+      record?.tenant === key.tenant && record.closing?.continuationId === key.continuationId;
+    if (!isIt(head?.record)) throw notFound();
+    const stored = await this.#persistence.read(recordKey, { token: head.record.token, parts: id.parts });
+    if (stored === undefined || !isIt(stored.record)) throw notFound();
+    const { replayed: _, taskToken: __, ...continuation } = await this.#closedResult(stored, true);
+    return continuation;
+  }
+
+  async listPauses(query: ListPausesQuery): Promise<PausePage> {
+    const { limit, status } = checkListQuery(query);
+    const { tenant } = query;
+    let cursor = query.cursor === undefined ? undefined : readCursor(query.cursor, status);
+    const nowMs = this.#clock().getTime();
+    const items: PauseView[] = [];
+    let bytes = 0;
+    let after: string | undefined;
+    for (let round = 0; round < LIST_ROUNDS; round++) {
+      const page = await this.#persistence.list({
+        tenant,
+        openOnly: status === Status.Paused,
+        limit: status === undefined ? limit - items.length + 1 : 100,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const entry of page.entries) {
+        const view = toPauseView(entry.record, nowMs);
+        if (status !== undefined && view.status !== status) {
+          after = entry.after;
+          continue;
+        }
+        // A page stays well inside a Lambda response (6 MB) whatever its pauses carry: cut it short, with a cursor.
+        const size = new TextEncoder().encode(JSON.stringify(view)).length;
+        if (items.length === limit || (items.length > 0 && bytes + size > LIMITS.pageBytes)) {
+          return { items, cursor: writeCursor(after as string, status) };
+        }
+        items.push(view);
+        bytes += size;
+        after = entry.after;
+      }
+      if (page.next === undefined) return { items };
+      cursor = page.next;
+      after = page.next;
+    }
+    // The page is short because the filter dropped many pauses; the cursor resumes where the reading stopped.
+    return { items, cursor: writeCursor(cursor as string, status) };
+  }
+
+  async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
+    const nowMs = this.#clock().getTime();
+    const result: SweepResult = { reminded: [], expired: [], closed: [] };
+    const keys = await this.#persistence.due(nowMs, options.limit ?? 100);
+    for (const key of keys) await this.#sweepOne(key, result);
+    return result;
+  }
+
+  /** Acts on one due pause: its reminder, or its expiry. Another sweeper or a person may act first; then nothing. */
+  async #sweepOne(key: RecordKey, result: SweepResult): Promise<void> {
+    for (let round = 0; round < WRITE_ROUNDS; round++) {
+      const nowMs = this.#clock().getTime();
+      const read = await this.#persistence.read(key);
+      const record = read?.record;
+      // Closed, unknown, or not due any more (the index lags the table): nothing to do.
+      if (record === undefined || record.status !== Status.Paused || record.dueAtMs === undefined) return;
+      if (record.dueAtMs > nowMs) return;
+      if (nowMs >= record.expiresAtMs) {
+        if (record.onExpiry === 'fail') {
+          const after: PauseRecord = { ...record, status: Status.Expired, rev: record.rev + 1 };
+          delete after.dueAtMs;
+          if ((await this.#persistence.update(record, after)) === 'updated') {
+            this.#changed(record, after);
+            result.expired.push(toPauseView(after, nowMs));
+            return;
+          }
+          continue;
+        }
+        const stored = await this.#persistence.read(key, { token: record.token, parts: record.transcript.chunkCount });
+        if (stored === undefined || stored.record.rev !== record.rev) continue;
+        const next = { ...record, rev: record.rev + 1 };
+        const closed = this.#close(next, await this.#transcript(stored), 'expired', nowMs);
+        if ((await this.#persistence.update(record, closed.record)) === 'updated') {
+          this.#changed(record, closed.record);
+          result.closed.push(closed.result);
+          return;
+        }
+        continue;
+      }
+      const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };
+      after.dueAtMs = nextDueAt(after);
+      if ((await this.#persistence.update(record, after)) === 'updated') {
+        this.#changed(record, after);
+        result.reminded.push(toPauseView(after, nowMs));
+        return;
+      }
+    }
+  }
+
+  /**
+   * Records decisions (`decisions`), or part one's answer to the pause's one `answer` ask (`answer`). Loops: read,
+   * decide against what was read, write conditionally on its revision; a lost race reads again.
+   */
+  async #decide(
+    input: { tenant: string; runId: string; interruptId: string },
+    id: IdParts,
+    request: { decisions: Decision[] } | { answer: unknown },
+  ): Promise<DecideResult> {
+    const key = { tenant: input.tenant, runId: input.runId, seq: id.seq };
+    const answerForm = 'answer' in request;
+    for (let round = 0; round < WRITE_ROUNDS; round++) {
+      // The one read: the record and its transcript, in one request where the backend can.
+      const stored = await this.#read(key, id, true);
+      const record = stored.record;
+      const interruptId = interruptIdOf(record);
+      const decisions = answerForm ? answerDecision(record, request.answer) : request.decisions;
+      const matched = matchDecisions(record, decisions);
+      // Kinds, editability and what the format can carry: a request that can never be right is a 4xx before anything.
+      checkDecisions(formatOf(record.format), roundOfAsks(record), record.asks, decisions);
+      const nowMs = this.#clock().getTime();
+      const status = statusAt(record, nowMs);
+
+      const conflict = matched.find((match) => match.recorded !== undefined && match.recorded.hash !== match.hash);
+      switch (status) {
+        case Status.Paused:
+          break;
+        case Status.Resumed: {
+          const continuationId = record.closing?.continuationId ?? '';
+          if (answerForm && conflict !== undefined) throw new AlreadyResumedError(record.runId, interruptId, continuationId);
+          if (conflict !== undefined) throw new AlreadyDecidedError(record.runId, interruptId, conflict.ask.toolCallId);
+          // Every ask is decided once resumed: each decision here is a replay of its recorded one.
+          return { kind: 'closed', ...(await this.#closedResult(stored, true)) };
+        }
+        case Status.Cancelled:
+          throw new PauseCancelledError(record.runId, interruptId, record.closing?.continuationId);
+        case Status.Expired:
+          throw new PauseExpiredError(record.runId, interruptId, expiresAtOf(record));
+        default:
+          throw new UnsupportedRecordError(record.runId, interruptId, `status ${JSON.stringify(status)}`);
+      }
+      if (conflict !== undefined) {
+        throw answerForm
+          ? new AlreadyResumedError(record.runId, interruptId, record.closing?.continuationId ?? '')
+          : new AlreadyDecidedError(record.runId, interruptId, conflict.ask.toolCallId);
+      }
+      const fresh = matched.filter((match) => match.recorded === undefined);
+      if (fresh.length === 0) return { kind: 'pending', ...pending(record, true) };
+      for (const match of fresh) checkAgainstAskSchema(match.ask, match.decision);
+
+      const decidedAt = new Date(nowMs).toISOString();
+      const after: PauseRecord = { ...record, decisions: [...record.decisions], rev: record.rev + 1 };
+      for (const match of fresh) {
+        after.decisions[match.index] = { body: bodyOf(match.decision), hash: match.hash, decidedAt };
+      }
+      checkDecisionsSize(after);
+      if (after.decisions.every((decision) => decision !== undefined)) {
+        const closed = this.#close(after, await this.#transcript(stored), 'resumed', nowMs);
+        if ((await this.#persistence.update(record, closed.record)) === 'updated') {
+          this.#changed(record, closed.record);
+          return { kind: 'closed', ...closed.result };
+        }
+        continue;
+      }
+      if ((await this.#persistence.update(record, after)) === 'updated') {
+        this.#changed(record, after);
+        return { kind: 'pending', ...pending(after, false) };
+      }
+    }
+    throw overloaded();
+  }
+
+  /**
+   * `record` closed with `outcome` at `nowMs` and the continuation that closing commits: the transcript rebuilt with
+   * every ask's effective decision (§10), hashed from the paused round on, so that a later rebuild is checked. The
+   * revision is the caller's.
+   */
+  #close(
+    record: PauseRecord,
+    messages: readonly unknown[],
+    outcome: Outcome,
+    nowMs: number,
+    reason?: string,
+  ): { record: PauseRecord; result: ResumeResult } {
+    const rebuilt = rebuild(record, messages, outcome, reason);
+    const closing: Closing = {
+      continuationId: formatId({
+        seq: record.seq,
+        parts: record.transcript.chunkCount,
+        token: randomToken(this.#randomBytes),
+      }),
+      closedAt: new Date(nowMs).toISOString(),
+      outcome,
+      continuationSha256: sha256(JSON.stringify(rebuilt.messages.slice(rebuilt.roundStart))),
+    };
+    if (reason !== undefined) closing.reason = reason;
+    const status = outcome === 'resumed' ? Status.Resumed : outcome === 'cancelled' ? Status.Cancelled : Status.Expired;
+    const after: PauseRecord = { ...record, status, closing };
+    delete after.dueAtMs;
+    return { record: after, result: resultOf(after, rebuilt, false) };
+  }
+
+  /** The continuation of a closed record, rebuilt from its stored transcript and checked against its hash. */
+  async #closedResult(stored: StoredPause, replayed: boolean): Promise<ResumeResult> {
+    const { record } = stored;
+    const closing = record.closing as Closing;
+    const messages = await this.#transcript(stored);
+    let rebuilt: ReturnType<typeof rebuild>;
+    try {
+      rebuilt = rebuild(record, messages, closing.outcome, closing.reason);
+    } catch (cause) {
+      throw new CorruptCheckpointError(
+        record.runId,
+        interruptIdOf(record),
+        'its recorded decisions no longer fold into its transcript',
+        { cause },
+      );
+    }
+    if (sha256(JSON.stringify(rebuilt.messages.slice(rebuilt.roundStart))) !== closing.continuationSha256) {
+      throw new CorruptCheckpointError(
+        record.runId,
+        interruptIdOf(record),
+        'its continuation no longer rebuilds to the messages the resume returned',
+      );
+    }
+    return resultOf(record, rebuilt, replayed);
+  }
+
+  /**
+   * Reads the record an id names, with its transcript when asked; `PauseNotFoundError` unless it is this tenant's,
+   * with this token and part count.
+   */
+  async #read(key: RecordKey, id: IdParts, withTranscript: boolean): Promise<StoredPause> {
+    const stored = await this.#persistence.read(
+      key,
+      withTranscript ? { token: id.token, parts: id.parts } : undefined,
+    );
+    const record = stored?.record;
+    if (
+      stored === undefined ||
+      record === undefined ||
+      record.tenant !== key.tenant ||
+      record.token !== id.token ||
+      record.transcript.chunkCount !== id.parts
+    ) {
+      throw new PauseNotFoundError(key.runId, formatId(id));
+    }
+    return stored;
+  }
+
+  #idOf(runId: string, interruptId: unknown): IdParts {
+    const id = parseId(interruptId);
+    if (id === undefined) throw new PauseNotFoundError(runId, String(interruptId));
+    return id;
+  }
+
+  /** The stored transcript, decoded and checked; any failure is a `CorruptCheckpointError` naming the pause. */
+  async #transcript(stored: StoredPause): Promise<unknown[]> {
+    try {
+      return await decodeTranscript(stored.record.transcript, stored.parts ?? []);
+    } catch (error) {
+      if (error instanceof UndecodableTranscript) {
+        throw new CorruptCheckpointError(stored.record.runId, interruptIdOf(stored.record), error.message, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  #changed(before: PauseRecord | undefined, after: PauseRecord): void {
+    if (this.#onChange === undefined) return;
+    try {
+      this.#onChange(before === undefined ? { after } : { before, after });
+    } catch {
+      // An observer never fails the request that made the change.
+    }
+  }
+}
+
+/** A request's decisions, each with the ask it is for, its position, its hash and what was recorded for it. */
+interface MatchedDecision {
+  decision: Decision;
+  ask: Ask;
+  index: number;
+  hash: string;
+  recorded: PauseRecord['decisions'][number];
+}
+
+function matchDecisions(record: PauseRecord, decisions: readonly Decision[]): MatchedDecision[] {
+  const indexOf = new Map(record.asks.map((ask, index) => [ask.toolCallId, index]));
+  const seen = new Set<string>();
+  return decisions.map((decision, position) => {
+    const index = indexOf.get(decision.toolCallId);
+    if (index === undefined) {
+      const message = `toolCallId ${JSON.stringify(decision.toolCallId)} is not an ask of this pause; its asks: ${record.asks.map((ask) => JSON.stringify(ask.toolCallId)).join(', ')}`;
+      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}/toolCallId`, message }]);
+    }
+    if (seen.has(decision.toolCallId)) {
+      const message = `the ask ${JSON.stringify(decision.toolCallId)} has two decisions in this request`;
+      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}`, message }]);
+    }
+    seen.add(decision.toolCallId);
+    const ask = record.asks[index] as Ask;
+    return { decision, ask, index, hash: sha256(canonicalJson(bodyOf(decision))), recorded: record.decisions[index] };
+  });
+}
+
+/** Part one's answer as the decision of the pause's one `answer` ask. */
+function answerDecision(record: PauseRecord, answer: unknown): Decision[] {
+  const [ask] = record.asks;
+  if (record.asks.length !== 1 || ask?.kind !== 'answer') {
+    const message = `this pause has ${record.asks.length} asks (${record.asks.map((a) => `${a.toolCallId}: ${a.kind}`).join(', ')}); send decisions, not an answer`;
+    throw new BadRequestError(`${capitalize(message)}.`, [{ path: '/answer', message }]);
+  }
+  return [{ toolCallId: ask.toolCallId, answer }];
+}
+
+/** The paused round as far as the asks tell it: enough for the decision rules, without parsing the transcript. */
+function roundOfAsks(record: PauseRecord): PausedRound {
+  const calls: ToolCall[] = record.asks.map((ask) => ({ id: ask.toolCallId, name: ask.name, args: ask.args }));
+  return { start: 0, calls, answered: new Set() };
+}
+
+/** Checks an answer against its `answerSchema`, or edited args against their `argsSchema`. */
+function checkAgainstAskSchema(ask: Ask, decision: Decision): void {
+  if ('answer' in decision && ask.answerSchema !== undefined) {
+    checkAgainstSchema(
+      ask.answerSchema,
+      decision.answer,
+      `The answer to ${ask.toolCallId} does not match its answerSchema`,
+    );
+  }
+  if ('decision' in decision && decision.decision === 'edit' && ask.argsSchema !== undefined) {
+    checkAgainstSchema(ask.argsSchema, decision.args, `The edited args of ${ask.toolCallId} do not match its argsSchema`);
+  }
+}
+
+/** Every decision of a pause together stays under its budget, so the record stays under the item limit. */
+function checkDecisionsSize(record: PauseRecord): void {
+  const bytes = new TextEncoder().encode(JSON.stringify(record.decisions)).length;
+  if (bytes > LIMITS.decisionsBytes) {
+    const message = `the decisions of this pause would take ${bytes} bytes together, over the limit of ${LIMITS.decisionsBytes}`;
+    throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '/decisions', message }]);
+  }
+}
+
+/** The decision without the ask it names, as recorded. */
+function bodyOf(decision: Decision): DecisionBody {
+  if ('answer' in decision) return { answer: decision.answer };
+  switch (decision.decision) {
+    case 'approve':
+      return { decision: 'approve' };
+    case 'edit':
+      return { decision: 'edit', args: decision.args };
+    case 'reject':
+      return decision.reason === undefined ? { decision: 'reject' } : { decision: 'reject', reason: decision.reason };
+  }
+}
+
+function rebuild(record: PauseRecord, messages: readonly unknown[], outcome: Outcome, reason?: string) {
+  return rebuildWithDecisions(
+    formatOf(record.format),
+    messages,
+    effectiveDecisions(record, outcome, reason) as Decision[],
+  );
+}
+
+function resultOf(
+  record: PauseRecord,
+  rebuilt: ReturnType<typeof rebuild>,
+  replayed: boolean,
+): ResumeResult {
+  const closing = record.closing as Closing;
+  const result: ResumeResult = {
+    runId: record.runId,
+    interruptId: interruptIdOf(record),
+    continuationId: closing.continuationId,
+    format: record.format,
+    outcome: closing.outcome,
+    dispatch: rebuilt.dispatch,
+    messages: rebuilt.messages,
+    resumedAt: closing.closedAt,
+    replayed,
+  };
+  if (record.taskToken !== undefined) result.taskToken = record.taskToken;
+  return result;
+}
+
+function pending(record: PauseRecord, replayed: boolean) {
+  const decided: string[] = [];
+  const waiting: string[] = [];
+  record.asks.forEach((ask, index) => {
+    (record.decisions[index] === undefined ? waiting : decided).push(ask.toolCallId);
+  });
+  return {
+    runId: record.runId,
+    interruptId: interruptIdOf(record),
+    status: 'paused' as const,
+    decided,
+    pending: waiting,
+    replayed,
+  };
+}
+
+/**
+ * The asks as the record keeps them: their definitions must fit the record's budget, and their args are kept while
+ * they fit theirs (the rest are read from the transcript when a pause is shown).
+ */
+function fitAsks(pause: CheckedPause): Ask[] {
+  const bytes = (value: unknown) => (value === undefined ? 0 : new TextEncoder().encode(JSON.stringify(value)).length);
+  const definitions = pause.asks.map(({ args: _, ...ask }) => ask);
+  const fixed =
+    bytes(definitions) + bytes(pause.metadata) + bytes(pause.context) + bytes(pause.taskToken) + bytes(pause.idempotencyKey);
+  if (fixed > LIMITS.pauseItemBytes) {
+    const message = `the asks (prompts, schemas), metadata, turn context and task token take ${fixed} bytes together, over the limit of ${LIMITS.pauseItemBytes}`;
+    throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '', message }]);
+  }
+  let budget = Math.min(LIMITS.askArgsBytes, LIMITS.pauseItemBytes - fixed);
+  return pause.asks.map((ask) => {
+    const size = bytes(ask.args);
+    if (size <= budget) {
+      budget -= size;
+      return ask;
+    }
+    const { args: _, ...rest } = ask;
+    return { ...rest, argsOmitted: true };
+  });
+}
+
+/** The fields of a pause request that its `Idempotency-Key` covers, besides the transcript (hashed on its own). */
+function requestFields(input: PauseInput): Record<string, unknown> {
+  const { tenant: _, runId: __, messages: ___, idempotencyKey: ____, ...rest } = input;
+  return rest;
+}
+
+/** The service's listing cursor: the persistence's cursor and the status filter it was made for. */
+function writeCursor(after: string, status: string | undefined): string {
+  return Buffer.from(JSON.stringify({ v: 2, s: status ?? null, c: after })).toString('base64url');
+}
+
+function readCursor(cursor: unknown, status: string | undefined): string {
+  const refuse = (why: string) =>
+    new BadRequestError(`The cursor ${why}: pass the cursor of the previous page unchanged, with the same status.`, [
+      { path: '/cursor', message: why },
+    ]);
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,4096}$/.test(cursor)) throw refuse('is not a cursor');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse('is not a cursor');
+  }
+  const { v, s, c } = (parsed ?? {}) as { v?: unknown; s?: unknown; c?: unknown };
+  if (v !== 2 || typeof c !== 'string') throw refuse('is not a cursor');
+  if (s !== (status ?? null)) throw refuse('was made for a listing with another status');
+  return c;
+}
+
+function overloaded(): StorageUnavailableError {
+  return new StorageUnavailableError(
+    'The pause changed under this request more times than it retries; retry the same request, which is safe.',
+  );
+}
+
+function capitalize(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}

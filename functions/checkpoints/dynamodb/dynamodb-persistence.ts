@@ -1,0 +1,266 @@
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { StorageUnavailableError } from '../../errors.ts';
+import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRef } from '../persistence.ts';
+import type { PauseRecord, RecordKey } from '../record.ts';
+import { TABLE } from '../table.ts';
+import { decodeCursor, encodeCursor, type Listing, type ListingKey } from './cursor.ts';
+import { idOfItem, type Item, ItemKind, partData, partItem, pauseItem, recordOf } from './items.ts';
+import { Keys, parseRunKey, parseSortKey } from './keys.ts';
+import * as params from './params.ts';
+
+/** How a `DynamoDBPersistence` is built. */
+export interface DynamoDBPersistenceOptions {
+  /** The client to send with; the adapter adds nothing to its middleware. */
+  client: DynamoDBDocumentClient;
+  /** A table created from `createTableInput` (or the CDK table built from `TABLE`). */
+  tableName: string;
+  /**
+   * Seconds a pause's items are kept after its `expiresAt` before DynamoDB's TTL may delete them: how long a closed
+   * or expired pause still shows and a continuation stays readable. @default 2,592,000 (30 days)
+   */
+  retentionSeconds?: number;
+}
+
+const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+/** Part writes (and best-effort deletes) in flight at once for one pause. */
+const PART_CONCURRENCY = 4;
+/** Times a BatchGetItem asks again for keys DynamoDB left unprocessed (throttling), with a short backoff. */
+const UNPROCESSED_ROUNDS = 5;
+
+/**
+ * The persistence port on one DynamoDB table (see `keys.ts` for the layout): keys, parts, cursors and condition
+ * expressions live here, command inputs come from `params.ts`, and SDK errors never leak — a condition that failed is
+ * an answer of the port (`taken`, `conflict`), a table that does not answer in time is a `StorageUnavailableError`.
+ */
+export class DynamoDBPersistence implements CheckpointPersistence {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #tableName: string;
+  readonly #retentionSeconds: number;
+
+  constructor(options: DynamoDBPersistenceOptions) {
+    this.#client = options.client;
+    this.#tableName = options.tableName;
+    this.#retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  }
+
+  async latest(tenant: string, runId: string): Promise<PauseRecord | undefined> {
+    const pk = Keys.run(tenant, runId);
+    let below: string | undefined;
+    for (;;) {
+      const output = await this.#call(() => this.#client.send(new QueryCommand(params.latestPause(this.#tableName, pk, below))));
+      const raw = output.Items?.[0];
+      if (raw === undefined) return undefined;
+      const sk = parseSortKey(raw.sk);
+      if (sk.kind === 'pause') return recordOf(raw, { runId, interruptId: idOfItem(raw, sk.seq) });
+      if (sk.kind !== 'part') return undefined;
+      // `P#<seq>` sorts below every key of pause `seq` and above every key of the pauses before it.
+      below = Keys.pause(sk.seq).slice(0, -2);
+    }
+  }
+
+  async create(record: PauseRecord, parts: readonly Uint8Array[]): Promise<'created' | 'taken'> {
+    const ttl = this.#ttlOf(record);
+    // Parts first: they are invisible until the pause item that names their token exists.
+    await forEachLimited(parts, PART_CONCURRENCY, (data, index) =>
+      this.#call(() => this.#client.send(new PutCommand(params.putPart(this.#tableName, partItem(record, index, data, ttl))))),
+    );
+    try {
+      await this.#client.send(new PutCommand(params.createPause(this.#tableName, pauseItem(record, ttl))));
+      return 'created';
+    } catch (error) {
+      // Any other error may hide a write that succeeded: its parts stay (their TTL removes them if it did not).
+      if (!isConditionFailed(error)) throw storageError(error);
+    }
+    await this.#deleteParts(record, parts.length);
+    return 'taken';
+  }
+
+  async read(key: RecordKey, transcript?: TranscriptRef): Promise<StoredPause | undefined> {
+    const names = { runId: key.runId, interruptId: '' };
+    if (transcript === undefined) {
+      const output = await this.#call(() => this.#client.send(new GetCommand(params.getPause(this.#tableName, key))));
+      if (output.Item === undefined) return undefined;
+      return { record: recordOf(output.Item, { ...names, interruptId: idOfItem(output.Item, key.seq) }) };
+    }
+    const items = await this.#batchGet(params.getPauseWithParts(this.#tableName, key, transcript));
+    const pauseSk = Keys.pause(key.seq);
+    const raw = items.find((item) => item.sk === pauseSk);
+    if (raw === undefined) return undefined;
+    const interruptId = idOfItem(raw, key.seq);
+    const parts: Array<Uint8Array | undefined> = [];
+    for (const item of items) {
+      const sk = parseSortKey(item.sk);
+      if (sk.kind !== 'part' || sk.token !== transcript.token) continue;
+      parts[sk.index] = partData(item, { runId: key.runId, interruptId });
+    }
+    return { record: recordOf(raw, { runId: key.runId, interruptId }), parts };
+  }
+
+  async update(before: PauseRecord, after: PauseRecord): Promise<'updated' | 'conflict'> {
+    try {
+      await this.#client.send(new UpdateCommand(params.updatePause(this.#tableName, before, after)));
+      return 'updated';
+    } catch (error) {
+      // The embedded store ignores ReturnValuesOnConditionCheckFailure: the caller reads again.
+      if (isConditionFailed(error)) return 'conflict';
+      throw storageError(error);
+    }
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    const listing: Listing = query.openOnly ? 'open' : 'all';
+    const start = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.tenant, listing);
+    const output = await this.#call(() => this.#client.send(
+      new QueryCommand(params.listingPage(this.#tableName, query.tenant, listing, query.limit, start)),
+    ));
+    const positions: ListingKey[] = (output.Items ?? []).map((item) => ({
+      gsi1sk: String(item[TABLE.byTenant.sortKey.name]),
+      pk: String(item[TABLE.partitionKey.name]),
+      sk: String(item[TABLE.sortKey.name]),
+    }));
+    // The index is eventually consistent (and the embedded store writes an index entry before its item): every
+    // pause is read again from the table by key, and an entry whose pause is gone is stepped over.
+    const items = positions.length === 0 ? [] : await this.#batchGet(
+      params.getPauses(
+        this.#tableName,
+        positions.map((position) => ({ [TABLE.partitionKey.name]: position.pk, [TABLE.sortKey.name]: position.sk })),
+      ),
+    );
+    const byKey = new Map(items.map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
+    const entries: ListPage['entries'] = [];
+    for (const position of positions) {
+      const raw = byKey.get(`${position.pk}\n${position.sk}`);
+      if (raw === undefined || raw.kind !== ItemKind.Pause || raw.tenant !== query.tenant) continue;
+      const sk = parseSortKey(position.sk);
+      const seq = sk.kind === 'pause' ? sk.seq : 0;
+      entries.push({
+        record: recordOf(raw, { runId: String(raw.runId), interruptId: idOfItem(raw, seq) }),
+        after: encodeCursor(position, listing),
+      });
+    }
+    const last = positions.at(-1);
+    return output.LastEvaluatedKey !== undefined && last !== undefined
+      ? { entries, next: encodeCursor(last, listing) }
+      : { entries };
+  }
+
+  async due(nowMs: number, limit: number): Promise<RecordKey[]> {
+    const pages = await Promise.all(
+      Keys.dueShards().map((shard) => this.#call(() => this.#client.send(new QueryCommand(params.duePage(this.#tableName, shard, nowMs, limit))))),
+    );
+    const due: Array<RecordKey & { at: number }> = [];
+    for (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const run = parseRunKey(item[TABLE.partitionKey.name]);
+        const sk = parseSortKey(item[TABLE.sortKey.name]);
+        if (run === undefined || sk.kind !== 'pause') continue;
+        due.push({ ...run, seq: sk.seq, at: Number(item[TABLE.byDue.sortKey.name]) });
+      }
+    }
+    return due
+      .sort((a, b) => a.at - b.at)
+      .slice(0, limit)
+      .map(({ tenant, runId, seq }) => ({ tenant, runId, seq }));
+  }
+
+  #ttlOf(record: PauseRecord): number {
+    return Math.ceil(record.expiresAtMs / 1000) + this.#retentionSeconds;
+  }
+
+  /** A BatchGetItem of one table, asking again for unprocessed keys; the items found, in no order. */
+  async #batchGet(input: BatchGetCommandInput): Promise<Item[]> {
+    const items: Item[] = [];
+    let request: BatchGetCommandInput['RequestItems'] | undefined = input.RequestItems;
+    for (let round = 0; request !== undefined && Object.keys(request).length > 0; round++) {
+      if (round >= UNPROCESSED_ROUNDS) throw new StorageUnavailableError();
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+      const output = await this.#call(() => this.#client.send(new BatchGetCommand({ RequestItems: request })));
+      items.push(...(output.Responses?.[this.#tableName] ?? []));
+      request = output.UnprocessedKeys;
+    }
+    return items;
+  }
+
+  /** Deletes the parts of an attempt that lost its sequence number; best effort, their TTL removes what is left. */
+  async #deleteParts(record: PauseRecord, count: number): Promise<void> {
+    const pk = Keys.run(record.tenant, record.runId);
+    const indexes = Array.from({ length: count }, (_, index) => index);
+    await forEachLimited(indexes, PART_CONCURRENCY, (index) =>
+      this.#client
+        .send(
+          new DeleteCommand({
+            TableName: this.#tableName,
+            Key: { [TABLE.partitionKey.name]: pk, [TABLE.sortKey.name]: Keys.part(record.seq, record.token, index) },
+          }),
+        )
+        .catch(() => undefined),
+    );
+  }
+
+  /** Runs one request; an SDK error becomes `StorageUnavailableError` when the table did not answer (in time). */
+  async #call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw storageError(error);
+    }
+  }
+}
+
+/** SDK error names that mean the table did not answer, or refused for load: a retry may succeed. */
+const UNAVAILABLE = new Set([
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'LimitExceededException',
+]);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** `error` as the port reports it: `StorageUnavailableError` for a table that did not answer, else unchanged. */
+export function storageError(error: unknown): unknown {
+  if (error instanceof StorageUnavailableError) return error;
+  const { name, code, $metadata } = (error ?? {}) as {
+    name?: string;
+    code?: string;
+    $metadata?: { httpStatusCode?: number };
+  };
+  const status = $metadata?.httpStatusCode ?? 0;
+  if ((name !== undefined && UNAVAILABLE.has(name)) || (code !== undefined && NETWORK_CODES.has(code)) || status >= 500) {
+    return new StorageUnavailableError(undefined, { cause: error });
+  }
+  return error;
+}
+
+function isConditionFailed(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Runs `task` over `items`, at most `limit` at once; rejects with the first failure. */
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await task(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,223 @@
+import { CorruptCheckpointError, UnsupportedRecordError } from '../../errors.ts';
+import { isFormatName } from '../../rehydrate/formats/index.ts';
+import { Codec } from '../codec.ts';
+import { formatId } from '../ids.ts';
+import type { Ask, Closing, PauseRecord, RecordedDecision } from '../record.ts';
+import { Status } from '../record.ts';
+import { TABLE } from '../table.ts';
+import { Keys } from './keys.ts';
+
+/**
+ * Records as DynamoDB items and back, pure. Every item carries `v`, the schema version: a reader that meets a newer
+ * version (or a status, format or codec it does not know) says so with `UnsupportedRecordError` — retryable, as during
+ * a rolling deploy — and one that is missing what it relies on is a `CorruptCheckpointError`, never guessed at. JSON
+ * values the user gave (asks with their args and schemas, metadata, decisions) are stored as their JSON text:
+ * DynamoDB numbers cannot hold every JavaScript number (1e300), and text keeps them exactly as given.
+ */
+
+/** The schema version of the items this code writes. */
+export const SCHEMA_VERSION = 2;
+
+/** The item kinds of the table. */
+export const ItemKind = { Pause: 'pause', Part: 'part' } as const;
+
+/** A stored item: attribute name → value, as the document client reads and writes it. */
+export type Item = Record<string, unknown>;
+
+/** The attribute of decision `index` (0–15): each is written once, by the request that records it. */
+export function decisionAttribute(index: number): string {
+  return `d${index}`;
+}
+
+/** The pause item of `record`; `ttl` is epoch seconds after which DynamoDB may delete it. */
+export function pauseItem(record: PauseRecord, ttl: number): Item {
+  const pk = Keys.run(record.tenant, record.runId);
+  return { pk, sk: Keys.pause(record.seq), v: SCHEMA_VERSION, kind: ItemKind.Pause, ttl, ...attributesOf(record, pk) };
+}
+
+/** The item of part `index` of a pause's transcript. */
+export function partItem(record: PauseRecord, index: number, data: Uint8Array, ttl: number): Item {
+  return {
+    pk: Keys.run(record.tenant, record.runId),
+    sk: Keys.part(record.seq, record.token, index),
+    v: SCHEMA_VERSION,
+    kind: ItemKind.Part,
+    data,
+    ttl,
+  };
+}
+
+/**
+ * Every attribute a record sets, derived ones included (the indexes' keys): a write of `after` over `before` sets the
+ * attributes whose value changed and removes those that are gone.
+ */
+export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, record.runId)): Item {
+  const item: Item = {
+    tenant: record.tenant,
+    runId: record.runId,
+    seq: record.seq,
+    token: record.token,
+    format: record.format,
+    asks: JSON.stringify(record.asks),
+    createdAt: record.createdAt,
+    expiresAt: new Date(record.expiresAtMs).toISOString(),
+    expiresAtMs: record.expiresAtMs,
+    onExpiry: record.onExpiry,
+    status: record.status,
+    rev: record.rev,
+    codec: record.transcript.codec,
+    chunkCount: record.transcript.chunkCount,
+    byteLength: record.transcript.byteLength,
+    rawLength: record.transcript.rawLength,
+    sha256: record.transcript.sha256,
+    [TABLE.byTenant.partitionKey.name]: Keys.tenant(record.tenant),
+    [TABLE.byTenant.sortKey.name]: Keys.listing(record.createdAt, record.runId, record.seq),
+  };
+  // Sparse indexes: a pause is listed as open, and swept, only while it is.
+  if (record.status === Status.Paused) item[TABLE.openByTenant.partitionKey.name] = Keys.tenant(record.tenant);
+  if (record.dueAtMs !== undefined) {
+    item[TABLE.byDue.partitionKey.name] = Keys.due(pk);
+    item[TABLE.byDue.sortKey.name] = record.dueAtMs;
+  }
+  record.decisions.forEach((decision, index) => {
+    if (decision !== undefined) item[decisionAttribute(index)] = JSON.stringify(decision);
+  });
+  if (record.metadata !== undefined) item.metadata = JSON.stringify(record.metadata);
+  if (record.taskToken !== undefined) item.taskToken = record.taskToken;
+  if (record.context !== undefined) item.context = JSON.stringify(record.context);
+  if (record.remindAtMs !== undefined) item.remindAtMs = record.remindAtMs;
+  if (record.remindedAt !== undefined) item.remindedAt = record.remindedAt;
+  if (record.idempotency !== undefined) {
+    item.idemKey = record.idempotency.key;
+    item.idemHash = record.idempotency.hash;
+  }
+  if (record.closing !== undefined) {
+    item.continuationId = record.closing.continuationId;
+    item.closedAt = record.closing.closedAt;
+    item.outcome = record.closing.outcome;
+    item.continuationSha256 = record.closing.continuationSha256;
+    if (record.closing.reason !== undefined) item.closeReason = record.closing.reason;
+  }
+  return item;
+}
+
+/** The changed attributes of `after` over `before`: what to SET (name → value) and what to REMOVE. */
+export function changedAttributes(before: PauseRecord, after: PauseRecord): { set: Item; remove: string[] } {
+  const old = attributesOf(before);
+  const next = attributesOf(after);
+  const set: Item = {};
+  for (const [name, value] of Object.entries(next)) {
+    if (old[name] !== value) set[name] = value;
+  }
+  const remove = Object.keys(old).filter((name) => !(name in next));
+  return { set, remove };
+}
+
+/**
+ * Reads a raw pause item into a record, checking every field a reader relies on. `runId` and `interruptId` name the
+ * pause in errors (the caller's, since a broken item may not say).
+ */
+export function recordOf(raw: Item, names: { runId: string; interruptId: string }): PauseRecord {
+  const corrupt = (reason: string) => new CorruptCheckpointError(names.runId, names.interruptId, reason);
+  const newer = (what: string) => new UnsupportedRecordError(names.runId, names.interruptId, what);
+  if (typeof raw.v === 'number' && raw.v > SCHEMA_VERSION) throw newer(`schema version ${raw.v}`);
+  if (raw.v !== SCHEMA_VERSION) {
+    throw corrupt(`its pause item has schema version ${JSON.stringify(raw.v)}, which this version of Handback does not read`);
+  }
+  if (raw.kind !== ItemKind.Pause) throw corrupt(`its pause item has kind ${JSON.stringify(raw.kind)}`);
+  for (const name of ['tenant', 'runId', 'token', 'format', 'asks', 'createdAt', 'onExpiry', 'status', 'codec', 'sha256']) {
+    if (typeof raw[name] !== 'string') throw corrupt(`its pause item has no ${name}`);
+  }
+  for (const name of ['seq', 'rev', 'expiresAtMs', 'chunkCount', 'byteLength', 'rawLength']) {
+    if (!Number.isSafeInteger(raw[name])) throw corrupt(`its pause item has no ${name}`);
+  }
+  if (!isFormatName(raw.format)) throw newer(`format ${JSON.stringify(raw.format)}`);
+  if (raw.codec !== Codec.Gzip && raw.codec !== Codec.Brotli) throw newer(`codec ${JSON.stringify(raw.codec)}`);
+  if (raw.onExpiry !== 'fail' && raw.onExpiry !== 'reject') throw newer(`onExpiry ${JSON.stringify(raw.onExpiry)}`);
+  const json = <T>(name: string): T | undefined => {
+    const text = raw[name];
+    if (text === undefined) return undefined;
+    if (typeof text !== 'string') throw corrupt(`its pause item's ${name} is not text`);
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new CorruptCheckpointError(names.runId, names.interruptId, `its pause item's ${name} is not JSON`, {
+        cause,
+      });
+    }
+  };
+  const asks = json<Ask[]>('asks');
+  if (!Array.isArray(asks) || asks.length === 0 || asks.length > 16) throw corrupt('its pause item has no asks');
+  const record: PauseRecord = {
+    tenant: raw.tenant as string,
+    runId: raw.runId as string,
+    seq: raw.seq as number,
+    token: raw.token as string,
+    format: raw.format,
+    asks,
+    decisions: asks.map((_, index) => json<RecordedDecision>(decisionAttribute(index))),
+    createdAt: raw.createdAt as string,
+    expiresAtMs: raw.expiresAtMs as number,
+    onExpiry: raw.onExpiry,
+    status: raw.status as string,
+    rev: raw.rev as number,
+    transcript: {
+      codec: raw.codec,
+      chunkCount: raw.chunkCount as number,
+      byteLength: raw.byteLength as number,
+      rawLength: raw.rawLength as number,
+      sha256: raw.sha256 as string,
+    },
+  };
+  const metadata = json<Record<string, unknown>>('metadata');
+  if (metadata !== undefined) record.metadata = metadata;
+  const context = json<{ user?: string; assistant?: string }>('context');
+  if (context !== undefined) record.context = context;
+  if (typeof raw.taskToken === 'string') record.taskToken = raw.taskToken;
+  if (typeof raw.remindAtMs === 'number') record.remindAtMs = raw.remindAtMs;
+  if (typeof raw.remindedAt === 'string') record.remindedAt = raw.remindedAt;
+  if (typeof raw.idemKey === 'string' && typeof raw.idemHash === 'string') {
+    record.idempotency = { key: raw.idemKey, hash: raw.idemHash };
+  }
+  if (typeof raw.dueAtMs === 'number') record.dueAtMs = raw.dueAtMs;
+  if (raw.continuationId !== undefined) {
+    for (const name of ['continuationId', 'closedAt', 'outcome', 'continuationSha256']) {
+      if (typeof raw[name] !== 'string') throw corrupt(`it is closed but its pause item has no ${name}`);
+    }
+    if (!['resumed', 'expired', 'cancelled'].includes(raw.outcome as string)) {
+      throw newer(`outcome ${JSON.stringify(raw.outcome)}`);
+    }
+    const closing: Closing = {
+      continuationId: raw.continuationId as string,
+      closedAt: raw.closedAt as string,
+      outcome: raw.outcome as Closing['outcome'],
+      continuationSha256: raw.continuationSha256 as string,
+    };
+    if (typeof raw.closeReason === 'string') closing.reason = raw.closeReason;
+    record.closing = closing;
+  } else if (raw.status === Status.Resumed || raw.status === Status.Cancelled) {
+    throw corrupt(`it is ${raw.status} but its pause item has no continuation`);
+  }
+  return record;
+}
+
+/** The id a raw pause item would have, for error messages about it (best effort: the item may be broken). */
+export function idOfItem(raw: Item, seq: number): string {
+  const parts = Number.isSafeInteger(raw.chunkCount) ? (raw.chunkCount as number) : 0;
+  return formatId({ seq, parts, token: String(raw.token) });
+}
+
+/** Reads a raw part item; an unknown schema version or a missing `data` is a `CorruptCheckpointError`. */
+export function partData(raw: Item, names: { runId: string; interruptId: string }): Uint8Array {
+  if (raw.v !== SCHEMA_VERSION) {
+    throw new CorruptCheckpointError(
+      names.runId,
+      names.interruptId,
+      `a part item has schema version ${JSON.stringify(raw.v)}, which this version of Handback does not read`,
+    );
+  }
+  if (raw.kind !== ItemKind.Part || !(raw.data instanceof Uint8Array)) {
+    throw new CorruptCheckpointError(names.runId, names.interruptId, `the part item ${String(raw.sk)} holds no bytes`);
+  }
+  return raw.data;
+}

@@ -1,0 +1,173 @@
+import type {
+  BatchGetCommandInput,
+  GetCommandInput,
+  PutCommandInput,
+  QueryCommandInput,
+  UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { PauseRecord, RecordKey } from '../record.ts';
+import { TABLE } from '../table.ts';
+import type { Listing, ListingKey } from './cursor.ts';
+import { changedAttributes, type Item } from './items.ts';
+import { Keys } from './keys.ts';
+
+/**
+ * The DynamoDB command inputs, built by pure functions (STYLE 3; dynamodb-toolbox's `params()`): the adapter only
+ * sends them. Every commit point is one conditional write of one item; each condition is named for the invariant
+ * it protects.
+ */
+
+const { partitionKey, sortKey, byTenant, openByTenant, byDue } = TABLE;
+
+/** The condition parts, each with the invariant it protects. */
+export const Condition = {
+  /**
+   * One pause per sequence number, so one open pause per run: a new pause takes the number after the run's latest
+   * pause, read as not open (a pause never reopens); a concurrent pauser that took the number first wins.
+   */
+  sequenceIsFree: 'attribute_not_exists(#sk)',
+  /**
+   * Every change is made to the record as it was read: the same write attempt (TTL may delete a pause and a later one
+   * reuse its number) at the same revision (no other decision, cancel, sweep or claim came in between). A request
+   * that loses reads again and decides again, so concurrent requests are linearised without transactions.
+   */
+  isTheRevisionRead: '#token = :token AND #rev = :rev',
+} as const;
+
+/** The primary key of a record. */
+export function keyOf(key: RecordKey): { [name: string]: string } {
+  return { [partitionKey.name]: Keys.run(key.tenant, key.runId), [sortKey.name]: Keys.pause(key.seq) };
+}
+
+/** Writes a new pause item, only if its sequence number is free. */
+export function createPause(tableName: string, item: Item): PutCommandInput {
+  return {
+    TableName: tableName,
+    Item: item,
+    ConditionExpression: Condition.sequenceIsFree,
+    ExpressionAttributeNames: { '#sk': sortKey.name },
+  };
+}
+
+/** Writes one part of a transcript (invisible until the pause item that names its token exists). */
+export function putPart(tableName: string, item: Item): PutCommandInput {
+  return { TableName: tableName, Item: item };
+}
+
+/**
+ * Sets the attributes of `after` that changed since `before` and removes those that are gone — O(change) bytes: a
+ * decision writes its own attribute, a claim its few fields — only if the item is still at `before`'s revision.
+ */
+export function updatePause(tableName: string, before: PauseRecord, after: PauseRecord): UpdateCommandInput {
+  const { set, remove } = changedAttributes(before, after);
+  const names: Record<string, string> = { '#token': 'token', '#rev': 'rev' };
+  const values: Record<string, unknown> = { ':token': before.token, ':rev': before.rev };
+  const sets = Object.entries(set).map(([name, value], index) => {
+    names[`#s${index}`] = name;
+    values[`:s${index}`] = value;
+    return `#s${index} = :s${index}`;
+  });
+  const removes = remove.map((name, index) => {
+    names[`#r${index}`] = name;
+    return `#r${index}`;
+  });
+  const clauses = [
+    ...(sets.length > 0 ? [`SET ${sets.join(', ')}`] : []),
+    ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
+  ];
+  return {
+    TableName: tableName,
+    Key: keyOf(before),
+    UpdateExpression: clauses.join(' '),
+    ConditionExpression: Condition.isTheRevisionRead,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** The pause item alone, strongly consistent. */
+export function getPause(tableName: string, key: RecordKey): GetCommandInput {
+  return { TableName: tableName, Key: keyOf(key), ConsistentRead: true };
+}
+
+/** The pause item and `parts` parts of the attempt `token`, strongly consistent, in one request. */
+export function getPauseWithParts(
+  tableName: string,
+  key: RecordKey,
+  transcript: { token: string; parts: number },
+): BatchGetCommandInput {
+  const pk = Keys.run(key.tenant, key.runId);
+  const keys = [keyOf(key)];
+  for (let index = 0; index < transcript.parts; index++) {
+    keys.push({ [partitionKey.name]: pk, [sortKey.name]: Keys.part(key.seq, transcript.token, index) });
+  }
+  return { RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } };
+}
+
+/** Pause items by key, strongly consistent (a listing's page, verified against the table). */
+export function getPauses(tableName: string, keys: ReadonlyArray<{ [name: string]: string }>): BatchGetCommandInput {
+  return { RequestItems: { [tableName]: { Keys: [...keys], ConsistentRead: true } } };
+}
+
+/**
+ * The run's latest pause item: a reverse Query of one item on the pause prefix, strongly consistent. `below`, when
+ * given, steps over the parts a crashed writer left above the latest pause item.
+ */
+export function latestPause(tableName: string, pk: string, below?: string): QueryCommandInput {
+  return {
+    TableName: tableName,
+    KeyConditionExpression:
+      below === undefined ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk AND #sk BETWEEN :prefix AND :below',
+    ScanIndexForward: false,
+    Limit: 1,
+    ConsistentRead: true,
+    ExpressionAttributeNames: { '#pk': partitionKey.name, '#sk': sortKey.name },
+    ExpressionAttributeValues: {
+      ':pk': pk,
+      ':prefix': Keys.pausesPrefix,
+      ...(below === undefined ? {} : { ':below': below }),
+    },
+  };
+}
+
+/** A page of a tenant's listing index, newest first (keys only: the pauses are read by key afterwards). */
+export function listingPage(
+  tableName: string,
+  tenant: string,
+  listing: Listing,
+  limit: number,
+  startAfter?: ListingKey,
+): QueryCommandInput {
+  const index = listing === 'open' ? openByTenant : byTenant;
+  return {
+    TableName: tableName,
+    IndexName: index.indexName,
+    KeyConditionExpression: '#ipk = :tenant',
+    ScanIndexForward: false,
+    Limit: limit,
+    ExpressionAttributeNames: { '#ipk': index.partitionKey.name },
+    ExpressionAttributeValues: { ':tenant': Keys.tenant(tenant) },
+    ...(startAfter === undefined
+      ? {}
+      : {
+          ExclusiveStartKey: {
+            [index.partitionKey.name]: Keys.tenant(tenant),
+            [index.sortKey.name]: startAfter.gsi1sk,
+            [partitionKey.name]: startAfter.pk,
+            [sortKey.name]: startAfter.sk,
+          },
+        }),
+  };
+}
+
+/** One shard of the due index: the keys of pauses due at `nowMs` or earlier, earliest first. */
+export function duePage(tableName: string, shard: string, nowMs: number, limit: number): QueryCommandInput {
+  return {
+    TableName: tableName,
+    IndexName: byDue.indexName,
+    KeyConditionExpression: '#dpk = :shard AND #due <= :now',
+    Limit: limit,
+    ExpressionAttributeNames: { '#dpk': byDue.partitionKey.name, '#due': byDue.sortKey.name },
+    ExpressionAttributeValues: { ':shard': shard, ':now': nowMs },
+  };
+}

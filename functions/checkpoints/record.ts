@@ -1,0 +1,198 @@
+import type { FormatName } from '../rehydrate/formats/index.ts';
+import type { JsonSchema } from './checkpoint-store.ts';
+import type { TranscriptHeader } from './codec.ts';
+import { formatId } from './ids.ts';
+
+/**
+ * A pause as the rules see it, whatever stores it: the record the service reads, changes (as a new record, never in
+ * place) and hands back to the persistence to write. Pure: no I/O, no clock (time comes in as an argument).
+ */
+
+/** The statuses a record may hold. `expired` is stored once the sweep closes a pause; before that it is derived. */
+export const Status = {
+  Paused: 'paused',
+  Resumed: 'resumed',
+  Expired: 'expired',
+  Cancelled: 'cancelled',
+} as const;
+export type Status = (typeof Status)[keyof typeof Status];
+
+/** How a continuation came about (§10). */
+export type Outcome = 'resumed' | 'expired' | 'cancelled';
+
+/** What happens when `expiresAt` passes with asks undecided (§10). */
+export type OnExpiry = 'fail' | 'reject';
+
+/** The kind of an ask (§9). */
+export type AskKind = 'answer' | 'approval';
+
+/** One ask as recorded at pause time: the reserved call it is about, and what a person may do with it. */
+export interface Ask {
+  toolCallId: string;
+  /** The call's tool name. */
+  name: string;
+  /** The model's arguments; absent when `argsOmitted` (too large for the pause record: read the transcript). */
+  args?: unknown;
+  argsOmitted?: true;
+  kind: AskKind;
+  prompt?: string;
+  /** `answer` asks only. */
+  answerSchema?: JsonSchema;
+  /** `approval` asks only. */
+  argsSchema?: JsonSchema;
+  /** `approval` asks only; default true. */
+  editable?: boolean;
+}
+
+/** A decision as a person sent it (§9), without the ask it is for. */
+export type DecisionBody =
+  | { answer: unknown }
+  | { decision: 'approve' }
+  | { decision: 'edit'; args: Record<string, unknown> }
+  | { decision: 'reject'; reason?: string };
+
+/** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), and when. */
+export interface RecordedDecision {
+  body: DecisionBody;
+  /** sha256 of the body's canonical JSON. */
+  hash: string;
+  decidedAt: string;
+}
+
+/** What closing a pause adds: the continuation's id, when, how, and the hash its rebuilds must match. */
+export interface Closing {
+  continuationId: string;
+  closedAt: string;
+  outcome: Outcome;
+  /** The cancel reason (cancelled) — the expiry's reason is derived from `expiresAtMs`. */
+  reason?: string;
+  /** sha256 (base64url) of the continuation's messages from the paused round on. */
+  continuationSha256: string;
+}
+
+/** One pause, as every backend stores it. */
+export interface PauseRecord {
+  tenant: string;
+  runId: string;
+  /** The pause's number in its run: one open pause per run, a new one takes the next number. */
+  seq: number;
+  /** The random part of the interruptId; random per write attempt. */
+  token: string;
+  format: FormatName;
+  asks: Ask[];
+  /** Aligned with `asks`: the recorded decision of each, or undefined while it waits. */
+  decisions: Array<RecordedDecision | undefined>;
+  metadata?: Record<string, unknown>;
+  taskToken?: string;
+  /** The turn's context for the person deciding (the last user text, the assistant's text in the round). */
+  context?: { user?: string; assistant?: string };
+  createdAt: string;
+  expiresAtMs: number;
+  onExpiry: OnExpiry;
+  /** When a `Pause Reminder` is due (`expiresAt − remindBeforeSeconds`). */
+  remindAtMs?: number;
+  remindedAt?: string;
+  /** The `Idempotency-Key` of the request that made it, and the hash of that request's body. */
+  idempotency?: { key: string; hash: string };
+  /** A `Status`, or a status a newer version of Handback wrote (read, shown, never acted on). */
+  status: string;
+  /** Incremented by every write: each change is conditional on the revision that was read. */
+  rev: number;
+  /** When the sweep must next look at this pause (a reminder or the expiry); undefined once it is closed. */
+  dueAtMs?: number;
+  /** The stored transcript's header (its bytes live beside the record). */
+  transcript: TranscriptHeader;
+  closing?: Closing;
+}
+
+/** Names one pause of one run of one tenant. */
+export interface RecordKey {
+  tenant: string;
+  runId: string;
+  seq: number;
+}
+
+/** The public id of a record. */
+export function interruptIdOf(record: Pick<PauseRecord, 'seq' | 'token' | 'transcript'>): string {
+  return formatId({ seq: record.seq, parts: record.transcript.chunkCount, token: record.token });
+}
+
+/** The ISO instant of `expiresAtMs`. */
+export function expiresAtOf(record: Pick<PauseRecord, 'expiresAtMs'>): string {
+  return new Date(record.expiresAtMs).toISOString();
+}
+
+/** Whether `status` is one this version knows. */
+export function isKnownStatus(status: string): status is Status {
+  return status === 'paused' || status === 'resumed' || status === 'expired' || status === 'cancelled';
+}
+
+/**
+ * A record's status at `now`: a stored closing stays as it is; an open pause past `expiresAt` is `expired` even
+ * before the sweep closes it (checked on every read, whatever has or has not run).
+ */
+export function statusAt(record: Pick<PauseRecord, 'status' | 'expiresAtMs'>, now: number): string {
+  if (record.status === Status.Paused && now >= record.expiresAtMs) return Status.Expired;
+  return record.status;
+}
+
+/** Whether the pause is open at `now`: it still takes decisions and blocks a new pause of its run. */
+export function isOpenAt(record: Pick<PauseRecord, 'status' | 'expiresAtMs'>, now: number): boolean {
+  return statusAt(record, now) === Status.Paused;
+}
+
+/** The next time the sweep must look at an open pause: its reminder while unsent, else its expiry. */
+export function nextDueAt(record: Pick<PauseRecord, 'remindAtMs' | 'remindedAt' | 'expiresAtMs'>): number {
+  return record.remindAtMs !== undefined && record.remindedAt === undefined
+    ? Math.min(record.remindAtMs, record.expiresAtMs)
+    : record.expiresAtMs;
+}
+
+/** The ids of the asks decided and still waiting, in ask order. */
+export function decidedAndPending(record: Pick<PauseRecord, 'asks' | 'decisions'>): {
+  decided: string[];
+  pending: string[];
+} {
+  const decided: string[] = [];
+  const pending: string[] = [];
+  record.asks.forEach((ask, index) => {
+    (record.decisions[index] === undefined ? pending : decided).push(ask.toolCallId);
+  });
+  return { decided, pending };
+}
+
+/** The reason an expiry closing writes into each undecided ask's rejection (§10). */
+export function expiryReason(record: Pick<PauseRecord, 'expiresAtMs'>): string {
+  return `No one decided before ${expiresAtOf(record)}`;
+}
+
+/**
+ * The decision each ask gets in a continuation (§9, §10), in ask order:
+ * - `resumed`: every ask's recorded decision;
+ * - `expired`: recorded decisions stand; every undecided ask is rejected with the expiry reason;
+ * - `cancelled`: recorded answers and rejections stand; approvals and edits (nothing runs after a cancel) and every
+ *   undecided ask are rejected with the cancel reason.
+ */
+export function effectiveDecisions(
+  record: Pick<PauseRecord, 'asks' | 'decisions' | 'expiresAtMs'>,
+  outcome: Outcome,
+  reason?: string,
+): Array<{ toolCallId: string } & DecisionBody> {
+  return record.asks.map((ask, index) => {
+    const recorded = record.decisions[index]?.body;
+    const rejected = (why: string | undefined) =>
+      why === undefined ? { decision: 'reject' as const } : { decision: 'reject' as const, reason: why };
+    let body: DecisionBody;
+    if (outcome === 'cancelled') {
+      body =
+        recorded !== undefined && ('answer' in recorded || recorded.decision === 'reject')
+          ? recorded
+          : rejected(reason);
+    } else if (recorded !== undefined) {
+      body = recorded;
+    } else {
+      body = rejected(outcome === 'expired' ? expiryReason(record) : reason);
+    }
+    return { toolCallId: ask.toolCallId, ...body };
+  });
+}

@@ -1,0 +1,77 @@
+import type { ToolCall } from '../rehydrate/formats/format.ts';
+import type { AskView, PauseCreated, PauseView, RecordedDecisionView } from './checkpoint-store.ts';
+import {
+  type Ask,
+  decidedAndPending,
+  expiresAtOf,
+  interruptIdOf,
+  type PauseRecord,
+  type RecordedDecision,
+  statusAt,
+} from './record.ts';
+
+/** What callers see of a record, pure: the GET-pause body, the 201 body. Nothing here reads storage or a clock. */
+
+/** The GET-pause body of `record` at `nowMs`; `calls` fills in args the record left out (from the transcript). */
+export function toPauseView(record: PauseRecord, nowMs: number, calls?: ReadonlyMap<string, ToolCall>): PauseView {
+  const asks = record.asks.map((ask, index) => toAskView(ask, record.decisions[index], calls));
+  const first = asks[0] as AskView;
+  const view: PauseView = {
+    runId: record.runId,
+    interruptId: interruptIdOf(record),
+    status: statusAt(record, nowMs),
+    format: record.format,
+    toolCall: { id: first.toolCallId, name: first.name, args: first.args },
+    prompt: first.prompt,
+    answerSchema: first.answerSchema ?? null,
+    asks,
+    ...decidedAndPending(record),
+    metadata: record.metadata ?? null,
+    onExpiry: record.onExpiry,
+    createdAt: record.createdAt,
+    expiresAt: expiresAtOf(record),
+  };
+  if (record.context !== undefined && Object.keys(record.context).length > 0) view.context = record.context;
+  if (record.remindAtMs !== undefined) view.remindAt = new Date(record.remindAtMs).toISOString();
+  if (record.closing !== undefined) {
+    view.resumedAt = record.closing.closedAt;
+    view.continuationId = record.closing.continuationId;
+    view.outcome = record.closing.outcome;
+  }
+  return view;
+}
+
+function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: ReadonlyMap<string, ToolCall>): AskView {
+  const filled = ask.argsOmitted ? calls?.get(ask.toolCallId) : undefined;
+  const view: AskView = {
+    toolCallId: ask.toolCallId,
+    name: ask.name,
+    args: filled !== undefined ? filled.args : ask.argsOmitted ? null : ask.args,
+    kind: ask.kind,
+    prompt: ask.prompt ?? null,
+  };
+  if (ask.argsOmitted && filled === undefined) view.argsOmitted = true;
+  if (ask.answerSchema !== undefined) view.answerSchema = ask.answerSchema;
+  if (ask.argsSchema !== undefined) view.argsSchema = ask.argsSchema;
+  if (ask.kind === 'approval') view.editable = ask.editable ?? true;
+  if (recorded !== undefined) {
+    view.decision = recorded.body as RecordedDecisionView;
+    view.decidedAt = recorded.decidedAt;
+  }
+  return view;
+}
+
+/** The 201 body of a pause. */
+export function toPauseCreated(record: PauseRecord, replayed = false): PauseCreated {
+  const created: PauseCreated = {
+    runId: record.runId,
+    interruptId: interruptIdOf(record),
+    toolCallId: (record.asks[0] as Ask).toolCallId,
+    asks: record.asks.map((ask) => ask.toolCallId),
+    status: 'paused',
+    createdAt: record.createdAt,
+    expiresAt: expiresAtOf(record),
+  };
+  if (replayed) created.replayed = true;
+  return created;
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
+import type { AnswerLinks } from '../links/answer-links.ts';
+import { LIFECYCLE_SOURCE, type LifecycleEvent, lifecycleEventOf, wantsAnswerLink } from './lifecycle.ts';
+
+/**
+ * Where lifecycle events go, and the emitter that turns committed changes into them. On AWS the table's stream feeds
+ * `emitChanges` (at least once: a failed batch is retried by the stream); locally the store's change observer does,
+ * fire and forget, to a webhook with retries and to the log. Neither ever blocks or fails the request that caused
+ * the change: a failed emit is logged and counted.
+ */
+
+/** A destination of lifecycle events. */
+export interface EventSink {
+  /** Delivers the events, or throws when a destination refused them. */
+  deliver(events: readonly LifecycleEvent[]): Promise<void>;
+}
+
+/** Where the emitter reports. */
+export interface EmitterLog {
+  info(message: string, attributes: Record<string, unknown>): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
+  error(message: string, attributes: Record<string, unknown>): void;
+}
+
+/** How an emitter is built. */
+export interface EmitterOptions {
+  sinks: EventSink[];
+  log: EmitterLog;
+  /** Counts events that could not be delivered (the `EventEmitFailures` metric). */
+  countFailure?: (count: number) => void;
+  /** Signs answer links for `Pause Created` and `Pause Reminder`, when an inbox is configured. */
+  links?: AnswerLinks;
+  /** The inbox page's public URL: links are `<inboxUrl>#<token>`. */
+  inboxUrl?: string;
+}
+
+/** Turns changes into events and delivers them to every sink. */
+export interface LifecycleEmitter {
+  /** Emits the events of `changes`; throws when a sink failed (the stream handler retries the batch). */
+  emitChanges(changes: readonly PauseChange[]): Promise<void>;
+  /** Emits without waiting: for the request path, where an emit must never block or fail the request. */
+  observe(change: PauseChange): void;
+}
+
+/** The emitter over `options.sinks`. */
+export function createLifecycleEmitter(options: EmitterOptions): LifecycleEmitter {
+  const { sinks, log, countFailure, links, inboxUrl } = options;
+
+  const eventsOf = async (changes: readonly PauseChange[]): Promise<LifecycleEvent[]> => {
+    const events: LifecycleEvent[] = [];
+    for (const change of changes) {
+      const event = lifecycleEventOf(change);
+      if (event === undefined) continue;
+      if (links !== undefined && inboxUrl !== undefined && wantsAnswerLink(event)) {
+        const { tenant, runId, interruptId, expiresAt } = event.detail;
+        event.detail.answerUrl = await links.linkFor({ tenant, runId, interruptId, expiresAt }, inboxUrl);
+      }
+      events.push(event);
+    }
+    return events;
+  };
+
+  const emitChanges = async (changes: readonly PauseChange[]) => {
+    const events = await eventsOf(changes);
+    if (events.length === 0) return;
+    const results = await Promise.allSettled(sinks.map((sink) => sink.deliver(events)));
+    const failed = results.filter((result) => result.status === 'rejected');
+    for (const event of events) {
+      // The answer link is a credential: never in a log line.
+      log.info('Lifecycle event', { type: event.type, runId: event.detail.runId, interruptId: event.detail.interruptId });
+    }
+    if (failed.length > 0) {
+      countFailure?.(events.length);
+      const error = (failed[0] as PromiseRejectedResult).reason;
+      log.error('Lifecycle events were not delivered', { count: events.length, error: describeError(error) });
+      throw error;
+    }
+  };
+
+  return {
+    emitChanges,
+    observe(change) {
+      emitChanges([change]).catch(() => {
+        // Logged and counted above; the request that made the change goes on.
+      });
+    },
+  };
+}
+
+/** The events as EventBridge `PutEvents` entries (source `handback`, detail-type the event's). */
+export function putEventsEntries(events: readonly LifecycleEvent[], eventBusName: string) {
+  return events.map((event) => ({
+    EventBusName: eventBusName,
+    Source: LIFECYCLE_SOURCE,
+    DetailType: event.type,
+    Detail: JSON.stringify(event.detail),
+  }));
+}
+
+/** A sink that POSTs each event as JSON to `url`, retrying each a few times with backoff. */
+export function createWebhookSink(
+  url: string,
+  options: { attempts?: number; backoffMs?: number; timeoutMs?: number; fetch?: typeof fetch } = {},
+): EventSink {
+  const attempts = options.attempts ?? 4;
+  const backoffMs = options.backoffMs ?? 250;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const send = options.fetch ?? fetch;
+  return {
+    async deliver(events) {
+      for (const event of events) {
+        const body = JSON.stringify({
+          id: randomUUID(),
+          source: LIFECYCLE_SOURCE,
+          'detail-type': event.type,
+          time: new Date().toISOString(),
+          detail: event.detail,
+        });
+        let lastError: unknown;
+        for (let attempt = 0; attempt < attempts; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** (attempt - 1)));
+          try {
+            const response = await send(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body,
+              signal: AbortSignal.timeout(timeoutMs),
+            });
+            if (response.ok) {
+              lastError = undefined;
+              break;
+            }
+            lastError = new Error(`The webhook answered ${response.status}`);
+          } catch (error) {
+            lastError = error;
+          }
+        }
+        if (lastError !== undefined) throw lastError;
+      }
+    },
+  };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,107 @@
+import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
+import {
+  type AskKind,
+  decidedAndPending,
+  expiresAtOf,
+  interruptIdOf,
+  type Outcome,
+  type PauseRecord,
+  Status,
+} from '../checkpoints/record.ts';
+
+/**
+ * Lifecycle events (§11), pure: each committed change of a pause is one event, named by what changed. The detail says
+ * who, which pause, its status and its asks — never the transcript, an answer, a reason or the args a person typed
+ * (nor the model's args: they may hold what the person is asked about, and an event travels further than the API).
+ */
+
+/** The detail-types of lifecycle events, on the bus with source `handback`. */
+export const LifecycleType = {
+  Created: 'Pause Created',
+  Decided: 'Pause Decided',
+  Resumed: 'Pause Resumed',
+  Expired: 'Pause Expired',
+  Cancelled: 'Pause Cancelled',
+  Reminder: 'Pause Reminder',
+} as const;
+export type LifecycleType = (typeof LifecycleType)[keyof typeof LifecycleType];
+
+/** The `source` of lifecycle events. */
+export const LIFECYCLE_SOURCE = 'handback';
+
+/** What a lifecycle event says. */
+export interface LifecycleDetail {
+  tenant: string;
+  runId: string;
+  interruptId: string;
+  status: string;
+  asks: Array<{ toolCallId: string; name: string; kind: AskKind; prompt: string | null }>;
+  decided: string[];
+  pending: string[];
+  expiresAt: string;
+  /** `Pause Created` and `Pause Reminder`, when an inbox is configured: the answer link. */
+  answerUrl?: string;
+  /** Closings: how, and the continuation to read. */
+  outcome?: Outcome;
+  continuationId?: string;
+}
+
+/** One event: its detail-type and detail. */
+export interface LifecycleEvent {
+  type: LifecycleType;
+  detail: LifecycleDetail;
+}
+
+/** The event of a change, or undefined for a change that is none of the lifecycle's (there is none today). */
+export function lifecycleEventOf(change: PauseChange): LifecycleEvent | undefined {
+  const { before, after } = change;
+  const type = typeOf(before, after);
+  return type === undefined ? undefined : { type, detail: detailOf(after) };
+}
+
+function typeOf(before: PauseRecord | undefined, after: PauseRecord): LifecycleType | undefined {
+  if (before === undefined) return LifecycleType.Created;
+  if (before.status === Status.Paused && after.status !== Status.Paused) {
+    switch (after.status) {
+      case Status.Resumed:
+        return LifecycleType.Resumed;
+      case Status.Cancelled:
+        return LifecycleType.Cancelled;
+      case Status.Expired:
+        return LifecycleType.Expired;
+      default:
+        return undefined;
+    }
+  }
+  if (before.remindedAt === undefined && after.remindedAt !== undefined) return LifecycleType.Reminder;
+  const decidedBefore = before.decisions.filter((d) => d !== undefined).length;
+  const decidedAfter = after.decisions.filter((d) => d !== undefined).length;
+  return decidedAfter > decidedBefore ? LifecycleType.Decided : undefined;
+}
+
+function detailOf(record: PauseRecord): LifecycleDetail {
+  const detail: LifecycleDetail = {
+    tenant: record.tenant,
+    runId: record.runId,
+    interruptId: interruptIdOf(record),
+    status: record.status,
+    asks: record.asks.map((ask) => ({
+      toolCallId: ask.toolCallId,
+      name: ask.name,
+      kind: ask.kind,
+      prompt: ask.prompt ?? null,
+    })),
+    ...decidedAndPending(record),
+    expiresAt: expiresAtOf(record),
+  };
+  if (record.closing !== undefined) {
+    detail.outcome = record.closing.outcome;
+    detail.continuationId = record.closing.continuationId;
+  }
+  return detail;
+}
+
+/** Whether an event's detail carries an answer link: the events a person acts on. */
+export function wantsAnswerLink(event: LifecycleEvent): boolean {
+  return event.type === LifecycleType.Created || event.type === LifecycleType.Reminder;
+}

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { CheckpointPersistence } from '../../../functions/checkpoints/persistence.ts';
+import type { PauseRecord } from '../../../functions/checkpoints/record.ts';
+
+/**
+ * The persistence port's behaviour, one suite for every backend (STYLE 3c, as langgraphjs' checkpoint validation):
+ * `persistenceSpec(name, factory)` runs against the in-memory adapter and the DynamoDB adapter on dynalite. What is
+ * specific to one layout (keys, parts, TTL) is tested beside that adapter.
+ */
+
+/** A record of `tenant`'s run `runId`, pause `seq`, as the service would write it. */
+export function record(overrides: Partial<PauseRecord> = {}): PauseRecord {
+  return {
+    tenant: 'acme',
+    runId: `run-${randomUUID()}`,
+    seq: 1,
+    token: randomUUID().replaceAll('-', '').slice(0, 22),
+    format: 'openai-chat',
+    asks: [{ toolCallId: 'call_1', name: 'ask_human', args: { question: 'Ship it?' }, kind: 'answer' }],
+    decisions: [undefined],
+    createdAt: '2026-01-01T00:00:00.000Z',
+    expiresAtMs: Date.parse('2026-01-08T00:00:00.000Z'),
+    onExpiry: 'fail',
+    status: 'paused',
+    rev: 1,
+    dueAtMs: Date.parse('2026-01-08T00:00:00.000Z'),
+    transcript: { codec: 'br', chunkCount: 2, byteLength: 6, rawLength: 10, sha256: 'h' },
+    ...overrides,
+  };
+}
+
+const PARTS = [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])];
+
+export function persistenceSpec(name: string, factory: () => CheckpointPersistence): void {
+  describe(`the persistence port on ${name}`, () => {
+    it('creates a record once per sequence number: a second create of the same number is taken', async () => {
+      const persistence = factory();
+      const first = record();
+      expect(await persistence.create(first, PARTS)).toBe('created');
+      const rival = record({ runId: first.runId, token: 'rivalTokenrivalTokenAA' });
+      expect(await persistence.create(rival, PARTS)).toBe('taken');
+      expect((await persistence.read(first))?.record).toEqual(first);
+    });
+
+    it('reads a record alone, or with the parts of its own write attempt', async () => {
+      const persistence = factory();
+      const stored = record();
+      await persistence.create(stored, PARTS);
+      const alone = await persistence.read(stored);
+      expect(alone).toEqual({ record: stored });
+      const withParts = await persistence.read(stored, { token: stored.token, parts: 2 });
+      expect(withParts?.record).toEqual(stored);
+      expect(withParts?.parts?.map((part) => [...(part ?? [])])).toEqual([
+        [1, 2, 3],
+        [4, 5, 6],
+      ]);
+      const otherAttempt = await persistence.read(stored, { token: 'someoneElsesTokenAAAAA', parts: 2 });
+      expect(otherAttempt?.parts?.filter((part) => part !== undefined)).toEqual([]);
+    });
+
+    it('reads nothing for a sequence number, run or tenant without a record', async () => {
+      const persistence = factory();
+      const stored = record();
+      await persistence.create(stored, PARTS);
+      expect(await persistence.read({ ...stored, seq: 2 })).toBeUndefined();
+      expect(await persistence.read({ ...stored, runId: 'another-run' })).toBeUndefined();
+      expect(await persistence.read({ ...stored, tenant: 'globex' })).toBeUndefined();
+    });
+
+    it('returns the latest record of a run, and nothing for a run that never paused', async () => {
+      const persistence = factory();
+      const first = record();
+      await persistence.create(first, PARTS);
+      const second = record({ runId: first.runId, seq: 2, createdAt: '2026-01-02T00:00:00.000Z' });
+      await persistence.create(second, PARTS);
+      expect(await persistence.latest('acme', first.runId)).toEqual(second);
+      expect(await persistence.latest('acme', 'never-paused')).toBeUndefined();
+      expect(await persistence.latest('globex', first.runId)).toBeUndefined();
+    });
+
+    it('updates a record only from the revision that was read; a stale revision is a conflict', async () => {
+      const persistence = factory();
+      const before = record();
+      await persistence.create(before, PARTS);
+      const decided: PauseRecord = {
+        ...before,
+        rev: 2,
+        decisions: [{ body: { answer: 'yes' }, hash: 'x', decidedAt: '2026-01-01T00:01:00.000Z' }],
+      };
+      expect(await persistence.update(before, decided)).toBe('updated');
+      const rival: PauseRecord = { ...before, rev: 2, status: 'cancelled' };
+      expect(await persistence.update(before, rival)).toBe('conflict');
+      expect((await persistence.read(before))?.record).toEqual(decided);
+    });
+
+    it('removes what a change drops, and keeps what it leaves alone', async () => {
+      const persistence = factory();
+      const before = record({ remindAtMs: 5, metadata: { ticket: 'T-1' } });
+      await persistence.create(before, PARTS);
+      const { dueAtMs: _, ...closedRest } = before;
+      const closed: PauseRecord = {
+        ...closedRest,
+        rev: 2,
+        status: 'resumed',
+        closing: {
+          continuationId: '1.2.AAAAAAAAAAAAAAAAAAAAAA',
+          closedAt: '2026-01-01T00:02:00.000Z',
+          outcome: 'resumed',
+          continuationSha256: 'c',
+        },
+      };
+      expect(await persistence.update(before, closed)).toBe('updated');
+      expect((await persistence.read(before))?.record).toEqual(closed);
+    });
+
+    it('keeps a record that came from a newer writer, with a status this version does not know', async () => {
+      const persistence = factory();
+      const stored = record({ status: 'archived' });
+      await persistence.create(stored, PARTS);
+      expect((await persistence.read(stored))?.record.status).toBe('archived');
+    });
+
+    it('lists a tenant’s records newest first, page by page, each page continuing after the last', async () => {
+      const persistence = factory();
+      const tenant = `t-${randomUUID()}`;
+      const records = Array.from({ length: 5 }, (_, index) =>
+        record({ tenant, createdAt: `2026-01-0${index + 1}T00:00:00.000Z` }),
+      );
+      for (const each of records) await persistence.create(each, PARTS);
+      const first = await persistence.list({ tenant, openOnly: false, limit: 2 });
+      expect(first.entries.map((entry) => entry.record.createdAt)).toEqual([
+        '2026-01-05T00:00:00.000Z',
+        '2026-01-04T00:00:00.000Z',
+      ]);
+      expect(first.next).toBeDefined();
+      const second = await persistence.list({ tenant, openOnly: false, limit: 2, cursor: first.entries[1]?.after });
+      expect(second.entries.map((entry) => entry.record.createdAt)).toEqual([
+        '2026-01-03T00:00:00.000Z',
+        '2026-01-02T00:00:00.000Z',
+      ]);
+      const rest = await persistence.list({ tenant, openOnly: false, limit: 10, cursor: second.next });
+      expect(rest.entries.map((entry) => entry.record.createdAt)).toEqual(['2026-01-01T00:00:00.000Z']);
+      expect(rest.next).toBeUndefined();
+    });
+
+    it('lists only the open records when asked, and a record leaves that listing when it closes', async () => {
+      const persistence = factory();
+      const tenant = `t-${randomUUID()}`;
+      const open = record({ tenant });
+      const closing = record({ tenant, createdAt: '2026-01-02T00:00:00.000Z' });
+      await persistence.create(open, PARTS);
+      await persistence.create(closing, PARTS);
+      const { dueAtMs: _, ...rest } = closing;
+      await persistence.update(closing, { ...rest, rev: 2, status: 'expired' });
+      const page = await persistence.list({ tenant, openOnly: true, limit: 10 });
+      expect(page.entries.map((entry) => entry.record.runId)).toEqual([open.runId]);
+      const all = await persistence.list({ tenant, openOnly: false, limit: 10 });
+      expect(all.entries).toHaveLength(2);
+    });
+
+    it('never lists another tenant’s records, even one whose name holds the key separators', async () => {
+      const persistence = factory();
+      const mine = record({ tenant: 'a#b' });
+      const theirs = record({ tenant: 'a', runId: 'b' });
+      await persistence.create(mine, PARTS);
+      await persistence.create(theirs, PARTS);
+      const page = await persistence.list({ tenant: 'a#b', openOnly: false, limit: 10 });
+      expect(page.entries.map((entry) => entry.record.tenant)).toEqual(['a#b']);
+    });
+
+    it('refuses a cursor made for another tenant or listing', async () => {
+      const persistence = factory();
+      const tenant = `t-${randomUUID()}`;
+      for (let index = 0; index < 3; index++) await persistence.create(record({ tenant }), PARTS);
+      const page = await persistence.list({ tenant, openOnly: false, limit: 1 });
+      const cursor = page.entries[0]?.after as string;
+      await expect(persistence.list({ tenant: 'someone-else', openOnly: false, limit: 1, cursor })).rejects.toMatchObject(
+        { name: 'BadRequestError' },
+      );
+      await expect(persistence.list({ tenant, openOnly: false, limit: 1, cursor: 'bm90IGEgY3Vyc29y' })).rejects.toMatchObject(
+        { name: 'BadRequestError' },
+      );
+    });
+
+    it('finds the records due by a time, and not those due later or closed', async () => {
+      const persistence = factory();
+      const runId = `run-${randomUUID()}`;
+      const soon = record({ runId, seq: 1, dueAtMs: 1_000 });
+      const later = record({ runId: `${runId}-b`, dueAtMs: 5_000 });
+      const { dueAtMs: _, ...closedRest } = record({ runId: `${runId}-c` });
+      const closed: PauseRecord = { ...closedRest, status: 'expired' };
+      for (const each of [soon, later, closed]) await persistence.create(each, PARTS);
+      const due = await persistence.due(2_000, 100);
+      expect(due).toContainEqual({ tenant: 'acme', runId, seq: 1 });
+      expect(due).not.toContainEqual(expect.objectContaining({ runId: `${runId}-b` }));
+      expect(due).not.toContainEqual(expect.objectContaining({ runId: `${runId}-c` }));
+    });
+  });
+}
