@@ -21,12 +21,13 @@ export function shapeViolations(format: MessageFormat, messages: unknown): Viola
     return [{ rule: Rule.MessageShape, index: -1, message: `messages must be an array, got ${describe(messages)}.` }];
   }
   const violations: Violation[] = [];
-  messages.forEach((message, index) => {
-    const result = format.message.safeParse(message);
+  // An index loop, not forEach: a hole in the array is a message too (an ill-shaped one), never skipped.
+  for (let index = 0; index < messages.length; index++) {
+    const result = format.message.safeParse(messages[index]);
     if (!result.success) {
       violations.push({ rule: Rule.MessageShape, index, message: describeIssues(index, result.error) });
     }
-  });
+  }
   return violations;
 }
 

@@ -1,15 +1,11 @@
-import { InvalidAnswerError, InvalidTranscriptError, MissingTurnStateError, type Violation } from '../errors.ts';
+import { BadRequestError, InvalidTranscriptError, MissingTurnStateError, type Violation } from '../errors.ts';
 import { shapeViolations } from './check-transcript.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
 import { Rule } from './formats/format.ts';
 import { formatOf } from './formats/index.ts';
+import { NOT_DISPATCHED, resultText } from './texts.ts';
 
-/**
- * The result of every reserved call the person did not answer (§3.5): the call was not run because the turn
- * paused for a person, and the model may call it again.
- */
-export const NOT_DISPATCHED =
-  'Not run: this turn paused for a person to answer another tool call, so this call was never dispatched. Call it again if you still need its result.';
+export { answerText, NOT_DISPATCHED } from './texts.ts';
 
 /**
  * What `rehydrate` needs of a pause: its format, its messages and the answered call — as `toolCallId`, or as the
@@ -20,23 +16,29 @@ export type PauseLike = { format: string; messages?: unknown } & (
   | { toolCallId?: undefined; toolCall: { id: string } }
 );
 
+/** The most asks one pause may hold (§9). */
+export const MAX_ASKS = 16;
+
 /** The id of the call a pause's person answers. */
-function answeredCallId(pause: PauseLike): string {
-  return pause.toolCallId ?? pause.toolCall?.id ?? '';
+function answeredCallId(pause: unknown): string {
+  if (typeof pause !== 'object' || pause === null) return '';
+  const { toolCallId, toolCall } = pause as { toolCallId?: unknown; toolCall?: unknown };
+  if (toolCallId !== undefined) return String(toolCallId);
+  const id = typeof toolCall === 'object' && toolCall !== null ? (toolCall as { id?: unknown }).id : undefined;
+  return typeof id === 'string' ? id : '';
 }
 
 /**
  * Rebuilds a paused turn's transcript with the person's answer folded in (§3): the answered call gets the answer,
- * every other reserved call gets `NOT_DISPATCHED`, placed as the format requires. Pure; never mutates its input.
+ * every other reserved call gets `NOT_DISPATCHED`, placed as the format requires and in call order. Pure; never
+ * mutates its input.
  *
- * Throws `MissingTurnStateError` for a missing or empty transcript, `InvalidTranscriptError` for a transcript that
- * is ill-shaped, has no paused round, or whose `toolCallId` is not a reserved call, and `InvalidAnswerError` for an
- * answer that is not JSON or that the format cannot carry.
+ * Throws `MissingTurnStateError` for a missing pause or a missing or empty transcript, `InvalidTranscriptError` for a
+ * transcript that is ill-shaped, has no paused round, or whose `toolCallId` is not a reserved call, and
+ * `InvalidAnswerError` for an answer that is not JSON or that the format cannot carry.
  */
 export function rehydrate(pause: PauseLike, answer: unknown): unknown[] {
-  const format = formatOf(pause.format);
-  const messages = requireMessages(pause.messages);
-  throwIfAny(shapeViolations(format, messages), 'The transcript does not have the shape of its format');
+  const { format, messages } = readPause(pause);
   const rebuilt = rebuildTranscript(format, messages, answeredCallId(pause), answer);
   throwIfAny(format.check(rebuilt), 'The rebuilt transcript fails the strict transcript check');
   return rebuilt;
@@ -44,7 +46,7 @@ export function rehydrate(pause: PauseLike, answer: unknown): unknown[] {
 
 /**
  * `rehydrate` for a transcript already validated by `validatePause` (a stored checkpoint whose hash matched):
- * finds the round and appends the results without scanning the earlier messages again.
+ * finds the round and adds the results without scanning the earlier messages again.
  */
 export function rebuildTranscript(
   format: MessageFormat,
@@ -52,21 +54,14 @@ export function rebuildTranscript(
   toolCallId: string,
   answer: unknown,
 ): unknown[] {
-  const text = answerText(answer);
-  const refusal = format.refuseAnswerText?.(text);
-  if (refusal !== undefined) {
-    throw new InvalidAnswerError(refusal, [{ path: '', message: refusal }]);
-  }
+  const text = resultText(format, answer);
   const round = format.findRound(messages);
-  const answered = reservedCall(round, toolCallId);
-  const others = round.calls.filter((call) => call !== answered && !round.answered.has(call.id));
-  const ordered =
-    format.resultOrder === 'call-order'
-      ? round.calls.filter((call) => call === answered || others.includes(call))
-      : [answered, ...others];
-  const results: NewResult[] = ordered.map((call) =>
-    call === answered ? { call, text, notDispatched: false } : { call, text: NOT_DISPATCHED, notDispatched: true },
-  );
+  reservedCalls(round, [toolCallId]);
+  const results: NewResult[] = [];
+  for (const call of round.calls) {
+    if (round.answered.has(call.id)) continue;
+    results.push(call.id === toolCallId ? { call, text, failed: false } : { call, text: NOT_DISPATCHED, failed: true });
+  }
   return format.appendResults(messages, round, results);
 }
 
@@ -79,59 +74,71 @@ export interface PauseCheck {
 
 /**
  * The pause-time check (§4): the transcript has its format's shape, its paused round is last, `toolCallId` names a
- * reserved call, and the transcript minus the reserved calls' missing results passes the strict check (checked by
- * rebuilding it with a placeholder answer). Throws `InvalidTranscriptError` listing the violations.
+ * reserved call, and the transcript minus the reserved calls' missing results passes the strict check. Throws
+ * `InvalidTranscriptError` listing the violations.
  */
 export function validatePause(pause: PauseLike): PauseCheck {
-  const format = formatOf(pause.format);
-  const messages = requireMessages(pause.messages);
-  throwIfAny(shapeViolations(format, messages), 'The transcript does not have the shape of its format');
+  const { round, calls } = validatePauseAsks(pause, [answeredCallId(pause)]);
+  return { round, toolCall: calls[0] as ToolCall };
+}
+
+/**
+ * The pause-time check for a pause with several asks (§9): like `validatePause`, for a list of 1 to 16 distinct
+ * `toolCallIds` (`BadRequestError` otherwise), each a reserved call of the paused round (`InvalidTranscriptError`
+ * otherwise). Returns the round and the call of each id, in the order given.
+ */
+export function validatePauseAsks(
+  pause: { format: string; messages?: unknown },
+  toolCallIds: readonly string[],
+): { round: PausedRound; calls: ToolCall[] } {
+  const { format, messages } = readPause(pause);
+  checkAskIds(toolCallIds);
   const round = format.findRound(messages);
-  const toolCallId = answeredCallId(pause);
-  const toolCall = reservedCall(round, toolCallId);
+  const calls = reservedCalls(round, toolCallIds);
   throwIfAny(
-    format.check(rebuildTranscript(format, messages, toolCallId, 'placeholder')),
+    format.check(withPlaceholders(format, messages, round, round.calls)),
     'The transcript fails the strict transcript check',
   );
-  return { round, toolCall };
+  return { round, calls };
 }
 
-/** The answer as the answered call's observation (§3.4): a string verbatim, any other JSON value as its JSON text. */
-export function answerText(answer: unknown): string {
-  const problem = jsonProblem(answer, '');
-  if (problem !== undefined) {
-    throw new InvalidAnswerError(`The answer is not a JSON value: ${problem}.`, [
-      { path: problem.split(' ')[0] ?? '', message: problem },
+function checkAskIds(toolCallIds: unknown): asserts toolCallIds is readonly string[] {
+  if (!Array.isArray(toolCallIds) || toolCallIds.length < 1 || toolCallIds.length > MAX_ASKS) {
+    throw new BadRequestError(`A pause asks about 1 to ${MAX_ASKS} tool calls.`, [
+      { path: '/asks', message: `must list 1 to ${MAX_ASKS} tool calls` },
     ]);
   }
-  return typeof answer === 'string' ? answer : JSON.stringify(answer);
+  const seen = new Set<string>();
+  toolCallIds.forEach((id: unknown, i) => {
+    if (typeof id !== 'string') {
+      throw new BadRequestError('Each ask names its tool call by a toolCallId string.', [
+        { path: `/asks/${i}/toolCallId`, message: 'must be a string' },
+      ]);
+    }
+    if (seen.has(id)) {
+      throw new BadRequestError(`Two asks name the same tool call ${JSON.stringify(id)}; each call is asked once.`, [
+        { path: `/asks/${i}/toolCallId`, message: `repeats ${JSON.stringify(id)}` },
+      ]);
+    }
+    seen.add(id);
+  });
 }
 
-function jsonProblem(value: unknown, path: string, seen = new Set<object>()): string | undefined {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return undefined;
-    case 'number':
-      return Number.isFinite(value) ? undefined : `${path || '/'} is ${value}, which JSON cannot carry`;
-    case 'object': {
-      if (value === null) return undefined;
-      if (seen.has(value)) return `${path || '/'} refers to itself`;
-      const proto = Object.getPrototypeOf(value);
-      if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
-        return `${path || '/'} is a ${proto?.constructor?.name ?? 'non-plain'} object, not a JSON object`;
-      }
-      seen.add(value);
-      for (const [key, item] of Object.entries(value)) {
-        const problem = jsonProblem(item, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, seen);
-        if (problem !== undefined) return problem;
-      }
-      seen.delete(value);
-      return undefined;
-    }
-    default:
-      return `${path || '/'} is ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`}, which JSON cannot carry`;
+/**
+ * The format module and the messages of a pause, the messages checked against the format's shape. A pause that is
+ * not an object, or has no messages (or an empty array of them), is no turn state: `MissingTurnStateError`.
+ */
+export function readPause(pause: unknown): { format: MessageFormat; messages: unknown[] } {
+  if (typeof pause !== 'object' || pause === null) {
+    throw new MissingTurnStateError(
+      `No turn state to rebuild from: the pause is ${pause == null ? String(pause) : `a ${typeof pause}`}, not a checkpoint.`,
+    );
   }
+  const { format: name, messages: raw } = pause as { format?: unknown; messages?: unknown };
+  const messages = requireMessages(raw);
+  const format = formatOf(name);
+  throwIfAny(shapeViolations(format, messages), 'The transcript does not have the shape of its format');
+  return { format, messages };
 }
 
 function requireMessages(messages: unknown): unknown[] {
@@ -146,17 +153,60 @@ function requireMessages(messages: unknown): unknown[] {
   return messages;
 }
 
-function reservedCall(round: PausedRound, toolCallId: string): ToolCall {
-  const call = round.calls.find((candidate) => candidate.id === toolCallId);
-  if (call === undefined || round.answered.has(call.id)) {
-    const reserved = round.calls.filter((candidate) => !round.answered.has(candidate.id)).map((c) => c.id);
-    const message = `toolCallId ${JSON.stringify(toolCallId)} is not a reserved call of the paused round; reserved calls: ${reserved.map((id) => JSON.stringify(id)).join(', ') || 'none'}.`;
-    throw new InvalidTranscriptError(message, [{ rule: Rule.PausedRound, index: round.start, message }]);
-  }
-  return call;
+/**
+ * The reserved call of each id, in the order given; `InvalidTranscriptError` for an id that is not a reserved call
+ * of the round. One pass over the round, whatever the number of ids.
+ */
+export function reservedCalls(round: PausedRound, toolCallIds: readonly string[]): ToolCall[] {
+  const reserved = reservedById(round);
+  return toolCallIds.map((toolCallId) => {
+    const call = reserved.get(toolCallId);
+    if (call === undefined) {
+      const message = `toolCallId ${JSON.stringify(toolCallId)} is not a reserved call of the paused round; reserved calls: ${listSome(reserved.keys())}.`;
+      throw new InvalidTranscriptError(message, [{ rule: Rule.PausedRound, index: round.start, message }]);
+    }
+    return call;
+  });
 }
 
-function throwIfAny(violations: Violation[], summary: string): void {
+/** The round's calls that have no result yet, by id. */
+export function reservedById(round: PausedRound): Map<string, ToolCall> {
+  const reserved = new Map<string, ToolCall>();
+  for (const call of round.calls) if (!round.answered.has(call.id)) reserved.set(call.id, call);
+  return reserved;
+}
+
+/** At most ten ids, quoted, and how many more there are: an error names a few, never a round of thousands. */
+export function listSome(ids: Iterable<string>): string {
+  const shown: string[] = [];
+  let more = 0;
+  for (const id of ids) {
+    if (shown.length < 10) shown.push(JSON.stringify(id));
+    else more++;
+  }
+  if (shown.length === 0) return 'none';
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+}
+
+/**
+ * `messages` with a placeholder result for each of `calls` that has none: what the strict check sees of a transcript
+ * whose reserved (or dispatched) calls are still waiting for their results.
+ */
+export function withPlaceholders(
+  format: MessageFormat,
+  messages: readonly unknown[],
+  round: PausedRound,
+  calls: readonly ToolCall[],
+): unknown[] {
+  const results: NewResult[] = [];
+  for (const call of calls) {
+    if (!round.answered.has(call.id)) results.push({ call, text: 'placeholder', failed: false });
+  }
+  return results.length === 0 ? messages.slice() : format.appendResults(messages, round, results);
+}
+
+/** Throws `InvalidTranscriptError` naming the first violation (and how many more) when there is any. */
+export function throwIfAny(violations: Violation[], summary: string): void {
   if (violations.length === 0) return;
   const first = violations[0];
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';

@@ -37,10 +37,10 @@ describe.each(fixtures)('rehydrate ($format)', (fixture) => {
     const [lookup, notify] = [0, 2].map((k) => ({
       id: addressOf(spec, k),
       text: NOT_DISPATCHED,
-      failed: marksFailures(format),
+      failed: fixture.marksFailures,
     }));
-    // gemini pairs responses to calls by position, so its new responses follow the call order.
-    expect(results).toEqual(format === 'gemini' ? [lookup, answered, notify] : [answered, lookup, notify]);
+    // Call order in every format: some wires pair results to calls by position (§3.6).
+    expect(results).toEqual([lookup, answered, notify]);
   });
 
   it.each([
@@ -108,11 +108,6 @@ describe.each(fixtures)('rehydrate ($format)', (fixture) => {
     }
   });
 });
-
-/** Whether the format marks not-dispatched results as failures (§3.8). */
-function marksFailures(format: string): boolean {
-  return !['openai-chat', 'openai-responses', 'bedrock-converse'].includes(format);
-}
 
 describe('rehydrate', () => {
   const call = { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } };

@@ -2,7 +2,20 @@ import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { callId, duplicates, listIds, pausedRoundError, violation } from './shared.ts';
+import {
+  callId,
+  callIndexes,
+  contentText,
+  duplicates,
+  insertionSlots,
+  lastUserText,
+  listIds,
+  pausedRoundError,
+  replaced,
+  typedText,
+  violation,
+  withMessage,
+} from './shared.ts';
 
 /**
  * AI SDK `ModelMessage`s (`ai` v6): tool calls are `tool-call` parts of an assistant message; their results are
@@ -102,7 +115,7 @@ function resultPart(result: NewResult): ToolResultPart {
     type: 'tool-result',
     toolCallId: result.call.id,
     toolName: result.call.name,
-    output: { type: result.notDispatched ? 'error-text' : 'text', value: result.text },
+    output: { type: result.failed ? 'error-text' : 'text', value: result.text },
   };
 }
 
@@ -121,9 +134,10 @@ function orphan(index: number, toolCallId: string, detail: string): Violation {
   );
 }
 
+const textOfPart = typedText('text');
+
 export const aiSdk: MessageFormat<AiSdkMessage> = {
   message,
-  resultOrder: 'answered-first',
 
   findRound(messages): PausedRound {
     const start = messages.findLastIndex((m) => m.role === 'assistant');
@@ -156,13 +170,65 @@ export const aiSdk: MessageFormat<AiSdkMessage> = {
 
   appendResults(messages, round, results) {
     const parts = results.map(resultPart);
-    const lastIndex = messages.length - 1;
-    const last = messages[lastIndex];
-    // The round's existing tool message is extended (a copy), so its results and the new ones travel together.
-    if (lastIndex > round.start && last?.role === 'tool') {
-      return [...messages.slice(0, lastIndex), { ...last, content: [...last.content, ...parts] }];
+    // The round's results so far, in transcript order, across its tool messages (findRound let through only those).
+    const existing: Array<{ message: number; part: number; k: number }> = [];
+    const indexes = callIndexes(round);
+    for (let index = round.start + 1; index < messages.length; index++) {
+      (messages[index] as ToolMessage).content.forEach((part, k) => {
+        if (part.type === 'tool-result')
+          existing.push({ message: index, part: k, k: indexes.get(part.toolCallId) ?? -1 });
+      });
     }
-    return [...messages, { role: 'tool', content: parts }];
+    const slots = insertionSlots(
+      existing.map((entry) => entry.k),
+      results.map((result) => indexes.get(result.call.id) ?? -1),
+    );
+    const last = messages.length - 1;
+    if (last === round.start) return [...messages, { role: 'tool', content: parts }];
+    // Each new part goes into the tool message of the existing result it precedes, right before it; after all of
+    // them, at the end of the round's last tool message.
+    const inserts = new Map<number, Array<{ before: number; part: ToolResultPart }>>();
+    slots.forEach((slot, f) => {
+      const at = existing[slot];
+      const message = at?.message ?? last;
+      const list = inserts.get(message) ?? [];
+      list.push({ before: at?.part ?? Number.POSITIVE_INFINITY, part: parts[f] as ToolResultPart });
+      inserts.set(message, list);
+    });
+    const copy = messages.slice();
+    for (const [index, list] of inserts) {
+      const tool = messages[index] as ToolMessage;
+      const content: ToolMessage['content'] = [];
+      let next = 0;
+      tool.content.forEach((part, k) => {
+        while (next < list.length && (list[next]?.before ?? 0) <= k)
+          content.push((list[next++] as { part: ToolResultPart }).part);
+        content.push(part);
+      });
+      while (next < list.length) content.push((list[next++] as { part: ToolResultPart }).part);
+      copy[index] = { ...tool, content };
+    }
+    return copy;
+  },
+
+  withArgs(messages, round, edits) {
+    const assistant = messages[round.start] as AssistantMessage;
+    const content = replaced(assistant.content as Exclude<AssistantMessage['content'], string>, (part) => {
+      if (part.type !== 'tool-call' || part.providerExecuted === true) return undefined;
+      const args = edits.get(part.toolCallId);
+      return args === undefined ? undefined : { ...part, input: args };
+    });
+    return withMessage(messages, round.start, { ...assistant, content });
+  },
+
+  context(messages, round) {
+    const assistant = messages[round.start] as AssistantMessage;
+    return {
+      user: lastUserText(messages, round.start, (m) =>
+        m.role === 'user' ? contentText(m.content, textOfPart) : undefined,
+      ),
+      assistant: contentText(assistant.content, textOfPart),
+    };
   },
 
   check(messages) {

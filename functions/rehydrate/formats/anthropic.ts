@@ -7,8 +7,9 @@ import {
   checkResultMessageRounds,
   findResultMessageRound,
   type ResultMessageFamily,
+  withResultMessageArgs,
 } from './result-message.ts';
-import { callId, isBlank, violation } from './shared.ts';
+import { callId, contentText, isBlank, lastUserText, typedText, violation } from './shared.ts';
 
 /**
  * Anthropic Messages API messages (`MessageParam`): tool calls are `tool_use` blocks of an assistant message; all of
@@ -31,7 +32,8 @@ const knownBlocks: Record<string, z.ZodMiniType> = {
 // their issues reported at the block's path, naming the field.
 const block = z.looseObject({ type: z.string() }).check(
   z.superRefine((value, ctx) => {
-    const schema = knownBlocks[value.type];
+    // Own keys only: a block type such as "constructor" must not find Object's own members.
+    const schema = Object.hasOwn(knownBlocks, value.type) ? knownBlocks[value.type] : undefined;
     const result = schema?.safeParse(value);
     for (const issue of result?.error?.issues ?? []) {
       ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
@@ -49,7 +51,7 @@ export type AnthropicMessage = z.infer<typeof message>;
 /** One content block of any type. */
 export type AnthropicBlock = Extract<AnthropicMessage['content'], unknown[]>[number];
 
-/** The `tool_result` block `appendResults` adds: the text alone, `is_error: true` for a call not dispatched (§3.8). */
+/** The `tool_result` block `appendResults` adds: the text alone, `is_error: true` for a failure (§3.8). */
 export type AnthropicToolResultBlock = {
   type: 'tool_result';
   tool_use_id: string;
@@ -91,7 +93,7 @@ function isToolResult(block: AnthropicBlock): block is AnthropicBlock & ToolResu
 
 function toResultBlock(result: NewResult): AnthropicToolResultBlock {
   const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: result.call.id, content: result.text };
-  if (result.notDispatched) block.is_error = true;
+  if (result.failed) block.is_error = true;
   return block;
 }
 
@@ -101,6 +103,7 @@ const family: ResultMessageFamily<AnthropicMessage, AnthropicBlock> = {
   blocksOf,
   callOf: (block) => (isToolUse(block) ? { id: block.id, name: block.name, args: block.input } : undefined),
   resultIdOf: (block) => (isToolResult(block) ? block.tool_use_id : undefined),
+  withInput: (block, args) => ({ ...block, input: args }),
   resultBlock: toResultBlock,
   resultMessage: (blocks): AnthropicToolResultMessage => ({
     role: 'user',
@@ -144,12 +147,20 @@ const family: ResultMessageFamily<AnthropicMessage, AnthropicBlock> = {
   },
 };
 
+const textBlock = typedText('text');
+
 export const anthropic: MessageFormat<AnthropicMessage> = {
   message,
-  resultOrder: 'answered-first',
   findRound: (messages) => findResultMessageRound(family, messages),
   appendResults: (messages, round, results) => appendToResultMessage(family, messages, round, results),
+  withArgs: (messages, round, edits) => withResultMessageArgs(family, messages, round, edits),
   check: (messages) => checkResultMessageRounds(family, messages),
+  context: (messages, round) => ({
+    user: lastUserText(messages, round.start, (m) =>
+      m.role === 'user' ? contentText(m.content, textBlock) : undefined,
+    ),
+    assistant: contentText((messages[round.start] as AnthropicMessage).content, textBlock),
+  }),
 };
 
 /** Empty content and blank text blocks, which the API rejects (the final assistant message may be empty: a prefill). */

@@ -7,8 +7,9 @@ import {
   checkResultMessageRounds,
   findResultMessageRound,
   type ResultMessageFamily,
+  withResultMessageArgs,
 } from './result-message.ts';
-import { callId, isBlank, listIds, violation } from './shared.ts';
+import { callId, isBlank, joinTexts, lastUserText, listIds, violation } from './shared.ts';
 
 /**
  * Amazon Bedrock Converse messages (`Message`): a `ContentBlock` is a union keyed by member name; tool calls are
@@ -79,6 +80,7 @@ const family: ResultMessageFamily<BedrockConverseMessage, BedrockContentBlock> =
   callOf: (block) =>
     isToolUse(block) ? { id: block.toolUse.toolUseId, name: block.toolUse.name, args: block.toolUse.input } : undefined,
   resultIdOf: (block) => (isToolResult(block) ? block.toolResult.toolUseId : undefined),
+  withInput: (block, args) => ({ ...block, toolUse: { ...(block as ToolUseBlock).toolUse, input: args } }),
   resultBlock: toResultBlock,
   resultMessage: (blocks): BedrockToolResultMessage => ({ role: 'user', content: blocks as BedrockToolResultBlock[] }),
   withBlocks: (message, blocks) => ({ ...message, content: blocks }),
@@ -105,12 +107,21 @@ const family: ResultMessageFamily<BedrockConverseMessage, BedrockContentBlock> =
   },
 };
 
+/** The text blocks of a message (reasoning, images and tool blocks are not text). */
+function textOf(message: BedrockConverseMessage): string | undefined {
+  return joinTexts(message.content.map((block) => block.text));
+}
+
 export const bedrockConverse: MessageFormat<BedrockConverseMessage> = {
   message,
-  resultOrder: 'answered-first',
   findRound: (messages) => findResultMessageRound(family, messages),
   appendResults: (messages, round, results) => appendToResultMessage(family, messages, round, results),
+  withArgs: (messages, round, edits) => withResultMessageArgs(family, messages, round, edits),
   check: (messages) => checkResultMessageRounds(family, messages),
+  context: (messages, round) => ({
+    user: lastUserText(messages, round.start, (m) => (m.role === 'user' ? textOf(m) : undefined)),
+    assistant: textOf(messages[round.start] as BedrockConverseMessage),
+  }),
 
   refuseAnswerText(text) {
     return text === ''

@@ -23,35 +23,52 @@ export interface PausedRound {
 export interface NewResult {
   call: ToolCall;
   text: string;
-  /** True for a call that was not run because the turn paused (§3.5): marked as a failure where the format can say so. */
-  notDispatched: boolean;
+  /**
+   * Marked as a failure where the format can say so (§3.8): a call not dispatched or rejected, or an agent's result
+   * with `isError`. An answer is never a failure.
+   */
+  failed: boolean;
+}
+
+/** The words around a paused round that a person deciding needs: what the user last said, what the assistant said. */
+export interface TurnText {
+  /** The text of the last user message before the paused round that has any. */
+  user?: string;
+  /** The assistant's text in the paused round. */
+  assistant?: string;
 }
 
 /**
  * One message format: everything that differs between providers lives behind this interface, in one module per
- * format. The rules that are the same for all (§3: which calls are answered, with what, in which order) live in
- * `rehydrate.ts`; the table of formats is `formats/index.ts`.
+ * format. The rules that are the same for all (§3, §9: which calls get which result, in which order, what an edit
+ * does) live in `rehydrate.ts` and `decisions.ts`; the table of formats is `formats/index.ts`.
  *
- * Every method takes messages that passed `message` and never mutates them.
+ * Every method takes messages that passed `message`, never mutates them, and copies only what it changes.
  */
 export interface MessageFormat<M = unknown> {
   /** Schema of one message. Objects are loose: unknown fields are allowed, and kept because the input is never rewritten. */
   readonly message: z.ZodMiniType<M>;
   /**
-   * Order of the new results: `answered-first` (the answered call, then the others in call order) or
-   * `call-order` (gemini, which pairs responses to calls by position).
-   */
-  readonly resultOrder: 'answered-first' | 'call-order';
-  /**
    * Finds the paused round. Throws `InvalidTranscriptError` (rule `paused-round`) when the transcript has no
    * assistant message with tool calls at the end, or something other than that round's results follows it.
    */
   findRound(messages: readonly M[]): PausedRound;
-  /** A new array: the input's messages plus `results`, placed as the format requires (§3.7). */
+  /**
+   * A new array: the input's messages plus `results` (given in call order, each for a call without a result), placed
+   * as the format requires (§3.7), each where call order puts it among the round's results — between results
+   * already there when need be (§9).
+   */
   appendResults(messages: readonly M[], round: PausedRound, results: readonly NewResult[]): M[];
+  /**
+   * A new array whose paused round's calls named in `edits` carry the new arguments, in the format's own encoding
+   * (and in every raw copy the message keeps); names, ids and every other field unchanged.
+   */
+  withArgs(messages: readonly M[], round: PausedRound, edits: ReadonlyMap<string, Record<string, unknown>>): M[];
   /** The strict transcript check (§4) of schema-valid messages: `[]` when the provider would accept them. */
   check(messages: readonly M[]): Violation[];
-  /** Why the provider cannot carry this answer text, or `undefined` when it can (§3.8). */
+  /** The text parts around the paused round (no tool results, no images, no reasoning), uncut. */
+  context(messages: readonly M[], round: PausedRound): TurnText;
+  /** Why the provider cannot carry this result text, or `undefined` when it can (§3.8). */
   refuseAnswerText?(text: string): string | undefined;
 }
 

@@ -2,12 +2,29 @@ import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { callId, duplicates, listIds, pausedRoundError, violation } from './shared.ts';
+import {
+  callId,
+  callIndexes,
+  duplicates,
+  insertionSlots,
+  interleave,
+  joinTexts,
+  lastUserText,
+  listIds,
+  pausedRoundError,
+  violation,
+  withMessage,
+} from './shared.ts';
 
 /**
  * Gemini `Content` (`@google/genai`): calls are `functionCall` parts of a `model` content, and all of a round's
  * results are `functionResponse` parts of ONE `user` content right after it. A call without an `id` is addressed by
  * its position in the round (`#0`, `#1`, …), and so is an id-less response: Gemini pairs those by position.
+ *
+ * While some calls of a round still wait for their result (an approved call the agent has yet to run, §9), a response
+ * to an id-less call that stands after the gap cannot be at its call's position; until the gap is filled it carries
+ * its call's address as its `id` (`"#2"`), so that the transcript still says which call it answers. `appendResults`
+ * takes the address off again as soon as the response stands at its position; a complete turn carries none.
  */
 
 const functionCall = z.looseObject({
@@ -44,10 +61,10 @@ export type GeminiPart = z.infer<typeof part>;
 
 // Type aliases, not interfaces: only an alias is assignable to the schema's loose (index-signature) types.
 
-/** The `functionResponse` part `appendResults` adds for one result: `output` for an answer, `error` when not dispatched. */
+/** The `functionResponse` part `appendResults` adds for one result: `output` for an answer, `error` for a failure. */
 export type GeminiFunctionResponsePart = {
   functionResponse: {
-    /** Only when the call had an id. */
+    /** Only when the call had an id (or, while an earlier call waits for its result, the call's address `#k`). */
     id?: string;
     name: string;
     response: { output: string } | { error: string };
@@ -84,6 +101,18 @@ function callsOf(content: GeminiContent): ToolCall[] {
   return calls;
 }
 
+/** For each call of a content, in order, whether it has no id (its response then pairs by position). */
+function idlessCalls(content: GeminiContent): boolean[] {
+  const idless: boolean[] = [];
+  for (const p of content.parts) if (p.functionCall !== undefined) idless.push(p.functionCall.id === undefined);
+  return idless;
+}
+
+/** The call position an address `#k` names, or -1 for any other id. */
+function positionOf(address: string): number {
+  return /^#(0|[1-9][0-9]*)$/.test(address) ? Number(address.slice(1)) : -1;
+}
+
 interface Response {
   address: string;
   /** Whether it carries an id (else it pairs by position). */
@@ -111,20 +140,26 @@ function leadingResponses(parts: readonly GeminiPart[]): number {
   return first < 0 ? parts.length : first;
 }
 
-function responsePart(result: NewResult, idless: ReadonlySet<string>): GeminiFunctionResponsePart {
-  const { call, text, notDispatched } = result;
-  return {
-    functionResponse: {
-      ...(idless.has(call.id) ? {} : { id: call.id }),
-      name: call.name,
-      response: notDispatched ? { error: text } : { output: text },
-    },
-  };
+/** The response part of a new result; `id` is the call's id, its address (`#k`), or none (see appendResults). */
+function responsePart(result: NewResult, id: string | undefined): GeminiFunctionResponsePart {
+  const { call, text, failed } = result;
+  const response = failed ? { error: text } : { output: text };
+  return { functionResponse: id === undefined ? { name: call.name, response } : { id, name: call.name, response } };
+}
+
+/** A copy of a response part with `id` set, or left out when `undefined`. */
+function withResponseId(part: GeminiPart, id: string | undefined): GeminiPart {
+  const { id: _old, ...rest } = part.functionResponse as NonNullable<GeminiPart['functionResponse']>;
+  return { ...part, functionResponse: id === undefined ? rest : { ...rest, id } };
+}
+
+/** The text parts of a content, thoughts left out. */
+function textOf(content: GeminiContent): string | undefined {
+  return joinTexts(content.parts.map((p) => (p.thought === true ? undefined : p.text)));
 }
 
 export const gemini: MessageFormat<GeminiContent> = {
   message,
-  resultOrder: 'call-order',
 
   findRound(messages): PausedRound {
     const start = messages.findLastIndex(isModel);
@@ -169,27 +204,59 @@ export const gemini: MessageFormat<GeminiContent> = {
   },
 
   appendResults(messages, round, results) {
-    const model = messages[round.start] as GeminiContent;
-    const idless = new Set<string>();
-    let position = 0;
-    for (const p of model.parts) {
-      if (p.functionCall === undefined) continue;
-      if (p.functionCall.id === undefined) idless.add(`#${position}`);
-      position++;
-    }
-    const parts = results.map((result) => responsePart(result, idless));
+    const idless = idlessCalls(messages[round.start] as GeminiContent);
+    const indexes = callIndexes(round);
     const next = messages[round.start + 1];
+    const parts = next?.parts ?? [];
+    const lead = leadingResponses(parts);
+    // findRound let through only responses of the round's calls, addressed by id, address or position.
+    const leading = parts.slice(0, lead);
+    const existing = leading.map((p, position) => indexes.get(p.functionResponse?.id ?? `#${position}`) ?? -1);
+    const fresh = results.map((result) => indexes.get(result.call.id) ?? -1);
+    const slots = insertionSlots(existing, fresh);
+    const order = interleave(existing, slots, fresh);
+    const added = interleave(
+      leading.map(() => undefined),
+      slots,
+      results.map((result) => result),
+    );
+    // Each response to an id-less call pairs by position: at its call's position it carries no id, elsewhere (after
+    // a call still waiting for its result) its call's address.
+    const merged: GeminiPart[] = [];
+    let from = 0;
+    order.forEach((k, position) => {
+      const result = added[position];
+      const id = idless[k] === true ? (k === position ? undefined : `#${k}`) : result?.call.id;
+      if (result !== undefined) {
+        merged.push(responsePart(result, id));
+        return;
+      }
+      const part = leading[from++] as GeminiPart;
+      merged.push(idless[k] !== true || part.functionResponse?.id === id ? part : withResponseId(part, id));
+    });
     if (next === undefined) {
-      const content: GeminiResponseContent = { role: 'user', parts };
+      const content: GeminiResponseContent = { role: 'user', parts: merged as GeminiFunctionResponsePart[] };
       return [...messages, content];
     }
-    const lead = leadingResponses(next.parts);
-    const joined: GeminiContent = {
-      ...next,
-      parts: [...next.parts.slice(0, lead), ...parts, ...next.parts.slice(lead)],
-    };
-    return [...messages.slice(0, round.start + 1), joined, ...messages.slice(round.start + 2)];
+    return withMessage(messages, round.start + 1, { ...next, parts: merged.concat(parts.slice(lead)) });
   },
+
+  withArgs(messages, round, edits) {
+    const model = messages[round.start] as GeminiContent;
+    let position = 0;
+    const parts = model.parts.map((p) => {
+      if (p.functionCall === undefined) return p;
+      const args = edits.get(p.functionCall.id ?? `#${position}`);
+      position++;
+      return args === undefined ? p : { ...p, functionCall: { ...p.functionCall, args } };
+    });
+    return withMessage(messages, round.start, { ...model, parts });
+  },
+
+  context: (messages, round) => ({
+    user: lastUserText(messages, round.start, (m) => (isModel(m) ? undefined : textOf(m))),
+    assistant: textOf(messages[round.start] as GeminiContent),
+  }),
 
   check(messages) {
     const violations: Violation[] = [];
@@ -284,7 +351,21 @@ function checkResponseTurn(
       );
     }
   }
-  if (pending.size > 0) {
+  if (pending.size === 0) {
+    // A complete turn pairs id-less calls by position alone: an address left on a response (see appendResults) means
+    // it stands where Gemini would pair it with another call.
+    const idless = idlessCalls(messages[index] as GeminiContent);
+    for (const response of responses) {
+      if (!response.named || idless[positionOf(response.address)] !== true) continue;
+      violations.push(
+        violation(
+          Rule.ResultPlacement,
+          index + 1,
+          `messages[${index + 1}].parts[${response.part}] answers function call ${response.address}, which has no id, by its address; function responses to calls without an id carry no id and pair with them by position, so every call before it must be answered before it.`,
+        ),
+      );
+    }
+  } else {
     violations.push(
       violation(
         Rule.MissingResult,

@@ -1,7 +1,12 @@
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult } from './format.ts';
-import { callId } from './shared.ts';
-import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
+import { argumentsText, callId, contentText, lastUserText, replaced, typedText, withMessage } from './shared.ts';
+import {
+  appendToolMessages,
+  checkToolMessageRounds,
+  findToolMessageRound,
+  type ToolMessageFamily,
+} from './tool-messages.ts';
 
 /**
  * LangChain JS `StoredMessage`s, as `mapChatMessagesToStoredMessages` writes them and
@@ -36,6 +41,7 @@ const message = z.discriminatedUnion('type', [
 /** One LangChain `StoredMessage`. */
 export type LangChainMessage = z.infer<typeof message>;
 type ToolMessage = Extract<LangChainMessage, { type: 'tool' }>;
+type AiMessage = Extract<LangChainMessage, { type: 'ai' }>;
 
 /** What `ToolMessage.toDict()` writes, so the stored shape matches LangChain's own. */
 function toolMessage(result: NewResult): ToolMessage {
@@ -45,7 +51,7 @@ function toolMessage(result: NewResult): ToolMessage {
       content: result.text,
       tool_call_id: result.call.id,
       name: result.call.name,
-      status: result.notDispatched ? 'error' : 'success',
+      status: result.failed ? 'error' : 'success',
       additional_kwargs: {},
       response_metadata: {},
     },
@@ -71,15 +77,59 @@ const family: ToolMessageFamily<LangChainMessage> = {
   },
 };
 
+const textBlock = typedText('text');
+
 export const langchain: MessageFormat<LangChainMessage> = {
   message,
-  resultOrder: 'answered-first',
 
   findRound: (messages) => findToolMessageRound(family, messages),
 
-  appendResults(messages, _round, results) {
-    return [...messages, ...results.map(toolMessage)];
+  appendResults: (messages, round, results) => appendToolMessages(family, messages, round, results, toolMessage),
+
+  withArgs(messages, round, edits) {
+    const ai = messages[round.start] as AiMessage;
+    const data: AiMessage['data'] = {
+      ...ai.data,
+      tool_calls: replaced(ai.data.tool_calls ?? [], (call) => {
+        const args = edits.get(call.id);
+        return args === undefined ? undefined : { ...call, args };
+      }),
+    };
+    // The raw copies LangChain keeps beside `tool_calls` must not disagree with them.
+    const kwargs = ai.data.additional_kwargs;
+    if (isRecord(kwargs) && Array.isArray(kwargs.tool_calls)) {
+      data.additional_kwargs = { ...kwargs, tool_calls: replaced(kwargs.tool_calls, (raw) => rawCallWith(raw, edits)) };
+    }
+    if (Array.isArray(ai.data.tool_call_chunks)) {
+      data.tool_call_chunks = replaced(ai.data.tool_call_chunks as unknown[], (chunk) => {
+        const args = isRecord(chunk) && typeof chunk.id === 'string' ? edits.get(chunk.id) : undefined;
+        return args === undefined ? undefined : { ...(chunk as object), args: argumentsText(args) };
+      });
+    }
+    return withMessage(messages, round.start, { ...ai, data });
   },
 
   check: (messages) => checkToolMessageRounds(family, messages),
+
+  context(messages, round) {
+    const ai = messages[round.start] as AiMessage;
+    return {
+      user: lastUserText(messages, round.start, (m) =>
+        m.type === 'human' ? contentText(m.data.content, textBlock) : undefined,
+      ),
+      assistant: contentText(ai.data.content, textBlock),
+    };
+  },
 };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An OpenAI-style raw tool call of `additional_kwargs` with the edited arguments as JSON text, if it is edited. */
+function rawCallWith(raw: unknown, edits: ReadonlyMap<string, Record<string, unknown>>): unknown {
+  if (!isRecord(raw) || typeof raw.id !== 'string') return undefined;
+  const args = edits.get(raw.id);
+  if (args === undefined || !isRecord(raw.function)) return undefined;
+  return { ...raw, function: { ...raw.function, arguments: argumentsText(args) } };
+}

@@ -1,7 +1,12 @@
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult, ToolCall } from './format.ts';
-import { callId } from './shared.ts';
-import { checkToolMessageRounds, findToolMessageRound, type ToolMessageFamily } from './tool-messages.ts';
+import { argumentsText, callId, contentText, lastUserText, replaced, typedText, withMessage } from './shared.ts';
+import {
+  appendToolMessages,
+  checkToolMessageRounds,
+  findToolMessageRound,
+  type ToolMessageFamily,
+} from './tool-messages.ts';
 
 /**
  * OpenAI Chat Completions messages (`ChatCompletionMessageParam`): tool calls in `assistant.tool_calls`, one
@@ -71,24 +76,39 @@ const family: ToolMessageFamily<OpenAIChatMessage> = {
   },
 };
 
+function toolMessage(result: NewResult): OpenAIChatToolResultMessage {
+  return { role: 'tool', tool_call_id: result.call.id, content: result.text };
+}
+
+const textPart = typedText('text');
+
 export const openaiChat: MessageFormat<OpenAIChatMessage> = {
   message,
-  resultOrder: 'answered-first',
 
   findRound: (messages) => findToolMessageRound(family, messages),
 
-  appendResults(messages, _round, results: readonly NewResult[]) {
-    return [
-      ...messages,
-      ...results.map(
-        (result): OpenAIChatToolResultMessage => ({
-          role: 'tool',
-          tool_call_id: result.call.id,
-          content: result.text,
-        }),
-      ),
-    ];
+  appendResults: (messages, round, results) => appendToolMessages(family, messages, round, results, toolMessage),
+
+  withArgs(messages, round, edits) {
+    const assistant = messages[round.start] as AssistantMessage;
+    const toolCalls = replaced(assistant.tool_calls ?? [], (call) => {
+      const args = edits.get(call.id);
+      return args === undefined
+        ? undefined
+        : { ...call, function: { ...call.function, arguments: argumentsText(args) } };
+    });
+    return withMessage(messages, round.start, { ...assistant, tool_calls: toolCalls });
   },
 
   check: (messages) => checkToolMessageRounds(family, messages),
+
+  context(messages, round) {
+    const assistant = messages[round.start] as AssistantMessage;
+    return {
+      user: lastUserText(messages, round.start, (m) =>
+        m.role === 'user' ? contentText(m.content, textPart) : undefined,
+      ),
+      assistant: contentText(assistant.content, textPart),
+    };
+  },
 };

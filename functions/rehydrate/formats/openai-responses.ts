@@ -1,13 +1,26 @@
 import type { Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
-import type { MessageFormat, PausedRound, ToolCall } from './format.ts';
+import type { MessageFormat, NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { callId, pausedRoundError, violation } from './shared.ts';
+import {
+  argumentsText,
+  callId,
+  callIndexes,
+  contentText,
+  insertionSlots,
+  interleave,
+  joinTexts,
+  lastUserText,
+  pausedRoundError,
+  typedText,
+  violation,
+} from './shared.ts';
 
 /**
  * OpenAI Responses API input items (`ResponseInputItem`): calls are `function_call` items, each answered by a
  * `function_call_output` item with the same `call_id` anywhere after it. The paused round is the last run of
- * model-output items (reasoning, assistant messages, function calls); the results go at the end.
+ * model-output items (reasoning, assistant messages, function calls, and the completed items of the tools the API
+ * runs itself); the results go at the end.
  */
 
 /** The Responses API refuses a longer `call_id` (`string_above_max_length`). */
@@ -77,7 +90,9 @@ const byType: Record<string, z.ZodMiniType> = {
 /** The schema that applies to `item`: by its `type`; without one, a message when it has a `role`, else a reference. */
 function schemaOf(item: { type?: unknown; role?: unknown }): z.ZodMiniType {
   if (item.type === undefined || item.type === null) return 'role' in item ? messageItem : itemReference;
-  return byType[String(item.type)] ?? otherItem;
+  const type = String(item.type);
+  // Own keys only: an item type such as "constructor" must not find Object's own members.
+  return Object.hasOwn(byType, type) ? (byType[type] as z.ZodMiniType) : otherItem;
 }
 
 // Items have no single discriminator (messages and references may omit `type`, and unknown types are allowed), so
@@ -100,13 +115,55 @@ function isFunctionCallOutput(item: OpenAIResponsesItem): item is ResponsesFunct
   return item.type === 'function_call_output';
 }
 
+/**
+ * The output items of the tools the API runs itself (`ResponseOutputItem`): the model's response holds them, done, beside
+ * its function calls, and they need nothing from the client. `mcp_approval_request` is among them: the API asks the
+ * client to approve an MCP call, and goes on without that call when no `mcp_approval_response` comes. Tool search
+ * counts only when the server ran it (`execution: "server"`); run by the client, it waits for the client's output.
+ */
+const HOSTED_ITEMS: ReadonlySet<string> = new Set([
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'mcp_call',
+  'mcp_list_tools',
+  'mcp_approval_request',
+]);
+const SERVER_TOOL_SEARCH: ReadonlySet<string> = new Set(['tool_search_call', 'tool_search_output']);
+
 /** Whether the model wrote `item`: the paused round is the last run of these. */
 function isModelOutput(item: OpenAIResponsesItem): boolean {
-  return (
-    item.type === 'function_call' ||
-    item.type === 'reasoning' ||
-    ((item.type === undefined || item.type === 'message') && 'role' in item && item.role === 'assistant')
-  );
+  const { type } = item;
+  if (type === 'function_call' || type === 'reasoning') return true;
+  if (type === undefined || type === null || type === 'message') return 'role' in item && item.role === 'assistant';
+  if (HOSTED_ITEMS.has(type)) return true;
+  return SERVER_TOOL_SEARCH.has(type) && (item as { execution?: unknown }).execution === 'server';
+}
+
+/** The index of the last item of the model-output run that starts at `start`. */
+function runEnd(messages: readonly OpenAIResponsesItem[], start: number): number {
+  let end = start;
+  while (end + 1 < messages.length && isModelOutput(messages[end + 1] as OpenAIResponsesItem)) end++;
+  return end;
+}
+
+function outputItem(result: NewResult): ResponsesResultItem {
+  return { type: 'function_call_output', call_id: result.call.id, output: result.text };
+}
+
+const inputText = typedText('input_text', 'text');
+const outputText = typedText('output_text', 'text');
+
+/** The text of a message item of `role`, or `undefined` for any other item. */
+function messageText(
+  item: OpenAIResponsesItem,
+  role: string,
+  read: (part: unknown) => string | undefined,
+): string | undefined {
+  if (!(item.type === undefined || item.type === null || item.type === 'message') || !('role' in item))
+    return undefined;
+  return item.role === role ? contentText((item as ResponsesMessageItem).content, read) : undefined;
 }
 
 /** The model's arguments as JSON when they parse, else the raw string (models do emit broken JSON). */
@@ -120,7 +177,6 @@ function parseArguments(text: string): unknown {
 
 export const openaiResponses: MessageFormat<OpenAIResponsesItem> = {
   message,
-  resultOrder: 'answered-first',
 
   findRound(messages): PausedRound {
     const end = messages.findLastIndex(isModelOutput);
@@ -156,17 +212,39 @@ export const openaiResponses: MessageFormat<OpenAIResponsesItem> = {
     return { start, calls, answered };
   },
 
-  appendResults(messages, _round, results) {
-    return [
-      ...messages,
-      ...results.map(
-        (result): ResponsesResultItem => ({
-          type: 'function_call_output',
-          call_id: result.call.id,
-          output: result.text,
-        }),
-      ),
-    ];
+  appendResults(messages, round, results) {
+    const indexes = callIndexes(round);
+    const from = runEnd(messages, round.start) + 1;
+    // findRound let through only outputs of the round's calls after the run.
+    const existing = messages.slice(from);
+    const slots = insertionSlots(
+      existing.map((item) => indexes.get((item as ResponsesFunctionCallOutputItem).call_id) ?? -1),
+      results.map((result) => indexes.get(result.call.id) ?? -1),
+    );
+    return messages.slice(0, from).concat(interleave(existing, slots, results.map(outputItem)));
+  },
+
+  withArgs(messages, round, edits) {
+    const copy = messages.slice();
+    const end = runEnd(messages, round.start);
+    for (let index = round.start; index <= end; index++) {
+      const item = messages[index] as OpenAIResponsesItem;
+      const args = isFunctionCall(item) ? edits.get(item.call_id) : undefined;
+      if (args !== undefined) copy[index] = { ...item, arguments: argumentsText(args) } as OpenAIResponsesItem;
+    }
+    return copy;
+  },
+
+  context(messages, round) {
+    const texts: Array<string | undefined> = [];
+    const end = runEnd(messages, round.start);
+    for (let index = round.start; index <= end; index++) {
+      texts.push(messageText(messages[index] as OpenAIResponsesItem, 'assistant', outputText));
+    }
+    return {
+      user: lastUserText(messages, round.start, (item) => messageText(item, 'user', inputText)),
+      assistant: joinTexts(texts),
+    };
   },
 
   check(messages) {
@@ -221,7 +299,7 @@ export const openaiResponses: MessageFormat<OpenAIResponsesItem> = {
         violations.push(violation(Rule.MissingResult, index, `No tool output found for function call ${id}.`));
       }
     }
-    violations.push(...unansweredClientCalls(messages));
+    for (const missing of unansweredClientCalls(messages)) violations.push(missing);
     return violations;
   },
 };
@@ -238,14 +316,19 @@ const CLIENT_CALL_OUTPUTS: Record<string, string> = {
   shell_call: 'shell_call_output',
   apply_patch_call: 'apply_patch_call_output',
 };
+/** The call type each output type answers. */
+const CLIENT_CALL_OF_OUTPUT: ReadonlyMap<string, string> = new Map(
+  Object.entries(CLIENT_CALL_OUTPUTS).map(([call, output]) => [output, call]),
+);
 
 function unansweredClientCalls(messages: readonly OpenAIResponsesItem[]): Violation[] {
   const pending = new Map<string, { index: number; type: string }>();
   messages.forEach((item, index) => {
     const callId = (item as { call_id?: unknown }).call_id;
     if (typeof item.type !== 'string' || typeof callId !== 'string') return;
-    if (CLIENT_CALL_OUTPUTS[item.type] !== undefined) pending.set(`${item.type}:${callId}`, { index, type: item.type });
-    const call = Object.keys(CLIENT_CALL_OUTPUTS).find((type) => CLIENT_CALL_OUTPUTS[type] === item.type);
+    if (Object.hasOwn(CLIENT_CALL_OUTPUTS, item.type))
+      pending.set(`${item.type}:${callId}`, { index, type: item.type });
+    const call = CLIENT_CALL_OF_OUTPUT.get(item.type);
     if (call !== undefined) pending.delete(`${call}:${callId}`);
   });
   return [...pending].map(([key, { index, type }]) =>

@@ -1,7 +1,16 @@
 import type { Violation } from '../../errors.ts';
 import type { NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { listIds, pausedRoundError, violation } from './shared.ts';
+import {
+  callIndexes,
+  insertionSlots,
+  interleave,
+  listIds,
+  pausedRoundError,
+  replaced,
+  violation,
+  withMessage,
+} from './shared.ts';
 
 /**
  * The rules shared by the formats whose round's results are blocks at the start of the ONE user message right after
@@ -20,6 +29,8 @@ export interface ResultMessageFamily<M, B> {
   callOf(block: B): ToolCall | undefined;
   /** The call id a result block answers, or `undefined` for any other block. */
   resultIdOf(block: B): string | undefined;
+  /** A copy of a call block with `args` as its input. */
+  withInput(block: B, args: Record<string, unknown>): B;
   /** The result block of a new result. */
   resultBlock(result: NewResult): B;
   /** A new user message holding only `blocks`. */
@@ -90,7 +101,10 @@ export function findResultMessageRound<M, B>(family: ResultMessageFamily<M, B>, 
   return { start, calls, answered };
 }
 
-/** The round's new result blocks in the user message after it: a new message, or joining the existing one. */
+/**
+ * The round's new result blocks in the user message after it: a new message, or joining the existing one among its
+ * leading result blocks, each where call order puts it (§3.6, §9), before any other content of that message.
+ */
 export function appendToResultMessage<M, B>(
   family: ResultMessageFamily<M, B>,
   messages: readonly M[],
@@ -103,10 +117,33 @@ export function appendToResultMessage<M, B>(
   // findRound let through only a user message whose content is an array opening with results of the round.
   const content = family.blocksOf(joined);
   const at = leadingResults(family, content);
-  return [
-    ...messages.slice(0, round.start + 1),
-    family.withBlocks(joined, [...content.slice(0, at), ...blocks, ...content.slice(at)]),
-  ];
+  const indexes = callIndexes(round);
+  const leading = content.slice(0, at);
+  const slots = insertionSlots(
+    leading.map((block) => indexes.get(family.resultIdOf(block) ?? '') ?? -1),
+    results.map((result) => indexes.get(result.call.id) ?? -1),
+  );
+  return withMessage(
+    messages,
+    round.start + 1,
+    family.withBlocks(joined, interleave(leading, slots, blocks).concat(content.slice(at))),
+  );
+}
+
+/** The assistant message of the round with the edited calls' inputs replaced (a copy of it and of those blocks). */
+export function withResultMessageArgs<M, B>(
+  family: ResultMessageFamily<M, B>,
+  messages: readonly M[],
+  round: PausedRound,
+  edits: ReadonlyMap<string, Record<string, unknown>>,
+): M[] {
+  const assistant = messages[round.start] as M;
+  const blocks = replaced(family.blocksOf(assistant), (block) => {
+    const call = family.callOf(block);
+    const args = call === undefined ? undefined : edits.get(call.id);
+    return args === undefined ? undefined : family.withInput(block, args);
+  });
+  return withMessage(messages, round.start, family.withBlocks(assistant, blocks));
 }
 
 /** The strict check (§4) of a transcript in a result-message format. */

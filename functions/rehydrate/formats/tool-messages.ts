@@ -1,7 +1,7 @@
 import type { Violation } from '../../errors.ts';
-import type { PausedRound, ToolCall } from './format.ts';
+import type { NewResult, PausedRound, ToolCall } from './format.ts';
 import { Rule } from './format.ts';
-import { duplicates, listIds, pausedRoundError, violation } from './shared.ts';
+import { callIndexes, duplicates, insertionSlots, interleave, listIds, pausedRoundError, violation } from './shared.ts';
 
 /**
  * The rules shared by the formats that answer each call with its own tool message right after the round
@@ -53,6 +53,27 @@ export function findToolMessageRound<M>(family: ToolMessageFamily<M>, messages: 
     answered.add(id);
   }
   return { start, calls, answered };
+}
+
+/**
+ * The round's new tool messages: right after the round, each where call order puts it among the tool messages the
+ * round already has (§3.6, §9). Only the results are new; every other message is kept by reference.
+ */
+export function appendToolMessages<M>(
+  family: ToolMessageFamily<M>,
+  messages: readonly M[],
+  round: PausedRound,
+  results: readonly NewResult[],
+  toolMessage: (result: NewResult) => M,
+): M[] {
+  const indexes = callIndexes(round);
+  // findRound let through only tool messages of the round's calls after it.
+  const existing = messages.slice(round.start + 1);
+  const slots = insertionSlots(
+    existing.map((message) => indexes.get(family.resultIdOf(message) ?? '') ?? -1),
+    results.map((result) => indexes.get(result.call.id) ?? -1),
+  );
+  return messages.slice(0, round.start + 1).concat(interleave(existing, slots, results.map(toolMessage)));
 }
 
 /** The strict check (§4): each call answered by exactly one tool message right after its round, nothing else. */

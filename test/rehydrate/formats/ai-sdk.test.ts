@@ -28,22 +28,22 @@ function thrown(fn: () => unknown): InvalidTranscriptError {
 }
 
 describe('ai-sdk placement (§3.7)', () => {
-  it('puts all new results in one role "tool" message after the assistant message, answered call first', () => {
+  it('puts all new results in one role "tool" message after the assistant message, in call order', () => {
     const messages = [user, assistant('a', 'b', 'c')];
     expect(rehydrate({ format: 'ai-sdk', messages, toolCallId: 'b' }, 'yes')).toEqual([
       ...messages,
       {
         role: 'tool',
         content: [
-          resultPart('b', 'yes'),
           resultPart('a', NOT_DISPATCHED, 'error-text'),
+          resultPart('b', 'yes'),
           resultPart('c', NOT_DISPATCHED, 'error-text'),
         ],
       },
     ]);
   });
 
-  it("extends the round's existing tool message with a copy, after its existing parts, and keeps the rest by reference", () => {
+  it("extends the round's existing tool message with a copy, in call order among its results, and keeps the rest by reference", () => {
     const existing = {
       role: 'tool',
       content: [resultPart('b', 'looked up'), approvalResponse],
@@ -58,10 +58,10 @@ describe('ai-sdk placement (§3.7)', () => {
       {
         role: 'tool',
         content: [
+          resultPart('a', NOT_DISPATCHED, 'error-text'),
           resultPart('b', 'looked up'),
           approvalResponse,
           resultPart('c', 'yes'),
-          resultPart('a', NOT_DISPATCHED, 'error-text'),
         ],
         providerOptions: { x: { y: 1 } },
       },

@@ -15,15 +15,15 @@ const results = (...blocks: object[]) => ({ role: 'user', content: blocks });
 const text = (value: string) => ({ type: 'text', text: value });
 
 describe('anthropic placement (§3.7) and failure marks (§3.8)', () => {
-  it('adds one user message holding every result, the answer first, the others marked is_error', () => {
+  it('adds one user message holding every result in call order, the others marked is_error', () => {
     const messages = [user, assistant('a', 'b', 'c')];
     expect(rehydrate({ format, messages, toolCallId: 'b' }, 'yes')).toEqual([
       ...messages,
       {
         role: 'user',
         content: [
-          { type: 'tool_result', tool_use_id: 'b', content: 'yes' },
           { type: 'tool_result', tool_use_id: 'a', content: NOT_DISPATCHED, is_error: true },
+          { type: 'tool_result', tool_use_id: 'b', content: 'yes' },
           { type: 'tool_result', tool_use_id: 'c', content: NOT_DISPATCHED, is_error: true },
         ],
       },
@@ -43,8 +43,8 @@ describe('anthropic placement (§3.7) and failure marks (§3.8)', () => {
         metadata: { keep: 1 },
         content: [
           result('a', 'looked up'),
-          { type: 'tool_result', tool_use_id: 'c', content: '{"ok":true}' },
           { type: 'tool_result', tool_use_id: 'b', content: NOT_DISPATCHED, is_error: true },
+          { type: 'tool_result', tool_use_id: 'c', content: '{"ok":true}' },
           text('And hurry.'),
         ],
       },
@@ -254,7 +254,7 @@ describe('anthropic module', () => {
     const messages = [user, assistant('a')] as never[];
     const round = anthropic.findRound(messages);
     const [, , added] = anthropic.appendResults(messages, round, [
-      { call: round.calls[0] ?? { id: 'a', name: 'n', args: {} }, text: 'ok', notDispatched: false },
+      { call: round.calls[0] ?? { id: 'a', name: 'n', args: {} }, text: 'ok', failed: false },
     ]);
     expect(added).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }] });
   });

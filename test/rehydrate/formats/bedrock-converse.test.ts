@@ -15,13 +15,13 @@ const results = (...blocks: object[]) => ({ role: 'user', content: blocks });
 const said = (value: string) => ({ role: 'assistant', content: [text(value)] });
 
 describe('bedrock-converse placement (§3.7) and failure marks (§3.8)', () => {
-  it('adds one user message holding every result, the answer first, with no status marks', () => {
+  it('adds one user message holding every result in call order, with no status marks', () => {
     const messages = [user, assistant('a', 'b', 'c')];
     expect(rehydrate({ format, messages, toolCallId: 'b' }, 'yes')).toEqual([
       ...messages,
       results(
-        { toolResult: { toolUseId: 'b', content: [{ text: 'yes' }] } },
         { toolResult: { toolUseId: 'a', content: [{ text: NOT_DISPATCHED }] } },
+        { toolResult: { toolUseId: 'b', content: [{ text: 'yes' }] } },
         { toolResult: { toolUseId: 'c', content: [{ text: NOT_DISPATCHED }] } },
       ),
     ]);
@@ -35,8 +35,8 @@ describe('bedrock-converse placement (§3.7) and failure marks (§3.8)', () => {
     expect(rebuilt[2]).toEqual(
       results(
         result('a', 'looked up'),
-        { toolResult: { toolUseId: 'c', content: [{ text: '42' }] } },
         { toolResult: { toolUseId: 'b', content: [{ text: NOT_DISPATCHED }] } },
+        { toolResult: { toolUseId: 'c', content: [{ text: '42' }] } },
         text('And hurry.'),
       ),
     );

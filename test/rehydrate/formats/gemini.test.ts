@@ -101,10 +101,23 @@ describe('gemini pause-time check (§4)', () => {
     expect(() => validatePause({ format: 'gemini', messages, toolCallId: 'a' })).toThrow(message);
   });
 
-  it('refuses a round whose id-less responses would no longer pair by position', () => {
-    // Call #1 is answered by id; a new id-less response for #0 would land at position 1.
+  it('accepts a round whose id-less call comes before an answered one: its response goes before, at its position', () => {
+    // Call #1 is answered by id; the new id-less response for #0 goes in front of it, at position 0.
     const messages = [user, model(call(undefined, 'lookup'), call('b')), responses(response('b'))];
-    expect(() => validatePause({ format: 'gemini', messages, toolCallId: '#0' })).toThrow(/strict transcript check/);
+    expect(validatePause({ format: 'gemini', messages, toolCallId: '#0' }).toolCall.name).toBe('lookup');
+    expect(rehydrate({ format: 'gemini', messages, toolCallId: '#0' }, 'yes')[2]).toEqual(
+      responses(response(undefined, 'lookup', { output: 'yes' }), response('b')),
+    );
+  });
+
+  it('refuses a round whose existing id-less response does not stand at its call’s position', () => {
+    // The id-less response at position 0 pairs with call #0 (lookup) by position, but is named notify.
+    const messages = [
+      user,
+      model(call(undefined, 'lookup'), call(undefined, 'notify')),
+      responses(response(undefined, 'notify')),
+    ];
+    expect(() => validatePause({ format: 'gemini', messages, toolCallId: '#1' })).toThrow(/strict transcript check/);
   });
 
   it('names the answered call, addressed by position when it has no id', () => {

@@ -30,10 +30,23 @@ function thrown(fn: () => unknown): InvalidTranscriptError {
 }
 
 describe('langchain placement (§3.7)', () => {
-  it('adds one tool message per result right after the round, after the results it already has', () => {
+  it('adds one tool message per result right after the round, in call order among the results it already has', () => {
     const messages = [human, ai('a', 'b', 'c'), tool('b', 'looked up')];
     const rebuilt = rehydrate({ format: 'langchain', messages, toolCallId: 'c' }, 'yes');
-    expect(rebuilt).toEqual([...messages, result('c', 'yes', 'success'), result('a', NOT_DISPATCHED, 'error')]);
+    expect(rebuilt).toEqual([
+      human,
+      messages[1],
+      result('a', NOT_DISPATCHED, 'error'),
+      tool('b', 'looked up'),
+      result('c', 'yes', 'success'),
+    ]);
+    expect(rebuilt[3]).toBe(messages[2]);
+  });
+
+  it('appends after the results a round already has when they answer its first calls', () => {
+    const messages = [human, ai('a', 'b', 'c'), tool('a', 'looked up')];
+    const rebuilt = rehydrate({ format: 'langchain', messages, toolCallId: 'c' }, 'yes');
+    expect(rebuilt).toEqual([...messages, result('b', NOT_DISPATCHED, 'error'), result('c', 'yes', 'success')]);
   });
 
   it('keeps every original message object by reference', () => {
@@ -48,7 +61,7 @@ describe('langchain placement (§3.7)', () => {
 describe('langchain failure marks (§3.8)', () => {
   it('marks the answered result status "success" and the not-dispatched ones status "error"', () => {
     const rebuilt = rehydrate({ format: 'langchain', messages: [human, ai('a', 'b')], toolCallId: 'b' }, 'ok');
-    expect(rebuilt.slice(2).map((m) => (m as ReturnType<typeof tool>).data.status)).toEqual(['success', 'error']);
+    expect(rebuilt.slice(2).map((m) => (m as ReturnType<typeof tool>).data.status)).toEqual(['error', 'success']);
   });
 });
 

@@ -8,12 +8,23 @@ const assistant = (...ids: string[]) => ({ role: 'assistant', content: null, too
 const tool = (id: string, content = 'done') => ({ role: 'tool', tool_call_id: id, content });
 
 describe('openai-chat placement (§3.7)', () => {
-  it('adds one tool message per result right after the round, after the results it already has', () => {
+  it('adds one tool message per result right after the round, in call order among the results it already has', () => {
     const messages = [user, assistant('a', 'b', 'c'), tool('b', 'looked up')];
     expect(rehydrate({ format: 'openai-chat', messages, toolCallId: 'c' }, 'yes')).toEqual([
-      ...messages,
-      { role: 'tool', tool_call_id: 'c', content: 'yes' },
+      user,
+      messages[1],
       { role: 'tool', tool_call_id: 'a', content: NOT_DISPATCHED },
+      tool('b', 'looked up'),
+      { role: 'tool', tool_call_id: 'c', content: 'yes' },
+    ]);
+  });
+
+  it('appends after the results a round already has when they answer its first calls', () => {
+    const messages = [user, assistant('a', 'b', 'c'), tool('a', 'looked up')];
+    expect(rehydrate({ format: 'openai-chat', messages, toolCallId: 'b' }, 'yes')).toEqual([
+      ...messages,
+      { role: 'tool', tool_call_id: 'b', content: 'yes' },
+      { role: 'tool', tool_call_id: 'c', content: NOT_DISPATCHED },
     ]);
   });
 });

@@ -16,13 +16,20 @@ const call = (id: string, name = 'ask_human') => ({ type: 'function_call', call_
 const output = (id: string, text = 'done') => ({ type: 'function_call_output', call_id: id, output: text });
 
 describe('openai-responses placement (§3.7)', () => {
-  it('adds one function_call_output per result at the end, after the outputs the round already has', () => {
+  it('adds one function_call_output per result at the end, in call order among the outputs the round already has', () => {
     const messages = [user, reasoning, said, call('a'), call('b'), call('c'), output('b', 'looked up')];
     const rebuilt = rehydrate({ format: 'openai-responses', messages, toolCallId: 'c' }, 'yes');
-    expect(rebuilt).toEqual([...messages, output('c', 'yes'), output('a', NOT_DISPATCHED)]);
-    rebuilt.slice(0, messages.length).forEach((item, i) => {
+    expect(rebuilt).toEqual([...messages.slice(0, 6), output('a', NOT_DISPATCHED), messages[6], output('c', 'yes')]);
+    rebuilt.slice(0, 6).forEach((item, i) => {
       expect(item).toBe(messages[i]);
     });
+    expect(rebuilt[7]).toBe(messages[6]);
+  });
+
+  it('appends after the outputs a round already has when they answer its first calls', () => {
+    const messages = [user, call('a'), call('b'), call('c'), output('a', 'looked up')];
+    const rebuilt = rehydrate({ format: 'openai-responses', messages, toolCallId: 'c' }, 'yes');
+    expect(rebuilt).toEqual([...messages, output('b', NOT_DISPATCHED), output('c', 'yes')]);
   });
 
   it('carries a not-dispatched result as text alone, with no failure mark (§3.8)', () => {
@@ -48,6 +55,47 @@ describe('openai-responses placement (§3.7)', () => {
 });
 
 describe('openai-responses paused round (§4, pause time)', () => {
+  it('takes the completed items of hosted tools between two function calls as part of the paused round (§3.7)', () => {
+    const search = { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } };
+    const messages = [user, reasoning, call('a'), search, call('b')];
+    const check = validatePause({ format: 'openai-responses', messages, toolCallId: 'b' });
+    expect(check.round.start).toBe(1);
+    expect(check.round.calls.map((c) => c.id)).toEqual(['a', 'b']);
+    const rebuilt = rehydrate({ format: 'openai-responses', messages, toolCallId: 'b' }, 'yes');
+    expect(rebuilt).toEqual([...messages, output('a', NOT_DISPATCHED), output('b', 'yes')]);
+    expect(checkTranscript('openai-responses', rebuilt)).toEqual([]);
+  });
+
+  it.each([
+    ['file_search_call', { status: 'completed', queries: ['q'], results: null }],
+    ['code_interpreter_call', { status: 'completed', code: 'print(1)', container_id: 'c', outputs: [] }],
+    ['image_generation_call', { status: 'completed', result: 'aGk=' }],
+    ['mcp_call', { server_label: 's', name: 'n', arguments: '{}', output: 'done' }],
+    ['mcp_list_tools', { server_label: 's', tools: [] }],
+    ['mcp_approval_request', { server_label: 's', name: 'n', arguments: '{}' }],
+    ['tool_search_call', { execution: 'server', call_id: null, arguments: {}, status: 'completed' }],
+    ['tool_search_output', { execution: 'server', call_id: null, tools: [], status: 'completed' }],
+  ])('takes a %s item between the calls as part of the round', (type, fields) => {
+    const messages = [user, call('a'), { type, id: `${type}_1`, ...fields }, call('b')];
+    const round = openaiResponses.findRound(messages as never);
+    expect(round.start).toBe(1);
+    expect(round.calls.map((c) => c.id)).toEqual(['a', 'b']);
+  });
+
+  it('ends the round at a tool search the client runs, which waits for the client’s own output', () => {
+    const clientSearch = { type: 'tool_search_call', id: 'ts_1', execution: 'client', call_id: 'ts', arguments: {} };
+    const round = openaiResponses.findRound([user, call('a'), clientSearch, call('b')] as never);
+    expect(round.calls.map((c) => c.id)).toEqual(['b']);
+  });
+
+  it('still refuses a client-run call before the round that has no output', () => {
+    const computer = { type: 'computer_call', call_id: 'cc', id: 'cu_1', action: { type: 'screenshot' } };
+    const messages = [user, computer, said, user, call('a')];
+    expect(() => validatePause({ format: 'openai-responses', messages, toolCallId: 'a' })).toThrow(
+      /No tool output found for computer call cc/,
+    );
+  });
+
   it('takes the last run of model output items as the round', () => {
     const messages = [user, call('old'), output('old'), user, reasoning, call('a'), said, call('b')];
     const round = openaiResponses.findRound(messages as never);

@@ -77,8 +77,8 @@ describe('anthropic interop with @anthropic-ai/sdk', () => {
     expect((sent().messages as MessageParam[])[2]).toEqual({
       role: 'user',
       content: [
-        { type: 'tool_result', tool_use_id: 'toolu_ask', content: '{"ok":1}' },
         { type: 'tool_result', tool_use_id: 'toolu_lookup', content: NOT_DISPATCHED, is_error: true },
+        { type: 'tool_result', tool_use_id: 'toolu_ask', content: '{"ok":1}' },
       ],
     });
   });

@@ -60,8 +60,8 @@ describe('bedrock-converse interop with @aws-sdk/client-bedrock-runtime', () => 
     expect(messages[2]).toEqual({
       role: 'user',
       content: [
-        { toolResult: { toolUseId: 'tooluse_ask', content: [{ text: 'Approved.' }] } },
         { toolResult: { toolUseId: 'tooluse_lookup', content: [{ text: NOT_DISPATCHED }] } },
+        { toolResult: { toolUseId: 'tooluse_ask', content: [{ text: 'Approved.' }] } },
       ],
     });
   });

@@ -73,13 +73,17 @@ describe('langchain interop with @langchain/core', () => {
         const toolCallId = addressOf(spec, reserved[pick % reserved.length] ?? 0);
         const rebuilt = rehydrate({ format: 'langchain', messages, toolCallId }, answer);
         const chat = mapStoredMessagesToChatMessages(rebuilt as ReturnType<typeof pausedTurn>);
-        const results = chat.slice(messages.length);
-        expect(results).toHaveLength(reserved.length);
-        for (const message of results) {
+        // The round's tool messages, in call order: the new ones among those it already had.
+        const results = chat.slice(messages.length - spec.paused.answered.length);
+        expect(results).toHaveLength(spec.paused.calls.length);
+        results.forEach((message, k) => {
           expect(ToolMessage.isInstance(message)).toBe(true);
           const toolMessage = message as ToolMessage;
-          expect(toolMessage.status).toBe(toolMessage.tool_call_id === toolCallId ? 'success' : 'error');
-        }
+          expect(toolMessage.tool_call_id).toBe(addressOf(spec, k));
+          if (reserved.includes(k)) {
+            expect(toolMessage.status).toBe(toolMessage.tool_call_id === toolCallId ? 'success' : 'error');
+          }
+        });
       }),
       { numRuns: 60 },
     );

@@ -1,0 +1,346 @@
+import { type AnswerFailure, BadRequestError, InvalidAnswerError } from '../errors.ts';
+import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
+import {
+  listSome,
+  MAX_ASKS,
+  readPause,
+  reservedById,
+  reservedCalls,
+  throwIfAny,
+  withPlaceholders,
+} from './rehydrate.ts';
+import { answerText, NOT_DISPATCHED, rejectionText, resultText } from './texts.ts';
+
+export { REJECTED, rejectionText } from './texts.ts';
+
+/** An `answer` ask's decision: the answer is the call's result (§3.4). */
+export interface AnswerDecision {
+  toolCallId: string;
+  answer: unknown;
+}
+
+/** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
+export interface ApproveDecision {
+  toolCallId: string;
+  decision: 'approve';
+}
+
+/** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
+export interface EditDecision {
+  toolCallId: string;
+  decision: 'edit';
+  args: Record<string, unknown>;
+}
+
+/** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
+export interface RejectDecision {
+  toolCallId: string;
+  decision: 'reject';
+  reason?: string;
+}
+
+/** What a person settled one ask with (§9). */
+export type Decision = AnswerDecision | ApproveDecision | EditDecision | RejectDecision;
+
+/** A call the agent must now run: approved, or approved with edited arguments (then `args` are the new ones). */
+export interface DispatchCall {
+  toolCallId: string;
+  name: string;
+  args: unknown;
+}
+
+/** One ask of a pause, as far as the rules of decisions go. */
+export interface AskRule {
+  toolCallId: string;
+  kind: 'answer' | 'approval';
+  /** Whether an `approval` ask may be approved with edited arguments; default `true`. */
+  editable?: boolean;
+}
+
+/** What decisions make of a paused round. */
+export interface DecidedRound {
+  messages: unknown[];
+  /** The approved and edited calls, in call order. */
+  dispatch: DispatchCall[];
+}
+
+/** The largest `reason` a rejection carries, in UTF-8 bytes. */
+export const MAX_REASON_BYTES = 2048;
+
+/** The decisions of one round, checked: the results to add, the calls to dispatch, the arguments to replace. */
+interface Plan {
+  /** The result text of each call settled with one, and whether it is a failure. */
+  settled: Map<string, { text: string; failed: boolean }>;
+  /** The approved calls, with their new arguments when edited. */
+  approved: Map<string, { args?: Record<string, unknown> }>;
+}
+
+/**
+ * Checks decisions against the paused round and, when given, the pause's asks (§9), before anything is written.
+ * Throws `BadRequestError` (naming the `toolCallId`) for a decision that is malformed, for a call that is not
+ * reserved or not an ask, of the wrong kind (an answer for an `approval` ask, an approval or edit for an `answer`
+ * ask), for two decisions about one call, or for a `reason` that is not a string of at most 2 KB; and
+ * `InvalidAnswerError` for an edit of an ask that is not editable, edited `args` that are not a JSON object, or an
+ * answer that is not JSON or that the format cannot carry (bedrock-converse: the empty string).
+ */
+export function checkDecisions(
+  format: MessageFormat,
+  round: PausedRound,
+  asks: readonly AskRule[] | undefined,
+  decisions: readonly Decision[],
+): void {
+  plan(format, round, asks, decisions);
+}
+
+/**
+ * Decisions applied to a trusted transcript (one validated at pause time and read back from a checkpoint whose hash
+ * matched): the earlier messages are not checked again, and the work is linear in the round. Decided calls get their
+ * results (answers, rejections), edited calls their new arguments, approved calls nothing (they are in `dispatch`),
+ * and every other reserved call `NOT_DISPATCHED`, marked as a failure. `roundStart` is the index of the paused
+ * round's first message: every message before it is the input's own, unchanged. Checks the decisions as
+ * `checkDecisions` does (without asks).
+ */
+export function rebuildWithDecisions(
+  format: MessageFormat,
+  messages: readonly unknown[],
+  decisions: readonly Decision[],
+): DecidedRound & { roundStart: number } {
+  const round = format.findRound(messages);
+  return { ...build(format, messages, round, plan(format, round, undefined, decisions)), roundStart: round.start };
+}
+
+/** What `applyDecisions` needs of a pause: its format, its messages and, optionally, its asks. */
+export type DecidablePause = {
+  format: string;
+  messages?: unknown;
+  /** The pause's asks (a stored record's `asks` will do); without them any reserved call may get any decision. */
+  asks?: readonly AskRule[];
+  /** A part-one pause: its one `answer` ask. */
+  toolCallId?: string;
+  toolCall?: { id: string };
+};
+
+/**
+ * The decisions counterpart of `rehydrate` (§9): pure, and it validates everything — the transcript's shape and the
+ * strict check, the asks, and the decisions (as `checkDecisions`). With asks (or a part-one `toolCallId`), every ask
+ * needs a decision; without, any reserved call may get any decision and the others get `NOT_DISPATCHED`. Returns the
+ * rebuilt messages, which pass the strict check except for the dispatch calls' missing results, and `dispatch`.
+ */
+export function applyDecisions(pause: DecidablePause, decisions: readonly Decision[]): DecidedRound {
+  const { format, messages } = readPause(pause);
+  const round = format.findRound(messages);
+  const asks = asksOf(pause, round);
+  const decided = plan(format, round, asks, decisions);
+  const undecided = (asks ?? []).filter(
+    (ask) => !decided.settled.has(ask.toolCallId) && !decided.approved.has(ask.toolCallId),
+  );
+  if (undecided.length > 0) {
+    const ids = listSome(undecided.map((ask) => ask.toolCallId));
+    throw new BadRequestError(`Every ask needs a decision; none was given for ${ids}.`, [
+      { path: '/decisions', message: `no decision for ${ids}` },
+    ]);
+  }
+  const result = build(format, messages, round, decided);
+  // The strict check, with the dispatch calls' results still to come.
+  const rebuiltRound = format.findRound(result.messages);
+  const waiting = rebuiltRound.calls.filter((call) => decided.approved.has(call.id));
+  throwIfAny(
+    format.check(withPlaceholders(format, result.messages, rebuiltRound, waiting)),
+    'The rebuilt transcript fails the strict transcript check',
+  );
+  return result;
+}
+
+/** The asks of a pause: given, or a part-one pause's one `answer` ask, or none. Checked like a pause body's. */
+function asksOf(pause: DecidablePause, round: PausedRound): AskRule[] | undefined {
+  const raw = pause.asks ?? partOneAsk(pause);
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > MAX_ASKS) {
+    throw new BadRequestError(`asks must list 1 to ${MAX_ASKS} asks.`, [
+      { path: '/asks', message: `must list 1 to ${MAX_ASKS} asks` },
+    ]);
+  }
+  const asks = (raw as unknown[]).map((ask, i): AskRule => {
+    const { toolCallId, kind = 'answer', editable } = (isRecord(ask) ? ask : {}) as Record<string, unknown>;
+    const at = `/asks/${i}`;
+    if (typeof toolCallId !== 'string') throw badRequest(`asks[${i}] needs a toolCallId string.`, `${at}/toolCallId`);
+    if (kind !== 'answer' && kind !== 'approval') {
+      throw badRequest(
+        `asks[${i}] has the unknown kind ${JSON.stringify(kind)}: use answer or approval.`,
+        `${at}/kind`,
+      );
+    }
+    if (editable !== undefined && typeof editable !== 'boolean') {
+      throw badRequest(`asks[${i}].editable must be a boolean.`, `${at}/editable`);
+    }
+    return editable === undefined ? { toolCallId, kind } : { toolCallId, kind, editable };
+  });
+  const ids = asks.map((ask) => ask.toolCallId);
+  if (new Set(ids).size !== ids.length) throw badRequest('Two asks name the same tool call.', '/asks');
+  reservedCalls(round, ids);
+  return asks;
+}
+
+function partOneAsk(pause: DecidablePause): AskRule[] | undefined {
+  const id = pause.toolCallId ?? (isRecord(pause.toolCall) ? pause.toolCall.id : undefined);
+  return id === undefined ? undefined : [{ toolCallId: id, kind: 'answer' }];
+}
+
+/** Checks the decisions (see `checkDecisions`) and turns them into what the rebuild writes. */
+function plan(
+  format: MessageFormat,
+  round: PausedRound,
+  asks: readonly AskRule[] | undefined,
+  decisions: readonly Decision[],
+): Plan {
+  if (!Array.isArray(decisions) || decisions.length === 0) {
+    throw badRequest('decisions must be a non-empty array of decisions.', '/decisions');
+  }
+  const reserved = reservedById(round);
+  const askOf = asks === undefined ? undefined : new Map(asks.map((ask) => [ask.toolCallId, ask]));
+  const settled: Plan['settled'] = new Map();
+  const approved: Plan['approved'] = new Map();
+  (decisions as unknown[]).forEach((raw, i) => {
+    const at = `/decisions/${i}`;
+    if (!isRecord(raw)) throw badRequest(`decisions[${i}] must be an object.`, at);
+    const { toolCallId } = raw;
+    if (typeof toolCallId !== 'string')
+      throw badRequest(`decisions[${i}] needs a toolCallId string.`, `${at}/toolCallId`);
+    const name = JSON.stringify(toolCallId);
+    if (!reserved.has(toolCallId)) {
+      throw badRequest(
+        `decisions[${i}]: toolCallId ${name} is not a reserved call of the paused round; reserved calls: ${listSome(reserved.keys())}.`,
+        `${at}/toolCallId`,
+      );
+    }
+    const ask = askOf?.get(toolCallId);
+    if (askOf !== undefined && ask === undefined) {
+      throw badRequest(`decisions[${i}]: ${name} is not an ask of this pause.`, `${at}/toolCallId`);
+    }
+    if (settled.has(toolCallId) || approved.has(toolCallId)) {
+      throw badRequest(`decisions[${i}]: two decisions for ${name}; decide each call once.`, `${at}/toolCallId`);
+    }
+    const hasAnswer = Object.hasOwn(raw, 'answer');
+    const { decision } = raw;
+    if (hasAnswer === (decision !== undefined)) {
+      throw badRequest(
+        `decisions[${i}] for ${name} must carry either an answer or a decision (approve, edit or reject).`,
+        at,
+      );
+    }
+    if (hasAnswer) {
+      if (ask !== undefined && ask.kind !== 'answer') {
+        throw badRequest(`decisions[${i}]: ${name} is an approval ask; approve, edit or reject it.`, `${at}/answer`);
+      }
+      settled.set(toolCallId, { text: decisionText(format, raw.answer, `${at}/answer`), failed: false });
+      return;
+    }
+    if (decision !== 'approve' && decision !== 'edit' && decision !== 'reject') {
+      throw badRequest(
+        `decisions[${i}] for ${name} has the unknown decision ${JSON.stringify(decision)}: use approve, edit or reject.`,
+        `${at}/decision`,
+      );
+    }
+    if (decision === 'reject') {
+      settled.set(toolCallId, { text: rejectionText(checkedReason(raw.reason, i, name)), failed: true });
+      return;
+    }
+    if (ask !== undefined && ask.kind !== 'approval') {
+      throw badRequest(`decisions[${i}]: ${name} is an answer ask; answer or reject it.`, `${at}/decision`);
+    }
+    if (decision === 'approve') {
+      approved.set(toolCallId, {});
+      return;
+    }
+    if (ask?.editable === false) {
+      throw invalidAnswer(`decisions[${i}]: ${name} may be approved or rejected, not edited.`, `${at}/args`);
+    }
+    approved.set(toolCallId, { args: checkedArgs(raw.args, i, name) });
+  });
+  return { settled, approved };
+}
+
+/** The transcript with the plan written in, and the calls to dispatch. */
+function build(format: MessageFormat, messages: readonly unknown[], round: PausedRound, decided: Plan): DecidedRound {
+  const results: NewResult[] = [];
+  const dispatch: DispatchCall[] = [];
+  const edits = new Map<string, Record<string, unknown>>();
+  for (const call of round.calls) {
+    if (round.answered.has(call.id)) continue;
+    const approval = decided.approved.get(call.id);
+    if (approval !== undefined) {
+      if (approval.args !== undefined) edits.set(call.id, approval.args);
+      dispatch.push(dispatchOf(call, approval.args));
+      continue;
+    }
+    const result = decided.settled.get(call.id) ?? { text: NOT_DISPATCHED, failed: true };
+    results.push({ call, ...result });
+  }
+  const edited = edits.size > 0 ? format.withArgs(messages, round, edits) : messages;
+  return {
+    messages: results.length > 0 ? format.appendResults(edited, round, results) : edited.slice(),
+    dispatch,
+  };
+}
+
+function dispatchOf(call: ToolCall, args: Record<string, unknown> | undefined): DispatchCall {
+  return { toolCallId: call.id, name: call.name, args: args ?? call.args };
+}
+
+function decisionText(format: MessageFormat, answer: unknown, path: string): string {
+  try {
+    return resultText(format, answer);
+  } catch (error) {
+    throw withPath(error, path);
+  }
+}
+
+function checkedReason(reason: unknown, i: number, name: string): string | undefined {
+  if (reason === undefined) return undefined;
+  if (typeof reason !== 'string') {
+    throw badRequest(`decisions[${i}]: the reason for rejecting ${name} must be a string.`, `/decisions/${i}/reason`);
+  }
+  const bytes = Buffer.byteLength(reason, 'utf8');
+  if (bytes > MAX_REASON_BYTES) {
+    throw badRequest(
+      `decisions[${i}]: the reason for rejecting ${name} is ${bytes} bytes, over the limit of ${MAX_REASON_BYTES}.`,
+      `/decisions/${i}/reason`,
+    );
+  }
+  return reason;
+}
+
+function checkedArgs(args: unknown, i: number, name: string): Record<string, unknown> {
+  const path = `/decisions/${i}/args`;
+  if (!isRecord(args)) {
+    throw invalidAnswer(`decisions[${i}]: the edited args of ${name} must be a JSON object.`, path);
+  }
+  try {
+    answerText(args);
+  } catch (error) {
+    throw withPath(error, path);
+  }
+  return args;
+}
+
+/** An `InvalidAnswerError` about a decision, its failures' paths prefixed with where the decision's value is. */
+function withPath(error: unknown, path: string): unknown {
+  if (!(error instanceof InvalidAnswerError)) return error;
+  const failures: AnswerFailure[] = error.failures.map((failure) => ({
+    path: `${path}${failure.path === '/' ? '' : failure.path}`,
+    message: failure.message,
+  }));
+  return new InvalidAnswerError(error.message, failures, { cause: error });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function badRequest(message: string, path: string): BadRequestError {
+  return new BadRequestError(message, [{ path, message }]);
+}
+
+function invalidAnswer(message: string, path: string): InvalidAnswerError {
+  return new InvalidAnswerError(message, [{ path, message }]);
+}
