@@ -4,6 +4,11 @@
  * (`checkTranscript`), the DynamoDB checkpoint store, and the errors.
  */
 
+export {
+  CheckpointService,
+  type CheckpointServiceOptions,
+  type PauseChange,
+} from './checkpoints/checkpoint-service.ts';
 export type {
   AskInput,
   AskView,
@@ -27,7 +32,6 @@ export type {
   ResumeResult,
   SweepResult,
 } from './checkpoints/checkpoint-store.ts';
-export { CheckpointService, type CheckpointServiceOptions, type PauseChange } from './checkpoints/checkpoint-service.ts';
 export {
   createDynamoDBCheckpointStore,
   createMemoryCheckpointStore,
@@ -51,11 +55,11 @@ export {
   FINAL_ERROR_NAMES,
   HandbackError,
   HandoffFailedError,
+  IdempotencyKeyReusedError,
   InvalidAnswerError,
   InvalidTranscriptError,
-  MissingTurnStateError,
-  IdempotencyKeyReusedError,
   isFinal,
+  MissingTurnStateError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,

@@ -152,7 +152,11 @@ export class CheckpointService implements CheckpointStore {
           throw new IdempotencyKeyReusedError(pause.runId, interruptIdOf(latest));
         }
         if (!isKnownStatus(latest.status)) {
-          throw new UnsupportedRecordError(pause.runId, interruptIdOf(latest), `status ${JSON.stringify(latest.status)}`);
+          throw new UnsupportedRecordError(
+            pause.runId,
+            interruptIdOf(latest),
+            `status ${JSON.stringify(latest.status)}`,
+          );
         }
         if (isOpenAt(latest, now.getTime())) throw new OpenPauseExistsError(pause.runId, interruptIdOf(latest));
       }
@@ -396,7 +400,8 @@ export class CheckpointService implements CheckpointStore {
           break;
         case Status.Resumed: {
           const continuationId = record.closing?.continuationId ?? '';
-          if (answerForm && conflict !== undefined) throw new AlreadyResumedError(record.runId, interruptId, continuationId);
+          if (answerForm && conflict !== undefined)
+            throw new AlreadyResumedError(record.runId, interruptId, continuationId);
           if (conflict !== undefined) throw new AlreadyDecidedError(record.runId, interruptId, conflict.ask.toolCallId);
           // Every ask is decided once resumed: each decision here is a replay of its recorded one.
           return { kind: 'closed', ...(await this.#closedResult(stored, true)) };
@@ -500,10 +505,7 @@ export class CheckpointService implements CheckpointStore {
    * with this token and part count.
    */
   async #read(key: RecordKey, id: IdParts, withTranscript: boolean): Promise<StoredPause> {
-    const stored = await this.#persistence.read(
-      key,
-      withTranscript ? { token: id.token, parts: id.parts } : undefined,
-    );
+    const stored = await this.#persistence.read(key, withTranscript ? { token: id.token, parts: id.parts } : undefined);
     const record = stored?.record;
     if (
       stored === undefined ||
@@ -601,7 +603,11 @@ function checkAgainstAskSchema(ask: Ask, decision: Decision): void {
     );
   }
   if ('decision' in decision && decision.decision === 'edit' && ask.argsSchema !== undefined) {
-    checkAgainstSchema(ask.argsSchema, decision.args, `The edited args of ${ask.toolCallId} do not match its argsSchema`);
+    checkAgainstSchema(
+      ask.argsSchema,
+      decision.args,
+      `The edited args of ${ask.toolCallId} do not match its argsSchema`,
+    );
   }
 }
 
@@ -635,11 +641,7 @@ function rebuild(record: PauseRecord, messages: readonly unknown[], outcome: Out
   );
 }
 
-function resultOf(
-  record: PauseRecord,
-  rebuilt: ReturnType<typeof rebuild>,
-  replayed: boolean,
-): ResumeResult {
+function resultOf(record: PauseRecord, rebuilt: ReturnType<typeof rebuild>, replayed: boolean): ResumeResult {
   const closing = record.closing as Closing;
   const result: ResumeResult = {
     runId: record.runId,
@@ -680,7 +682,11 @@ function fitAsks(pause: CheckedPause): Ask[] {
   const bytes = (value: unknown) => (value === undefined ? 0 : new TextEncoder().encode(JSON.stringify(value)).length);
   const definitions = pause.asks.map(({ args: _, ...ask }) => ask);
   const fixed =
-    bytes(definitions) + bytes(pause.metadata) + bytes(pause.context) + bytes(pause.taskToken) + bytes(pause.idempotencyKey);
+    bytes(definitions) +
+    bytes(pause.metadata) +
+    bytes(pause.context) +
+    bytes(pause.taskToken) +
+    bytes(pause.idempotencyKey);
   if (fixed > LIMITS.pauseItemBytes) {
     const message = `the asks (prompts, schemas), metadata, turn context and task token take ${fixed} bytes together, over the limit of ${LIMITS.pauseItemBytes}`;
     throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '', message }]);

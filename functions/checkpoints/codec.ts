@@ -169,7 +169,12 @@ export function continuationHash(transcriptLength: number, messages: readonly un
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // As JSON.stringify does, a key whose value JSON cannot carry (undefined, a function) is left out.
   const entries = Object.keys(value)
+    .filter((key) => {
+      const item = (value as Record<string, unknown>)[key];
+      return item !== undefined && typeof item !== 'function' && typeof item !== 'symbol';
+    })
     .sort()
     .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
   return `{${entries.join(',')}}`;

@@ -1,7 +1,7 @@
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CheckpointStore } from './checkpoint-store.ts';
 import { CheckpointService, type CheckpointServiceOptions } from './checkpoint-service.ts';
+import type { CheckpointStore } from './checkpoint-store.ts';
 import type { Codec } from './codec.ts';
 import { DynamoDBPersistence } from './dynamodb/dynamodb-persistence.ts';
 import { MemoryPersistence } from './memory.ts';
@@ -29,7 +29,8 @@ export interface DynamoDBCheckpointStoreOptions {
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */
 export function createDynamoDBCheckpointStore(options: DynamoDBCheckpointStoreOptions): CheckpointStore {
-  if (!options?.client) throw new TypeError('createDynamoDBCheckpointStore needs a DynamoDBDocumentClient as `client`.');
+  if (!options?.client)
+    throw new TypeError('createDynamoDBCheckpointStore needs a DynamoDBDocumentClient as `client`.');
   if (typeof options.tableName !== 'string' || options.tableName.length === 0) {
     throw new TypeError('createDynamoDBCheckpointStore needs the table name as `tableName`.');
   }
@@ -57,9 +58,13 @@ export function createMemoryCheckpointStore(
  * seconds, well inside a 30-second handler, instead of hanging until the function times out.
  */
 export function storageClientConfig(overrides: DynamoDBClientConfig = {}): DynamoDBClientConfig {
+  // Without `throwOnRequestTimeout` the HTTP handler only warns when a request passes its `requestTimeout`.
+  const timeouts = { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true };
+  const handler = overrides.requestHandler;
+  const isOptions = typeof handler === 'object' && handler !== null && !('handle' in handler);
   return {
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
     ...overrides,
+    requestHandler: handler === undefined ? timeouts : isOptions ? { ...timeouts, ...handler } : handler,
   };
 }

@@ -28,7 +28,10 @@ export class MemoryPersistence implements CheckpointPersistence {
     const key = keyOf(record);
     if (this.#records.has(key)) return 'taken';
     this.#records.set(key, structuredClone(record));
-    this.#parts.set(partsKey(record), parts.map((part) => Uint8Array.from(part)));
+    this.#parts.set(
+      partsKey(record),
+      parts.map((part) => Uint8Array.from(part)),
+    );
     this.#orderOf.set(key, this.#order++);
     return 'created';
   }
@@ -110,9 +113,10 @@ function readCursor(cursor: string, tenant: string): [string, number] {
     typeof parsed[1] !== 'string' ||
     typeof parsed[2] !== 'number'
   ) {
-    throw new BadRequestError('The cursor is not a cursor of this listing: pass the previous page\'s cursor unchanged.', [
-      { path: '/cursor', message: 'is not a cursor of this listing' },
-    ]);
+    throw new BadRequestError(
+      "The cursor is not a cursor of this listing: pass the previous page's cursor unchanged.",
+      [{ path: '/cursor', message: 'is not a cursor of this listing' }],
+    );
   }
   return [parsed[1], parsed[2]];
 }

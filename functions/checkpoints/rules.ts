@@ -10,8 +10,11 @@ export const LIMITS = {
   metadataBytes: 4 * 1024,
   /** Bytes of one answer as JSON (UTF-8); every answer and edit of one pause together stay under `decisionsBytes`. */
   answerBytes: 256 * 1024,
-  /** Bytes of all decisions of one pause together, as stored: with the pause's own fields, under the 400 KB item. */
-  decisionsBytes: 256 * 1024,
+  /**
+   * Bytes of all decisions of one pause together, as stored (a 256 KB answer and its bookkeeping fit): with the
+   * pause's own fields, under DynamoDB's 400 KB item.
+   */
+  decisionsBytes: 264 * 1024,
   /** Bytes of a rejection's or a cancel's `reason` (UTF-8). */
   reasonBytes: 2 * 1024,
   /** Bytes of the transcript as JSON (UTF-8). */

@@ -1,8 +1,8 @@
 import { type AnswerFailure, BadRequestError, PayloadTooLargeError } from '../errors.ts';
+import { turnContext } from '../rehydrate/context.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
-import { turnContext, validatePauseAsks } from '../rehydrate/decisions.ts';
 import { FORMAT_NAMES, isFormatName } from '../rehydrate/formats/index.ts';
-import { answerText } from '../rehydrate/rehydrate.ts';
+import { answerText, validatePauseAsks } from '../rehydrate/rehydrate.ts';
 import * as z from '../zod.ts';
 import type { AskInput, ListPausesQuery, PauseInput, PauseStatus } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes } from './json.ts';
@@ -58,7 +58,8 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
     );
   }
   const onExpiry = input.onExpiry ?? 'fail';
-  if (!ON_EXPIRY.includes(onExpiry)) fail('/onExpiry', `onExpiry must be "fail" or "reject", got ${describe(onExpiry)}`);
+  if (!ON_EXPIRY.includes(onExpiry))
+    fail('/onExpiry', `onExpiry must be "fail" or "reject", got ${describe(onExpiry)}`);
   if (input.remindBeforeSeconds !== undefined) {
     const remind = input.remindBeforeSeconds;
     if (!Number.isInteger(remind) || remind < 1 || (Number.isInteger(expiresInSeconds) && remind >= expiresInSeconds)) {
@@ -198,7 +199,8 @@ function checkAsk(ask: AskInput, at: string, fail: (path: string, message: strin
   if (kind === 'approval' && ask.answerSchema !== undefined) {
     fail(`${at}/answerSchema`, 'answerSchema belongs to answer asks');
   }
-  if (ask.editable !== undefined && typeof ask.editable !== 'boolean') fail(`${at}/editable`, 'editable must be a boolean');
+  if (ask.editable !== undefined && typeof ask.editable !== 'boolean')
+    fail(`${at}/editable`, 'editable must be a boolean');
   for (const role of ['answerSchema', 'argsSchema'] as const) {
     if (ask[role] === undefined) continue;
     for (const problem of schemaProblems(ask[role], role)) fail(`${at}/${role}${problem.path}`, problem.message);
@@ -243,7 +245,8 @@ export function checkDecisionsInput(decisions: unknown): Decision[] {
   const list = parsed.data as Decision[];
   list.forEach((decision, index) => {
     if ('answer' in decision) checkAnswer(decision.answer, `/decisions/${index}/answer`);
-    if ('reason' in decision && decision.reason !== undefined) checkReason(decision.reason, `/decisions/${index}/reason`);
+    if ('reason' in decision && decision.reason !== undefined)
+      checkReason(decision.reason, `/decisions/${index}/reason`);
     if ('args' in decision) checkSize(decision.args, `/decisions/${index}/args`, 'the edited args');
   });
   return list;

@@ -68,7 +68,11 @@ export function createLifecycleEmitter(options: EmitterOptions): LifecycleEmitte
     const failed = results.filter((result) => result.status === 'rejected');
     for (const event of events) {
       // The answer link is a credential: never in a log line.
-      log.info('Lifecycle event', { type: event.type, runId: event.detail.runId, interruptId: event.detail.interruptId });
+      log.info('Lifecycle event', {
+        type: event.type,
+        runId: event.detail.runId,
+        interruptId: event.detail.interruptId,
+      });
     }
     if (failed.length > 0) {
       countFailure?.(events.length);

@@ -10,7 +10,7 @@ import { ASK_KINDS, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../checkpoints/rul
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
 import { BadRequestError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
 import { inboxAsset } from '../inbox/assets.ts';
-import { type LinkGrant, LINK_HEADER, LinkClosedError, LinkRefusedError } from '../links/answer-links.ts';
+import { LINK_HEADER, LinkClosedError, type LinkGrant, LinkRefusedError } from '../links/answer-links.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
 import {
@@ -93,13 +93,15 @@ const resumeBodySchema = z
   .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
   .check(
     z.refine(
-      (body) => ('answer' in body) !== (body.decisions !== undefined),
+      (body) => 'answer' in body !== (body.decisions !== undefined),
       'give exactly one of answer (a pause with one answer ask) or decisions',
     ),
   );
 const linkResumeBody = z
   .object({ answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
-  .check(z.refine((body) => ('answer' in body) !== (body.decisions !== undefined), 'give exactly one of answer or decisions'));
+  .check(
+    z.refine((body) => 'answer' in body !== (body.decisions !== undefined), 'give exactly one of answer or decisions'),
+  );
 const cancelBody = z.object({ reason: z.optional(z.string()) });
 const runParams = z.object({ runId });
 const pauseParams = z.object({ runId, interruptId: opaqueId });
@@ -112,9 +114,7 @@ const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...slic
 const continuationQuery = z.object(sliceQuery);
 const listQuery = z.object({
   status: z.optional(z.enum(PAUSE_STATUSES)),
-  limit: z.optional(
-    z.coerce.number().check(z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max)),
-  ),
+  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max))),
   cursor: z.optional(z.string().check(z.minLength(1))),
 });
 
@@ -192,13 +192,17 @@ export function createApiHandler(deps: ApiDeps) {
     {
       method: 'POST',
       path: '/runs/{runId}/pauses/{interruptId}/cancel',
-      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
-        const tenant = tenantOf(event);
-        const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
-        const body = parseOrThrow(cancelBody, event.body ?? {}, 'cancel body');
-        const result = await cancelTurn(deps, { tenant, ...params, ...body }, 'http');
-        return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
-      }, { optionalBody: true }),
+      handler: jsonRoute(
+        MAX_DECISION_BODY_BYTES,
+        async (event) => {
+          const tenant = tenantOf(event);
+          const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
+          const body = parseOrThrow(cancelBody, event.body ?? {}, 'cancel body');
+          const result = await cancelTurn(deps, { tenant, ...params, ...body }, 'http');
+          return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
+        },
+        { optionalBody: true },
+      ),
     },
     {
       method: 'POST',
@@ -264,7 +268,11 @@ export function createApiHandler(deps: ApiDeps) {
     },
     // The inbox page (§12): served without a token (its data calls carry one).
     { method: 'GET', path: '/inbox', handler: async () => asset('') },
-    { method: 'GET', path: '/inbox/{file}', handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? '') },
+    {
+      method: 'GET',
+      path: '/inbox/{file}',
+      handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? ''),
+    },
   ];
 
   return middy<ApiEvent, ApiResult>({
@@ -323,9 +331,14 @@ function jsonRoute(
   return async (event: ApiEvent): Promise<ApiResult> => {
     const { body, isBase64Encoded } = event;
     const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
-    const bytes = body === undefined ? 0 : isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
+    const bytes =
+      body === undefined ? 0 : isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
     if (bytes > maxBytes) {
-      throw new HttpProblem(413, EdgeCode.PayloadTooLarge, `The body is ${bytes} bytes; this route takes at most ${maxBytes}.`);
+      throw new HttpProblem(
+        413,
+        EdgeCode.PayloadTooLarge,
+        `The body is ${bytes} bytes; this route takes at most ${maxBytes}.`,
+      );
     }
     if (bytes === 0 && options.optionalBody) return handler({ ...event, body: {} as never });
     const contentType = event.headers?.['content-type'];
@@ -356,20 +369,34 @@ function notFound(routes: Array<Route<ApiEvent, ApiResult>>) {
   return ({ method, path }: { method: string; path: string }): never => {
     const allowed = [...new Set(patterns.filter((p) => p.regexp.test(path)).map((p) => p.method))] as Method[];
     if (allowed.length > 0) {
-      throw new HttpProblem(405, EdgeCode.MethodNotAllowed, `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
-        Allow: allowed.join(', '),
-      });
+      throw new HttpProblem(
+        405,
+        EdgeCode.MethodNotAllowed,
+        `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+        {
+          Allow: allowed.join(', '),
+        },
+      );
     }
     throw new HttpProblem(404, EdgeCode.NotFound, `No route ${method} ${path}.`);
   };
 }
 
 /** A body with messages that fits a response: a slice when `from`/`limit` are given, omitted past 5 MB. */
-function withMessages<T extends { messages?: unknown[] }>(body: T, from: number | undefined, limit: number | undefined) {
+function withMessages<T extends { messages?: unknown[] }>(
+  body: T,
+  from: number | undefined,
+  limit: number | undefined,
+) {
   if (body.messages === undefined || (from === undefined && limit === undefined)) {
     return fitMessages(body, HTTP_MESSAGES_LIMIT_BYTES);
   }
-  const slice = sliceMessages(body.messages, from ?? 0, limit ?? body.messages.length, HTTP_MESSAGES_LIMIT_BYTES - 64 * 1024);
+  const slice = sliceMessages(
+    body.messages,
+    from ?? 0,
+    limit ?? body.messages.length,
+    HTTP_MESSAGES_LIMIT_BYTES - 64 * 1024,
+  );
   // A slice holds at least one message; one message too big for 5 MB still travels alone, up to what Lambda returns.
   const bound = slice.messages.length === 1 ? HTTP_SINGLE_MESSAGE_LIMIT_BYTES : HTTP_MESSAGES_LIMIT_BYTES;
   return fitMessages({ ...body, ...slice }, bound);

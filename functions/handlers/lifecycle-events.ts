@@ -17,7 +17,9 @@ export const handler = createLifecycleStreamHandler({
     sinks: [
       {
         async deliver(events) {
-          const output = await eventBridge.send(new PutEventsCommand({ Entries: putEventsEntries(events, eventBusName) }));
+          const output = await eventBridge.send(
+            new PutEventsCommand({ Entries: putEventsEntries(events, eventBusName) }),
+          );
           if ((output.FailedEntryCount ?? 0) > 0) {
             const failed = output.Entries?.find((entry) => entry.ErrorCode !== undefined);
             throw new Error(`PutEvents refused ${output.FailedEntryCount} entries: ${failed?.ErrorCode ?? 'unknown'}`);

@@ -160,7 +160,11 @@ function extensions(error: HandbackError): Record<string, unknown> {
   }
   if (error instanceof PauseExpiredError) return { expiresAt: error.expiresAt };
   if (error instanceof InvalidTranscriptError) return { violations: error.violations };
-  if (error instanceof InvalidAnswerError || error instanceof BadRequestError || error instanceof PayloadTooLargeError) {
+  if (
+    error instanceof InvalidAnswerError ||
+    error instanceof BadRequestError ||
+    error instanceof PayloadTooLargeError
+  ) {
     return { failures: error.failures };
   }
   return {};

@@ -29,7 +29,12 @@ async function run(deps: UseCaseDeps, input: unknown, trigger: Trigger): Promise
   const { tenant, runId, interruptId } = request;
   switch (request.action) {
     case 'cancel': {
-      const cancel = { tenant, runId, interruptId, ...(request.reason === undefined ? {} : { reason: request.reason }) };
+      const cancel = {
+        tenant,
+        runId,
+        interruptId,
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
+      };
       return resumeBody(await cancelTurn(deps, cancel, trigger), STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
     }
     case 'decide': {

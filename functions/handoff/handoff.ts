@@ -5,9 +5,9 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
+import type { Outcome } from '../checkpoints/record.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
 import type { HandoffConfig } from '../handlers/config.ts';
-import type { Outcome } from '../checkpoints/record.ts';
 import type { DispatchCall } from '../rehydrate/decisions.ts';
 import type { FormatName } from '../rehydrate/formats/index.ts';
 
@@ -190,7 +190,10 @@ async function completeTask(
     }
     throw new HandoffFailedError(`Step Functions ${call}`, ids.continuationId ?? '', { cause: error });
   }
-  log.info(cancelled ? 'Failed the Step Functions task: the pause was cancelled' : 'Completed the Step Functions task', ids);
+  log.info(
+    cancelled ? 'Failed the Step Functions task: the pause was cancelled' : 'Completed the Step Functions task',
+    ids,
+  );
 }
 
 /** The error a cancelled pause's task fails with: the error class's name, as a workflow's `Catch` matches it. */

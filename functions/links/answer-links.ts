@@ -79,7 +79,12 @@ export function createAnswerLinks(secret: Uint8Array, clock: () => Date = () => 
           requiredClaims: ['exp', 'tnt', 'run', 'pid'],
         });
         const { tnt, run, pid } = payload as Record<string, unknown>;
-        if (protectedHeader.typ !== TYPE || typeof tnt !== 'string' || typeof run !== 'string' || typeof pid !== 'string') {
+        if (
+          protectedHeader.typ !== TYPE ||
+          typeof tnt !== 'string' ||
+          typeof run !== 'string' ||
+          typeof pid !== 'string'
+        ) {
           throw new LinkRefusedError();
         }
         return { tenant: tnt, runId: run, interruptId: pid };

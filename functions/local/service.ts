@@ -50,7 +50,8 @@ export async function startLocalService(
       ? await startEmbeddedDynamoDB({ tableName, ...(dataDir === undefined ? {} : { path: dataDir }) })
       : undefined;
   const raw =
-    embedded?.client() ?? new DynamoDBClient(storageClientConfig(endpointClientConfig(configuredEndpoint as string, env)));
+    embedded?.client() ??
+    new DynamoDBClient(storageClientConfig(endpointClientConfig(configuredEndpoint as string, env)));
   // DynamoDB Local starts empty; on AWS the table usually exists already (then this is a no-op).
   if (embedded === undefined) await createTable(raw, tableName);
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });

@@ -24,7 +24,10 @@ export interface ResumeBody {
 /** The resume body of a continuation, with `messages` left out (`messagesOmitted: true`) when it would pass `limitBytes`. */
 export function resumeBody(continuation: Continuation, limitBytes: number): ResumeBody {
   const { runId, interruptId, continuationId, format, outcome, dispatch, messages, resumedAt } = continuation;
-  return fitMessages({ runId, interruptId, continuationId, format, outcome, dispatch, messages, resumedAt }, limitBytes);
+  return fitMessages(
+    { runId, interruptId, continuationId, format, outcome, dispatch, messages, resumedAt },
+    limitBytes,
+  );
 }
 
 /**

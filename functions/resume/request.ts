@@ -44,7 +44,7 @@ export const triggerRequest = z
       (request) =>
         request.action === 'cancel'
           ? !('answer' in request) && request.decisions === undefined
-          : ('answer' in request) !== (request.decisions !== undefined) && request.reason === undefined,
+          : 'answer' in request !== (request.decisions !== undefined) && request.reason === undefined,
       'give exactly one of answer or decisions to resume, or action "cancel" with an optional reason',
     ),
   );
@@ -100,7 +100,9 @@ export function parseTriggerRequest(input: unknown): TriggerRequest {
     interruptId: request.interruptId,
   };
   if (request.action === 'cancel') {
-    return request.reason === undefined ? { action: 'cancel', ...base } : { action: 'cancel', ...base, reason: request.reason };
+    return request.reason === undefined
+      ? { action: 'cancel', ...base }
+      : { action: 'cancel', ...base, reason: request.reason };
   }
   if (request.decisions !== undefined) return { action: 'decide', ...base, decisions: request.decisions };
   // The answer's own rules (JSON, at most 256 KB) are the store's, checked there for every entry point.

@@ -142,7 +142,11 @@ export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = 
 }
 
 /** One pause, with its messages when asked. */
-export function getPause(deps: UseCaseDeps, key: PauseKey, options: { includeMessages?: boolean } = {}): Promise<PauseView> {
+export function getPause(
+  deps: UseCaseDeps,
+  key: PauseKey,
+  options: { includeMessages?: boolean } = {},
+): Promise<PauseView> {
   return deps.store.getPause(key, options);
 }
 

@@ -88,7 +88,12 @@ describe('a corrupt checkpoint', () => {
   it('is reported when a stored continuation no longer rebuilds to what the resume returned', async () => {
     const run = await pausedRun(1_000);
     const { continuationId } = await run.store.resume({ ...run.key, answer: 'yes' });
-    await setAttribute(table, run.pause, 'd0', JSON.stringify({ body: { answer: 'something else' }, hash: 'h', decidedAt: '2026-01-01T00:00:00.000Z' }));
+    await setAttribute(
+      table,
+      run.pause,
+      'd0',
+      JSON.stringify({ body: { answer: 'something else' }, hash: 'h', decidedAt: '2026-01-01T00:00:00.000Z' }),
+    );
     const error = await run.store
       .getContinuation({ tenant: 'acme', runId: run.input.runId, continuationId })
       .catch((e: unknown) => e);

@@ -30,7 +30,10 @@ describe('the DynamoDB layout', () => {
     const [seq, parts, token] = interruptId.split('.');
     const items = await runItems(table, 'acme', input.runId);
     expect(items.map((item) => item.sk).sort()).toEqual(
-      [Keys.pause(Number(seq)), ...Array.from({ length: Number(parts) }, (_, i) => Keys.part(Number(seq), token as string, i))].sort(),
+      [
+        Keys.pause(Number(seq)),
+        ...Array.from({ length: Number(parts) }, (_, i) => Keys.part(Number(seq), token as string, i)),
+      ].sort(),
     );
     const pause = items.find((item) => item.kind === 'pause') as Record<string, unknown>;
     expect(pause).toMatchObject({
@@ -68,7 +71,12 @@ describe('the DynamoDB layout', () => {
     const input = pauseInput();
     const { interruptId } = await storeOn(table).pause(input);
     const { client, commands } = recordingClient(table);
-    const result = await storeOn(table, { client }).resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'yes' });
+    const result = await storeOn(table, { client }).resume({
+      tenant: 'acme',
+      runId: input.runId,
+      interruptId,
+      answer: 'yes',
+    });
     expect(result.replayed).toBe(false);
     expect(commands.map((c) => c.command)).toEqual(['BatchGetItemCommand', 'UpdateItemCommand']);
     const [read, write] = commands;
@@ -107,7 +115,9 @@ describe('the DynamoDB layout', () => {
     expect(result).toMatchObject({ kind: 'pending', pending: ['b'] });
     expect(commands.map((c) => c.command)).toEqual(['BatchGetItemCommand', 'UpdateItemCommand']);
     const values = Object.values((commands[1]?.input.ExpressionAttributeValues ?? {}) as Record<string, unknown>);
-    expect(values).toContain(JSON.stringify(JSON.parse(values.find((v) => typeof v === 'string' && v.includes('approve')) as string)));
+    expect(values).toContain(
+      JSON.stringify(JSON.parse(values.find((v) => typeof v === 'string' && v.includes('approve')) as string)),
+    );
     expect(JSON.stringify(commands[1]?.input).length).toBeLessThan(1_000);
   });
 
@@ -119,12 +129,20 @@ describe('the DynamoDB layout', () => {
     const orphan = { pk: Keys.run('acme', input.runId), v: 2, kind: 'part', ttl: 1, data: new Uint8Array([1, 2, 3]) };
     for (const index of [0, 1]) {
       await table.client.send(
-        new PutCommand({ TableName: table.tableName, Item: { ...orphan, sk: Keys.part(2, 'crashedWriterToken0000', index) } }),
+        new PutCommand({
+          TableName: table.tableName,
+          Item: { ...orphan, sk: Keys.part(2, 'crashedWriterToken0000', index) },
+        }),
       );
     }
     const second = await store.pause(input);
     expect(second.interruptId).toMatch(/^2\./);
-    const result = await store.resume({ tenant: 'acme', runId: input.runId, interruptId: second.interruptId, answer: 'y' });
+    const result = await store.resume({
+      tenant: 'acme',
+      runId: input.runId,
+      interruptId: second.interruptId,
+      answer: 'y',
+    });
     expect(result.messages.slice(0, input.messages.length)).toEqual(input.messages);
   });
 
@@ -141,7 +159,9 @@ describe('the DynamoDB layout', () => {
       string,
       unknown
     >;
-    await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: lostItem.pk, sk: lostItem.sk } }));
+    await table.client.send(
+      new DeleteCommand({ TableName: table.tableName, Key: { pk: lostItem.pk, sk: lostItem.sk } }),
+    );
     await table.client.send(
       new PutCommand({
         TableName: table.tableName,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll } from 'vitest';
-import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { DynamoDBPersistence } from '../../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createTable } from '../../functions/local/embedded-dynamodb.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import { persistenceSpec } from './spec/persistence-spec.ts';
@@ -27,5 +27,6 @@ serviceSpec('the DynamoDB adapter (dynalite)', async (options) => {
 
 afterAll(async () => {
   const raw = table.newClient();
-  for (const tableName of tables) await raw.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  for (const tableName of tables)
+    await raw.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
 });

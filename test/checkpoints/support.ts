@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { CheckpointStore, PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
-import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import type { TestTable } from '../support/dynamodb.ts';
 
 /** Shared pieces of the checkpoint store tests: transcripts, a movable clock, raw reads of the table. */

@@ -146,7 +146,11 @@ describe('createHandoff', () => {
     const cancelled = { ...result, outcome: 'cancelled' as const, taskToken: 'token-2' };
     await createHandoff({ target: 'none' }, clients, logger).deliver(cancelled);
     expect(sfnMock.commandCalls(SendTaskFailureCommand).map((call) => call.args[0].input)).toEqual([
-      { taskToken: 'token-2', error: 'PauseCancelledError', cause: JSON.stringify({ ...pointer, outcome: 'cancelled' }) },
+      {
+        taskToken: 'token-2',
+        error: 'PauseCancelledError',
+        cause: JSON.stringify({ ...pointer, outcome: 'cancelled' }),
+      },
     ]);
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
   });

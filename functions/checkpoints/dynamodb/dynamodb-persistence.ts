@@ -13,7 +13,7 @@ import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, Transcrip
 import type { PauseRecord, RecordKey } from '../record.ts';
 import { TABLE } from '../table.ts';
 import { decodeCursor, encodeCursor, type Listing, type ListingKey } from './cursor.ts';
-import { idOfItem, type Item, ItemKind, partData, partItem, pauseItem, recordOf } from './items.ts';
+import { type Item, ItemKind, idOfItem, partData, partItem, pauseItem, recordOf } from './items.ts';
 import { Keys, parseRunKey, parseSortKey } from './keys.ts';
 import * as params from './params.ts';
 
@@ -33,7 +33,7 @@ export interface DynamoDBPersistenceOptions {
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 /** Part writes (and best-effort deletes) in flight at once for one pause. */
 const PART_CONCURRENCY = 4;
-/** Times a BatchGetItem asks again for keys DynamoDB left unprocessed (throttling), with a short backoff. */
+/** Answers in a row without any item after which a BatchGetItem gives up on unprocessed keys (throttling). */
 const UNPROCESSED_ROUNDS = 5;
 
 /**
@@ -56,7 +56,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     const pk = Keys.run(tenant, runId);
     let below: string | undefined;
     for (;;) {
-      const output = await this.#call(() => this.#client.send(new QueryCommand(params.latestPause(this.#tableName, pk, below))));
+      const output = await this.#call(() =>
+        this.#client.send(new QueryCommand(params.latestPause(this.#tableName, pk, below))),
+      );
       const raw = output.Items?.[0];
       if (raw === undefined) return undefined;
       const sk = parseSortKey(raw.sk);
@@ -71,7 +73,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     const ttl = this.#ttlOf(record);
     // Parts first: they are invisible until the pause item that names their token exists.
     await forEachLimited(parts, PART_CONCURRENCY, (data, index) =>
-      this.#call(() => this.#client.send(new PutCommand(params.putPart(this.#tableName, partItem(record, index, data, ttl))))),
+      this.#call(() =>
+        this.#client.send(new PutCommand(params.putPart(this.#tableName, partItem(record, index, data, ttl)))),
+      ),
     );
     try {
       await this.#client.send(new PutCommand(params.createPause(this.#tableName, pauseItem(record, ttl))));
@@ -119,9 +123,11 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   async list(query: ListQuery): Promise<ListPage> {
     const listing: Listing = query.openOnly ? 'open' : 'all';
     const start = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.tenant, listing);
-    const output = await this.#call(() => this.#client.send(
-      new QueryCommand(params.listingPage(this.#tableName, query.tenant, listing, query.limit, start)),
-    ));
+    const output = await this.#call(() =>
+      this.#client.send(
+        new QueryCommand(params.listingPage(this.#tableName, query.tenant, listing, query.limit, start)),
+      ),
+    );
     const positions: ListingKey[] = (output.Items ?? []).map((item) => ({
       gsi1sk: String(item[TABLE.byTenant.sortKey.name]),
       pk: String(item[TABLE.partitionKey.name]),
@@ -129,12 +135,18 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     }));
     // The index is eventually consistent (and the embedded store writes an index entry before its item): every
     // pause is read again from the table by key, and an entry whose pause is gone is stepped over.
-    const items = positions.length === 0 ? [] : await this.#batchGet(
-      params.getPauses(
-        this.#tableName,
-        positions.map((position) => ({ [TABLE.partitionKey.name]: position.pk, [TABLE.sortKey.name]: position.sk })),
-      ),
-    );
+    const items =
+      positions.length === 0
+        ? []
+        : await this.#batchGet(
+            params.getPauses(
+              this.#tableName,
+              positions.map((position) => ({
+                [TABLE.partitionKey.name]: position.pk,
+                [TABLE.sortKey.name]: position.sk,
+              })),
+            ),
+          );
     const byKey = new Map(items.map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
     const entries: ListPage['entries'] = [];
     for (const position of positions) {
@@ -155,7 +167,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
 
   async due(nowMs: number, limit: number): Promise<RecordKey[]> {
     const pages = await Promise.all(
-      Keys.dueShards().map((shard) => this.#call(() => this.#client.send(new QueryCommand(params.duePage(this.#tableName, shard, nowMs, limit))))),
+      Keys.dueShards().map((shard) =>
+        this.#call(() => this.#client.send(new QueryCommand(params.duePage(this.#tableName, shard, nowMs, limit)))),
+      ),
     );
     const due: Array<RecordKey & { at: number }> = [];
     for (const page of pages) {
@@ -176,15 +190,23 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     return Math.ceil(record.expiresAtMs / 1000) + this.#retentionSeconds;
   }
 
-  /** A BatchGetItem of one table, asking again for unprocessed keys; the items found, in no order. */
+  /**
+   * A BatchGetItem of one table, asking again for the keys DynamoDB left unprocessed: at once while each answer brings
+   * items (a response holds at most 16 MB on AWS, about 1 MB on the embedded store), with a backoff when one brings
+   * none (throttling). The items found, in no order.
+   */
   async #batchGet(input: BatchGetCommandInput): Promise<Item[]> {
     const items: Item[] = [];
     let request: BatchGetCommandInput['RequestItems'] | undefined = input.RequestItems;
-    for (let round = 0; request !== undefined && Object.keys(request).length > 0; round++) {
-      if (round >= UNPROCESSED_ROUNDS) throw new StorageUnavailableError();
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
-      const output = await this.#call(() => this.#client.send(new BatchGetCommand({ RequestItems: request })));
-      items.push(...(output.Responses?.[this.#tableName] ?? []));
+    let idle = 0;
+    while (request !== undefined && Object.keys(request).length > 0) {
+      if (idle > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** idle));
+      const pending: NonNullable<BatchGetCommandInput['RequestItems']> = request;
+      const output = await this.#call(() => this.#client.send(new BatchGetCommand({ RequestItems: pending })));
+      const found = output.Responses?.[this.#tableName] ?? [];
+      items.push(...found);
+      idle = found.length > 0 ? 0 : idle + 1;
+      if (idle >= UNPROCESSED_ROUNDS) throw new StorageUnavailableError();
       request = output.UnprocessedKeys;
     }
     return items;
@@ -228,7 +250,15 @@ const UNAVAILABLE = new Set([
   'ServiceUnavailable',
   'LimitExceededException',
 ]);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** `error` as the port reports it: `StorageUnavailableError` for a table that did not answer, else unchanged. */
 export function storageError(error: unknown): unknown {
@@ -239,7 +269,11 @@ export function storageError(error: unknown): unknown {
     $metadata?: { httpStatusCode?: number };
   };
   const status = $metadata?.httpStatusCode ?? 0;
-  if ((name !== undefined && UNAVAILABLE.has(name)) || (code !== undefined && NETWORK_CODES.has(code)) || status >= 500) {
+  if (
+    (name !== undefined && UNAVAILABLE.has(name)) ||
+    (code !== undefined && NETWORK_CODES.has(code)) ||
+    status >= 500
+  ) {
     return new StorageUnavailableError(undefined, { cause: error });
   }
   return error;

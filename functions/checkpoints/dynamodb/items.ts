@@ -122,10 +122,23 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   const newer = (what: string) => new UnsupportedRecordError(names.runId, names.interruptId, what);
   if (typeof raw.v === 'number' && raw.v > SCHEMA_VERSION) throw newer(`schema version ${raw.v}`);
   if (raw.v !== SCHEMA_VERSION) {
-    throw corrupt(`its pause item has schema version ${JSON.stringify(raw.v)}, which this version of Handback does not read`);
+    throw corrupt(
+      `its pause item has schema version ${JSON.stringify(raw.v)}, which this version of Handback does not read`,
+    );
   }
   if (raw.kind !== ItemKind.Pause) throw corrupt(`its pause item has kind ${JSON.stringify(raw.kind)}`);
-  for (const name of ['tenant', 'runId', 'token', 'format', 'asks', 'createdAt', 'onExpiry', 'status', 'codec', 'sha256']) {
+  for (const name of [
+    'tenant',
+    'runId',
+    'token',
+    'format',
+    'asks',
+    'createdAt',
+    'onExpiry',
+    'status',
+    'codec',
+    'sha256',
+  ]) {
     if (typeof raw[name] !== 'string') throw corrupt(`its pause item has no ${name}`);
   }
   for (const name of ['seq', 'rev', 'expiresAtMs', 'chunkCount', 'byteLength', 'rawLength']) {

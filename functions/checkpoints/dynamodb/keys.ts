@@ -32,7 +32,8 @@ export const Keys = {
   /** The sort key of a run's pause `seq`. */
   pause: (seq: number) => `P#${pad(seq, SEQ_DIGITS)}#P`,
   /** The sort key of part `index` of pause `seq`, written by the attempt whose token is `token`. */
-  part: (seq: number, token: string, index: number) => `P#${pad(seq, SEQ_DIGITS)}#C#${token}#${pad(index, INDEX_DIGITS)}`,
+  part: (seq: number, token: string, index: number) =>
+    `P#${pad(seq, SEQ_DIGITS)}#C#${token}#${pad(index, INDEX_DIGITS)}`,
   /** The prefix every pause and part sort key starts with. */
   pausesPrefix: 'P#',
   /** The byTenant / openByTenant partition of a tenant. */

@@ -175,12 +175,12 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
       for (let index = 0; index < 3; index++) await persistence.create(record({ tenant }), PARTS);
       const page = await persistence.list({ tenant, openOnly: false, limit: 1 });
       const cursor = page.entries[0]?.after as string;
-      await expect(persistence.list({ tenant: 'someone-else', openOnly: false, limit: 1, cursor })).rejects.toMatchObject(
-        { name: 'BadRequestError' },
-      );
-      await expect(persistence.list({ tenant, openOnly: false, limit: 1, cursor: 'bm90IGEgY3Vyc29y' })).rejects.toMatchObject(
-        { name: 'BadRequestError' },
-      );
+      await expect(
+        persistence.list({ tenant: 'someone-else', openOnly: false, limit: 1, cursor }),
+      ).rejects.toMatchObject({ name: 'BadRequestError' });
+      await expect(
+        persistence.list({ tenant, openOnly: false, limit: 1, cursor: 'bm90IGEgY3Vyc29y' }),
+      ).rejects.toMatchObject({ name: 'BadRequestError' });
     });
 
     it('finds the records due by a time, and not those due later or closed', async () => {

@@ -17,8 +17,8 @@ import {
   PauseNotFoundError,
   PayloadTooLargeError,
 } from '../../../functions/errors.ts';
-import { REJECTED } from '../../../functions/rehydrate/decisions.ts';
 import { checkTranscript } from '../../../functions/rehydrate/check-transcript.ts';
+import { REJECTED } from '../../../functions/rehydrate/decisions.ts';
 import { NOT_DISPATCHED } from '../../../functions/rehydrate/rehydrate.ts';
 import { chatTranscript, testClock } from '../support.ts';
 
@@ -203,7 +203,11 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
           { asks: [{ toolCallId: 'call_refund', kind: 'approval' as const, answerSchema: { type: 'string' } }] },
           BadRequestError,
         ],
-        ['the same call asked twice', { asks: [{ toolCallId: 'call_ask' }, { toolCallId: 'call_ask' }] }, BadRequestError],
+        [
+          'the same call asked twice',
+          { asks: [{ toolCallId: 'call_ask' }, { toolCallId: 'call_ask' }] },
+          BadRequestError,
+        ],
         ['no asks', { asks: [] }, BadRequestError],
         ['17 asks', { asks: Array.from({ length: 17 }, () => ({ toolCallId: 'call_ask' })) }, BadRequestError],
         ['a call that is not in the round', { asks: [{ toolCallId: 'call_nope' }] }, InvalidTranscriptError],
@@ -344,7 +348,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const input = partOne();
         const { interruptId } = await store.pause(input);
         const outcomes = await Promise.allSettled(
-          Array.from({ length: 50 }, (_, n) => store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: n })),
+          Array.from({ length: 50 }, (_, n) =>
+            store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: n }),
+          ),
         );
         const winners = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value);
         expect(winners).toHaveLength(1);
@@ -359,7 +365,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const input = partOne();
         const { interruptId } = await store.pause(input);
         const results = await Promise.all(
-          Array.from({ length: 50 }, () => store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'ok' })),
+          Array.from({ length: 50 }, () =>
+            store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'ok' }),
+          ),
         );
         expect(new Set(results.map((r) => r.continuationId)).size).toBe(1);
         expect(results.filter((r) => !r.replayed)).toHaveLength(1);
@@ -410,7 +418,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const onTimeId = (await store.pause(onTime)).interruptId;
         const first = await store.resume({ tenant: 'acme', runId: onTime.runId, interruptId: onTimeId, answer: 'ok' });
         clock.advance(60);
-        const error = await rejection(store.resume({ tenant: 'acme', runId: late.runId, interruptId: lateId, answer: 1 }));
+        const error = await rejection(
+          store.resume({ tenant: 'acme', runId: late.runId, interruptId: lateId, answer: 1 }),
+        );
         expect(error).toBeInstanceOf(PauseExpiredError);
         expect(error).toMatchObject({ expiresAt: '2026-01-01T00:01:00.000Z' });
         const view = await store.getPause({ tenant: 'acme', runId: late.runId, interruptId: lateId });
@@ -423,7 +433,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const { store } = await setup();
         const input = withAsks();
         const { interruptId } = await store.pause(input);
-        const error = await rejection(store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'full' }));
+        const error = await rejection(
+          store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'full' }),
+        );
         expect(error).toBeInstanceOf(BadRequestError);
         expect((error as Error).message).toContain('send decisions');
       });
@@ -438,7 +450,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const input = partOne();
         const { interruptId } = await store.pause(input);
         const forged = forge(interruptId);
-        const error = await rejection(store.resume({ tenant: 'acme', runId: input.runId, interruptId: forged, answer: 1 }));
+        const error = await rejection(
+          store.resume({ tenant: 'acme', runId: input.runId, interruptId: forged, answer: 1 }),
+        );
         expect(error).toBeInstanceOf(PauseNotFoundError);
       });
     });
@@ -515,7 +529,11 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
       });
 
       it.each([
-        ['a decision for a call that is not an ask', [{ toolCallId: 'call_lookup', decision: 'approve' }], BadRequestError],
+        [
+          'a decision for a call that is not an ask',
+          [{ toolCallId: 'call_lookup', decision: 'approve' }],
+          BadRequestError,
+        ],
         ['an approval of an answer ask', [{ toolCallId: 'call_ask', decision: 'approve' }], BadRequestError],
         ['an answer to an approval ask', [{ toolCallId: 'call_refund', answer: 'yes' }], BadRequestError],
         [
@@ -532,9 +550,21 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
           [{ toolCallId: 'call_refund', decision: 'edit', args: { orderId: 'A-1042', amount: 500 } }],
           InvalidAnswerError,
         ],
-        ['edited args that are not an object', [{ toolCallId: 'call_refund', decision: 'edit', args: [1] }], BadRequestError],
-        ['an edit of a call that is not editable', [{ toolCallId: 'call_email', decision: 'edit', args: {} }], InvalidAnswerError],
-        ['a reason over 2 KB', [{ toolCallId: 'call_email', decision: 'reject', reason: 'x'.repeat(2049) }], BadRequestError],
+        [
+          'edited args that are not an object',
+          [{ toolCallId: 'call_refund', decision: 'edit', args: [1] }],
+          BadRequestError,
+        ],
+        [
+          'an edit of a call that is not editable',
+          [{ toolCallId: 'call_email', decision: 'edit', args: {} }],
+          InvalidAnswerError,
+        ],
+        [
+          'a reason over 2 KB',
+          [{ toolCallId: 'call_email', decision: 'reject', reason: 'x'.repeat(2049) }],
+          BadRequestError,
+        ],
         ['no decisions', [], BadRequestError],
       ])('refuses %s and changes nothing', async (_, decisions, errorClass) => {
         const { store } = await setup();
@@ -560,7 +590,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
           calls.map((c, n) =>
             store.decide({
               ...key,
-              decisions: [n % 2 === 0 ? { toolCallId: c.id, decision: 'approve' } : { toolCallId: c.id, decision: 'reject' }],
+              decisions: [
+                n % 2 === 0 ? { toolCallId: c.id, decision: 'approve' } : { toolCallId: c.id, decision: 'reject' },
+              ],
             }),
           ),
         );
@@ -575,7 +607,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         expect(view.decided).toHaveLength(16);
         expect(view.continuationId).toBe(closed[0]?.kind === 'closed' ? closed[0].continuationId : undefined);
         const continuation = await store.getContinuation({ ...key, continuationId: view.continuationId as string });
-        expect(continuation.dispatch.map((d) => d.toolCallId)).toEqual(calls.filter((_, n) => n % 2 === 0).map((c) => c.id));
+        expect(continuation.dispatch.map((d) => d.toolCallId)).toEqual(
+          calls.filter((_, n) => n % 2 === 0).map((c) => c.id),
+        );
       });
 
       it('lets one of two racers on the same ask win; the other is told it was already decided', async () => {
@@ -642,7 +676,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const key = { tenant: 'acme', runId: input.runId, interruptId };
         const first = await store.cancel(key);
         expect(await store.cancel({ ...key, reason: 'again' })).toEqual({ ...first, replayed: true });
-        const error = await rejection(store.decide({ ...key, decisions: [{ toolCallId: 'call_ask', answer: 'full' }] }));
+        const error = await rejection(
+          store.decide({ ...key, decisions: [{ toolCallId: 'call_ask', answer: 'full' }] }),
+        );
         expect(error).toBeInstanceOf(PauseCancelledError);
         expect(error).toMatchObject({ continuationId: first.continuationId });
       });
@@ -652,15 +688,15 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const resumed = partOne();
         const resumedId = (await store.pause(resumed)).interruptId;
         await store.resume({ tenant: 'acme', runId: resumed.runId, interruptId: resumedId, answer: 'ok' });
-        await expect(store.cancel({ tenant: 'acme', runId: resumed.runId, interruptId: resumedId })).rejects.toBeInstanceOf(
-          AlreadyResumedError,
-        );
+        await expect(
+          store.cancel({ tenant: 'acme', runId: resumed.runId, interruptId: resumedId }),
+        ).rejects.toBeInstanceOf(AlreadyResumedError);
         const expired = partOne({ expiresInSeconds: 5 });
         const expiredId = (await store.pause(expired)).interruptId;
         clock.advance(5);
-        await expect(store.cancel({ tenant: 'acme', runId: expired.runId, interruptId: expiredId })).rejects.toBeInstanceOf(
-          PauseExpiredError,
-        );
+        await expect(
+          store.cancel({ tenant: 'acme', runId: expired.runId, interruptId: expiredId }),
+        ).rejects.toBeInstanceOf(PauseExpiredError);
       });
 
       it('races a cancel against decisions: exactly one outcome, and the loser is told', async () => {
@@ -698,7 +734,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         expect(swept.expired[0]).toMatchObject({ status: 'expired' });
         expect(swept.expired[0]).not.toHaveProperty('continuationId');
         expect(await store.closeDue()).toEqual({ reminded: [], expired: [], closed: [] });
-        const error = await rejection(store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'late' }));
+        const error = await rejection(
+          store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'late' }),
+        );
         expect(error).toBeInstanceOf(PauseExpiredError);
       });
 
