@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { type AttributeValue, DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchGetItemCommand, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CheckpointStore } from '../functions/checkpoints/checkpoint-store.ts';
+import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
-import { Keys, parseId } from '../functions/checkpoints/keys.ts';
+import { parseId } from '../functions/checkpoints/ids.ts';
 import { EMBEDDED_CLIENT_CONFIG } from '../functions/local/embedded-dynamodb.ts';
 import type { FormatName } from '../functions/rehydrate/formats/index.ts';
 import { ANSWER, type BenchTranscript } from './transcripts.ts';
@@ -120,25 +121,24 @@ export async function startStoreFixture(): Promise<StoreFixture> {
       return store.resume({ tenant: TENANT, runId: p.runId, interruptId: p.interruptId, answer: ANSWER });
     },
     async floor(p) {
-      const seq = parseId(p.interruptId)?.seq ?? 0;
-      const range = Keys.pauseRange(seq);
+      // The raw floor reads what a resume reads, by key: the pause item and its transcript's parts.
+      const id = parseId(p.interruptId) ?? { seq: 0, parts: 0, token: '' };
+      const seq = id.seq;
       const pk = Keys.run(TENANT, p.runId);
+      const keys = [Keys.pause(seq), ...Array.from({ length: id.parts }, (_, i) => Keys.part(seq, id.token, i))].map(
+        (sk) => ({ pk: { S: pk }, sk: { S: sk } }),
+      );
       let requests = 0;
-      let startKey: Record<string, AttributeValue> | undefined;
-      do {
-        const page = await raw.send(
-          new QueryCommand({
-            TableName: TABLE_NAME,
-            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-            ConsistentRead: true,
-            ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-            ExpressionAttributeValues: { ':pk': { S: pk }, ':from': { S: range.from }, ':to': { S: range.to } },
-            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-          }),
-        );
+      let pending:
+        | Record<string, { Keys: Array<Record<string, AttributeValue>>; ConsistentRead: boolean }>
+        | undefined = {
+        [TABLE_NAME]: { Keys: keys, ConsistentRead: true },
+      };
+      while (pending !== undefined && Object.keys(pending).length > 0) {
+        const page = await raw.send(new BatchGetItemCommand({ RequestItems: pending }));
         requests++;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
+        pending = page.UnprocessedKeys as typeof pending;
+      }
       await raw.send(
         new UpdateItemCommand({
           TableName: TABLE_NAME,

@@ -514,9 +514,12 @@ describe('the HTTP API handler', () => {
       const broken: CheckpointStore = {
         pause: failing,
         resume: failing,
+        decide: failing,
+        cancel: failing,
         getPause: failing,
         getContinuation: failing,
         listPauses: failing,
+        closeDue: failing,
       };
       const { call } = api({ store: broken });
       const anonymous = await call(httpEvent(method, path, { body, claims: null }));

@@ -1,4 +1,4 @@
-import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import {
   createStepFunctionsHandler,
 } from '../../functions/handlers/triggers.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
+import type { ResumeBody } from '../../functions/resume/fit.ts';
 import { eventBridgeEvent, lambdaContext, pausedTurn, sqsEvent } from './events.ts';
 import { useStoreTable } from './store.ts';
 import { testTelemetry } from './telemetry.ts';
@@ -53,12 +54,17 @@ describe('the Step Functions task handler', () => {
   it('outputs the resume body and completes the pause task token with the pointer', async () => {
     const { runId, interruptId } = await pause({ taskToken: 'AQCEAAAAKgAAAA-token' });
     const handler = createStepFunctionsHandler(deps());
-    const output = await handler({ runId, interruptId, answer: { approve: true }, tenant: 'acme' }, lambdaContext());
+    const output = (await handler(
+      { runId, interruptId, answer: { approve: true }, tenant: 'acme' },
+      lambdaContext(),
+    )) as ResumeBody;
     expect(output).toEqual({
       runId,
       interruptId,
       continuationId: expect.any(String),
       format: 'openai-chat',
+      outcome: 'resumed',
+      dispatch: [],
       messages: expect.any(Array),
       resumedAt: expect.any(String),
     });
@@ -68,6 +74,8 @@ describe('the Step Functions task handler', () => {
       interruptId,
       continuationId: output.continuationId,
       format: 'openai-chat',
+      outcome: 'resumed',
+      dispatch: [],
       messages: output.messages,
     });
     expect(sfnMock.commandCalls(SendTaskSuccessCommand).map((call) => call.args[0].input)).toEqual([
@@ -90,7 +98,7 @@ describe('the Step Functions task handler', () => {
   it.each([
     [
       'PauseNotFoundError',
-      async () => ({ runId: 'nope', interruptId: 'AAAAAAAAAAAAAAAAAAAAAA', answer: 1, tenant: 'acme' }),
+      async () => ({ runId: 'nope', interruptId: '1.1.AAAAAAAAAAAAAAAAAAAAAA', answer: 1, tenant: 'acme' }),
     ],
     ['PauseNotFoundError', async () => ({ ...(await pause()), answer: 1, tenant: 'globex' })],
     ['BadRequestError', async () => ({ runId: 'bad run', interruptId: 'x', answer: 1 })],
@@ -101,6 +109,78 @@ describe('the Step Functions task handler', () => {
   ])('throws %s, by name, for Catch to match', async (name, input) => {
     const handler = createStepFunctionsHandler(deps());
     await expect(handler(await input(), lambdaContext())).rejects.toHaveProperty('name', name);
+  });
+
+  it('records decisions from the task input: pending while asks wait, then the continuation with its dispatch', async () => {
+    const messages = [
+      { role: 'user', content: 'Refund and notify.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_refund', type: 'function', function: { name: 'refund', arguments: '{"amount":120}' } },
+          { id: 'call_notify', type: 'function', function: { name: 'notify', arguments: '{}' } },
+        ],
+      },
+    ];
+    const asks = [
+      { toolCallId: 'call_refund', kind: 'approval' as const },
+      { toolCallId: 'call_notify', kind: 'approval' as const },
+    ];
+    const { runId, interruptId } = await pause({ messages, asks, toolCallId: undefined });
+    const handler = createStepFunctionsHandler(deps());
+    const first = await handler(
+      {
+        runId,
+        interruptId,
+        tenant: 'acme',
+        decisions: [{ toolCallId: 'call_refund', decision: 'edit', args: { amount: 60 } }],
+      },
+      lambdaContext(),
+    );
+    expect(first).toEqual({ runId, interruptId, status: 'paused', decided: ['call_refund'], pending: ['call_notify'] });
+    const last = await handler(
+      {
+        runId,
+        interruptId,
+        tenant: 'acme',
+        decisions: [{ toolCallId: 'call_notify', decision: 'reject', reason: 'Not now.' }],
+      },
+      lambdaContext(),
+    );
+    expect(last).toMatchObject({
+      outcome: 'resumed',
+      dispatch: [{ toolCallId: 'call_refund', name: 'refund', args: { amount: 60 } }],
+    });
+  });
+
+  it('cancels from the task input with action "cancel", and fails the pause task with PauseCancelledError', async () => {
+    sfnMock.on(SendTaskFailureCommand).resolves({});
+    const { runId, interruptId } = await pause({ taskToken: 'AQCE-cancel-token' });
+    const handler = createStepFunctionsHandler(deps());
+    const output = await handler(
+      { action: 'cancel', runId, interruptId, reason: 'Withdrawn.', tenant: 'acme' },
+      lambdaContext(),
+    );
+    expect(output).toMatchObject({ outcome: 'cancelled', dispatch: [] });
+    const failures = sfnMock.commandCalls(SendTaskFailureCommand).map((call) => call.args[0].input);
+    expect(failures).toEqual([
+      { taskToken: 'AQCE-cancel-token', error: 'PauseCancelledError', cause: expect.any(String) },
+    ]);
+    expect(JSON.parse(failures[0]?.cause ?? '')).toMatchObject({ runId, interruptId, outcome: 'cancelled' });
+  });
+
+  it.each([
+    ['an answer and decisions at once', { answer: 1, decisions: [] }],
+    ['a cancel with an answer', { action: 'cancel', answer: 1 }],
+    ['neither an answer nor decisions', {}],
+  ])('refuses %s with BadRequestError', async (_, extra) => {
+    const { runId, interruptId } = await pause();
+    const handler = createStepFunctionsHandler(deps());
+    await expect(handler({ runId, interruptId, tenant: 'acme', ...extra }, lambdaContext())).rejects.toHaveProperty(
+      'name',
+      'BadRequestError',
+    );
   });
 
   it('throws AlreadyResumedError for another answer after a resume', async () => {
@@ -125,7 +205,7 @@ describe('the SQS handler', () => {
     const event = sqsEvent([
       JSON.stringify({ ...good, answer: 'yes', tenant: 'acme' }),
       JSON.stringify({ ...transient, answer: 'yes', tenant: 'acme' }),
-      JSON.stringify({ runId: 'ghost', interruptId: 'AAAAAAAAAAAAAAAAAAAAAA', answer: 'yes', tenant: 'acme' }),
+      JSON.stringify({ runId: 'ghost', interruptId: '1.1.AAAAAAAAAAAAAAAAAAAAAA', answer: 'yes', tenant: 'acme' }),
       'not json',
     ]);
     // Records run concurrently; hand-off order follows resume order, so only assert which record failed.
