@@ -203,8 +203,8 @@ export class CheckpointService implements CheckpointStore {
 
   async resume(input: ResumeInput): Promise<ResumeResult> {
     checkRun(input?.tenant, input?.runId);
-    const id = this.#idOf(input.runId, input.interruptId);
     checkAnswer(input.answer);
+    const id = this.#idOf(input.runId, input.interruptId);
     const result = await this.#decide(input, id, { answer: input.answer });
     // A pause with exactly one ask closes with its one decision.
     if (result.kind !== 'closed') throw new Error('A one-ask pause was left pending by its answer.');
@@ -214,8 +214,8 @@ export class CheckpointService implements CheckpointStore {
 
   async decide(input: DecideInput): Promise<DecideResult> {
     checkRun(input?.tenant, input?.runId);
-    const id = this.#idOf(input.runId, input.interruptId);
     const decisions = checkDecisionsInput(input.decisions);
+    const id = this.#idOf(input.runId, input.interruptId);
     return this.#decide(input, id, { decisions });
   }
 

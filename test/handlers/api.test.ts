@@ -3,9 +3,11 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
+import { StorageUnavailableError } from '../../functions/errors.ts';
 import { type ApiEvent, createApiHandler } from '../../functions/handlers/http-api.ts';
 import openapi from '../../functions/handlers/openapi.json' with { type: 'json' };
 import { createHandoff, type Handoff } from '../../functions/handoff/handoff.ts';
+import { type AnswerLinks, createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { NOT_DISPATCHED } from '../../functions/rehydrate/rehydrate.ts';
 import { httpEvent, lambdaContext, pauseBody, pausedTurn } from './events.ts';
 import { useStoreTable } from './store.ts';
@@ -26,7 +28,7 @@ beforeEach(() => {
   sqsMock.on(SendMessageCommand).resolves({ MessageId: 'm' });
 });
 
-function api(options: { store?: CheckpointStore; handoff?: Handoff; tenantClaim?: string } = {}) {
+function api(options: { store?: CheckpointStore; handoff?: Handoff; tenantClaim?: string; links?: AnswerLinks } = {}) {
   const telemetry = testTelemetry();
   const handoff =
     options.handoff ?? createHandoff({ target: 'sqs', queueUrl: 'https://sqs/next' }, { sqs }, telemetry.logger);
@@ -35,6 +37,7 @@ function api(options: { store?: CheckpointStore; handoff?: Handoff; tenantClaim?
     handoff,
     ...telemetry,
     ...(options.tenantClaim ? { tenantClaim: options.tenantClaim } : {}),
+    ...(options.links ? { links: options.links } : {}),
   });
   return {
     telemetry,
@@ -93,6 +96,7 @@ describe('the HTTP API handler', () => {
       runId,
       interruptId,
       toolCallId: 'call_ask',
+      asks: ['call_ask'],
       status: 'paused',
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
@@ -277,10 +281,12 @@ describe('the HTTP API handler', () => {
       interruptId,
       continuationId: expect.any(String),
       format: 'openai-chat',
+      outcome: 'resumed',
+      dispatch: [],
       messages: [
         ...pausedTurn(),
-        { role: 'tool', tool_call_id: 'call_ask', content: '{"approve":true,"note":"ok"}' },
         { role: 'tool', tool_call_id: 'call_lookup', content: NOT_DISPATCHED },
+        { role: 'tool', tool_call_id: 'call_ask', content: '{"approve":true,"note":"ok"}' },
         { role: 'tool', tool_call_id: 'call_notify', content: NOT_DISPATCHED },
       ],
       resumedAt: expect.any(String),
@@ -303,6 +309,8 @@ describe('the HTTP API handler', () => {
       interruptId,
       continuationId: first.body.continuationId,
       format: 'openai-chat',
+      outcome: 'resumed',
+      dispatch: [],
       messages: first.body.messages,
     });
     expect(sqsMock.commandCalls(SendMessageCommand).map((c) => c.args[0].input)).toEqual([
@@ -421,7 +429,14 @@ describe('the HTTP API handler', () => {
     expect(collected[0]).toEqual(messages[0]);
     // The SQS pointer carries no messages when they do not fit 256 KB.
     const body = JSON.parse(String(sqsMock.commandCalls(SendMessageCommand)[0]?.args[0].input.MessageBody));
-    expect(body).toEqual({ runId, interruptId, continuationId: resumed.body.continuationId, format: 'openai-chat' });
+    expect(body).toEqual({
+      runId,
+      interruptId,
+      continuationId: resumed.body.continuationId,
+      format: 'openai-chat',
+      outcome: 'resumed',
+      dispatch: [],
+    });
   });
 
   it('serves one message too big for a 5 MB slice alone, within what a Lambda response can carry', async () => {
@@ -499,36 +514,146 @@ describe('the HTTP API handler', () => {
 
   const everyTenantRoute: Array<[string, string, unknown]> = [
     ['POST', '/runs/r1/pauses', pauseBody()],
-    ['GET', '/runs/r1/pauses/abc', undefined],
-    ['POST', '/runs/r1/resume', { interruptId: 'abc', answer: 'yes' }],
-    ['GET', '/runs/r1/continuations/abc', undefined],
+    ['GET', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA', undefined],
+    ['POST', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA/cancel', {}],
+    ['POST', '/runs/r1/resume', { interruptId: '1.1.AAAAAAAAAAAAAAAAAAAAAA', answer: 'yes' }],
+    ['GET', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA', undefined],
     ['GET', '/pauses', undefined],
   ];
 
+  /** A store whose every method fails with `error`. */
+  const brokenStore = (error: () => Error): CheckpointStore => {
+    const failing = async () => {
+      throw error();
+    };
+    return {
+      pause: failing,
+      resume: failing,
+      decide: failing,
+      cancel: failing,
+      getPause: failing,
+      getContinuation: failing,
+      listPauses: failing,
+      closeDue: failing,
+    };
+  };
+
   it.each(everyTenantRoute)(
-    'answers %s %s with 401 without a token and a generic 500 when the store fails',
+    'answers %s %s with 401 without a token, a generic 500 when the store fails, a 503 when it does not answer',
     async (method, path, body) => {
-      const failing = async () => {
-        throw new Error('socket hang up');
-      };
-      const broken: CheckpointStore = {
-        pause: failing,
-        resume: failing,
-        decide: failing,
-        cancel: failing,
-        getPause: failing,
-        getContinuation: failing,
-        listPauses: failing,
-        closeDue: failing,
-      };
-      const { call } = api({ store: broken });
+      const { call } = api({ store: brokenStore(() => new Error('socket hang up')) });
       const anonymous = await call(httpEvent(method, path, { body, claims: null }));
       expect(anonymous).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
       const failed = await call(httpEvent(method, path, { body }));
       expect(failed).toMatchObject({ status: 500, body: { code: 'internal_error', requestId: expect.any(String) } });
       expect(failed.body.detail).not.toContain('socket');
+      const slow = api({ store: brokenStore(() => new StorageUnavailableError()) });
+      const unavailable = await slow.call(httpEvent(method, path, { body }));
+      expect(unavailable).toMatchObject({ status: 503, body: { code: 'storage_unavailable' } });
+      expect(unavailable.headers['Retry-After']).toBe('1');
     },
   );
+
+  it.each([
+    ['GET', '/links/pause', undefined],
+    ['POST', '/links/resume', { answer: 'yes' }],
+  ])(
+    'answers %s %s with a generic 500 when the store fails, a 503 when it does not answer',
+    async (method, path, body) => {
+      const links = createAnswerLinks(new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!'));
+      const url = await links.linkFor(
+        {
+          tenant: 'acme',
+          runId: 'r1',
+          interruptId: '1.1.AAAAAAAAAAAAAAAAAAAAAA',
+          expiresAt: '2099-01-01T00:00:00.000Z',
+        },
+        'https://x/inbox',
+      );
+      const headers = { 'x-handback-link': url.slice(url.indexOf('#') + 1) };
+      for (const [error, status] of [
+        [() => new Error('socket hang up'), 500],
+        [() => new StorageUnavailableError(), 503],
+      ] as const) {
+        const { call } = api({ store: brokenStore(error), links });
+        const response = await call(httpEvent(method, path, { body, claims: null, headers }));
+        expect(response.status).toBe(status);
+      }
+    },
+  );
+
+  it('answers every refusal of an answer link’s decision in words, each with its status', async () => {
+    const links = createAnswerLinks(new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!'));
+    const { call } = api({ links });
+    const asks = [
+      { toolCallId: 'call_ask', kind: 'answer', answerSchema: { type: 'boolean' } },
+      { toolCallId: 'call_notify', kind: 'approval' },
+    ];
+    const { response } = await paused(call, { toolCallId: undefined, prompt: undefined, asks });
+    const link = { 'x-handback-link': String(response.body.answerUrl).split('#')[1] as string };
+    const send = (body: unknown, options: { rawBody?: string; contentType?: string } = {}) =>
+      call(httpEvent('POST', '/links/resume', { claims: null, headers: link, body, ...options }));
+    expect(await send({ decisions: [{ toolCallId: 'call_notify', decision: 'approve' }] })).toMatchObject({
+      status: 202,
+      body: { pending: ['call_ask'] },
+    });
+    expect(await send({ decisions: [{ toolCallId: 'call_notify', decision: 'reject' }] })).toMatchObject({
+      status: 409,
+      body: { code: 'already_decided' },
+    });
+    expect(await send({ decisions: [{ toolCallId: 'call_ask', answer: 'maybe' }] })).toMatchObject({
+      status: 422,
+      body: { code: 'invalid_answer' },
+    });
+    expect(await send({ answer: true, decisions: [] })).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    expect(await send(undefined, { rawBody: 'yes', contentType: 'text/plain' })).toMatchObject({ status: 415 });
+    expect(await send({ answer: 'x'.repeat(1024 * 1024 + 1) })).toMatchObject({ status: 413 });
+    expect(await call(httpEvent('POST', '/links/resume', { claims: null, body: { answer: true } }))).toMatchObject({
+      status: 401,
+    });
+    expect(await send({ decisions: [{ toolCallId: 'call_ask', answer: true }] })).toMatchObject({ status: 200 });
+    expect(await send({ decisions: [{ toolCallId: 'call_ask', answer: true }] })).toMatchObject({
+      status: 410,
+      body: { code: 'link_closed' },
+    });
+    const unlinked = api();
+    const none = await unlinked.call(
+      httpEvent('POST', '/links/resume', { claims: null, headers: link, body: { answer: 1 } }),
+    );
+    expect(none).toMatchObject({ status: 404 });
+    const badSlice = await call(
+      httpEvent('GET', '/links/pause?include=messages&from=-1', { claims: null, headers: link }),
+    );
+    expect(badSlice.status).toBe(410);
+  });
+
+  it('answers a cancel of an expired pause with 410, of a body too large with 413, of a text body with 415', async () => {
+    let now = Date.now();
+    const store = table.store(() => new Date(now));
+    const { call } = api({ store });
+    const { runId, interruptId } = await paused(call, { expiresInSeconds: 60 });
+    const path = `/runs/${runId}/pauses/${interruptId}/cancel`;
+    expect(await call(httpEvent('POST', path, { rawBody: 'no', contentType: 'text/plain' }))).toMatchObject({
+      status: 415,
+    });
+    expect(await call(httpEvent('POST', path, { body: { reason: 'x'.repeat(1024 * 1024) } }))).toMatchObject({
+      status: 413,
+    });
+    now += 61_000;
+    expect(await call(httpEvent('POST', path, { body: {} }))).toMatchObject({
+      status: 410,
+      body: { code: 'pause_expired' },
+    });
+  });
+
+  it('answers 400 on the answer-link route for a bad slice of an open pause', async () => {
+    const links = createAnswerLinks(new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!'));
+    const { call } = api({ links });
+    const { response } = await paused(call);
+    const link = { 'x-handback-link': String(response.body.answerUrl).split('#')[1] as string };
+    const bad = await call(httpEvent('GET', '/links/pause?include=messages&from=-1', { claims: null, headers: link }));
+    expect(bad).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+  });
 
   it('answers 400 bad_request for a bad slice of a pause', async () => {
     const { call } = api();
@@ -546,6 +671,295 @@ describe('the HTTP API handler', () => {
     const retried = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
     expect(retried).toMatchObject({ status: 200, body: { continuationId: failed.body.continuationId } });
     expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(2);
+  });
+
+  describe('asks and decisions (§9)', () => {
+    const asks = [
+      { toolCallId: 'call_ask', kind: 'answer', prompt: 'Refund?', answerSchema: { type: 'boolean' } },
+      {
+        toolCallId: 'call_lookup',
+        kind: 'approval',
+        argsSchema: { type: 'object', properties: { orderId: { type: 'string', pattern: '^A-' } } },
+      },
+      { toolCallId: 'call_notify', kind: 'approval', editable: false },
+    ];
+    const withAsks = (call: ReturnType<typeof api>['call']) =>
+      paused(call, { toolCallId: undefined, prompt: undefined, asks });
+
+    it('answers 202 with what is decided and pending, then 200 with the continuation and its dispatch', async () => {
+      const { call } = api();
+      const { runId, interruptId, response } = await withAsks(call);
+      expect(response.body.asks).toEqual(['call_ask', 'call_lookup', 'call_notify']);
+      const first = await call(
+        httpEvent('POST', `/runs/${runId}/resume`, {
+          body: { interruptId, decisions: [{ toolCallId: 'call_lookup', decision: 'edit', args: { orderId: 'A-7' } }] },
+          claims: { tenant: 'acme', sub: 'person-1' },
+        }),
+      );
+      expect(first).toMatchObject({
+        status: 202,
+        body: { runId, interruptId, status: 'paused', decided: ['call_lookup'], pending: ['call_ask', 'call_notify'] },
+      });
+      const last = await call(
+        httpEvent('POST', `/runs/${runId}/resume`, {
+          body: {
+            interruptId,
+            decisions: [
+              { toolCallId: 'call_ask', answer: true },
+              { toolCallId: 'call_notify', decision: 'reject', reason: 'Quiet.' },
+            ],
+          },
+          claims: { tenant: 'acme', sub: 'person-2' },
+        }),
+      );
+      expect(last.status).toBe(200);
+      expect(last.body).toMatchObject({
+        outcome: 'resumed',
+        dispatch: [{ toolCallId: 'call_lookup', name: 'lookup_order', args: { orderId: 'A-7' } }],
+      });
+      const shown = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`));
+      expect(shown.body.asks[1]).toMatchObject({
+        args: { orderId: 'A-1042' },
+        decision: { decision: 'edit', args: { orderId: 'A-7' } },
+        decidedAt: expect.any(String),
+      });
+      expect(shown.body).toMatchObject({
+        status: 'resumed',
+        outcome: 'resumed',
+        continuationId: last.body.continuationId,
+      });
+      expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(1);
+    });
+
+    it('answers 409 already_decided naming the ask for a different decision, and replays the same one', async () => {
+      const { call } = api();
+      const { runId, interruptId } = await withAsks(call);
+      const decide = (decision: Record<string, unknown>) =>
+        call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, decisions: [decision] } }));
+      expect((await decide({ toolCallId: 'call_notify', decision: 'approve' })).status).toBe(202);
+      expect(await decide({ toolCallId: 'call_notify', decision: 'approve' })).toMatchObject({
+        status: 202,
+        body: { decided: ['call_notify'] },
+      });
+      expect(await decide({ toolCallId: 'call_notify', decision: 'reject' })).toMatchObject({
+        status: 409,
+        body: { code: 'already_decided', toolCallId: 'call_notify' },
+      });
+    });
+
+    it.each([
+      ['a decision of the wrong kind', { toolCallId: 'call_ask', decision: 'approve' }, 400, 'bad_request'],
+      [
+        'a decision for a call that is not an ask',
+        { toolCallId: 'call_nope', decision: 'approve' },
+        400,
+        'bad_request',
+      ],
+      ['an answer failing its answerSchema', { toolCallId: 'call_ask', answer: 'yes' }, 422, 'invalid_answer'],
+      [
+        'edited args failing their argsSchema',
+        { toolCallId: 'call_lookup', decision: 'edit', args: { orderId: 'B-1' } },
+        422,
+        'invalid_answer',
+      ],
+      [
+        'an edit of an ask that is not editable',
+        { toolCallId: 'call_notify', decision: 'edit', args: {} },
+        422,
+        'invalid_answer',
+      ],
+      ['a decision with an unknown field', { toolCallId: 'call_ask', answer: true, extra: 1 }, 400, 'bad_request'],
+    ])('answers %s with %i %s and records nothing', async (_, decision, status, code) => {
+      const { call } = api();
+      const { runId, interruptId } = await withAsks(call);
+      const response = await call(
+        httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, decisions: [decision] } }),
+      );
+      expect(response).toMatchObject({ status, body: { code } });
+      const shown = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`));
+      expect(shown.body.decided).toEqual([]);
+    });
+
+    it('answers 400 for a resume body with both an answer and decisions, or neither', async () => {
+      const { call } = api();
+      const { runId, interruptId } = await withAsks(call);
+      for (const body of [{ interruptId, answer: 1, decisions: [] }, { interruptId }]) {
+        const response = await call(httpEvent('POST', `/runs/${runId}/resume`, { body }));
+        expect(response).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+      }
+    });
+
+    it('refuses a pause body with toolCallId and asks at once, with 400 naming the fields', async () => {
+      const { call } = api();
+      const response = await call(
+        httpEvent('POST', `/runs/${newRun()}/pauses`, { body: pauseBody({ asks: [{ toolCallId: 'call_ask' }] }) }),
+      );
+      expect(response).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+      expect(response.body.detail).toContain('not both');
+    });
+  });
+
+  describe('cancel (§10)', () => {
+    it('cancels with a reason: 200, outcome cancelled, nothing dispatched; again 200; decisions after it 410', async () => {
+      const { call } = api();
+      const { runId, interruptId } = await paused(call);
+      const path = `/runs/${runId}/pauses/${interruptId}/cancel`;
+      const cancelled = await call(httpEvent('POST', path, { body: { reason: 'Withdrawn.' } }));
+      expect(cancelled).toMatchObject({ status: 200, body: { outcome: 'cancelled', dispatch: [] } });
+      const again = await call(httpEvent('POST', path));
+      expect(again).toMatchObject({ status: 200, body: { continuationId: cancelled.body.continuationId } });
+      const late = await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+      expect(late).toMatchObject({
+        status: 410,
+        body: { code: 'pause_cancelled', continuationId: cancelled.body.continuationId },
+      });
+      const listed = await call(httpEvent('GET', '/pauses?status=cancelled'));
+      expect(listed.body.items.map((item: { interruptId: string }) => item.interruptId)).toContain(interruptId);
+    });
+
+    it('answers 409 already_resumed for a cancel of a resumed pause, 404 for an unknown one, 400 for a bad reason', async () => {
+      const { call } = api();
+      const { runId, interruptId } = await paused(call);
+      await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+      const resumed = await call(httpEvent('POST', `/runs/${runId}/pauses/${interruptId}/cancel`));
+      expect(resumed).toMatchObject({ status: 409, body: { code: 'already_resumed' } });
+      const unknown = await call(httpEvent('POST', `/runs/${runId}/pauses/9.1.AAAAAAAAAAAAAAAAAAAAAA/cancel`));
+      expect(unknown).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
+      const other = await paused(call);
+      const bad = await call(
+        httpEvent('POST', `/runs/${other.runId}/pauses/${other.interruptId}/cancel`, { body: { reason: 7 } }),
+      );
+      expect(bad).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it('returns the first 201 again for the same key and body, 422 for another body, 400 for a bad key', async () => {
+      const { call } = api();
+      const runId = newRun();
+      const send = (body: Record<string, unknown>, key: string) =>
+        call(httpEvent('POST', `/runs/${runId}/pauses`, { body, headers: { 'Idempotency-Key': key } }));
+      const first = await send(pauseBody(), 'key-1');
+      expect(first.status).toBe(201);
+      const again = await send(pauseBody(), 'key-1');
+      expect(again).toMatchObject({ status: 201, body: first.body });
+      expect(again.headers.Location).toBe(first.headers.Location);
+      const other = await send(pauseBody({ prompt: 'Another?' }), 'key-1');
+      expect(other).toMatchObject({ status: 422, body: { code: 'idempotency_key_reused' } });
+      const bad = await send(pauseBody(), 'has space');
+      expect(bad).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    });
+  });
+
+  describe('answer links (§11)', () => {
+    const secret = new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!');
+    const linked = () => api({ links: createAnswerLinks(secret) });
+    const tokenOf = (url: string) => url.slice(url.indexOf('#') + 1);
+
+    it('puts an answer link on the 201, with the token in the fragment of the inbox URL', async () => {
+      const { call } = linked();
+      const { response } = await paused(call);
+      expect(response.body.answerUrl).toMatch(
+        /^https:\/\/abc123\.execute-api\.eu-west-1\.amazonaws\.com\/inbox#[\w-]+\.[\w-]+\.[\w-]+$/,
+      );
+    });
+
+    it('opens its one pause and decides it, without a bearer token', async () => {
+      const { call } = linked();
+      const { runId, interruptId, response } = await paused(call);
+      const header = { 'x-handback-link': tokenOf(response.body.answerUrl) };
+      const shown = await call(httpEvent('GET', '/links/pause', { claims: null, headers: header }));
+      expect(shown).toMatchObject({ status: 200, body: { runId, interruptId, status: 'paused' } });
+      const transcript = await call(
+        httpEvent('GET', '/links/pause?include=messages&from=0&limit=2', { claims: null, headers: header }),
+      );
+      expect(transcript.body).toMatchObject({ from: 0, total: 3, next: 2 });
+      const decided = await call(
+        httpEvent('POST', '/links/resume', { claims: null, headers: header, body: { answer: 'approved' } }),
+      );
+      expect(decided).toMatchObject({ status: 200, body: { outcome: 'resumed', interruptId } });
+      const closed = await call(httpEvent('GET', '/links/pause', { claims: null, headers: header }));
+      expect(closed).toMatchObject({ status: 410, body: { code: 'link_closed' } });
+    });
+
+    it('refuses a tampered token, a token in the query string, no token, and a token of another key with 401', async () => {
+      const { call } = linked();
+      const { response } = await paused(call);
+      const token = tokenOf(response.body.answerUrl);
+      const flipped = `${token.slice(0, -3)}${token.at(-3) === 'A' ? 'B' : 'A'}${token.slice(-2)}`;
+      const foreign = tokenOf(
+        await createAnswerLinks(new TextEncoder().encode('another-secret-of-at-least-32-bytes!')).linkFor(
+          {
+            tenant: 'acme',
+            runId: 'r',
+            interruptId: '1.1.AAAAAAAAAAAAAAAAAAAAAA',
+            expiresAt: '2099-01-01T00:00:00.000Z',
+          },
+          'https://x/inbox',
+        ),
+      );
+      const attempts = [
+        httpEvent('GET', '/links/pause', { claims: null, headers: { 'x-handback-link': flipped } }),
+        httpEvent('GET', `/links/pause?token=${token}`, { claims: null }),
+        httpEvent('GET', '/links/pause', { claims: null }),
+        httpEvent('GET', '/links/pause', { claims: null, headers: { 'x-handback-link': foreign } }),
+      ];
+      for (const event of attempts) {
+        const refused = await call(event);
+        expect(refused).toMatchObject({
+          status: 401,
+          body: { code: 'unauthorized', detail: 'This answer link is not valid.' },
+        });
+      }
+    });
+
+    it('grants nothing beyond its pause: another tenant’s same ids are not reached, and bearer routes refuse it', async () => {
+      const { call } = linked();
+      const mine = await paused(call);
+      const header = { 'x-handback-link': tokenOf(mine.response.body.answerUrl) };
+      const list = await call(httpEvent('GET', '/pauses', { claims: null, headers: header }));
+      expect(list.status).toBe(401);
+      const other = await call(
+        httpEvent('GET', `/runs/${mine.runId}/pauses/${mine.interruptId}`, { claims: null, headers: header }),
+      );
+      expect(other.status).toBe(401);
+    });
+
+    it('answers 404 on the link routes when no link key is configured', async () => {
+      const { call } = api();
+      const response = await call(
+        httpEvent('GET', '/links/pause', { claims: null, headers: { 'x-handback-link': 'a.b.c' } }),
+      );
+      expect(response).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    });
+  });
+
+  describe('time and storage', () => {
+    it('answers 503 storage_unavailable with Retry-After when the table does not answer', async () => {
+      const unavailable = async () => {
+        throw new StorageUnavailableError();
+      };
+      const store = { ...table.store(), getPause: unavailable } as CheckpointStore;
+      const { call } = api({ store });
+      const response = await call(httpEvent('GET', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA'));
+      expect(response).toMatchObject({ status: 503, body: { code: 'storage_unavailable' } });
+      expect(response.headers['Retry-After']).toBe('1');
+    });
+
+    it('answers 503, not 500, when a request runs out of its time budget, since it may yet commit', async () => {
+      const never = () => new Promise<never>(() => {});
+      const store = { ...table.store(), getPause: never } as CheckpointStore;
+      const telemetry = testTelemetry();
+      const handler = createApiHandler({
+        store,
+        handoff: createHandoff({ target: 'none' }, {}, telemetry.logger),
+        ...telemetry,
+      });
+      const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 1_600 };
+      const result = await handler(httpEvent('GET', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA'), context);
+      expect(result.statusCode).toBe(503);
+      expect(JSON.parse(String(result.body))).toMatchObject({ code: 'storage_unavailable' });
+    });
   });
 
   it('has an OpenAPI document listing exactly the routes and statuses the handler answered in these tests', () => {
