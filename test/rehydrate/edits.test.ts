@@ -102,6 +102,8 @@ describe('edits keep the call’s name and id and every other field, in the form
         tool_call_chunks: [
           { id: 'a', name: 'lookup', args: '{}', index: 0, type: 'tool_call_chunk' },
           { id: 'b', name: 'refund', args: '{"amount":40}', index: 1, type: 'tool_call_chunk' },
+          { args: '"tail"', index: 1, type: 'tool_call_chunk' },
+          null,
         ],
         invalid_tool_calls: [],
         response_metadata: { model: 'x' },
@@ -124,6 +126,8 @@ describe('edits keep the call’s name and id and every other field, in the form
     expect(data.tool_call_chunks).toEqual([
       ai.data.tool_call_chunks[0],
       { ...ai.data.tool_call_chunks[1], args: text },
+      ai.data.tool_call_chunks[2],
+      null,
     ]);
     expect(data.response_metadata).toBe(ai.data.response_metadata);
   });
