@@ -11,6 +11,8 @@ import {
 } from './rehydrate.ts';
 import { answerText, NOT_DISPATCHED, rejectionText, resultText } from './texts.ts';
 
+export { turnContext } from './context.ts';
+export { validatePauseAsks } from './rehydrate.ts';
 export { REJECTED, rejectionText } from './texts.ts';
 
 /** An `answer` ask's decision: the answer is the call's result (§3.4). */
