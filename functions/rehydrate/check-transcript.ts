@@ -41,7 +41,5 @@ function describeIssues(index: number, error: z.core.$ZodError): string {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value;
+  return value === null ? 'null' : typeof value;
 }

@@ -1,4 +1,4 @@
-import { type AnswerFailure, BadRequestError, InvalidAnswerError } from '../errors.ts';
+import { BadRequestError, InvalidAnswerError } from '../errors.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
 import {
   listSome,
@@ -11,6 +11,8 @@ import {
 } from './rehydrate.ts';
 import { answerText, NOT_DISPATCHED, rejectionText, resultText } from './texts.ts';
 
+export { turnContext } from './context.ts';
+export { validatePauseAsks } from './rehydrate.ts';
 export { REJECTED, rejectionText } from './texts.ts';
 
 /** An `answer` ask's decision: the answer is the call's result (§3.4). */
@@ -232,7 +234,7 @@ function plan(
       if (ask !== undefined && ask.kind !== 'answer') {
         throw badRequest(`decisions[${i}]: ${name} is an approval ask; approve, edit or reject it.`, `${at}/answer`);
       }
-      settled.set(toolCallId, { text: decisionText(format, raw.answer, `${at}/answer`), failed: false });
+      settled.set(toolCallId, { text: resultText(format, raw.answer, `${at}/answer`), failed: false });
       return;
     }
     if (decision !== 'approve' && decision !== 'edit' && decision !== 'reject') {
@@ -287,14 +289,6 @@ function dispatchOf(call: ToolCall, args: Record<string, unknown> | undefined): 
   return { toolCallId: call.id, name: call.name, args: args ?? call.args };
 }
 
-function decisionText(format: MessageFormat, answer: unknown, path: string): string {
-  try {
-    return resultText(format, answer);
-  } catch (error) {
-    throw withPath(error, path);
-  }
-}
-
 function checkedReason(reason: unknown, i: number, name: string): string | undefined {
   if (reason === undefined) return undefined;
   if (typeof reason !== 'string') {
@@ -315,22 +309,8 @@ function checkedArgs(args: unknown, i: number, name: string): Record<string, unk
   if (!isRecord(args)) {
     throw invalidAnswer(`decisions[${i}]: the edited args of ${name} must be a JSON object.`, path);
   }
-  try {
-    answerText(args);
-  } catch (error) {
-    throw withPath(error, path);
-  }
+  answerText(args, path);
   return args;
-}
-
-/** An `InvalidAnswerError` about a decision, its failures' paths prefixed with where the decision's value is. */
-function withPath(error: unknown, path: string): unknown {
-  if (!(error instanceof InvalidAnswerError)) return error;
-  const failures: AnswerFailure[] = error.failures.map((failure) => ({
-    path: `${path}${failure.path === '/' ? '' : failure.path}`,
-    message: failure.message,
-  }));
-  return new InvalidAnswerError(error.message, failures, { cause: error });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { BadRequestError, InvalidAnswerError } from '../errors.ts';
+import { BadRequestError } from '../errors.ts';
 import type { NewResult } from './formats/format.ts';
 import { readPause, reservedCalls, throwIfAny, withPlaceholders } from './rehydrate.ts';
 import { resultText } from './texts.ts';
@@ -43,7 +43,7 @@ export function appendResults(format: string, messages: readonly unknown[], resu
     if (byId.has(toolCallId)) {
       throw badRequest(`results[${i}]: a second result for ${JSON.stringify(toolCallId)}.`, `${at}/toolCallId`);
     }
-    byId.set(toolCallId, { text: outputText(module, output, `${at}/output`), failed: isError === true });
+    byId.set(toolCallId, { text: resultText(module, output, `${at}/output`), failed: isError === true });
   });
   reservedCalls(round, [...byId.keys()]);
   const added: NewResult[] = [];
@@ -61,22 +61,6 @@ export function appendResults(format: string, messages: readonly unknown[], resu
     'The transcript with the results added fails the strict transcript check',
   );
   return rebuilt;
-}
-
-function outputText(format: Parameters<typeof resultText>[0], output: unknown, path: string): string {
-  try {
-    return resultText(format, output);
-  } catch (error) {
-    if (!(error instanceof InvalidAnswerError)) throw error;
-    throw new InvalidAnswerError(
-      `The output at ${path} cannot be a tool result: ${error.message}`,
-      error.failures.map((failure) => ({
-        path: `${path}${failure.path === '/' ? '' : failure.path}`,
-        message: failure.message,
-      })),
-      { cause: error },
-    );
-  }
 }
 
 function badRequest(message: string, path: string): BadRequestError {

@@ -29,24 +29,25 @@ export const MAX_ANSWER_DEPTH = 256;
 /**
  * The answer as a call's observation (§3.4): a string verbatim, any other JSON value as its JSON text. Throws
  * `InvalidAnswerError` for a value that is not JSON (undefined, a function, a class instance, a cycle, a hole,
- * `NaN`…) or that nests more than `MAX_ANSWER_DEPTH` levels deep.
+ * `NaN`…) or that nests more than `MAX_ANSWER_DEPTH` levels deep; `at`, a JSON pointer to where the value sits in
+ * a request (`/decisions/0/answer`), prefixes the failure's path.
  */
-export function answerText(answer: unknown): string {
+export function answerText(answer: unknown, at = ''): string {
   const problem = jsonProblem(answer);
   if (problem !== undefined) {
     const path = problem.path || '/';
-    throw new InvalidAnswerError(`The answer is not a JSON value: ${path} ${problem.message}.`, [
-      { path, message: `${path} ${problem.message}` },
+    throw new InvalidAnswerError(`${at === '' ? 'The answer' : at} is not a JSON value: ${path} ${problem.message}.`, [
+      { path: at === '' ? path : `${at}${problem.path}`, message: `${path} ${problem.message}` },
     ]);
   }
   return typeof answer === 'string' ? answer : JSON.stringify(answer);
 }
 
 /** `answerText`, and refused with `InvalidAnswerError` when the format's provider cannot carry the text (§3.8). */
-export function resultText(format: MessageFormat, value: unknown): string {
-  const text = answerText(value);
+export function resultText(format: MessageFormat, value: unknown, at = ''): string {
+  const text = answerText(value, at);
   const refusal = format.refuseAnswerText?.(text);
-  if (refusal !== undefined) throw new InvalidAnswerError(refusal, [{ path: '', message: refusal }]);
+  if (refusal !== undefined) throw new InvalidAnswerError(refusal, [{ path: at, message: refusal }]);
   return text;
 }
 

@@ -22,6 +22,13 @@ describe.each(fixtures)('turnContext ($format)', ({ format, render }) => {
     expect(turnContext(format, render(spec))).toEqual({ user: 'Refund it, please.' });
   });
 
+  it('goes back past messages without user text to the last user text there is', () => {
+    const spec = threeCallSpec();
+    spec.user = '';
+    // (gemini folds the system prompt into the first user turn, before the user's words)
+    expect(turnContext(format, render(spec)).user).toMatch(/^(You are a support agent\.\n)?Where is order 42\?$/);
+  });
+
   it('refuses a transcript without a paused round', () => {
     const spec = threeCallSpec();
     const complete = render({ ...spec, paused: { ...spec.paused, calls: [] } });
@@ -128,6 +135,19 @@ describe('turnContext', () => {
       },
     ];
     expect(turnContext('langchain', langchain)).toEqual({ user: 'Blocks.', assistant: 'Sure.' });
+  });
+
+  it('leaves out the user’s text when no user message before the round has any', () => {
+    const chat = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: ' ' },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+    ];
+    expect(turnContext('openai-chat', chat)).toEqual({ assistant: 'Checking.' });
   });
 
   it('never cuts a surrogate pair in half', () => {

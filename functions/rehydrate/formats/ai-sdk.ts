@@ -172,22 +172,22 @@ export const aiSdk: MessageFormat<AiSdkMessage> = {
     const parts = results.map(resultPart);
     // The round's results so far, in transcript order, across its tool messages (findRound let through only those).
     const existing: Array<{ message: number; part: number; k: number }> = [];
-    const indexes = callIndexes(round);
+    const indexOf = callIndexes(round);
     for (let index = round.start + 1; index < messages.length; index++) {
       (messages[index] as ToolMessage).content.forEach((part, k) => {
-        if (part.type === 'tool-result')
-          existing.push({ message: index, part: k, k: indexes.get(part.toolCallId) ?? -1 });
+        if (part.type === 'tool-result') existing.push({ message: index, part: k, k: indexOf(part.toolCallId) });
       });
     }
     const slots = insertionSlots(
       existing.map((entry) => entry.k),
-      results.map((result) => indexes.get(result.call.id) ?? -1),
+      results.map((result) => indexOf(result.call.id)),
     );
     const last = messages.length - 1;
     if (last === round.start) return [...messages, { role: 'tool', content: parts }];
     // Each new part goes into the tool message of the existing result it precedes, right before it; after all of
     // them, at the end of the round's last tool message.
-    const inserts = new Map<number, Array<{ before: number; part: ToolResultPart }>>();
+    type Insert = { before: number; part: ToolResultPart };
+    const inserts = new Map<number, Insert[]>();
     slots.forEach((slot, f) => {
       const at = existing[slot];
       const message = at?.message ?? last;
@@ -200,12 +200,12 @@ export const aiSdk: MessageFormat<AiSdkMessage> = {
       const tool = messages[index] as ToolMessage;
       const content: ToolMessage['content'] = [];
       let next = 0;
+      const take = () => (list[next++] as Insert).part;
       tool.content.forEach((part, k) => {
-        while (next < list.length && (list[next]?.before ?? 0) <= k)
-          content.push((list[next++] as { part: ToolResultPart }).part);
+        while (next < list.length && (list[next] as Insert).before <= k) content.push(take());
         content.push(part);
       });
-      while (next < list.length) content.push((list[next++] as { part: ToolResultPart }).part);
+      while (next < list.length) content.push(take());
       copy[index] = { ...tool, content };
     }
     return copy;

@@ -147,9 +147,14 @@ function responsePart(result: NewResult, id: string | undefined): GeminiFunction
   return { functionResponse: id === undefined ? { name: call.name, response } : { id, name: call.name, response } };
 }
 
+/** The function response of a part known to hold one. */
+function responseOf(part: GeminiPart): NonNullable<GeminiPart['functionResponse']> {
+  return part.functionResponse as NonNullable<GeminiPart['functionResponse']>;
+}
+
 /** A copy of a response part with `id` set, or left out when `undefined`. */
 function withResponseId(part: GeminiPart, id: string | undefined): GeminiPart {
-  const { id: _old, ...rest } = part.functionResponse as NonNullable<GeminiPart['functionResponse']>;
+  const { id: _old, ...rest } = responseOf(part);
   return { ...part, functionResponse: id === undefined ? rest : { ...rest, id } };
 }
 
@@ -205,14 +210,14 @@ export const gemini: MessageFormat<GeminiContent> = {
 
   appendResults(messages, round, results) {
     const idless = idlessCalls(messages[round.start] as GeminiContent);
-    const indexes = callIndexes(round);
+    const indexOf = callIndexes(round);
     const next = messages[round.start + 1];
     const parts = next?.parts ?? [];
     const lead = leadingResponses(parts);
     // findRound let through only responses of the round's calls, addressed by id, address or position.
     const leading = parts.slice(0, lead);
-    const existing = leading.map((p, position) => indexes.get(p.functionResponse?.id ?? `#${position}`) ?? -1);
-    const fresh = results.map((result) => indexes.get(result.call.id) ?? -1);
+    const existing = leading.map((p, position) => indexOf(responseOf(p).id ?? `#${position}`));
+    const fresh = results.map((result) => indexOf(result.call.id));
     const slots = insertionSlots(existing, fresh);
     const order = interleave(existing, slots, fresh);
     const added = interleave(
@@ -232,7 +237,7 @@ export const gemini: MessageFormat<GeminiContent> = {
         return;
       }
       const part = leading[from++] as GeminiPart;
-      merged.push(idless[k] !== true || part.functionResponse?.id === id ? part : withResponseId(part, id));
+      merged.push(idless[k] !== true || responseOf(part).id === id ? part : withResponseId(part, id));
     });
     if (next === undefined) {
       const content: GeminiResponseContent = { role: 'user', parts: merged as GeminiFunctionResponsePart[] };

@@ -58,12 +58,16 @@ function toolMessage(result: NewResult): ToolMessage {
   };
 }
 
+function toolCallsOf(message: LangChainMessage): NonNullable<AiMessage['data']['tool_calls']> {
+  return (message as AiMessage).data.tool_calls ?? [];
+}
+
 const family: ToolMessageFamily<LangChainMessage> = {
   assistantWord: 'ai',
   isAssistant: (m) => m.type === 'ai',
-  callsOf: (m) =>
-    m.type === 'ai' ? (m.data.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: call.args })) : [],
-  callIdsOf: (m) => (m.type === 'ai' ? (m.data.tool_calls ?? []).map((call) => call.id) : []),
+  // Asked of ai messages only (isAssistant).
+  callsOf: (m) => toolCallsOf(m).map((call) => ({ id: call.id, name: call.name, args: call.args })),
+  callIdsOf: (m) => toolCallsOf(m).map((call) => call.id),
   resultIdOf: (m) => (m.type === 'tool' ? m.data.tool_call_id : undefined),
   words: {
     missing: (ids) =>
@@ -90,7 +94,7 @@ export const langchain: MessageFormat<LangChainMessage> = {
     const ai = messages[round.start] as AiMessage;
     const data: AiMessage['data'] = {
       ...ai.data,
-      tool_calls: replaced(ai.data.tool_calls ?? [], (call) => {
+      tool_calls: replaced(toolCallsOf(ai), (call) => {
         const args = edits.get(call.id);
         return args === undefined ? undefined : { ...call, args };
       }),

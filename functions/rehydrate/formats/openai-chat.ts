@@ -62,8 +62,9 @@ function parseArguments(text: string): unknown {
 const family: ToolMessageFamily<OpenAIChatMessage> = {
   assistantWord: 'assistant',
   isAssistant: (m) => m.role === 'assistant',
-  callsOf: (m) => (m.role === 'assistant' ? callsOf(m) : []),
-  callIdsOf: (m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((call) => call.id) : []),
+  // Asked of assistant messages only (isAssistant).
+  callsOf: (m) => callsOf(m as AssistantMessage),
+  callIdsOf: (m) => ((m as AssistantMessage).tool_calls ?? []).map((call) => call.id),
   resultIdOf: (m) => (m.role === 'tool' ? m.tool_call_id : undefined),
   words: {
     missing: (ids) =>

@@ -213,13 +213,13 @@ export const openaiResponses: MessageFormat<OpenAIResponsesItem> = {
   },
 
   appendResults(messages, round, results) {
-    const indexes = callIndexes(round);
+    const indexOf = callIndexes(round);
     const from = runEnd(messages, round.start) + 1;
     // findRound let through only outputs of the round's calls after the run.
     const existing = messages.slice(from);
     const slots = insertionSlots(
-      existing.map((item) => indexes.get((item as ResponsesFunctionCallOutputItem).call_id) ?? -1),
-      results.map((result) => indexes.get(result.call.id) ?? -1),
+      existing.map((item) => indexOf((item as ResponsesFunctionCallOutputItem).call_id)),
+      results.map((result) => indexOf(result.call.id)),
     );
     return messages.slice(0, from).concat(interleave(existing, slots, results.map(outputItem)));
   },

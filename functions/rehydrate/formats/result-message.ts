@@ -117,11 +117,11 @@ export function appendToResultMessage<M, B>(
   // findRound let through only a user message whose content is an array opening with results of the round.
   const content = family.blocksOf(joined);
   const at = leadingResults(family, content);
-  const indexes = callIndexes(round);
+  const indexOf = callIndexes(round);
   const leading = content.slice(0, at);
   const slots = insertionSlots(
-    leading.map((block) => indexes.get(family.resultIdOf(block) ?? '') ?? -1),
-    results.map((result) => indexes.get(result.call.id) ?? -1),
+    leading.map((block) => indexOf(family.resultIdOf(block) as string)),
+    results.map((result) => indexOf(result.call.id)),
   );
   return withMessage(
     messages,

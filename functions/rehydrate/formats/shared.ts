@@ -37,13 +37,16 @@ export function listIds(ids: Iterable<string>): string {
 /** A call id, or the id a result names: never empty, as no provider can pair a result to a call by an empty id. */
 export const callId = z.string().check(z.minLength(1, 'must not be empty: every call needs an id to pair its result'));
 
-/** Each call's index in its round, by id (gemini: by address). */
-export function callIndexes(round: PausedRound): Map<string, number> {
+/**
+ * The index of a call in its round, by id (gemini: by address). Only for the round's own ids: what findRound let
+ * through (the round's results) and the reserved calls the results are for.
+ */
+export function callIndexes(round: PausedRound): (id: string) => number {
   const indexes = new Map<string, number>();
   round.calls.forEach((call, k) => {
     indexes.set(call.id, k);
   });
-  return indexes;
+  return (id) => indexes.get(id) as number;
 }
 
 /**
@@ -57,8 +60,8 @@ export function insertionSlots(existing: readonly number[], fresh: readonly numb
   let slot = 0;
   let max = -1;
   for (const k of fresh) {
-    while (slot < existing.length && Math.max(max, existing[slot] ?? -1) < k) {
-      max = Math.max(max, existing[slot] ?? -1);
+    while (slot < existing.length && Math.max(max, existing[slot] as number) < k) {
+      max = Math.max(max, existing[slot] as number);
       slot++;
     }
     slots.push(slot);

@@ -13,7 +13,7 @@ export interface ToolMessageFamily<M> {
   assistantWord: string;
   /** Whether `message` is the model's message (with or without calls). */
   isAssistant(message: M): boolean;
-  /** The calls of a model message, `[]` when it made none. */
+  /** The calls of a model message (never asked of another), `[]` when it made none. */
   callsOf(message: M): ToolCall[];
   /** The ids of a model message's calls, `[]` when it made none (cheaper than `callsOf`: nothing is parsed). */
   callIdsOf(message: M): string[];
@@ -66,12 +66,12 @@ export function appendToolMessages<M>(
   results: readonly NewResult[],
   toolMessage: (result: NewResult) => M,
 ): M[] {
-  const indexes = callIndexes(round);
+  const indexOf = callIndexes(round);
   // findRound let through only tool messages of the round's calls after it.
   const existing = messages.slice(round.start + 1);
   const slots = insertionSlots(
-    existing.map((message) => indexes.get(family.resultIdOf(message) ?? '') ?? -1),
-    results.map((result) => indexes.get(result.call.id) ?? -1),
+    existing.map((message) => indexOf(family.resultIdOf(message) as string)),
+    results.map((result) => indexOf(result.call.id)),
   );
   return messages.slice(0, round.start + 1).concat(interleave(existing, slots, results.map(toolMessage)));
 }

@@ -120,6 +120,18 @@ describe('gemini pause-time check (§4)', () => {
     expect(() => validatePause({ format: 'gemini', messages, toolCallId: '#1' })).toThrow(/strict transcript check/);
   });
 
+  it('refuses a round whose id-less response stands at its position only because a later call’s response is before it', () => {
+    // [c, Y]: Y is at position 1, its call's, but #0 goes in front of c, and Y would end at position 2.
+    const messages = [
+      user,
+      model(call(undefined, 'lookup'), call(undefined, 'notify'), call('c')),
+      responses(response('c'), response(undefined, 'notify')),
+    ];
+    expect(() => validatePause({ format: 'gemini', messages, toolCallId: '#0' })).toThrow(
+      /answers function call #1, which has no id, by its address/,
+    );
+  });
+
   it('names the answered call, addressed by position when it has no id', () => {
     const check = validatePause({
       format: 'gemini',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkTranscript, NOT_DISPATCHED, rehydrate } from '../../../functions/index.ts';
+import { applyDecisions, checkTranscript, NOT_DISPATCHED, rehydrate } from '../../../functions/index.ts';
 import { validatePause } from '../../../functions/rehydrate/rehydrate.ts';
 
 const user = { role: 'user', content: 'Refund order 42?' };
@@ -30,6 +30,20 @@ describe('openai-chat placement (§3.7)', () => {
 });
 
 describe('openai-chat pause-time check (§4)', () => {
+  it('reads arguments that are not JSON as the raw string, and dispatches them so', () => {
+    const broken = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ ...call('a'), function: { name: 'f', arguments: '{oops' } }],
+    };
+    const check = validatePause({ format: 'openai-chat', messages: [user, broken], toolCallId: 'a' });
+    expect(check.toolCall.args).toBe('{oops');
+    const { dispatch } = applyDecisions({ format: 'openai-chat', messages: [user, broken] }, [
+      { toolCallId: 'a', decision: 'approve' },
+    ]);
+    expect(dispatch).toEqual([{ toolCallId: 'a', name: 'f', args: '{oops' }]);
+  });
+
   it('refuses a transcript whose last assistant message made no tool calls', () => {
     expect(() =>
       validatePause({ format: 'openai-chat', messages: [user, { role: 'assistant', content: 'hi' }], toolCallId: 'a' }),

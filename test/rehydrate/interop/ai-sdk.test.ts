@@ -2,7 +2,7 @@ import { MissingToolResultsError, type ModelMessage, modelMessageSchema } from '
 import { convertToLanguageModelPrompt, standardizePrompt } from 'ai/internal';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rehydrate } from '../../../functions/index.ts';
+import { appendResults, applyDecisions, type Decision, rehydrate } from '../../../functions/index.ts';
 import { aiSdkFixture } from '../../fixtures/formats/ai-sdk.ts';
 import { addressOf, answers, threeCallSpec, transcriptSpecs } from '../../fixtures/transcript-spec.ts';
 
@@ -106,5 +106,70 @@ describe('ai-sdk interop with the ai package', () => {
       }),
       { numRuns: 80 },
     );
+  });
+
+  it('modelMessageSchema accepts the continuation of decided rounds once appendResults adds the dispatch results', async () => {
+    const decision = fc.constantFrom('answer', 'approve', 'edit', 'reject', 'none');
+    await fc.assert(
+      fc.asyncProperty(
+        transcriptSpecs(aiSdkFixture.callId),
+        fc.array(decision, { minLength: 5, maxLength: 5 }),
+        async (spec, kinds) => {
+          const messages = aiSdkFixture.render(spec);
+          const decisions = spec.paused.calls.flatMap((_, k): Decision[] => {
+            const toolCallId = addressOf(spec, k);
+            if (spec.paused.answered.includes(k)) return [];
+            switch (kinds[k]) {
+              case 'answer':
+                return [{ toolCallId, answer: { k } }];
+              case 'approve':
+                return [{ toolCallId, decision: 'approve' }];
+              case 'edit':
+                return [{ toolCallId, decision: 'edit', args: { edited: k } }];
+              case 'reject':
+                return [{ toolCallId, decision: 'reject', reason: 'no' }];
+              default:
+                return [];
+            }
+          });
+          fc.pre(decisions.length > 0);
+          const { messages: decided, dispatch } = applyDecisions({ format: 'ai-sdk', messages }, decisions);
+          expect(rejectedMessages(decided)).toEqual([]);
+          const completed = appendResults(
+            'ai-sdk',
+            decided,
+            dispatch.map((call, i) => ({
+              toolCallId: call.toolCallId,
+              output: { ran: call.args },
+              isError: i % 2 === 1,
+            })),
+          );
+          expect(rejectedMessages(completed)).toEqual([]);
+          await expect(toModelPrompt(completed)).resolves.toBeInstanceOf(Array);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('carries an edited call’s new input and an error-text result through to the prompt the AI SDK builds', async () => {
+    const spec = threeCallSpec();
+    const { messages, dispatch } = applyDecisions({ format: 'ai-sdk', messages: aiSdkFixture.render(spec) }, [
+      { toolCallId: 'call_lookup', decision: 'edit', args: { orderId: '43' } },
+      { toolCallId: 'call_ask', decision: 'reject' },
+    ]);
+    const completed = appendResults('ai-sdk', messages, [
+      { toolCallId: dispatch[0]?.toolCallId ?? '', output: 'not found', isError: true },
+    ]);
+    const prompt = await toModelPrompt(completed);
+    const assistant = prompt.findLast((message) => message.role === 'assistant');
+    expect(assistant?.content).toContainEqual(
+      expect.objectContaining({ type: 'tool-call', toolCallId: 'call_lookup', input: { orderId: '43' } }),
+    );
+    expect(prompt.at(-1)?.content).toMatchObject([
+      { type: 'tool-result', toolCallId: 'call_lookup', output: { type: 'error-text', value: 'not found' } },
+      { type: 'tool-result', toolCallId: 'call_ask', output: { type: 'error-text' } },
+      { type: 'tool-result', toolCallId: 'call_notify', output: { type: 'error-text' } },
+    ]);
   });
 });

@@ -1,4 +1,9 @@
-import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  MessageParam,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
   AnthropicMessage,
@@ -34,5 +39,17 @@ describe('anthropic rebuilt messages are Messages API request messages', () => {
 
   it('is honest that the loose schema type is wider than MessageParam (any block type is let through)', () => {
     expectTypeOf<AnthropicMessage>().not.toExtend<MessageParam>();
+  });
+});
+
+describe('anthropic edited and rejected calls stay Messages API types (§9)', () => {
+  it('keeps a tool_use block with edited input a ToolUseBlockParam', () => {
+    type Edited = Omit<ToolUseBlockParam, 'input'> & { input: Record<string, unknown> };
+    expectTypeOf<Edited>().toExtend<ToolUseBlockParam>();
+    expectTypeOf<Edited>().toExtend<ContentBlockParam>();
+  });
+
+  it('adds a rejected result, marked is_error, that is a ToolResultBlockParam', () => {
+    expectTypeOf<AnthropicToolResultBlock & { is_error: true }>().toExtend<ToolResultBlockParam>();
   });
 });

@@ -1,4 +1,5 @@
-import type { ContentBlock, Message, ToolResultBlock } from '@aws-sdk/client-bedrock-runtime';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '@aws-sdk/client-bedrock-runtime';
+import type { DocumentType } from '@smithy/types';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
   BedrockConverseMessage,
@@ -36,5 +37,17 @@ describe('bedrock-converse rebuilt messages are Converse request messages', () =
 
   it('is honest that the loose schema type is wider than Message (any member is let through)', () => {
     expectTypeOf<BedrockConverseMessage>().not.toExtend<Message>();
+  });
+});
+
+describe('bedrock-converse edited calls stay Converse types (§9)', () => {
+  it('keeps a toolUse block whose input is a JSON object a ContentBlock.ToolUseMember', () => {
+    type Edited = { toolUse: Omit<ToolUseBlock, 'input'> & { input: { [key: string]: DocumentType } } };
+    expectTypeOf<Edited>().toExtend<ContentBlock.ToolUseMember>();
+  });
+
+  it('is honest that edited args typed Record<string, unknown> are wider than DocumentType (they are JSON at run time)', () => {
+    type Loose = { toolUse: Omit<ToolUseBlock, 'input'> & { input: Record<string, unknown> } };
+    expectTypeOf<Loose>().not.toExtend<ContentBlock.ToolUseMember>();
   });
 });

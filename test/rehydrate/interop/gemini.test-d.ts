@@ -1,4 +1,4 @@
-import type { Content, FunctionResponse, Part } from '@google/genai';
+import type { Content, FunctionCall, FunctionResponse, Part } from '@google/genai';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
   GeminiContent,
@@ -47,5 +47,20 @@ describe('gemini rebuilt contents are @google/genai Content', () => {
   it('accepts the loose schema type as Content[] for the fields it names', () => {
     expectTypeOf<GeminiContent[]>().toExtend<Content[]>();
     expectTypeOf<GeminiPart>().toExtend<Part>();
+  });
+});
+
+describe('gemini edited calls and addressed responses stay @google/genai types (§9)', () => {
+  it('keeps a functionCall part with edited args a Part', () => {
+    type Edited = {
+      functionCall: Omit<FunctionCall, 'args'> & { args: Record<string, unknown> };
+      thoughtSignature?: string;
+    };
+    expectTypeOf<Edited>().toExtend<Part>();
+  });
+
+  it('keeps a response that carries its call’s address as id (while an earlier call waits) a FunctionResponse', () => {
+    type Addressed = GeminiFunctionResponsePart['functionResponse'] & { id: `#${number}` };
+    expectTypeOf<Addressed>().toExtend<FunctionResponse>();
   });
 });

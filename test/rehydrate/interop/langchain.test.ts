@@ -1,5 +1,6 @@
 import {
   AIMessage,
+  AIMessageChunk,
   HumanMessage,
   mapChatMessagesToStoredMessages,
   mapStoredMessagesToChatMessages,
@@ -8,7 +9,14 @@ import {
 } from '@langchain/core/messages';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkTranscript, NOT_DISPATCHED, rehydrate } from '../../../functions/index.ts';
+import {
+  appendResults,
+  applyDecisions,
+  checkTranscript,
+  NOT_DISPATCHED,
+  REJECTED,
+  rehydrate,
+} from '../../../functions/index.ts';
 import { validatePause } from '../../../functions/rehydrate/rehydrate.ts';
 import { langchainFixture } from '../../fixtures/formats/langchain.ts';
 import { addressOf, answers, threeCallSpec, transcriptSpecs } from '../../fixtures/transcript-spec.ts';
@@ -99,5 +107,76 @@ describe('langchain interop with @langchain/core', () => {
       'call_ask',
       'call_notify',
     ]);
+  });
+
+  it('shows edited args on the AIMessage’s tool_calls, with additional_kwargs agreeing, and completes with appendResults', () => {
+    const stored = mapChatMessagesToStoredMessages([
+      new HumanMessage('Refund order 42, please.'),
+      new AIMessage({
+        content: '',
+        tool_calls: [
+          { id: 'call_refund', name: 'refund_order', args: { orderId: '42', amount: 40 }, type: 'tool_call' },
+          { id: 'call_notify', name: 'notify', args: { channel: 'email' }, type: 'tool_call' },
+        ],
+        additional_kwargs: {
+          tool_calls: [
+            {
+              id: 'call_refund',
+              type: 'function',
+              function: { name: 'refund_order', arguments: '{"orderId":"42","amount":40}' },
+            },
+            { id: 'call_notify', type: 'function', function: { name: 'notify', arguments: '{"channel":"email"}' } },
+          ],
+        },
+      }),
+    ]);
+    const { messages, dispatch } = applyDecisions({ format: 'langchain', messages: stored }, [
+      { toolCallId: 'call_refund', decision: 'edit', args: { orderId: '42', amount: 20 } },
+      { toolCallId: 'call_notify', decision: 'reject', reason: 'No emails today.' },
+    ]);
+    const [, ai] = mapStoredMessagesToChatMessages(messages as typeof stored);
+    expect(AIMessage.isInstance(ai)).toBe(true);
+    const message = ai as AIMessage;
+    expect(message.tool_calls).toEqual([
+      { id: 'call_refund', name: 'refund_order', args: { orderId: '42', amount: 20 }, type: 'tool_call' },
+      { id: 'call_notify', name: 'notify', args: { channel: 'email' }, type: 'tool_call' },
+    ]);
+    const raw = message.additional_kwargs.tool_calls ?? [];
+    expect(raw.map((call) => [call.id, JSON.parse(call.function.arguments)])).toEqual(
+      message.tool_calls?.map((call) => [call.id, call.args]),
+    );
+    expect(dispatch).toEqual([
+      { toolCallId: 'call_refund', name: 'refund_order', args: { orderId: '42', amount: 20 } },
+    ]);
+
+    const completed = appendResults('langchain', messages, [{ toolCallId: 'call_refund', output: { refunded: 20 } }]);
+    expect(checkTranscript('langchain', completed)).toEqual([]);
+    const [refund, notify] = mapStoredMessagesToChatMessages(completed as typeof stored).slice(2);
+    expect(refund).toMatchObject({ tool_call_id: 'call_refund', status: 'success', content: '{"refunded":20}' });
+    expect(notify).toMatchObject({
+      tool_call_id: 'call_notify',
+      status: 'error',
+      content: `${REJECTED}\nReason: No emails today.`,
+    });
+  });
+
+  it('keeps an AIMessageChunk’s tool_call_chunks in step with an edit: a chunk rebuilt from them reads the new args', () => {
+    const stored = mapChatMessagesToStoredMessages([
+      new HumanMessage('Refund order 42.'),
+      new AIMessageChunk({
+        content: '',
+        tool_call_chunks: [
+          { id: 'call_refund', name: 'refund_order', args: '{"amount":40}', index: 0, type: 'tool_call_chunk' },
+        ],
+      }),
+    ]);
+    const { messages } = applyDecisions({ format: 'langchain', messages: stored }, [
+      { toolCallId: 'call_refund', decision: 'edit', args: { amount: 20 } },
+    ]);
+    const [, ai] = mapStoredMessagesToChatMessages(messages as typeof stored);
+    expect((ai as AIMessage).tool_calls?.[0]?.args).toEqual({ amount: 20 });
+    // AIMessageChunk derives its tool_calls from tool_call_chunks: a stale chunk would bring the old args back.
+    const chunk = new AIMessageChunk((messages[1] as (typeof stored)[number]).data as never);
+    expect(chunk.tool_calls?.[0]?.args).toEqual({ amount: 20 });
   });
 });

@@ -1,5 +1,10 @@
-import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type {
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionToolMessageParam,
+} from 'openai/resources/chat/completions';
+import type { ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
   OpenAIChatMessage,
@@ -59,5 +64,19 @@ describe('openai-chat rebuilt messages are ChatCompletionMessageParam', () => {
   it('is honest that the loose message type is wider than ChatCompletionMessageParam (content parts of any type)', () => {
     expectTypeOf<OpenAIChatMessage>().not.toExtend<ChatCompletionMessageParam>();
     expectTypeOf<Extract<OpenAIChatMessage, { role: 'tool' }>>().not.toExtend<ChatCompletionToolMessageParam>();
+  });
+});
+
+describe('edited calls stay the openai SDK types (§9: arguments as JSON text, every other field kept)', () => {
+  it('keeps a Chat Completions tool call a ChatCompletionMessageToolCall', () => {
+    type Edited = Omit<ChatCompletionMessageFunctionToolCall, 'function'> & {
+      function: Omit<ChatCompletionMessageFunctionToolCall.Function, 'arguments'> & { arguments: string };
+    };
+    expectTypeOf<Edited>().toExtend<ChatCompletionMessageToolCall>();
+  });
+
+  it('keeps a Responses function_call item a ResponseInputItem', () => {
+    type Edited = Omit<ResponseFunctionToolCall, 'arguments'> & { arguments: string };
+    expectTypeOf<Edited>().toExtend<ResponseInputItem>();
   });
 });
