@@ -37,6 +37,9 @@ export async function startLocalService(
   });
   // EMF lines are for CloudWatch; locally they are off unless POWERTOOLS_METRICS_DISABLED=false.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  // The AWS SDK's nine-line notice that its releases after January 2027 need Node 22 would open every start; this is
+  // AWS's documented switch for it (aws/aws-sdk-js-v3#7983). Set it to anything but "true" to see the notice again.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const metrics = new Metrics({ namespace: 'Handback', serviceName: 'handback-local', logger: metricsLogger(logger) });
 
   const configuredEndpoint = optionalEnv(env, 'DYNAMODB_ENDPOINT');
