@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { jwtVerify } from 'jose';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
@@ -45,8 +45,9 @@ export function createLocalServer(options: LocalServerOptions): Server {
     };
     serve().catch((error: unknown) => {
       if (!(error instanceof HttpProblem)) options.onError?.(error);
-      if (!response.headersSent) writeResult(response, problemResponse(error, context.awsRequestId));
-      else response.destroy();
+      if (response.headersSent) response.destroy();
+      else if (error instanceof BodyTooLarge) refuseBody(response, error, context.awsRequestId);
+      else writeResult(response, problemResponse(error, context.awsRequestId));
     });
   });
 }
@@ -127,17 +128,71 @@ function unauthorized(detail: string, error?: 'invalid_request' | 'invalid_token
   return new HttpProblem(401, EdgeCode.Unauthorized, detail, { 'WWW-Authenticate': challenge });
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of request) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > MAX_READ_BYTES) {
-      throw new HttpProblem(413, EdgeCode.PayloadTooLarge, `The body is over ${MAX_READ_BYTES} bytes.`);
-    }
-    chunks.push(chunk as Buffer);
+/** After refusing a body, what is still read (and dropped) so the client can finish sending and read the 413. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 10_000;
+
+/** A body over `MAX_READ_BYTES`; `drained` settles once the client has sent the rest, or was cut off. */
+class BodyTooLarge extends HttpProblem {
+  readonly drained: Promise<'drained' | 'cut off'>;
+
+  constructor(drained: Promise<'drained' | 'cut off'>) {
+    super(413, EdgeCode.PayloadTooLarge, `The body is over ${MAX_READ_BYTES} bytes.`, { Connection: 'close' });
+    this.drained = drained;
   }
-  return Buffer.concat(chunks);
+}
+
+/**
+ * The request body, up to `MAX_READ_BYTES`. Past that (or when `Content-Length` says it will be) it rejects with a
+ * `BodyTooLarge`, and keeps reading and dropping what the client still sends, within bounds.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let refused: { limit: number; cutOff: () => void } | undefined;
+    const refuse = () => {
+      chunks.length = 0;
+      const drained = new Promise<'drained' | 'cut off'>((settle) => {
+        const timer = setTimeout(() => settle('cut off'), DRAIN_MAX_MS);
+        const done = (how: 'drained' | 'cut off') => {
+          clearTimeout(timer);
+          settle(how);
+        };
+        refused = { limit: bytes + DRAIN_MAX_BYTES, cutOff: () => done('cut off') };
+        request.once('end', () => done('drained'));
+        request.once('close', () => done(request.complete ? 'drained' : 'cut off'));
+      });
+      reject(new BodyTooLarge(drained));
+    };
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (refused !== undefined) {
+        if (bytes > refused.limit) refused.cutOff();
+      } else if (bytes > MAX_READ_BYTES) refuse();
+      else chunks.push(chunk);
+    });
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+    if (Number(request.headers['content-length']) > MAX_READ_BYTES) refuse();
+  });
+}
+
+/**
+ * Writes the 413 at once (a client that reads while it sends sees it now), but ends the response, after which Node
+ * closes the connection (`Connection: close`), only once the client has sent its whole body: closing under a client
+ * still writing resets the connection, and the client sees ECONNRESET or EPIPE instead of the 413. A client that
+ * keeps sending past the drain bounds is cut off once the response is flushed.
+ */
+function refuseBody(response: ServerResponse, error: BodyTooLarge, requestId: string): void {
+  const { statusCode, headers, body } = problemResponse(error, requestId);
+  const socket = response.socket;
+  response.writeHead(statusCode, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) });
+  response.write(body);
+  void error.drained.then((how) => {
+    if (how === 'cut off') response.once('finish', () => socket?.destroy());
+    response.end();
+  });
 }
 
 function safeDecode(path: string): string {
