@@ -1,23 +1,47 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine } from './measure.ts';
 import type { GroupOptions } from './options.ts';
 
 /**
- * `npm run bench [-- GROUP…] [-- --quick]`: runs each benchmark group in a fresh process of its own (its contestants
- * interleaved inside it), merges what they measured into bench/results/latest.json (groups not run keep their last
- * numbers), and writes bench/REPORT.md and bench/results/resume-cost.svg from it.
+ * `npm run bench [-- GROUP…] [--quick] [--write]`: runs each benchmark group in a fresh process of its own (its
+ * contestants interleaved inside it) and merges what they measured over the committed bench/results/latest.json
+ * (groups not run keep their committed numbers). The merged results, the report and its chart go to bench/out/
+ * (gitignored); only `--write` puts them in place of the committed bench/results/latest.json, bench/REPORT.md and
+ * bench/results/resume-cost.svg, so a smoke run never rewrites the published numbers by accident.
  *
- * Groups: rehydrate (1), store (2), cost (3), coldstart (4), peers (5), scale (6). `--report` only rewrites the report
- * from latest.json.
+ * Groups: rehydrate (1), store (2), cost (3), coldstart (4), peers (5), scale (6). `--report` measures nothing and
+ * renders the report from the committed latest.json (into bench/out/, or in place with `--write`).
  */
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const RESULTS = join(BENCH, 'results');
 const PARTS = join(RESULTS, 'parts');
 const PEERS = join(BENCH, 'peers');
+const OUT = join(BENCH, 'out');
+const OPTIONS = ['--quick', '--write', '--report'];
+
+/** Where a run's results, report and chart go: in place of the committed ones, or beside them in bench/out/. */
+function destination(write: boolean): { latest: string; report: string; chart: string } {
+  return write
+    ? {
+        latest: join(RESULTS, 'latest.json'),
+        report: join(BENCH, 'REPORT.md'),
+        chart: join(RESULTS, 'resume-cost.svg'),
+      }
+    : { latest: join(OUT, 'latest.json'), report: join(OUT, 'REPORT.md'), chart: join(OUT, 'resume-cost.svg') };
+}
+
+function rel(path: string): string {
+  return relative(join(BENCH, '..'), path);
+}
+
+function wrote(write: boolean, to: ReturnType<typeof destination>): void {
+  log(`\nwrote ${[to.latest, to.report, to.chart].map(rel).join(', ')}`);
+  if (!write) log('The committed bench/REPORT.md and bench/results/ are unchanged: add --write to replace them.');
+}
 
 export const GROUPS = ['rehydrate', 'store', 'cost', 'coldstart', 'peers', 'scale'] as const;
 export type Group = (typeof GROUPS)[number];
@@ -59,12 +83,12 @@ function ensurePeers(): void {
   if (done.status !== 0) throw new Error('npm ci --prefix bench/peers failed; the peers cannot be measured.');
 }
 
-async function parent(groups: Group[], quick: boolean): Promise<void> {
+async function parent(groups: Group[], quick: boolean, write: boolean): Promise<void> {
   ensurePeers();
   const command = `npm run bench${groups.length < GROUPS.length || quick ? ` -- ${[...groups, ...(quick ? ['--quick'] : [])].join(' ')}` : ''}`;
-  const latestPath = join(RESULTS, 'latest.json');
-  const latest = existsSync(latestPath)
-    ? (JSON.parse(readFileSync(latestPath, 'utf8')) as Record<string, unknown>)
+  const committed = join(RESULTS, 'latest.json');
+  const latest = existsSync(committed)
+    ? (JSON.parse(readFileSync(committed, 'utf8')) as Record<string, unknown>)
     : { groups: {} };
   const all = (latest.groups ?? {}) as Record<string, unknown>;
   for (const group of groups) {
@@ -91,31 +115,40 @@ async function parent(groups: Group[], quick: boolean): Promise<void> {
     const part = JSON.parse(readFileSync(partPath, 'utf8')) as Record<string, unknown>;
     all[group] = { ...part, command };
   }
-  mkdirSync(RESULTS, { recursive: true });
+  const to = destination(write);
+  mkdirSync(dirname(to.latest), { recursive: true });
   const merged = { machine: machine(), groups: all };
-  writeFileSync(latestPath, `${JSON.stringify(merged, null, 2)}\n`);
+  writeFileSync(to.latest, `${JSON.stringify(merged, null, 2)}\n`);
   const { writeReport } = await import('./report.ts');
-  writeReport(merged, BENCH);
-  log(`\nwrote ${latestPath}, bench/REPORT.md and bench/results/resume-cost.svg`);
+  writeReport(merged, BENCH, to);
+  wrote(write, to);
 }
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const write = args.includes('--write');
 const childIndex = args.indexOf('--child');
-if (args.includes('--report')) {
-  // Rewrite REPORT.md and the chart from latest.json without measuring anything.
-  const merged = JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8'));
-  const { writeReport } = await import('./report.ts');
-  writeReport(merged, BENCH);
-  log('wrote bench/REPORT.md and bench/results/resume-cost.svg from bench/results/latest.json');
-} else if (childIndex >= 0) {
+if (childIndex >= 0) {
   await child(args[childIndex + 1] as Group, quick);
 } else {
   const named = args.filter((a): a is Group => (GROUPS as readonly string[]).includes(a));
-  const unknown = args.filter((a) => a !== '--quick' && !(GROUPS as readonly string[]).includes(a));
+  const unknown = args.filter((a) => !OPTIONS.includes(a) && !(GROUPS as readonly string[]).includes(a));
   if (unknown.length > 0) {
-    log(`unknown argument(s) ${unknown.join(' ')}: groups are ${GROUPS.join(', ')}, plus --quick (or --report alone)`);
+    log(
+      `unknown argument(s) ${unknown.join(' ')}: groups are ${GROUPS.join(', ')}, plus --quick and --write (or --report, with or without --write)`,
+    );
     process.exit(2);
   }
-  await parent(named.length > 0 ? named : [...GROUPS], quick);
+  if (args.includes('--report')) {
+    // Render the report and the chart from the committed latest.json without measuring anything.
+    const to = destination(write);
+    const merged = JSON.parse(readFileSync(join(RESULTS, 'latest.json'), 'utf8'));
+    mkdirSync(dirname(to.report), { recursive: true });
+    const { writeReport } = await import('./report.ts');
+    writeReport(merged, BENCH, to);
+    log(`wrote ${rel(to.report)} and ${rel(to.chart)} from bench/results/latest.json`);
+    if (!write) log('The committed bench/REPORT.md is unchanged: add --write to replace it.');
+  } else {
+    await parent(named.length > 0 ? named : [...GROUPS], quick, write);
+  }
 }

@@ -123,7 +123,7 @@ const demoHandoff: Handoff = {
 };
 
 const service = await startLocalService(
-  { ...process.env, PORT: '0', LOG_LEVEL: 'WARN', HANDBACK_JWT_SECRET: '' },
+  { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'WARN', HANDBACK_JWT_SECRET: '' },
   { handoff: demoHandoff },
 );
 try {

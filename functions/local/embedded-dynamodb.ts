@@ -5,7 +5,6 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import { createTableInput, INDEXES } from '../checkpoints/table.ts';
 
 /**
@@ -46,6 +45,7 @@ export const EMBEDDED_CLIENT_CONFIG = {
 
 /** Starts dynalite on a free port (or `port`) and creates the tables. */
 export async function startEmbeddedDynamoDB(options: EmbeddedDynamoDBOptions = {}): Promise<EmbeddedDynamoDB> {
+  const dynalite = await loadDynalite();
   const server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,
@@ -98,6 +98,24 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`Table ${tableName} did not become ACTIVE within a minute.`);
+}
+
+/**
+ * dynalite, loaded when a store starts rather than when this module is imported: the published package declares it
+ * an optional peer dependency (only `handback/local` needs it), so its absence gets a sentence saying what to install.
+ */
+async function loadDynalite(): Promise<typeof import('dynalite').default> {
+  try {
+    return (await import('dynalite')).default;
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    // Only dynalite itself missing; one of its own dependencies missing is another story, told by the error as is.
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String(message).includes("'dynalite'")) throw error;
+    throw new Error(
+      'handback/local runs the embedded DynamoDB-compatible store dynalite, which is not installed: npm install --save-dev dynalite',
+      { cause: error },
+    );
+  }
 }
 
 function closeServer(server: import('node:http').Server): Promise<void> {

@@ -1,8 +1,10 @@
-import { startLocalService } from './service.ts';
+import { StartError, startLocalService } from './service.ts';
 
 /**
- * `npm start`: the local service on 127.0.0.1:${PORT:-3000}. Prints its URL once ready; stops cleanly on SIGTERM
- * and SIGINT (the listener, then the embedded store, so a data dir is left closed and consistent).
+ * `npm start`: the local service on ${HOST:-127.0.0.1}:${PORT:-3000}. Prints its URL once ready; stops cleanly on
+ * SIGTERM and SIGINT (the listener, then the embedded store, so a data dir is left closed and consistent). A start
+ * that cannot succeed as configured (a port in use, a short JWT secret) prints one line saying what to change and
+ * exits 1.
  */
 const starting = startLocalService(process.env);
 
@@ -25,5 +27,8 @@ const stop = (signal: string) => {
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
 
-const service = await starting;
+const service = await starting.catch((error: unknown) => {
+  console.error(error instanceof StartError ? error.message : error);
+  process.exit(1);
+});
 if (!stopping) console.log(`Handback listening on ${service.url}`);

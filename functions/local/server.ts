@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { jwtVerify } from 'jose';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
@@ -6,8 +6,9 @@ import { type Claims, localContext, toPayloadV2, writeResult } from './payload-v
 
 /**
  * The local HTTP listener: each request becomes a payload v2 event for the same API handler the Lambda runs. It plays
- * API Gateway's part too: with a JWT secret it verifies `Authorization: Bearer` tokens (HS256) and passes their
- * claims as the JWT authorizer would; without one, every request is the single tenant `default`.
+ * API Gateway's part too: with a JWT secret it is the JWT authorizer, verifying `Authorization: Bearer` tokens (HS256)
+ * on the routes that need one, answering 401 itself for a missing or invalid token, and passing the claims of a valid
+ * one; without a secret, every request is the single tenant `default`.
  */
 
 /** The API handler, as the local service calls it. */
@@ -38,25 +39,59 @@ export function createLocalServer(options: LocalServerOptions): Server {
     const context = localContext(crypto.randomUUID());
     const serve = async () => {
       const body = await readBody(request);
-      const claims = secret === undefined ? { [tenantClaim]: 'default' } : await verifiedClaims(request, secret);
+      const claims = secret === undefined ? { [tenantClaim]: 'default' } : await authorize(request, secret);
       const event = toPayloadV2(request, body, claims);
       writeResult(response, await options.handler(event, context));
     };
     serve().catch((error: unknown) => {
       if (!(error instanceof HttpProblem)) options.onError?.(error);
-      if (!response.headersSent) writeResult(response, problemResponse(error, context.awsRequestId));
-      else response.destroy();
+      if (response.headersSent) response.destroy();
+      else if (error instanceof BodyTooLarge) refuseBody(response, error, context.awsRequestId);
+      else writeResult(response, problemResponse(error, context.awsRequestId));
     });
   });
 }
 
 /**
- * The claims of a valid bearer token, or `undefined` for a missing or invalid one: the handler then answers 401 on
- * every route that needs a tenant, as behind API Gateway (where `/health` needs none).
+ * Whether a path is served without a token, as API Gateway routes it with no authorizer: liveness, the API document,
+ * the inbox page, and the answer-link routes (they carry a token of their own in a header).
  */
-async function verifiedClaims(request: IncomingMessage, secret: Uint8Array): Promise<Claims | undefined> {
-  const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-  if (match?.[1] === undefined) return undefined;
+export function isPublicPath(path: string): boolean {
+  return (
+    path === '/health' ||
+    path === '/openapi.json' ||
+    path === '/inbox' ||
+    path.startsWith('/inbox/') ||
+    path.startsWith('/links/')
+  );
+}
+
+/**
+ * The JWT authorizer's part: the claims of a valid bearer token. On a route that needs one, a missing or invalid token
+ * is a 401 saying which of missing, malformed, bad signature or expired it is (never echoing the token); a valid token
+ * without the tenant claim passes, and the handler answers that 401. On a public route nothing is refused, and a
+ * valid token's claims still pass.
+ */
+async function authorize(request: IncomingMessage, secret: Uint8Array): Promise<Claims | undefined> {
+  const verified = await verify(request.headers.authorization, secret);
+  if (!(verified instanceof HttpProblem)) return verified;
+  const path = safeDecode(new URL(request.url ?? '/', 'http://localhost').pathname).replace(/(.)\/$/, '$1');
+  if (isPublicPath(path)) return undefined;
+  throw verified;
+}
+
+async function verify(authorization: string | undefined, secret: Uint8Array): Promise<Claims | HttpProblem> {
+  if (authorization === undefined || authorization.trim() === '') {
+    // RFC 6750 §3.1: a request with no credentials at all gets the challenge without an error code.
+    return unauthorized('A bearer token is required: send Authorization: Bearer <JWT>.');
+  }
+  const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(authorization);
+  if (match?.[1] === undefined) {
+    return unauthorized(
+      'The Authorization header is malformed: it must be Bearer followed by one token.',
+      'invalid_request',
+    );
+  }
   try {
     const { payload } = await jwtVerify(match[1], secret, { algorithms: ['HS256'] });
     const claims: Claims = {};
@@ -65,20 +100,105 @@ async function verifiedClaims(request: IncomingMessage, secret: Uint8Array): Pro
       else if (Array.isArray(value)) claims[name] = value.map(String);
     }
     return claims;
-  } catch {
-    return undefined;
+  } catch (error) {
+    return unauthorized(rejectionOf(error), 'invalid_token');
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of request) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > MAX_READ_BYTES) {
-      throw new HttpProblem(413, EdgeCode.PayloadTooLarge, `The body is over ${MAX_READ_BYTES} bytes.`);
-    }
-    chunks.push(chunk as Buffer);
+/** Why jose refused a token, in words that name the kind of failure and nothing of the token. */
+function rejectionOf(error: unknown): string {
+  const { code, claim } = error as { code?: unknown; claim?: unknown };
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'The bearer token has expired.';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return "The bearer token's signature does not verify: it must be signed HS256 with this server's secret.";
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (claim === 'nbf' || claim === 'iat') return 'The bearer token is not valid yet.';
+      return 'The bearer token is malformed: its claims are not valid JWT claims.';
+    default:
+      return 'The bearer token is malformed: it is not a JWT.';
   }
-  return Buffer.concat(chunks);
+}
+
+/** A 401 with its RFC 6750 challenge (the details hold no quote or backslash, as a quoted-string must not). */
+function unauthorized(detail: string, error?: 'invalid_request' | 'invalid_token'): HttpProblem {
+  const challenge = error === undefined ? 'Bearer' : `Bearer error="${error}", error_description="${detail}"`;
+  return new HttpProblem(401, EdgeCode.Unauthorized, detail, { 'WWW-Authenticate': challenge });
+}
+
+/** After refusing a body, what is still read (and dropped) so the client can finish sending and read the 413. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 10_000;
+
+/** A body over `MAX_READ_BYTES`; `drained` settles once the client has sent the rest, or was cut off. */
+class BodyTooLarge extends HttpProblem {
+  readonly drained: Promise<'drained' | 'cut off'>;
+
+  constructor(drained: Promise<'drained' | 'cut off'>) {
+    super(413, EdgeCode.PayloadTooLarge, `The body is over ${MAX_READ_BYTES} bytes.`, { Connection: 'close' });
+    this.drained = drained;
+  }
+}
+
+/**
+ * The request body, up to `MAX_READ_BYTES`. Past that (or when `Content-Length` says it will be) it rejects with a
+ * `BodyTooLarge`, and keeps reading and dropping what the client still sends, within bounds.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let refused: { limit: number; cutOff: () => void } | undefined;
+    const refuse = () => {
+      chunks.length = 0;
+      const drained = new Promise<'drained' | 'cut off'>((settle) => {
+        const timer = setTimeout(() => settle('cut off'), DRAIN_MAX_MS);
+        const done = (how: 'drained' | 'cut off') => {
+          clearTimeout(timer);
+          settle(how);
+        };
+        refused = { limit: bytes + DRAIN_MAX_BYTES, cutOff: () => done('cut off') };
+        request.once('end', () => done('drained'));
+        request.once('close', () => done(request.complete ? 'drained' : 'cut off'));
+      });
+      reject(new BodyTooLarge(drained));
+    };
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (refused !== undefined) {
+        if (bytes > refused.limit) refused.cutOff();
+      } else if (bytes > MAX_READ_BYTES) refuse();
+      else chunks.push(chunk);
+    });
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+    if (Number(request.headers['content-length']) > MAX_READ_BYTES) refuse();
+  });
+}
+
+/**
+ * Writes the 413 at once (a client that reads while it sends sees it now), but ends the response, after which Node
+ * closes the connection (`Connection: close`), only once the client has sent its whole body: closing under a client
+ * still writing resets the connection, and the client sees ECONNRESET or EPIPE instead of the 413. A client that
+ * keeps sending past the drain bounds is cut off once the response is flushed.
+ */
+function refuseBody(response: ServerResponse, error: BodyTooLarge, requestId: string): void {
+  const { statusCode, headers, body } = problemResponse(error, requestId);
+  const socket = response.socket;
+  response.writeHead(statusCode, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) });
+  response.write(body);
+  void error.drained.then((how) => {
+    if (how === 'cut off') response.once('finish', () => socket?.destroy());
+    response.end();
+  });
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }

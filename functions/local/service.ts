@@ -23,17 +23,46 @@ import { createLocalServer } from './server.ts';
 
 /** A running local service. */
 export interface LocalService {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://<HOST>:<port>` */
   url: string;
   /** Stops listening, then stops the embedded store (flushing it to disk when it has a data dir). */
   close(): Promise<void>;
 }
 
-/** Starts the local service from `env` (PORT, HANDBACK_DATA_DIR, DYNAMODB_ENDPOINT, HANDBACK_JWT_SECRET, HANDOFF_*). */
+/** A start that cannot succeed as configured; its message is the one line `npm start` prints for it. */
+export class StartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartError';
+  }
+}
+
+/** HS256 keys shorter than the hash output (256 bits) weaken it (RFC 7518 §3.2 requires at least that). */
+const MIN_JWT_SECRET_BYTES = 32;
+
+/**
+ * Starts the local service from `env` (HOST, PORT, HANDBACK_DATA_DIR, DYNAMODB_ENDPOINT, HANDBACK_JWT_SECRET,
+ * HANDOFF_*). A setting that cannot work, or a port in use, rejects with a `StartError`.
+ */
 export async function startLocalService(
   env: NodeJS.ProcessEnv = process.env,
   extra: { handoff?: Handoff } = {},
 ): Promise<LocalService> {
+  const host = optionalEnv(env, 'HOST', '127.0.0.1');
+  const port = listeningPort(optionalEnv(env, 'PORT', '3000'));
+  const jwtSecret = optionalEnv(env, 'HANDBACK_JWT_SECRET');
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < MIN_JWT_SECRET_BYTES) {
+    throw new StartError(
+      `HANDBACK_JWT_SECRET is ${Buffer.byteLength(jwtSecret)} bytes; an HS256 key needs at least ${MIN_JWT_SECRET_BYTES} (256 bits): e.g. HANDBACK_JWT_SECRET=$(openssl rand -base64 32)`,
+    );
+  }
+  const linkSecret = optionalEnv(env, 'HANDBACK_LINK_SECRET');
+  if (linkSecret !== undefined && Buffer.byteLength(linkSecret) < MIN_LINK_SECRET_BYTES) {
+    throw new StartError(
+      `HANDBACK_LINK_SECRET is ${Buffer.byteLength(linkSecret)} bytes; the answer-link key needs at least ${MIN_LINK_SECRET_BYTES} (256 bits): e.g. HANDBACK_LINK_SECRET=$(openssl rand -base64 32)`,
+    );
+  }
+  const links = linkSecret === undefined ? undefined : createAnswerLinks(new TextEncoder().encode(linkSecret));
   const tableName = optionalEnv(env, 'TABLE_NAME', 'handback');
   const logger = new Logger({
     serviceName: 'handback-local',
@@ -41,6 +70,9 @@ export async function startLocalService(
   });
   // EMF lines are for CloudWatch; locally they are off unless POWERTOOLS_METRICS_DISABLED=false.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  // The AWS SDK's nine-line notice that its releases after January 2027 need Node 22 would open every start; this is
+  // AWS's documented switch for it (aws/aws-sdk-js-v3#7983). Set it to anything but "true" to see the notice again.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const metrics = new Metrics({ namespace: 'Handback', serviceName: 'handback-local', logger: metricsLogger(logger) });
 
   const configuredEndpoint = optionalEnv(env, 'DYNAMODB_ENDPOINT');
@@ -66,11 +98,6 @@ export async function startLocalService(
       logger,
     );
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');
-  const linkSecret = optionalEnv(env, 'HANDBACK_LINK_SECRET');
-  if (linkSecret !== undefined && Buffer.byteLength(linkSecret) < MIN_LINK_SECRET_BYTES) {
-    throw new Error(`HANDBACK_LINK_SECRET must be at least ${MIN_LINK_SECRET_BYTES} bytes (HS256 wants 256 bits).`);
-  }
-  const links = linkSecret === undefined ? undefined : createAnswerLinks(new TextEncoder().encode(linkSecret));
   // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
   let observe: (change: PauseChange) => void = () => {};
   const deps: ApiDeps = {
@@ -82,20 +109,27 @@ export async function startLocalService(
     ...(links === undefined ? {} : { links }),
   };
   const handler = createApiHandler(deps);
-  const jwtSecret = optionalEnv(env, 'HANDBACK_JWT_SECRET');
   const server = createLocalServer({
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],
     tenantClaim,
     ...(jwtSecret === undefined ? {} : { jwtSecret }),
     onError: (error) => logger.error('Local request failed', { error }),
   });
-  const port = Number(optionalEnv(env, 'PORT', '3000'));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    raw.destroy();
+    await embedded?.close();
+    throw listenError(error, host, port);
+  }
   const { port: bound } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${bound}`;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
 
   // Answer links point at HANDBACK_INBOX_URL, or at this service's own inbox page.
   if (links !== undefined) deps.inboxUrl = optionalEnv(env, 'HANDBACK_INBOX_URL', `${url}/inbox`);
@@ -151,4 +185,37 @@ export function endpointClientConfig(endpoint: string, env: NodeJS.ProcessEnv): 
     local.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   }
   return local;
+}
+
+function listeningPort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || port > 65535) {
+    throw new StartError(`PORT=${value} is not a port number: set PORT to one from 0 to 65535 (0 picks a free one).`);
+  }
+  return port;
+}
+
+/** A listen failure a person can act on, as one line; anything else as it is. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: unknown }).code;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartError(
+        `Port ${port} is in use: stop the other process or set PORT=<another port> (e.g. PORT=${port === 65535 ? port - 1 : port + 1} npm start).`,
+        { cause: error },
+      );
+    case 'EACCES':
+      return new StartError(`Port ${port} needs privileges this process lacks: set PORT to one above 1023.`, {
+        cause: error,
+      });
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StartError(
+        `HOST=${host} is not an address of this machine: set HOST to one of its addresses (default 127.0.0.1; 0.0.0.0 for all).`,
+        { cause: error },
+      );
+    default:
+      return error;
+  }
 }

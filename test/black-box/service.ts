@@ -23,17 +23,47 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the service with `env` on a free port and waits for its "listening" line. */
-export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
-  const port = await freePort();
+/** Variables for the service; `undefined` removes one the test process has. */
+export type ServiceEnv = Record<string, string | undefined>;
+
+/** `node --import tsx functions/local/main.ts` with `env` on top of the test process's, on a free port unless set. */
+async function spawnService(env: ServiceEnv): Promise<ChildProcess> {
+  const merged: NodeJS.ProcessEnv = { ...process.env, DYNAMODB_ENDPOINT: '', LOG_LEVEL: 'WARN', PORT: '', ...env };
+  merged.PORT ||= String(await freePort());
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete merged[name];
   // `node --import tsx` is `npm start`'s `tsx functions/local/main.ts` in one process: the tsx CLI runs the script
   // in a child of its own, which a SIGKILL of the CLI would leave running (holding the data dir's LevelDB lock).
   const child = spawn(process.execPath, ['--import', 'tsx', 'functions/local/main.ts'], {
     cwd: root,
-    env: { ...process.env, DYNAMODB_ENDPOINT: '', LOG_LEVEL: 'WARN', ...env, PORT: String(port) },
+    env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.add(child);
+  return child;
+}
+
+/** Starts a service that is expected not to start: resolves with its exit code and everything it printed. */
+export async function startFailing(env: ServiceEnv): Promise<{ code: number | string; output: string }> {
+  const child = await spawnService(env);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the service neither started nor exited in 30 s:\n${output}`));
+    }, 30_000);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      started.delete(child);
+      resolve({ code: code ?? signal ?? 'unknown', output });
+    });
+  });
+}
+
+/** Starts the service with `env` (on a free port unless `env.PORT` is set) and waits for its "listening" line. */
+export async function startService(env: ServiceEnv = {}): Promise<RunningService> {
+  const child = await spawnService(env);
   let output = '';
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -45,7 +75,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     const timer = setTimeout(() => reject(new Error(`the service did not start in 30 s:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Handback listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const match = /Handback listening on (http:\/\/\S+:\d+)/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);

@@ -116,6 +116,7 @@ describe('the bundles', () => {
       {
         env: {
           PATH: process.env.PATH,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
           AWS_REGION: 'eu-west-1',
           TABLE_NAME: 'checkpoints',
           HANDOFF_TARGET: 'sqs',

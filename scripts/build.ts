@@ -1,0 +1,93 @@
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/**
+ * `npm run build` (also `prepare`, so `npm install`, `npm ci` and `npm pack` run it): compiles the package entries
+ * in tsconfig.build.json to JavaScript and declarations in dist/, which it empties first so no file of a renamed
+ * source lingers in the tarball.
+ *
+ * Plain tsc would do, but for one gap: `rewriteRelativeImportExtensions` turns the sources' `./x.ts` specifiers into
+ * `./x.js` in the JavaScript only; the declarations keep `./x.ts` (microsoft/TypeScript#61037). TypeScript reads
+ * that, but other tools that follow declaration imports do not, so one declaration transformer rewrites them too.
+ */
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const configPath = join(root, 'tsconfig.build.json');
+
+const parsed = ts.getParsedCommandLineOfConfigFile(
+  configPath,
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => fail([diagnostic]),
+  },
+);
+if (parsed === undefined) throw new Error(`Cannot read ${configPath}.`);
+if (parsed.errors.length > 0) fail(parsed.errors);
+
+rmSync(parsed.options.outDir ?? join(root, 'dist'), { recursive: true, force: true });
+const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+const emitted = program.emit(undefined, undefined, undefined, false, { afterDeclarations: [rewriteTsSpecifiers] });
+const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
+if (diagnostics.length > 0 || emitted.emitSkipped) fail(diagnostics);
+
+function fail(diagnostics: readonly ts.Diagnostic[]): never {
+  const host: ts.FormatDiagnosticsHost = {
+    getCanonicalFileName: (name) => name,
+    getCurrentDirectory: () => root,
+    getNewLine: () => '\n',
+  };
+  process.stderr.write(ts.formatDiagnosticsWithColorAndContext(diagnostics, host));
+  process.exit(1);
+}
+
+/** `./a.ts` → `./a.js` (and `.mts`/`.cts` alike) for relative specifiers; anything else is left as it is. */
+function jsSpecifier(specifier: string): string {
+  return /^\.\.?\//.test(specifier) ? specifier.replace(/\.([mc]?)ts$/, '.$1js') : specifier;
+}
+
+/** Rewrites the relative `.ts` specifiers of a declaration file's imports, exports and `import("…")` types. */
+function rewriteTsSpecifiers(context: ts.TransformationContext) {
+  const { factory } = context;
+  const literal = (node: ts.Expression | undefined) => {
+    if (node === undefined || !ts.isStringLiteral(node)) return undefined;
+    const rewritten = jsSpecifier(node.text);
+    return rewritten === node.text ? undefined : factory.createStringLiteral(rewritten);
+  };
+  const visit = (node: ts.Node): ts.Node => {
+    if (ts.isImportDeclaration(node)) {
+      const specifier = literal(node.moduleSpecifier);
+      if (specifier !== undefined) {
+        return factory.updateImportDeclaration(node, node.modifiers, node.importClause, specifier, node.attributes);
+      }
+    } else if (ts.isExportDeclaration(node)) {
+      const specifier = literal(node.moduleSpecifier);
+      if (specifier !== undefined) {
+        return factory.updateExportDeclaration(
+          node,
+          node.modifiers,
+          node.isTypeOnly,
+          node.exportClause,
+          specifier,
+          node.attributes,
+        );
+      }
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      const specifier = literal(node.argument.literal as ts.Expression);
+      if (specifier !== undefined) {
+        return factory.updateImportTypeNode(
+          node,
+          factory.updateLiteralTypeNode(node.argument, specifier),
+          node.attributes,
+          node.qualifier,
+          node.typeArguments,
+          node.isTypeOf,
+        );
+      }
+    }
+    return ts.visitEachChild(node, visit, context);
+  };
+  return (file: ts.SourceFile | ts.Bundle) => ts.visitNode(file, visit) as typeof file;
+}
