@@ -20,6 +20,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PayloadTooLargeError,
   StorageUnavailableError,
   UnsupportedRecordError,
 } from '../functions/errors.ts';
@@ -43,6 +44,7 @@ const everyError: Array<[string, HandbackError]> = [
   ['StorageUnavailableError', new StorageUnavailableError(undefined, { cause })],
   ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError('run-1', 'int-1', { cause })],
   ['UnsupportedRecordError', new UnsupportedRecordError('run-1', 'int-1', 'status "held"', { cause })],
+  ['PayloadTooLargeError', new PayloadTooLargeError('too large', [{ path: '/messages', message: 'm' }], { cause })],
 ];
 
 describe('errors', () => {
