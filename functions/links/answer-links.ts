@@ -35,7 +35,7 @@ export class LinkRefusedError extends Error {
 /** A link token that verified but whose pause has closed, or whose time has passed. */
 export class LinkClosedError extends Error {
   constructor(options?: { cause?: unknown }) {
-    super('This answer link is closed: what it was for has been settled or has expired.');
+    super('This answer link is closed: what it was for has been settled or has expired.', options);
     this.name = 'LinkClosedError';
   }
 }

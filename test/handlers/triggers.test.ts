@@ -7,6 +7,7 @@ import {
   createEventBridgeHandler,
   createSqsHandler,
   createStepFunctionsHandler,
+  createSweepHandler,
 } from '../../functions/handlers/triggers.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
 import type { ResumeBody } from '../../functions/resume/fit.ts';
@@ -270,5 +271,27 @@ describe('the EventBridge handler', () => {
     await expect(
       handler(eventBridgeEvent({ runId, interruptId, answer: 'yes', tenant: 'acme' }), lambdaContext()),
     ).rejects.toHaveProperty('name', 'HandoffFailedError');
+  });
+});
+
+describe('the sweep handler', () => {
+  it('closes a due onExpiry "reject" pause, hands off its continuation and completes its task', async () => {
+    let now = Date.now();
+    const clocked = table.store(() => new Date(now));
+    const { runId, interruptId } = await pause({ onExpiry: 'reject', expiresInSeconds: 30, taskToken: 'AQCE-expiry' });
+    now += 31_000;
+    const d = { ...deps(), store: clocked };
+    const totals = await createSweepHandler(d)({}, lambdaContext());
+    expect(totals.closed).toBeGreaterThanOrEqual(1);
+    const view = await clocked.getPause({ tenant: 'acme', runId, interruptId });
+    expect(view).toMatchObject({ status: 'expired', outcome: 'expired', continuationId: expect.any(String) });
+    const pointers = sqsMock
+      .commandCalls(SendMessageCommand)
+      .map((call) => JSON.parse(String(call.args[0].input.MessageBody)))
+      .filter((pointer) => pointer.interruptId === interruptId);
+    expect(pointers).toEqual([expect.objectContaining({ outcome: 'expired', continuationId: view.continuationId })]);
+    const tasks = sfnMock.commandCalls(SendTaskSuccessCommand).map((call) => call.args[0].input);
+    expect(tasks).toContainEqual({ taskToken: 'AQCE-expiry', output: expect.stringContaining('"outcome":"expired"') });
+    expect(d.metricNames()).toContain('PausesExpired');
   });
 });
