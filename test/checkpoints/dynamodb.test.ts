@@ -17,12 +17,11 @@ persistenceSpec(
 );
 
 // A table per case: the sweep reads the whole due index, and each case's clock is its own.
-serviceSpec('the DynamoDB adapter (dynalite)', async (options) => {
+serviceSpec('the DynamoDB adapter (dynalite)', async () => {
   const tableName = `handback-spec-${randomUUID()}`;
-  const raw = table.newClient();
-  await createTable(raw, tableName);
+  await createTable(table.newClient(), tableName);
   tables.push(tableName);
-  return createDynamoDBCheckpointStore({ client: table.client, tableName, ...options });
+  return (options) => createDynamoDBCheckpointStore({ client: table.client, tableName, ...options });
 });
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { serviceSpec } from './spec/service-spec.ts';
 
 persistenceSpec('the in-memory adapter', () => new MemoryPersistence());
 
-serviceSpec(
-  'the in-memory adapter',
-  (options) => new CheckpointService({ ...options, persistence: new MemoryPersistence() }),
-);
+serviceSpec('the in-memory adapter', async () => {
+  const persistence = new MemoryPersistence();
+  return (options) => new CheckpointService({ ...options, persistence });
+});

@@ -27,10 +27,9 @@ import { chatTranscript, testClock } from '../support.ts';
  * same cases on the in-memory adapter and on the DynamoDB adapter (dynalite). `factory` builds a store on a fresh
  * backend with the given clock and change observer.
  */
-export type StoreFactory = (options: {
-  clock: () => Date;
-  onChange?: (change: PauseChange) => void;
-}) => CheckpointStore | Promise<CheckpointStore>;
+export type StoreFactory = () => Promise<
+  (options: { clock: () => Date; onChange?: (change: PauseChange) => void }) => CheckpointStore
+>;
 
 /** An openai-chat round of four calls: a question, two approval-gated tools, and one call nobody is asked about. */
 export function approvalTranscript(): unknown[] {
@@ -107,8 +106,11 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
   const setup = async (start?: string) => {
     const clock = testClock(start);
     const changes: PauseChange[] = [];
-    const store = await factory({ clock: clock.now, onChange: (change) => changes.push(change) });
-    return { clock, store, changes };
+    const storeOn = await factory();
+    const store = storeOn({ clock: clock.now, onChange: (change) => changes.push(change) });
+    /** Another store on the same backend, with a clock of its own (another Lambda, another clock). */
+    const sibling = (now: () => Date) => storeOn({ clock: now });
+    return { clock, store, changes, sibling };
   };
 
   describe(`the checkpoint rules on ${name}`, () => {
@@ -699,9 +701,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         ).rejects.toBeInstanceOf(PauseExpiredError);
       });
 
-      it('races a cancel against decisions: exactly one outcome, and the loser is told', async () => {
-        for (let round = 0; round < 10; round++) {
-          const { store } = await setup();
+      it('races a cancel against decisions 100 times over: always exactly one outcome, and the loser is told', async () => {
+        const { store } = await setup();
+        for (let round = 0; round < 100; round++) {
           const input = withAsks({ asks: [{ toolCallId: 'call_refund', kind: 'approval' }] });
           const { interruptId } = await store.pause(input);
           const key = { tenant: 'acme', runId: input.runId, interruptId };
@@ -774,26 +776,41 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         expect(a.closed.length + b.closed.length).toBe(1);
       });
 
-      it('races a late decision against the closing sweep: exactly one outcome, the loser told', async () => {
-        for (let round = 0; round < 10; round++) {
-          const { store, clock } = await setup();
+      it('races a late decision against the closing sweep 100 times over: exactly one outcome, the loser told', async () => {
+        // The person's request runs where the clock says the pause is still open, the sweep where it says it is not:
+        // two Lambdas with skewed clocks. Only the conditional writes decide who wins.
+        const { store, clock, sibling } = await setup();
+        const sweeper = sibling(() => new Date(clock.now().getTime() + 1));
+        const outcomes = new Set<string>();
+        for (let round = 0; round < 100; round++) {
           const input = partOne({ expiresInSeconds: 10, onExpiry: 'reject' });
           const { interruptId } = await store.pause(input);
-          clock.advance(9.999);
-          const decision = store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'just in time' });
-          clock.advance(0.001);
-          const [decided, swept] = await Promise.allSettled([decision, store.closeDue()]);
+          clock.advance(9.9995);
+          // Each side starts first in every other round; the other follows within 60 ms (the sweep reads every shard of the due index first).
+          const later = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
+          const [decided, swept] = await Promise.allSettled([
+            (round % 2 === 0 ? later() : Promise.resolve()).then(() =>
+              store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'just in time' }),
+            ),
+            (round % 2 === 1 ? later() : Promise.resolve()).then(() => sweeper.closeDue()),
+          ]);
+          clock.advance(0.0005);
           const view = await store.getPause({ tenant: 'acme', runId: input.runId, interruptId });
-          const closedBySweep = swept.status === 'fulfilled' && swept.value.closed.length === 1;
+          const closedBySweep =
+            swept.status === 'fulfilled' && swept.value.closed.some((closed) => closed.interruptId === interruptId);
+          outcomes.add(String(view.outcome));
           if (decided.status === 'fulfilled') {
             expect(view.outcome).toBe('resumed');
             expect(closedBySweep).toBe(false);
+            expect(decided.value.continuationId).toBe(view.continuationId);
           } else {
             expect(decided.reason).toBeInstanceOf(PauseExpiredError);
             expect(closedBySweep).toBe(true);
             expect(view.outcome).toBe('expired');
           }
         }
+        // Both sides won some rounds: the race is real.
+        expect(outcomes).toEqual(new Set(['resumed', 'expired']));
       });
 
       it('sends a reminder once at expiresAt − remindBeforeSeconds, then closes at expiry', async () => {
