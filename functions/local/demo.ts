@@ -1,11 +1,14 @@
 import type { ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { type Handoff, type HandoffPointer, handoffPointer } from '../handoff/handoff.ts';
+import { appendResults } from '../rehydrate/results.ts';
 import { startLocalService } from './service.ts';
 
 /**
- * `npm run demo`: a scripted agent turn end to end, with a deterministic fake model and no network beyond 127.0.0.1.
- * The model calls `lookup_order`, `ask_human` and `notify` at once; `ask_human` needs a person, so the turn pauses
- * through the HTTP API; a person answers through the HTTP API; the continuation is handed off; the agent finishes.
+ * `npm run demo`: one agent turn end to end, offline, with a scripted model. The model asks a person a question and
+ * makes two calls with side effects at once; the turn pauses with three asks; two people decide over the HTTP API —
+ * Alice answers and approves the refund with a smaller amount, Bob rejects the email with a reason; the continuation
+ * is handed off; the agent runs what was approved (with the edited args), appends the results with `appendResults`,
+ * and the model finishes.
  */
 
 type Message = Record<string, unknown> & { role: string };
@@ -13,60 +16,39 @@ type ToolCall = { id: string; type: 'function'; function: { name: string; argume
 
 const RUN_ID = `demo-${Date.now()}`;
 
-/** The fake model: the same messages always give the same reply (openai-chat Chat Completions shape). */
+function call(id: string, name: string, args: unknown): ToolCall {
+  return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
+}
+
+/** The scripted model (Chat Completions shape): one round of three calls, then an answer from their results. */
 function fakeModel(messages: readonly Message[]): Message {
   const results = new Map<string, string>();
   for (const message of messages) {
     if (message.role === 'tool') results.set(String(message.tool_call_id), String(message.content));
   }
-  const calls = messages.flatMap((message) => (message.tool_calls as ToolCall[] | undefined) ?? []);
-  const resultOf = (name: string) =>
-    calls
-      .filter((call) => call.function.name === name)
-      .map((call) => results.get(call.id))
-      .filter((r) => r !== undefined)
-      .at(-1);
-  const approval = resultOf('ask_human');
-  if (approval === undefined) {
+  if (results.size === 0) {
     return {
       role: 'assistant',
-      content: null,
+      content: 'I will ask how much to refund, refund it and tell the customer.',
       tool_calls: [
-        call('call_lookup_1', 'lookup_order', { orderId: 'A-1042' }),
-        call('call_ask_1', 'ask_human', { question: 'Refund order A-1042 (EUR 120)?' }),
-        call('call_notify_1', 'notify', { channel: '#support', text: 'Refund for A-1042 is waiting for approval.' }),
+        call('call_ask', 'ask_human', { question: 'Full or partial refund of order A-1042?' }),
+        call('call_refund', 'refund_order', { orderId: 'A-1042', amount: 120 }),
+        call('call_email', 'send_email', { to: 'customer@example.com', body: 'Your refund of EUR 120 is on its way.' }),
       ],
     };
   }
-  const order = resultOf('lookup_order');
-  const notified = resultOf('notify');
-  const notRun = (text: string | undefined) => text === undefined || text.startsWith('Not run:');
-  if (notRun(order) || notRun(notified)) {
-    // The calls that were not dispatched at the pause are made again, now that a person has answered.
-    return {
-      role: 'assistant',
-      content: null,
-      tool_calls: [
-        call('call_lookup_2', 'lookup_order', { orderId: 'A-1042' }),
-        call('call_notify_2', 'notify', { channel: '#support', text: `Refund decision for A-1042: ${approval}` }),
-      ],
-    };
-  }
-  const { approve } = JSON.parse(approval) as { approve: boolean };
+  const refund = results.get('call_refund') ?? '';
+  const email = results.get('call_email') ?? '';
   return {
     role: 'assistant',
-    content: approve ? 'Order A-1042 is refunded (EUR 120); #support was told.' : 'The refund of A-1042 was declined.',
+    content: `Done: ${refund}. ${email.startsWith('Not run') ? `I did not email the customer: ${email.split('Reason: ')[1] ?? 'a person declined it.'}` : 'The customer was emailed.'}`,
   };
 }
 
-function call(id: string, name: string, args: unknown): ToolCall {
-  return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
-}
-
-/** The tools the agent runs itself; `ask_human` is the one it cannot. */
+/** The tools the agent runs itself, once a person allowed them. */
 const tools: Record<string, (args: Record<string, unknown>) => string> = {
-  lookup_order: (args) => JSON.stringify({ orderId: args.orderId, total: 120, currency: 'EUR', status: 'delivered' }),
-  notify: (args) => `posted to ${String(args.channel)}`,
+  refund_order: (args) => `refunded EUR ${String(args.amount)} on order ${String(args.orderId)}`,
+  send_email: (args) => `emailed ${String(args.to)}`,
 };
 
 function show(step: string, messages: readonly Message[]): void {
@@ -78,40 +60,26 @@ function show(step: string, messages: readonly Message[]): void {
     const text = calls
       ? `calls ${calls.join(', ')}`
       : message.role === 'tool'
-        ? `#${String(message.tool_call_id)} → ${String(message.content)}`
+        ? `#${String(message.tool_call_id)} → ${String(message.content).split('\n').join(' / ')}`
         : String(message.content);
     console.log(`  ${index}. ${message.role.padEnd(9)} ${text}`);
   }
 }
 
-/** Runs the model until it pauses for `ask_human` (returns the pause body) or answers (returns undefined). */
-function runAgent(messages: Message[]): { messages: Message[]; askHuman?: ToolCall } {
-  for (;;) {
-    const reply = fakeModel(messages);
-    messages.push(reply);
-    const calls = (reply.tool_calls as ToolCall[] | undefined) ?? [];
-    if (calls.length === 0) return { messages };
-    const askHuman = calls.find((c) => c.function.name === 'ask_human');
-    if (askHuman !== undefined) return { messages, askHuman };
-    for (const c of calls) {
-      messages.push({
-        role: 'tool',
-        tool_call_id: c.id,
-        content: tools[c.function.name]?.(JSON.parse(c.function.arguments)) ?? 'unknown tool',
-      });
-    }
-  }
-}
-
-async function http(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
+async function http(
+  who: string,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(url, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
   const json = (await response.json()) as Record<string, unknown>;
-  console.log(`  ${method} ${new URL(url).pathname}${new URL(url).search} → ${response.status}`);
+  console.log(`  ${who.padEnd(6)} ${method} ${new URL(url).pathname} → ${response.status}`);
   if (!response.ok) throw new Error(`${method} ${url} failed: ${JSON.stringify(json)}`);
-  return json;
+  return { status: response.status, body: json };
 }
 
 // The hand-off target of the demo: an in-process queue the agent's next invocation reads.
@@ -123,48 +91,74 @@ const demoHandoff: Handoff = {
 };
 
 const service = await startLocalService(
-  { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'WARN', HANDBACK_JWT_SECRET: '' },
+  { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'WARN', HANDBACK_JWT_SECRET: '' },
   { handoff: demoHandoff },
 );
 try {
   console.log(`Handback demo: local service on ${service.url}, run ${RUN_ID}`);
 
-  // 1. The agent's first invocation: the model asks for three tools at once, one of them a person.
-  const first = runAgent([
-    { role: 'system', content: 'You are a support agent. Refunds need a person to approve them.' },
-    { role: 'user', content: 'Please refund my order A-1042.' },
-  ]);
-  show('1. the model calls lookup_order, ask_human and notify', first.messages);
-  if (first.askHuman === undefined) throw new Error('the fake model did not ask a person');
-  const paused = await http('POST', `${service.url}/runs/${RUN_ID}/pauses`, {
+  // 1. The agent's first invocation: the model asks a question and wants two calls with side effects.
+  const messages: Message[] = [
+    { role: 'system', content: 'You are a support agent. Refunds and emails need a person to allow them.' },
+    { role: 'user', content: 'My order A-1042 arrived broken. Please refund it.' },
+  ];
+  messages.push(fakeModel(messages));
+  show('1. the model asks a question and calls refund_order and send_email', messages);
+  const paused = await http('agent', 'POST', `${service.url}/runs/${RUN_ID}/pauses`, {
     format: 'openai-chat',
-    messages: first.messages,
-    toolCallId: first.askHuman.id,
-    prompt: 'Refund order A-1042 (EUR 120)?',
-    answerSchema: { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] },
-    metadata: { ticket: 'SUP-7' },
+    messages,
+    asks: [
+      {
+        toolCallId: 'call_ask',
+        kind: 'answer',
+        prompt: 'Full or partial refund?',
+        answerSchema: { enum: ['full', 'partial'] },
+      },
+      {
+        toolCallId: 'call_refund',
+        kind: 'approval',
+        prompt: 'Refund order A-1042?',
+        argsSchema: {
+          type: 'object',
+          properties: { orderId: { const: 'A-1042' }, amount: { type: 'number', exclusiveMinimum: 0, maximum: 120 } },
+          required: ['orderId', 'amount'],
+        },
+      },
+      { toolCallId: 'call_email', kind: 'approval', prompt: 'Email the customer?' },
+    ],
   });
-  console.log(`  paused: interruptId ${String(paused.interruptId)}; the agent's Lambda can now end`);
+  const interruptId = String(paused.body.interruptId);
+  console.log(`  paused with three asks (${interruptId}); the agent's Lambda can now end`);
 
-  // 2. A person, later: lists what waits for them and answers.
-  const waiting = await http('GET', `${service.url}/pauses?status=paused`);
-  const pause = (waiting.items as Array<Record<string, unknown>>).find((item) => item.runId === RUN_ID);
-  console.log(`  the person sees: "${String(pause?.prompt)}"`);
-  const resumed = await http('POST', `${service.url}/runs/${RUN_ID}/resume`, {
-    interruptId: paused.interruptId,
-    answer: { approve: true },
+  // 2. Alice, later: answers the question and approves the refund with a smaller amount.
+  const alice = await http('alice', 'POST', `${service.url}/runs/${RUN_ID}/resume`, {
+    interruptId,
+    decisions: [
+      { toolCallId: 'call_ask', answer: 'partial' },
+      { toolCallId: 'call_refund', decision: 'edit', args: { orderId: 'A-1042', amount: 60 } },
+    ],
   });
-  show('2. rebuilt after the answer (lookup_order and notify were not dispatched)', resumed.messages as Message[]);
+  console.log(`  recorded; still waiting for ${JSON.stringify(alice.body.pending)}`);
 
-  // 3. The hand-off wakes the agent's next invocation with the pointer; it reads the continuation and finishes.
+  // 3. Bob, from another desk: rejects the email, with a reason. His decision is the last: it commits the continuation.
+  const bob = await http('bob', 'POST', `${service.url}/runs/${RUN_ID}/resume`, {
+    interruptId,
+    decisions: [{ toolCallId: 'call_email', decision: 'reject', reason: 'Bob will call the customer instead.' }],
+  });
+  console.log(`  resumed: dispatch ${JSON.stringify(bob.body.dispatch)}`);
+
+  // 4. The hand-off wakes the agent: it runs what was approved, appends the results, and the model goes on.
   const pointer = handedOff.shift();
   if (pointer === undefined) throw new Error('nothing was handed off');
-  console.log(
-    `\n  handed off: ${JSON.stringify({ ...pointer, messages: pointer.messages ? `[${pointer.messages.length} messages]` : undefined })}`,
-  );
-  const continuation = await http('GET', `${service.url}/runs/${RUN_ID}/continuations/${pointer.continuationId}`);
-  const last = runAgent([...(continuation.messages as Message[])]);
-  show('3. the agent finishes its turn', last.messages);
+  const continuation = pointer.messages ?? [];
+  show('2. the continuation: the answer, the edited refund (to run), the rejected email', continuation as Message[]);
+  const ran = pointer.dispatch.map((call) => ({
+    toolCallId: call.toolCallId,
+    output: tools[call.name]?.(call.args as Record<string, unknown>) ?? `unknown tool ${call.name}`,
+  }));
+  const next = appendResults(pointer.format, continuation, ran) as Message[];
+  next.push(fakeModel(next));
+  show('3. the agent ran the refund with the edited amount; the model finishes', next);
 } finally {
   await service.close();
 }

@@ -260,3 +260,18 @@ describe('npm start with HANDBACK_DATA_DIR, killed mid-write', () => {
     }
   });
 });
+
+describe('npm run demo', () => {
+  it('shows two people deciding a round and the agent going on with the edited refund', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'functions/local/demo.ts'], {
+      cwd: new URL('../..', import.meta.url),
+      timeout: 60_000,
+    });
+    expect(stdout).toContain('alice  POST');
+    expect(stdout).toMatch(/bob {4}POST \/runs\/demo-\d+\/resume → 200/);
+    expect(stdout).toContain('#call_refund → refunded EUR 60 on order A-1042');
+    expect(stdout).toContain('I did not email the customer: Bob will call the customer instead.');
+  });
+});
