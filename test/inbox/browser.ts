@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { request } from '../black-box/service.ts';
 
@@ -90,3 +92,69 @@ export async function createPause(
 /** The inbox URL of one pause, signed in. */
 export const pauseUrl = (url: string, pause: Created) =>
   `${url}/inbox?run=${encodeURIComponent(pause.runId)}&pause=${encodeURIComponent(pause.interruptId)}`;
+
+/** The requests that change something (decisions, cancels) the page has sent so far. */
+export function watchWrites(page: Page): () => string[] {
+  const writes: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST') writes.push(new URL(r.url()).pathname);
+  });
+  return () => [...writes];
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** One axe-core violation, short. */
+export interface Violation {
+  id: string;
+  impact: string | null;
+  nodes: string[];
+}
+
+/** Runs axe-core's WCAG 2.0 and 2.1 A and AA rules on the page as it is; returns the violations. */
+export async function axeViolations(page: Page): Promise<Violation[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<AxeResults> } })
+      .axe;
+    const results = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      resultTypes: ['violations'],
+    });
+    return results.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.html) }));
+  });
+}
+
+interface AxeResults {
+  violations: Array<{ id: string; impact: string | null; nodes: Array<{ html: string }> }>;
+}
+
+/** What has the keyboard focus: its tag, role-ish name and whether a visible outline marks it. */
+export interface Focused {
+  tag: string;
+  name: string;
+  outline: boolean;
+}
+
+/** Presses Tab until `wanted` has the focus (at most `limit` times); returns what had it on the way. */
+export async function tabTo(page: Page, wanted: (focused: Focused) => boolean, limit = 60): Promise<Focused[]> {
+  const seen: Focused[] = [];
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate((): Focused => {
+      const el = document.activeElement as HTMLElement | null;
+      if (el === null) return { tag: '', name: '', outline: false };
+      const style = getComputedStyle(el);
+      const label = el.id ? document.querySelector(`label[for="${CSS.escape(el.id)}"]`)?.textContent : undefined;
+      const name = (label ?? el.getAttribute('aria-label') ?? el.textContent ?? '').trim();
+      return {
+        tag: el.tagName.toLowerCase(),
+        name,
+        outline: style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) >= 2,
+      };
+    });
+    seen.push(focused);
+    if (wanted(focused)) return seen;
+  }
+  throw new Error(`focus never reached what was wanted; it went through ${JSON.stringify(seen.map((f) => f.name))}`);
+}

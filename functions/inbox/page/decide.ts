@@ -60,8 +60,15 @@ export function firstDraft(ask: AskView, index: number, several: boolean): Draft
 /** What a draft makes: a decision to send with the value its schema must check, or errors, or nothing (later). */
 export type Drafted =
   | { kind: 'none' }
-  | { kind: 'errors'; errors: FieldError[] }
-  | { kind: 'decision'; decision: Decision; check?: { schema: JsonSchema; value: unknown; field: Field | 'args' } };
+  | { kind: 'errors'; errors: FieldError[]; check?: SchemaCheck }
+  | { kind: 'decision'; decision: Decision; check?: SchemaCheck };
+
+/** A value for the validator: its schema, and the form field (or the arguments editor) its failures go to. */
+export interface SchemaCheck {
+  schema: JsonSchema;
+  value: unknown;
+  field: Field | 'args';
+}
 
 /** The decision a draft makes, or why it cannot make one yet. */
 export function draftDecision(ask: AskView, index: number, draft: Draft): Drafted {
@@ -107,11 +114,14 @@ export function draftDecision(ask: AskView, index: number, draft: Draft): Drafte
     case 'answer': {
       const form = formOf(ask, index);
       const read = readForm(form, draft.values);
-      if (read.errors.length > 0) return { kind: 'errors', errors: read.errors };
+      // With errors the form can tell, the schema still checks the other fields, so every error shows at once.
+      const check =
+        ask.answerSchema === undefined || !('value' in read)
+          ? undefined
+          : { schema: ask.answerSchema, value: read.value, field: form };
+      if (read.errors.length > 0) return { kind: 'errors', errors: read.errors, ...(check ? { check } : {}) };
       const decision: Decision = { toolCallId, answer: read.value };
-      return ask.answerSchema === undefined
-        ? { kind: 'decision', decision }
-        : { kind: 'decision', decision, check: { schema: ask.answerSchema, value: read.value, field: form } };
+      return check === undefined ? { kind: 'decision', decision } : { kind: 'decision', decision, check };
     }
   }
 }

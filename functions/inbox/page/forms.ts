@@ -193,7 +193,8 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 /**
  * The JSON value a form's values make, and what the form itself can tell is wrong: a required number, choice or JSON
  * value left empty, a number that is not one, JSON that does not parse. An optional field left empty is left out of
- * its object; a required text left empty is the empty string, which the schema accepts or not.
+ * its object; a required text left empty is the empty string, which the schema accepts or not. With errors, `value`
+ * is what the other fields make (for the schema to check them too), or absent when there is none.
  */
 export function readForm(field: Field, values: FormValues): { value?: unknown; errors: FieldError[] } {
   const errors: FieldError[] = [];
@@ -251,7 +252,7 @@ export function readForm(field: Field, values: FormValues): { value?: unknown; e
     return { present: false };
   };
   const result = read(field);
-  return result.present && errors.length === 0 ? { value: result.value, errors } : { errors };
+  return result.present ? { value: result.value, errors } : { errors };
 }
 
 /**

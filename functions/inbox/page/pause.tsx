@@ -119,16 +119,22 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
       const draft = drafts[ask.toolCallId];
       if (ask.decision !== undefined || draft === undefined) return;
       const drafted = draftDecision(ask, index, draft);
-      if (drafted.kind === 'errors') found.push(...drafted.errors);
-      if (drafted.kind !== 'decision') return;
-      decisions.push(drafted.decision);
+      if (drafted.kind === 'none') return;
+      if (drafted.kind === 'decision') decisions.push(drafted.decision);
+      const known = drafted.kind === 'errors' ? drafted.errors : [];
+      found.push(...known);
       const { check } = drafted;
       if (check === undefined) return;
       checks.push(
         checkSchema(check.schema, check.value).then((failures) => {
           if (failures === undefined || failures.length === 0) return;
-          if (check.field === 'args') found.push({ id: idsOf(index).args, message: argsMessage(failures) });
-          else found.push(...attribute(check.field, failures));
+          if (check.field === 'args') {
+            found.push({ id: idsOf(index).args, message: argsMessage(failures) });
+            return;
+          }
+          // A field the form already marked keeps its own words (a missing choice is not also "required").
+          const marked = new Set(known.map((error) => error.id));
+          found.push(...attribute(check.field, failures).filter((error) => !marked.has(error.id)));
         }),
       );
     });

@@ -12,12 +12,12 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 
 const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
-/** `iso` relative to `nowMs`, in the largest whole unit: "3 minutes ago", "in 6 days", "now". */
+/** `iso` relative to `nowMs`, in the largest unit it holds at least once, rounded: "3 minutes ago", "in 7 days". */
 export function relativeTime(iso: string, nowMs: number): string {
   const delta = Date.parse(iso) - nowMs;
   if (!Number.isFinite(delta)) return iso;
   for (const [unit, ms] of UNITS) {
-    if (Math.abs(delta) >= ms) return format.format(Math.trunc(delta / ms), unit);
+    if (Math.abs(delta) >= ms) return format.format(Math.round(delta / ms), unit);
   }
   return 'now';
 }
