@@ -101,6 +101,7 @@ describe('the inbox, signed in with auth off', () => {
     const { context, page } = await newPage(browser);
     await page.goto(`${service.url}/inbox`);
     await page.getByRole('heading', { level: 1, name: 'Waiting for a decision' }).waitFor();
+    await page.locator('li.card', { hasText: newer.runId }).waitFor();
     const runs = await page.locator('li.card code.run').allTextContents();
     expect(runs.indexOf(newer.runId)).toBeGreaterThanOrEqual(0);
     expect(runs.indexOf(newer.runId)).toBeLessThan(runs.indexOf(older.runId));

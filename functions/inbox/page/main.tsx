@@ -20,7 +20,7 @@ import type { PausePage, Problem } from './types.ts';
 
 const LINK_KEY = 'handback.link';
 
-/** Where the page is: a pause, or the list (with the cursor of the page shown). */
+/** Where the page is, signed in: a pause, or the list. */
 type Route = { kind: 'pause'; ref: PauseRef } | { kind: 'list' };
 
 function routeOf(search: string): Route {

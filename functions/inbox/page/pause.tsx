@@ -173,8 +173,9 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
 
   /** A refusal in words, by what it is about. */
   const refused = async (problem: Problem, decisions: Decision[]) => {
-    if (problem.status === 401 && signedIn) {
-      onUnauthorized(problem);
+    if (problem.status === 401) {
+      if (signedIn) onUnauthorized(problem);
+      else setFormError('This link is not valid any more. Ask whoever sent it for a new one.');
       return;
     }
     if (problem.code === 'already_decided') {
