@@ -1,0 +1,370 @@
+import { type ComponentChildren, render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type Access, type Api, createApi, type PauseRef, problemText, savedToken, saveToken } from './api.ts';
+import { PauseScreen } from './pause.tsx';
+import { fullTime, relativeTime, timeLeft } from './time.ts';
+import type { PausePage, Problem } from './types.ts';
+
+/**
+ * The inbox page (§12): the person who decides sees the tenant's open pauses, or — opened from an answer link — that
+ * one pause, and decides its asks. Preact with TSX, bundled by esbuild (`functions/inbox/build.ts`); nothing is
+ * loaded from elsewhere. Sizes as `npm run build:inbox` prints them (minified / gzip -9): the page's script 43.8 KB /
+ * 16.0 KB (preact, its hooks and JSX runtime 13.6 KB / 5.7 KB of it), its style sheet 4.2 KB / 1.5 KB, the HTML 0.5 KB; the
+ * validator worker, fetched only when an ask has a schema and then cached, 198 KB / 60 KB (ajv and the server's
+ * schema module). `test/inbox/assets.test.ts` holds the page to 20 KB and 3 KB gzipped.
+ *
+ * An answer link is `<inbox>#<token>`: the token is read from the fragment, kept for this tab's session (so a reload
+ * still shows the pause) and taken out of the address bar at once. Signed in, the page shows a pause at
+ * `?run=<runId>&pause=<interruptId>`, so the browser's back button and a bookmark work.
+ */
+
+const LINK_KEY = 'handback.link';
+
+/** Where the page is, signed in: a pause, or the list. */
+type Route = { kind: 'pause'; ref: PauseRef } | { kind: 'list' };
+
+function routeOf(search: string): Route {
+  const params = new URLSearchParams(search);
+  const runId = params.get('run');
+  const interruptId = params.get('pause');
+  return runId !== null && interruptId !== null ? { kind: 'pause', ref: { runId, interruptId } } : { kind: 'list' };
+}
+
+/** The link token from the fragment (then removed from the address bar), or the one this tab already opened. */
+function linkToken(): string | undefined {
+  const fragment = decodeURIComponent(location.hash.slice(1));
+  if (fragment !== '') {
+    history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+    try {
+      sessionStorage.setItem(LINK_KEY, fragment);
+    } catch {
+      // No storage: the link lasts until the page is left.
+    }
+    return fragment;
+  }
+  try {
+    return sessionStorage.getItem(LINK_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The clock the page's "3 minutes ago" reads, ticking every 30 seconds. */
+function useNow(): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+function App({ base, link }: { base: URL; link: string | undefined }) {
+  const access: Access = link === undefined ? { kind: 'signed-in' } : { kind: 'link', token: link };
+  const [api] = useState(() => createApi(base, access));
+  const [route, setRoute] = useState<Route>(() => routeOf(location.search));
+  const [unauthorized, setUnauthorized] = useState<Problem | undefined>();
+  const [signedInWith, setSignedInWith] = useState(savedToken());
+  const nowMs = useNow();
+
+  useEffect(() => {
+    const onPop = () => setRoute(routeOf(location.search));
+    addEventListener('popstate', onPop);
+    return () => removeEventListener('popstate', onPop);
+  }, []);
+
+  const go = (next: Route) => {
+    const search =
+      next.kind === 'pause'
+        ? `?${new URLSearchParams({ run: next.ref.runId, pause: next.ref.interruptId })}`
+        : location.pathname;
+    history.pushState(null, '', search);
+    setRoute(next);
+  };
+
+  if (access.kind === 'link') {
+    return (
+      <Shell>
+        <PauseScreen
+          api={api}
+          pauseRef={{ runId: '', interruptId: '' }}
+          signedIn={false}
+          nowMs={nowMs}
+          onUnauthorized={() => {}}
+        />
+      </Shell>
+    );
+  }
+
+  const signOut =
+    signedInWith === undefined
+      ? undefined
+      : () => {
+          saveToken(undefined);
+          setSignedInWith(undefined);
+          setUnauthorized({ status: 401, code: 'signed_out' });
+        };
+
+  if (unauthorized !== undefined) {
+    return (
+      <Shell>
+        <TokenForm
+          problem={unauthorized}
+          onToken={(token) => {
+            saveToken(token);
+            setSignedInWith(token);
+            setUnauthorized(undefined);
+          }}
+        />
+      </Shell>
+    );
+  }
+
+  return (
+    <Shell onSignOut={signOut}>
+      {route.kind === 'pause' ? (
+        <>
+          <p class="back">
+            <a
+              href={location.pathname}
+              onClick={(event) => {
+                event.preventDefault();
+                go({ kind: 'list' });
+              }}
+            >
+              ← All waiting requests
+            </a>
+          </p>
+          <PauseScreen
+            key={`${route.ref.runId}/${route.ref.interruptId}`}
+            api={api}
+            pauseRef={route.ref}
+            signedIn
+            nowMs={nowMs}
+            onUnauthorized={setUnauthorized}
+          />
+        </>
+      ) : (
+        <PauseList
+          api={api}
+          nowMs={nowMs}
+          onOpen={(ref) => go({ kind: 'pause', ref })}
+          onUnauthorized={setUnauthorized}
+        />
+      )}
+    </Shell>
+  );
+}
+
+function Shell({ children, onSignOut }: { children: ComponentChildren; onSignOut?: (() => void) | undefined }) {
+  return (
+    <>
+      <header class="bar">
+        <p class="brand">Handback inbox</p>
+        {onSignOut === undefined ? null : (
+          <button type="button" class="quiet" onClick={onSignOut}>
+            Sign out
+          </button>
+        )}
+      </header>
+      <main id="main">{children}</main>
+    </>
+  );
+}
+
+/** Asks for a bearer token when the API wants one; it is kept for this browser session only. */
+function TokenForm({ problem, onToken }: { problem: Problem; onToken(token: string): void }) {
+  const [token, setToken] = useState('');
+  const [error, setError] = useState<string | undefined>(
+    problem.code === 'signed_out' ? undefined : savedToken() === undefined ? undefined : problemText(problem),
+  );
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <form
+      class="token"
+      aria-labelledby="token-title"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        const trimmed = token.trim().replace(/^Bearer\s+/i, '');
+        if (trimmed === '') {
+          setError('Paste your access token first.');
+          input.current?.focus();
+          return;
+        }
+        onToken(trimmed);
+      }}
+    >
+      <h1 id="token-title" tabIndex={-1} ref={heading}>
+        Sign in
+      </h1>
+      <p>
+        The inbox needs the access token (a JWT) you use with the Handback API. It is kept in this browser tab until you
+        close it or sign out.
+      </p>
+      <div class="field">
+        <label for="token">Access token</label>
+        <input
+          id="token"
+          ref={input}
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={token}
+          onInput={(event) => setToken((event.currentTarget as HTMLInputElement).value)}
+          aria-invalid={error === undefined ? undefined : true}
+          aria-describedby={error === undefined ? undefined : 'token-error'}
+        />
+        {error === undefined ? null : (
+          <p class="error" id="token-error">
+            {error}
+          </p>
+        )}
+      </div>
+      <button type="submit" class="primary">
+        Sign in
+      </button>
+    </form>
+  );
+}
+
+/** The tenant's open pauses, newest first, 20 a page. */
+function PauseList({
+  api,
+  nowMs,
+  onOpen,
+  onUnauthorized,
+}: {
+  api: Api;
+  nowMs: number;
+  onOpen(ref: PauseRef): void;
+  onUnauthorized(problem: Problem): void;
+}) {
+  // The cursors of the pages before this one, to go back to newer pauses.
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [page, setPage] = useState<PausePage | undefined>();
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const [loading, setLoading] = useState(true);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const cursor = cursors[cursors.length - 1];
+
+  const load = async () => {
+    setLoading(true);
+    const result = await api.list(cursor);
+    setLoading(false);
+    if (!result.ok) {
+      if (result.problem.status === 401) onUnauthorized(result.problem);
+      setProblem(result.problem);
+      return;
+    }
+    setProblem(undefined);
+    setPage(result.body);
+  };
+  useEffect(() => {
+    void load();
+  }, [cursor]);
+  useEffect(() => heading.current?.focus(), []);
+
+  const items = page?.items ?? [];
+  return (
+    <section aria-labelledby="list-title">
+      <h1 id="list-title" tabIndex={-1} ref={heading}>
+        Waiting for a decision
+      </h1>
+      <div class="toolbar">
+        <p role="status" class="meta">
+          {loading
+            ? 'Loading…'
+            : problem !== undefined
+              ? ''
+              : items.length === 0
+                ? cursors.length > 1
+                  ? 'No older requests.'
+                  : 'Nothing is waiting for you.'
+                : `${items.length} request${items.length === 1 ? '' : 's'}${cursors.length > 1 ? ` (page ${cursors.length})` : ''}, newest first.`}
+        </p>
+        <button type="button" onClick={() => void load()} disabled={loading}>
+          Refresh
+        </button>
+      </div>
+      {problem === undefined ? null : (
+        <p class="error" role="alert">
+          {problemText(problem)}
+        </p>
+      )}
+      <ul class="pauses">
+        {items.map((pause) => {
+          const ref = { runId: pause.runId, interruptId: pause.interruptId };
+          const href = `?${new URLSearchParams({ run: ref.runId, pause: ref.interruptId })}`;
+          const prompt = pause.asks.find((ask) => ask.prompt !== null && ask.prompt !== '')?.prompt;
+          return (
+            <li key={pause.interruptId} class="card">
+              <h2>
+                <a
+                  href={href}
+                  onClick={(event) => {
+                    event.preventDefault();
+                    onOpen(ref);
+                  }}
+                >
+                  {pause.asks.map((ask) => ask.name).join(', ')}
+                </a>
+              </h2>
+              <p class="meta">
+                Run <code class="run">{pause.runId}</code>
+                {' · '}
+                {pause.asks.length === 1
+                  ? pause.asks[0]?.kind === 'approval'
+                    ? 'needs approval'
+                    : 'needs an answer'
+                  : `${pause.pending.length} of ${pause.asks.length} asks waiting`}
+              </p>
+              {prompt === undefined || prompt === null ? null : (
+                <p class="prompt" dir="auto">
+                  {prompt.length > 240 ? `${prompt.slice(0, 239)}…` : prompt}
+                </p>
+              )}
+              <p class="meta">
+                <time dateTime={pause.createdAt} title={fullTime(pause.createdAt)}>
+                  {relativeTime(pause.createdAt, nowMs)}
+                </time>
+                {' · '}
+                <time dateTime={pause.expiresAt} title={fullTime(pause.expiresAt)}>
+                  {timeLeft(pause.expiresAt, nowMs)}
+                </time>
+              </p>
+            </li>
+          );
+        })}
+      </ul>
+      {cursors.length > 1 || page?.cursor !== undefined ? (
+        <nav class="pager" aria-label="Pages of requests">
+          <button
+            type="button"
+            disabled={cursors.length <= 1 || loading}
+            onClick={() => setCursors(cursors.slice(0, -1))}
+          >
+            Newer
+          </button>
+          <button
+            type="button"
+            disabled={page?.cursor === undefined || loading}
+            onClick={() => setCursors([...cursors, page?.cursor])}
+          >
+            Older
+          </button>
+        </nav>
+      ) : null}
+    </section>
+  );
+}
+
+const root = document.getElementById('app');
+if (root !== null) {
+  // The API's root: the page's own URL without its last segment (`…/inbox` → `…/`), so a stage or base path is kept.
+  const base = new URL('.', location.href);
+  root.replaceChildren();
+  render(<App base={base} link={linkToken()} />, root);
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { inboxAsset, PAGE_CSP, WORKER_CSP } from '../../functions/inbox/assets.ts';
+import { type BuiltFile, buildInboxFiles } from '../../functions/inbox/build.ts';
+import { INBOX_FILES } from '../../functions/inbox/generated.ts';
+import { httpEvent } from '../handlers/events.ts';
+import { inProcessApi } from './api.ts';
+
+const files = await buildInboxFiles();
+const byPrefix = (prefix: string) => files.find((f) => f.name.startsWith(prefix)) as BuiltFile;
+
+describe('the inbox build', () => {
+  it('names the script, the style sheet and the validator by their content hash', () => {
+    expect(files.map((f) => f.name)).toEqual([
+      '',
+      expect.stringMatching(/^app-[\w-]{10}\.js$/),
+      expect.stringMatching(/^app-[\w-]{10}\.css$/),
+      expect.stringMatching(/^validator-[\w-]{10}\.js$/),
+    ]);
+  });
+
+  it('is the build the served module holds (the global setup rebuilt it)', () => {
+    expect(Object.keys(INBOX_FILES)).toEqual(files.map((f) => f.name));
+  });
+
+  it('writes a page with a language, a viewport, and only external script and style, by relative URL', () => {
+    const html = byPrefix('').body;
+    expect(html).toMatch(/<html lang="en">/);
+    expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(html).toContain(`<script defer src="inbox/${byPrefix('app-').name}"></script>`);
+    expect(html).toContain(`<link rel="stylesheet" href="inbox/${files[2]?.name}">`);
+    expect(html.match(/<script\b[^>]*>/g)).toEqual([`<script defer src="inbox/${byPrefix('app-').name}">`]);
+    expect(html).not.toMatch(/\sstyle=|\son\w+=/);
+  });
+
+  it('keeps the page small: script ≤ 20 KB, style ≤ 3 KB gzipped (the validator loads apart, on first use)', () => {
+    const app = byPrefix('app-');
+    expect(app.gzipBytes).toBeLessThanOrEqual(20 * 1024);
+    expect((files[2] as BuiltFile).gzipBytes).toBeLessThanOrEqual(3 * 1024);
+    // ajv and the server's schema module; room for its linear-time pattern engine.
+    expect(byPrefix('validator-').gzipBytes).toBeLessThanOrEqual(160 * 1024);
+  });
+
+  it('leaves eval and Function out of the page script, and starts the validator it was built with', () => {
+    const app = byPrefix('app-').body;
+    expect(app).not.toMatch(/\beval\(|new Function\(/);
+    expect(app).toContain(byPrefix('validator-').name);
+  });
+});
+
+describe('inboxAsset', () => {
+  it('serves the page with a strict policy: own-origin script, no eval, no framing, no base, Trusted Types', () => {
+    const page = inboxAsset('');
+    expect(page?.contentType).toBe('text/html; charset=utf-8');
+    expect(page?.headers).toMatchObject({
+      'Content-Security-Policy': PAGE_CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-cache',
+      'X-Frame-Options': 'DENY',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+    });
+    const directives = Object.fromEntries(PAGE_CSP.split('; ').map((d) => [d.split(' ')[0], d]));
+    expect(directives).toMatchObject({
+      'default-src': "default-src 'none'",
+      'script-src': "script-src 'self'",
+      'frame-ancestors': "frame-ancestors 'none'",
+      'base-uri': "base-uri 'none'",
+      'require-trusted-types-for': "require-trusted-types-for 'script'",
+    });
+    expect(PAGE_CSP).not.toMatch(/unsafe/);
+  });
+
+  it('caches hashed files for good, and gives the validator worker its own policy with eval', () => {
+    const script = inboxAsset(byPrefix('app-').name);
+    expect(script).toMatchObject({
+      contentType: 'text/javascript; charset=utf-8',
+      headers: { 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+    });
+    const worker = inboxAsset(byPrefix('validator-').name);
+    expect(worker?.headers['Content-Security-Policy']).toBe(WORKER_CSP);
+    expect(WORKER_CSP).toBe("default-src 'none'; script-src 'self' 'unsafe-eval'");
+  });
+
+  it.each(['nope.js', '__proto__', 'constructor', 'app.js'])('has no file %s', (name) => {
+    expect(inboxAsset(name)).toBeUndefined();
+  });
+});
+
+describe('GET /inbox through the API handler', () => {
+  const api = inProcessApi();
+
+  it('serves the page and its files without a token', async () => {
+    const page = await api.call(httpEvent('GET', '/inbox', { claims: null }));
+    expect(page.status).toBe(200);
+    expect(page.headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['Content-Security-Policy']).toBe(PAGE_CSP);
+    const script = await api.call(httpEvent('GET', `/inbox/${byPrefix('app-').name}`, { claims: null }));
+    expect(script).toMatchObject({ status: 200, body: byPrefix('app-').body });
+  });
+
+  it('answers 404 for a file it does not have, and still wants a token for the data', async () => {
+    const missing = await api.call(httpEvent('GET', '/inbox/nope.js', { claims: null }));
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.body)).toMatchObject({ code: 'not_found' });
+    const list = await api.call(httpEvent('GET', '/pauses', { claims: null }));
+    expect(list.status).toBe(401);
+  });
+});
