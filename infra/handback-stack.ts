@@ -6,7 +6,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { HandbackAlarms } from './alarms.ts';
-import { ApprovalWorkflow, ResumeWorkflow } from './approval-workflow.ts';
+import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow } from './approval-workflow.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { Handoff, type HandoffTargetProps } from './handoff.ts';
@@ -14,9 +14,6 @@ import { HandbackHttpApi } from './http-api.ts';
 import { ENTRY } from './paths.ts';
 import { ResumeTriggers } from './resume-triggers.ts';
 import { resolveSettings } from './settings.ts';
-
-/** The longest pause the contract allows (`expiresInSeconds` at most 31,536,000): also Step Functions' one-year limit. */
-const MAX_PAUSE_EXPIRY_SECONDS = 31_536_000;
 
 /**
  * Props of {@link HandbackStack}. Each one may instead come from the context key named in `infra/settings.ts`
@@ -99,8 +96,10 @@ export class HandbackStack extends Stack {
   constructor(scope: Construct, id: string, props: HandbackStackProps = {}) {
     super(scope, id, props);
     const settings = resolveSettings(this, props);
-    if (settings.pauseExpiry.toSeconds() > MAX_PAUSE_EXPIRY_SECONDS) {
-      throw new Error(`pauseExpiry is ${settings.pauseExpiry.toHumanString()}: at most 365 days (31,536,000 seconds).`);
+    if (settings.pauseExpiry.toSeconds() > MAX_PAUSE_EXPIRY.toSeconds()) {
+      throw new Error(
+        `pauseExpiry (context handback:pauseExpirySeconds) is ${settings.pauseExpiry.toSeconds()} seconds: at most ${MAX_PAUSE_EXPIRY.toSeconds()}, so that the reference workflow's wait (the expiry and the sweep's bound) fits Step Functions' one-year execution limit.`,
+      );
     }
     const logging = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
 

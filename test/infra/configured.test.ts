@@ -97,12 +97,12 @@ describe('a stack configured through context', () => {
     expect(apiFunction()?.Environment.Variables.TENANT_CLAIM).toBe('org_id');
   });
 
-  it('waits for answers as long as the configured pause expiry, and records that expiry', () => {
+  it('waits for answers five minutes past the configured pause expiry, and records that expiry', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       DefinitionString: {
         'Fn::Join': [
           '',
-          Match.arrayWith([Match.stringLikeRegexp('"TimeoutSeconds":259200,"ResultPath":"\\$.continuation"')]),
+          Match.arrayWith([Match.stringLikeRegexp('"TimeoutSeconds":259500,"ResultPath":"\\$.continuation"')]),
         ],
       },
     });

@@ -74,10 +74,10 @@ describe('resolveSettings', () => {
 });
 
 describe('HandbackStack', () => {
-  it('refuses a pause expiry over 365 days, the contract and Step Functions limit', () => {
+  it("refuses a pause expiry whose wait would not fit Step Functions' one-year execution limit", () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    expect(() => new HandbackStack(app, 'TooLong', { ...JWT, pauseExpiry: Duration.days(366) })).toThrow(
-      /at most 365 days/,
+    expect(() => new HandbackStack(app, 'TooLong', { ...JWT, pauseExpiry: Duration.days(365) })).toThrow(
+      "pauseExpiry (context handback:pauseExpirySeconds) is 31536000 seconds: at most 31532400, so that the reference workflow's wait (the expiry and the sweep's bound) fits Step Functions' one-year execution limit.",
     );
   });
 });
