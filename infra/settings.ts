@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { EventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -27,6 +27,9 @@ export const CONTEXT = {
   eventSource: 'handback:eventSource',
   removalPolicy: 'handback:removalPolicy',
   resumeRequestsVia: 'handback:resumeRequestsVia',
+  eventBusName: 'handback:eventBusName',
+  notifyEmail: 'handback:notifyEmail',
+  inboxUrl: 'handback:inboxUrl',
 } as const;
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
@@ -42,6 +45,12 @@ export interface Settings {
   eventSource: string;
   removalPolicy: RemovalPolicy;
   resumeRequestsVia: 'queue' | 'function';
+  /** The bus lifecycle events go to; undefined = the stack creates its own. */
+  eventBus: IEventBus | undefined;
+  /** An address the `Pause Created` topic mails; undefined = no subscription. */
+  notifyEmail: string | undefined;
+  /** The inbox page's public URL for answer links; undefined = the HTTP API's own `/inbox`. */
+  inboxUrl: string | undefined;
 }
 
 /** A context value as a non-empty string, or undefined. */
@@ -118,6 +127,21 @@ function handoffFromContext(scope: Construct): HandoffTargetProps | undefined {
   }
 }
 
+/** An https URL setting, or a one-line refusal naming it. */
+function httpsUrl(value: string | undefined, key: string): string | undefined {
+  if (value === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'https:') {
+    throw new Error(`Context ${key} must be an https URL (the inbox page people open), not ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
 /** Resolves every setting: the prop, else the context key, else the default; fails naming what is missing. */
 export function resolveSettings(scope: Construct, props: HandbackStackProps): Settings {
   const jwtIssuer = props.jwtIssuer ?? contextString(scope, CONTEXT.jwtIssuer);
@@ -139,6 +163,11 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
   if (via !== 'queue' && via !== 'function') {
     throw new Error(`Context ${CONTEXT.resumeRequestsVia} must be queue or function, not ${via}.`);
   }
+  const eventBusName = contextString(scope, CONTEXT.eventBusName);
+  const notifyEmail = props.notifyEmail ?? contextString(scope, CONTEXT.notifyEmail);
+  if (notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(notifyEmail)) {
+    throw new Error(`Context ${CONTEXT.notifyEmail} must be an email address, not ${JSON.stringify(notifyEmail)}.`);
+  }
   return {
     jwtIssuer,
     jwtAudience,
@@ -153,5 +182,10 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     eventSource: props.eventSource ?? contextString(scope, CONTEXT.eventSource) ?? 'handback',
     removalPolicy: props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN),
     resumeRequestsVia: via,
+    eventBus:
+      props.eventBus ??
+      (eventBusName ? EventBus.fromEventBusName(scope, 'LifecycleEventBus', eventBusName) : undefined),
+    notifyEmail,
+    inboxUrl: httpsUrl(props.inboxUrl ?? contextString(scope, CONTEXT.inboxUrl), CONTEXT.inboxUrl),
   };
 }

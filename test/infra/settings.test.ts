@@ -13,9 +13,12 @@ function stackWith(context: Record<string, unknown> = {}): Stack {
 }
 
 describe('resolveSettings', () => {
-  it('documents every default: tenant claim, SQS hand-off, 30 days of logs, 7-day pauses, source handback, RETAIN', () => {
+  it('documents every default: tenant claim, SQS hand-off, 30 days of logs, 7-day pauses, source handback, RETAIN, own bus, no email, the API inbox', () => {
     const settings = resolveSettings(stackWith(), JWT);
     expect({
+      eventBus: settings.eventBus,
+      notifyEmail: settings.notifyEmail,
+      inboxUrl: settings.inboxUrl,
       tenantClaim: settings.tenantClaim,
       handoff: settings.handoff,
       logRetention: settings.logRetention,
@@ -25,6 +28,9 @@ describe('resolveSettings', () => {
       encryptionKey: settings.encryptionKey,
       alarmTopic: settings.alarmTopic,
     }).toEqual({
+      eventBus: undefined,
+      notifyEmail: undefined,
+      inboxUrl: undefined,
       tenantClaim: 'tenant',
       handoff: { type: 'sqs' },
       logRetention: RetentionDays.ONE_MONTH,
@@ -66,6 +72,23 @@ describe('resolveSettings', () => {
     expect(() => resolveSettings(stackWith({ [CONTEXT.handoff]: 'lambda' }), JWT)).toThrow(
       /handback:handoffFunctionArn/,
     );
+  });
+
+  it('refuses a notification address that is not one', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.notifyEmail]: 'approvers' }), JWT)).toThrow(
+      'Context handback:notifyEmail must be an email address, not "approvers".',
+    );
+  });
+
+  it('refuses an inbox URL that is not https', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.inboxUrl]: 'http://inbox.test/' }), JWT)).toThrow(
+      /^Context handback:inboxUrl must be an https URL/,
+    );
+  });
+
+  it('imports the lifecycle bus named by context', () => {
+    const settings = resolveSettings(stackWith({ [CONTEXT.eventBusName]: 'handback-lifecycle' }), JWT);
+    expect(settings.eventBus?.eventBusName).toBe('handback-lifecycle');
   });
 
   it('refuses a log retention CloudWatch does not offer', () => {
