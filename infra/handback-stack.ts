@@ -18,8 +18,9 @@ import { HandbackHttpApi } from './http-api.ts';
 import { LifecycleEvents } from './lifecycle-events.ts';
 import { ENTRY } from './paths.ts';
 import { ResumeTriggers } from './resume-triggers.ts';
-import { resolveSettings } from './settings.ts';
+import { ConfigurationError, resolveSettings } from './settings.ts';
 import { SWEEP_EVERY, SweepSchedule } from './sweep-schedule.ts';
+import { HandbackUserPool } from './user-pool.ts';
 
 /**
  * Props of {@link HandbackStack}. Each one may instead come from the context key named in `infra/settings.ts`
@@ -28,8 +29,8 @@ import { SWEEP_EVERY, SweepSchedule } from './sweep-schedule.ts';
 export interface HandbackStackProps extends StackProps {
   /**
    * The JWT issuer the HTTP API trusts (`iss`), e.g. `https://cognito-idp.<region>.amazonaws.com/<pool id>`: an https
-   * URL (API Gateway reads its `/.well-known/openid-configuration`).
-   * @default - context `handback:jwtIssuer`; synthesis fails naming it when neither is set
+   * URL (API Gateway reads its `/.well-known/openid-configuration`); the placeholder of `cdk.json` is refused.
+   * @default - context `handback:jwtIssuer`; synthesis fails naming it when neither is set (unless `createUserPool`)
    */
   readonly jwtIssuer?: string;
   /**
@@ -93,6 +94,13 @@ export interface HandbackStackProps extends StackProps {
    */
   readonly resumeRequestsVia?: 'queue' | 'function';
   /**
+   * Create a Cognito user pool and app client (see `HandbackUserPool`) and trust them: the pool's issuer and the
+   * client's id become the API's JWT issuer and audience, and its tokens carry the tenant in `tenantClaim`. For a
+   * first deployment; not with `jwtIssuer` or `jwtAudience`.
+   * @default - context `handback:createUserPool`, else false
+   */
+  readonly createUserPool?: boolean;
+  /**
    * The EventBridge bus lifecycle events (`Pause Created`, …, source `handback`) go to.
    * @default - context `handback:eventBusName` (an existing bus, by name), else a bus the stack creates
    */
@@ -121,7 +129,7 @@ export class HandbackStack extends Stack {
     super(scope, id, props);
     const settings = resolveSettings(this, props);
     if (settings.pauseExpiry.toSeconds() > MAX_PAUSE_EXPIRY.toSeconds()) {
-      throw new Error(
+      throw new ConfigurationError(
         `pauseExpiry (context handback:pauseExpirySeconds) is ${settings.pauseExpiry.toSeconds()} seconds: at most ${MAX_PAUSE_EXPIRY.toSeconds()}, so that the reference workflow's wait (the expiry and the sweep's bound) fits Step Functions' one-year execution limit.`,
       );
     }
@@ -226,12 +234,19 @@ export class HandbackStack extends Stack {
       fn.grantTaskCallbacks(approval.stateMachine);
     }
 
-    const httpApi = new HandbackHttpApi(this, 'Http', {
-      handler: api.function,
-      jwtIssuer: settings.jwtIssuer,
-      jwtAudience: settings.jwtAudience,
-      ...logging,
-    });
+    let userPool: HandbackUserPool | undefined;
+    let jwt: { jwtIssuer: string; jwtAudience: string[] };
+    if (settings.auth.kind === 'userPool') {
+      userPool = new HandbackUserPool(this, 'Users', {
+        tenantClaim: settings.tenantClaim,
+        removalPolicy: settings.removalPolicy,
+        logRetention: settings.logRetention,
+      });
+      jwt = { jwtIssuer: userPool.issuer, jwtAudience: [userPool.client.userPoolClientId] };
+    } else {
+      jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
+    }
+    const httpApi = new HandbackHttpApi(this, 'Http', { handler: api.function, ...jwt, ...logging });
     const inboxUrl = settings.inboxUrl ?? `${httpApi.api.apiEndpoint}/inbox`;
 
     const lifecycle = new LifecycleEvents(this, 'Lifecycle', {
@@ -292,6 +307,7 @@ export class HandbackStack extends Stack {
         Sweeper: sweeper.function,
         LifecycleEvents: lifecycle.handler.function,
         ...(eventBridgeHandler ? { EventBridgeHandler: eventBridgeHandler.function } : {}),
+        ...(userPool ? { TenantClaim: userPool.tenantClaimTrigger.function } : {}),
         Agent: agent,
       },
       deadLetterQueues,
@@ -351,6 +367,16 @@ export class HandbackStack extends Stack {
       description: 'The resume as a one-task workflow',
       value: resume.stateMachine.stateMachineArn,
     });
+    if (userPool) {
+      new CfnOutput(this, 'UserPoolId', {
+        description: 'The user pool the API trusts: create users with a custom:tenant attribute',
+        value: userPool.userPool.userPoolId,
+      });
+      new CfnOutput(this, 'UserPoolClientId', {
+        description: 'The app client to sign in with (the API audience)',
+        value: userPool.client.userPoolClientId,
+      });
+    }
   }
 }
 

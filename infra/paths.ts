@@ -20,4 +20,5 @@ export const ENTRY = {
   sweeper: repoPath('functions/handlers/sweeper.ts'),
   lifecycleEvents: repoPath('functions/handlers/lifecycle-events.ts'),
   exampleAgent: repoPath('infra/example-agent/handler.ts'),
+  tenantClaim: repoPath('infra/tenant-claim/handler.ts'),
 } as const;
