@@ -19,6 +19,11 @@ export interface HandbackAlarmsProps {
   /** Workflows whose failed executions raise an alarm, by a short name. */
   readonly stateMachines: Record<string, IStateMachine>;
   /**
+   * Any other metric whose first count in five minutes needs a person, by a short name, with what it means.
+   * @default - none
+   */
+  readonly counts?: Record<string, { readonly metric: IMetric; readonly description: string }>;
+  /**
    * Where alarms notify.
    * @default - no action: the alarms show in the CloudWatch console only
    */
@@ -27,7 +32,8 @@ export interface HandbackAlarmsProps {
 
 /**
  * One alarm per thing that needs a person: anything in a dead-letter queue, any function error or throttle, any API
- * 5xx, any failed workflow execution. Every threshold is "at least one in five minutes": Handback's normal is zero.
+ * 5xx, any failed workflow execution, and the counts given (lifecycle events not delivered, sweep ticks not
+ * delivered). Every threshold is "at least one in five minutes": Handback's normal is zero.
  */
 export class HandbackAlarms extends Construct {
   /** Every alarm, by id. */
@@ -63,6 +69,9 @@ export class HandbackAlarms extends Construct {
         `${name}: an execution failed.`,
         stateMachine.metricFailed({ period: Duration.minutes(5) }),
       );
+    }
+    for (const [name, { metric, description }] of Object.entries(props.counts ?? {})) {
+      this.add(name, description, metric);
     }
   }
 

@@ -1,15 +1,23 @@
 /**
  * The CDK app: one Handback stack, configured by context (`cdk.json` or `-c handback:…=…`, see `infra/settings.ts`),
- * checked by cdk-nag's AWS Solutions and Serverless packs at every synthesis.
+ * checked by cdk-nag's AWS Solutions and Serverless packs at every synthesis. A setting that cannot work stops
+ * synthesis with its one-line message and a non-zero exit, without a stack trace to bury it.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { HandbackStack } from './handback-stack.ts';
+import { ConfigurationError } from './settings.ts';
 
 const app = new App();
 const stackName = (app.node.tryGetContext('handback:stackName') as string | undefined) ?? 'Handback';
-new HandbackStack(app, stackName, {
-  description: 'Handback: pause and resume LLM agent turns for a person on Lambda and DynamoDB',
-});
+try {
+  new HandbackStack(app, stackName, {
+    description: 'Handback: pause and resume LLM agent turns for a person on Lambda and DynamoDB',
+  });
+} catch (error) {
+  if (!(error instanceof ConfigurationError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();

@@ -18,21 +18,40 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { ERROR_FATES, FINAL_ERROR_NAMES } from '../functions/errors.ts';
+import { SWEEP_BOUND } from './sweep-schedule.ts';
 
 /**
- * The error names a resume can end with that no retry will fix (CONTRACT §7): `Catch` matches on them, so a failed
- * resume ends the execution with its reason instead of a generic `States.TaskFailed`.
+ * The error names no retry will fix, from the one table of error fates (`ERROR_FATES`): `Catch` matches on them, so a
+ * failed step ends the execution with its reason instead of a generic `States.TaskFailed`.
  */
-export const RESUME_ERRORS = [
-  'PauseExpiredError',
-  'InvalidAnswerError',
-  'AlreadyResumedError',
-  'PauseNotFoundError',
-  'CorruptCheckpointError',
-] as const;
+export const FINAL_ERRORS: readonly string[] = FINAL_ERROR_NAMES;
+
+/** The error names a later attempt may get past (storage timeouts, a refused hand-off, a rolling deploy): `Retry`. */
+export const RETRYABLE_ERRORS: readonly string[] = Object.values(ERROR_FATES)
+  .filter((fate) => fate.retryable)
+  .map((fate) => fate.name);
+
+/** The name a cancelled pause's task fails with (`SendTaskFailure`, CONTRACT §10). */
+const PAUSE_CANCELLED = ERROR_FATES.pause_cancelled.name;
+/** The name of an unanswered pause past its expiry. */
+const PAUSE_EXPIRED = ERROR_FATES.pause_expired.name;
 
 /** The default pause expiry, the contract's `expiresInSeconds` default: 7 days. */
 export const DEFAULT_PAUSE_EXPIRY = Duration.days(7);
+
+/**
+ * How long the waiting step waits beyond the pause's expiry: the sweep's bound (it closes an expired pause within two
+ * minutes) and three more for its hand-off, so that the sweep completes the task (`outcome: "expired"`) before the
+ * step's own timeout can.
+ */
+export const WAIT_BEYOND_EXPIRY = SWEEP_BOUND.plus(Duration.minutes(3));
+
+/**
+ * The longest pause the reference workflow takes: Step Functions' one-year execution limit (also the contract's
+ * longest `expiresInSeconds`) less an hour for the wait beyond expiry and the agent's own steps.
+ */
+export const MAX_PAUSE_EXPIRY = Duration.seconds(31_536_000 - 3_600);
 
 /** Props shared by the two workflows. */
 interface WorkflowLoggingProps {
@@ -52,14 +71,16 @@ interface WorkflowLoggingProps {
 export interface ApprovalWorkflowProps extends WorkflowLoggingProps {
   /**
    * The agent: invoked as `{runId, tenant?, continuation?}`, it returns `{runId, tenant, status: 'paused', pause}` when
-   * a person must answer (`pause` is the pause body of CONTRACT §5 without `taskToken`) or `{runId, tenant, status:
-   * 'done', ...}`; invoked as `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}` it records the
-   * pause with that task token (the store's `pause`). `infra/example-agent/handler.ts` is a small example.
+   * a person must decide (`pause` is the pause body of CONTRACT §5 and §9 — `asks`, `onExpiry` — without `taskToken`)
+   * or `{runId, tenant, status: 'done', ...}`; `continuation` is the hand-off pointer `{runId, interruptId,
+   * continuationId, format, outcome, dispatch, messages?}`, whose `dispatch` calls the agent runs before going on.
+   * Invoked as `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}` it records the pause with that
+   * task token (the store's `pause`). `infra/example-agent/handler.ts` is a small example.
    */
   readonly agent: IFunction;
   /**
-   * How long a pause waits for its answer: the `expiresInSeconds` the agent records and the waiting state's timeout,
-   * so the execution gives up exactly when the pause expires.
+   * How long a pause waits for its answer: the `expiresInSeconds` the agent records; the waiting state times out
+   * `WAIT_BEYOND_EXPIRY` later, so the sweep closes the pause first. At most `MAX_PAUSE_EXPIRY`.
    * @default Duration.days(7)
    */
   readonly pauseExpiry?: Duration;
@@ -108,9 +129,12 @@ function acknowledgeWorkflowRole(stateMachine: StateMachine, invoked: IFunction[
 
 /**
  * A reference workflow a user adapts: the agent step runs; when it pauses, a `.waitForTaskToken` step has the agent
- * record the pause with the task token and waits; the person answers through the HTTP API; Handback's resume calls
- * `SendTaskSuccess` with the continuation pointer; the agent step runs again from the continuation. A resume that
- * cannot succeed ends the execution with its error name; so does a pause left unanswered past its expiry.
+ * record the pause with the task token and waits; people decide through the HTTP API or the inbox; Handback's
+ * closing calls `SendTaskSuccess` with the continuation pointer (`outcome: "resumed"`, or `"expired"` when the sweep
+ * closes an `onExpiry: "reject"` pause); the agent step runs the approved calls and goes on from the continuation.
+ * A cancel (`SendTaskFailure` with `PauseCancelledError`) ends the execution as "Cancelled"; a step that can never
+ * succeed ends it with its error name; a pause still open when the wait times out (an `onExpiry: "fail"` pause)
+ * ends it as "Pause expired".
  */
 export class ApprovalWorkflow extends Construct {
   /** The state machine. */
@@ -121,15 +145,25 @@ export class ApprovalWorkflow extends Construct {
     const expiry = props.pauseExpiry ?? DEFAULT_PAUSE_EXPIRY;
 
     const expired = failure(this, 'Pause expired', 'The pause went unanswered until it expired.');
-    const resumeFailed = failure(this, 'Resume failed', 'The resume can never succeed: the error names why.');
+    const resumeFailed = failure(this, 'Resume failed', 'The step can never succeed: the error names why.');
+    const cancelled = new Succeed(this, 'Cancelled', {
+      comment:
+        'A person cancelled the pause: nothing the model asked for runs and the agent does not go on. $.cancellation holds the error and, as its cause, the continuation pointer.',
+    });
 
     const agent = new LambdaInvoke(this, 'Agent', {
       lambdaFunction: props.agent,
-      comment: 'Runs the agent turn, from the continuation when there is one.',
+      comment: 'Runs the agent turn: the approved calls of the continuation first, when there is one.',
       payloadResponseOnly: true,
       retryOnServiceExceptions: true,
     });
-    agent.addCatch(resumeFailed, { errors: [...RESUME_ERRORS] });
+    agent.addRetry({
+      errors: [...RETRYABLE_ERRORS],
+      interval: Duration.seconds(2),
+      maxAttempts: 3,
+      backoffRate: 2,
+    });
+    agent.addCatch(resumeFailed, { errors: [...FINAL_ERRORS] });
 
     const waitForAnswer = new LambdaInvoke(this, 'Wait for answer', {
       lambdaFunction: props.agent,
@@ -143,11 +177,16 @@ export class ApprovalWorkflow extends Construct {
         expiresInSeconds: expiry.toSeconds(),
         taskToken: JsonPath.taskToken,
       }),
-      taskTimeout: Timeout.duration(expiry),
+      taskTimeout: Timeout.duration(expiry.plus(WAIT_BEYOND_EXPIRY)),
       resultPath: '$.continuation',
     });
-    waitForAnswer.addCatch(expired, { errors: ['PauseExpiredError', Errors.TIMEOUT] });
-    waitForAnswer.addCatch(resumeFailed, { errors: RESUME_ERRORS.filter((name) => name !== 'PauseExpiredError') });
+    // No Retry on Handback's errors here (only CDK's on Lambda service exceptions): a retried step records the pause
+    // again under a new task token, which the first attempt's pause, if it was committed, refuses as open_pause_exists.
+    waitForAnswer.addCatch(cancelled, { errors: [PAUSE_CANCELLED], resultPath: '$.cancellation' });
+    waitForAnswer.addCatch(expired, { errors: [PAUSE_EXPIRED, Errors.TIMEOUT] });
+    waitForAnswer.addCatch(resumeFailed, {
+      errors: FINAL_ERRORS.filter((name) => name !== PAUSE_EXPIRED && name !== PAUSE_CANCELLED),
+    });
 
     const next = new Pass(this, 'Continue from the answer', {
       comment: 'Hands the agent only what it needs: the run, the tenant and the continuation pointer.',
@@ -197,8 +236,10 @@ export class ResumeWorkflow extends Construct {
       payloadResponseOnly: true,
       retryOnServiceExceptions: true,
     });
+    // A resume is safe to retry as it is: the same answer replays the same continuation and hands it off again.
+    resume.addRetry({ errors: [...RETRYABLE_ERRORS], interval: Duration.seconds(2), maxAttempts: 3, backoffRate: 2 });
     resume.addCatch(failure(this, 'Resume failed', 'The resume can never succeed: the error names why.'), {
-      errors: [...RESUME_ERRORS],
+      errors: [...FINAL_ERRORS],
     });
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       definitionBody: DefinitionBody.fromChainable(resume),

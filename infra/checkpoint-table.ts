@@ -1,8 +1,15 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { TABLE } from '../functions/checkpoints/table.ts';
+import { INDEXES, TABLE } from '../functions/checkpoints/table.ts';
 
 /** Props of {@link CheckpointTable}. */
 export interface CheckpointTableProps {
@@ -25,8 +32,9 @@ function attribute(key: { readonly name: string; readonly type: 'S' | 'N' | 'B' 
 }
 
 /**
- * The checkpoint table, built from `TABLE` (the same object the store and the tests use): on-demand, the TTL
- * attribute, point-in-time recovery, encryption at rest, deletion protection and RETAIN by default.
+ * The checkpoint table, built from `TABLE` and `INDEXES` (the same objects the store and the tests use): on-demand,
+ * the TTL attribute, point-in-time recovery, encryption at rest, deletion protection and RETAIN by default, and a
+ * stream of new and old images, from which lifecycle events are made.
  */
 export class CheckpointTable extends Construct {
   /** The table. */
@@ -46,12 +54,17 @@ export class CheckpointTable extends Construct {
       encryptionKey: props.encryptionKey,
       deletionProtection: removalPolicy !== RemovalPolicy.DESTROY,
       removalPolicy,
+      // Every committed change of a pause, before and after: the lifecycle stream function names the change from both.
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: TABLE.byTenant.indexName,
-      partitionKey: attribute(TABLE.byTenant.partitionKey),
-      sortKey: attribute(TABLE.byTenant.sortKey),
-      projectionType: ProjectionType.ALL,
-    });
+    // Keys only: the store reads the items it finds (strongly consistent), so an index never shows a stale pause.
+    for (const index of INDEXES) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: attribute(index.partitionKey),
+        sortKey: attribute(index.sortKey),
+        projectionType: ProjectionType.KEYS_ONLY,
+      });
+    }
   }
 }

@@ -11,9 +11,10 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { TABLE } from '../functions/checkpoints/table.ts';
+import { INDEXES } from '../functions/checkpoints/table.ts';
 import { repoPath } from './paths.ts';
 
 /**
@@ -165,19 +166,37 @@ export class HandbackFunction extends Construct {
     });
   }
 
-  /** Sets `TABLE_NAME` and grants exactly the item actions `access` needs, on the table and its one index. */
+  /** Sets `TABLE_NAME` and grants exactly the item actions `access` needs, on the table and its indexes. */
   bindTable(table: ITable, access: TableAccess): this {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: [...TABLE_ACTIONS[access]],
-        // The index by its exact ARN rather than `<table>/index/*`: the store queries one index and only that one.
-        resources: [table.tableArn, `${table.tableArn}/index/${TABLE.byTenant.indexName}`],
+        // Each index by its exact ARN, from `INDEXES`, rather than `<table>/index/*`: a wildcard would also cover an
+        // index someone adds later for another purpose.
+        resources: [table.tableArn, ...INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`)],
       }),
     );
     if (table.encryptionKey) {
       this.role.addToPrincipalPolicy(
         new PolicyStatement({ actions: [...KEY_ACTIONS[access]], resources: [table.encryptionKey.keyArn] }),
+      );
+    }
+    return this;
+  }
+
+  /**
+   * Sets `LINK_SECRET_ARN` and lets the function read that one secret's value (`GetSecretValue`, not `DescribeSecret`
+   * or any other), and decrypt it when a customer key encrypts it.
+   */
+  grantSecretRead(secret: ISecret): this {
+    this.function.addEnvironment('LINK_SECRET_ARN', secret.secretArn);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+    );
+    if (secret.encryptionKey) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['kms:Decrypt'], resources: [secret.encryptionKey.keyArn] }),
       );
     }
     return this;

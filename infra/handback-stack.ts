@@ -1,22 +1,26 @@
 import { CfnOutput, Duration, type RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { Metric as HandbackMetric } from '../functions/resume/telemetry.ts';
 import { HandbackAlarms } from './alarms.ts';
-import { ApprovalWorkflow, ResumeWorkflow } from './approval-workflow.ts';
+import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow } from './approval-workflow.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { Handoff, type HandoffTargetProps } from './handoff.ts';
 import { HandbackHttpApi } from './http-api.ts';
+import { LifecycleEvents } from './lifecycle-events.ts';
 import { ENTRY } from './paths.ts';
 import { ResumeTriggers } from './resume-triggers.ts';
-import { resolveSettings } from './settings.ts';
-
-/** The longest pause the contract allows (`expiresInSeconds` at most 31,536,000): also Step Functions' one-year limit. */
-const MAX_PAUSE_EXPIRY_SECONDS = 31_536_000;
+import { ConfigurationError, resolveSettings } from './settings.ts';
+import { SWEEP_EVERY, SweepSchedule } from './sweep-schedule.ts';
+import { HandbackUserPool } from './user-pool.ts';
 
 /**
  * Props of {@link HandbackStack}. Each one may instead come from the context key named in `infra/settings.ts`
@@ -24,8 +28,9 @@ const MAX_PAUSE_EXPIRY_SECONDS = 31_536_000;
  */
 export interface HandbackStackProps extends StackProps {
   /**
-   * The JWT issuer the HTTP API trusts (`iss`), e.g. `https://cognito-idp.<region>.amazonaws.com/<pool id>`.
-   * @default - context `handback:jwtIssuer`; synthesis fails naming it when neither is set
+   * The JWT issuer the HTTP API trusts (`iss`), e.g. `https://cognito-idp.<region>.amazonaws.com/<pool id>`: an https
+   * URL (API Gateway reads its `/.well-known/openid-configuration`); the placeholder of `cdk.json` is refused.
+   * @default - context `handback:jwtIssuer`; synthesis fails naming it when neither is set (unless `createUserPool`)
    */
   readonly jwtIssuer?: string;
   /**
@@ -88,19 +93,45 @@ export interface HandbackStackProps extends StackProps {
    * @default 'queue'
    */
   readonly resumeRequestsVia?: 'queue' | 'function';
+  /**
+   * Create a Cognito user pool and app client (see `HandbackUserPool`) and trust them: the pool's issuer and the
+   * client's id become the API's JWT issuer and audience, and its tokens carry the tenant in `tenantClaim`. For a
+   * first deployment; not with `jwtIssuer` or `jwtAudience`.
+   * @default - context `handback:createUserPool`, else false
+   */
+  readonly createUserPool?: boolean;
+  /**
+   * The EventBridge bus lifecycle events (`Pause Created`, …, source `handback`) go to.
+   * @default - context `handback:eventBusName` (an existing bus, by name), else a bus the stack creates
+   */
+  readonly eventBus?: IEventBus;
+  /**
+   * An email address the `Pause Created` notification topic sends to (after the person confirms the subscription).
+   * @default - context `handback:notifyEmail`, else no subscription
+   */
+  readonly notifyEmail?: string;
+  /**
+   * The inbox page's public URL, for answer links (`<inboxUrl>#<token>`), when it is served from elsewhere than the
+   * HTTP API (a custom domain, a CDN).
+   * @default - context `handback:inboxUrl`, else the HTTP API's own `/inbox`
+   */
+  readonly inboxUrl?: string;
 }
 
 /**
- * Handback on AWS: the checkpoint table, the HTTP API, the resume triggers (Step Functions task, SQS, EventBridge),
- * the hand-off target, a reference approval workflow, and alarms. Environment-agnostic: nothing is looked up at
- * synthesis.
+ * Handback on AWS: the checkpoint table, the HTTP API (with the inbox page and answer links), the resume triggers
+ * (Step Functions task, SQS, EventBridge), the hand-off target, the sweep that acts on expiries and reminders,
+ * lifecycle events on a bus with an example notification, a reference approval workflow, and alarms.
+ * Environment-agnostic: nothing is looked up at synthesis.
  */
 export class HandbackStack extends Stack {
   constructor(scope: Construct, id: string, props: HandbackStackProps = {}) {
     super(scope, id, props);
     const settings = resolveSettings(this, props);
-    if (settings.pauseExpiry.toSeconds() > MAX_PAUSE_EXPIRY_SECONDS) {
-      throw new Error(`pauseExpiry is ${settings.pauseExpiry.toHumanString()}: at most 365 days (31,536,000 seconds).`);
+    if (settings.pauseExpiry.toSeconds() > MAX_PAUSE_EXPIRY.toSeconds()) {
+      throw new ConfigurationError(
+        `pauseExpiry (context handback:pauseExpirySeconds) is ${settings.pauseExpiry.toSeconds()} seconds: at most ${MAX_PAUSE_EXPIRY.toSeconds()}, so that the reference workflow's wait (the expiry and the sweep's bound) fits Step Functions' one-year execution limit.`,
+      );
     }
     const logging = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
 
@@ -109,6 +140,19 @@ export class HandbackStack extends Stack {
       removalPolicy: settings.removalPolicy,
     });
     const handoff = new Handoff(this, 'Handoff', { target: settings.handoff });
+
+    // The answer-link key (§11): letters and digits only, so the value is safe in any header or URL it meets.
+    const linkKey = new Secret(this, 'AnswerLinkKey', {
+      description: 'Handback answer-link key: HMAC-SHA256 key of the signed links to the inbox page',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      encryptionKey: settings.encryptionKey,
+      removalPolicy: settings.removalPolicy,
+    });
+    Validations.of(linkKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key signs answer links that stay valid until their pause closes (up to a year): rotating it would void every open link at once, so people could no longer decide from the emails and messages they already have. Rotate it by hand, knowing that.',
+    });
 
     const resumeFunction = (name: string, entry: string, description: string, timeoutSeconds: number) => {
       const fn = new HandbackFunction(this, name, {
@@ -124,6 +168,8 @@ export class HandbackStack extends Stack {
     };
     // API Gateway waits at most 30 s for an integration; the function gives up first.
     const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29);
+    api.grantSecretRead(linkKey);
+    if (settings.inboxUrl !== undefined) api.function.addEnvironment('INBOX_URL', settings.inboxUrl);
     const stepFunctionsHandler = resumeFunction(
       'StepFunctionsHandler',
       ENTRY.stepFunctions,
@@ -136,6 +182,14 @@ export class HandbackStack extends Stack {
       'Handback resume from SQS (partial batch responses)',
       60,
     );
+    // One sweep per tick: its timeout is the tick's period, so a sweep ends before the next one starts.
+    const sweeper = resumeFunction(
+      'Sweeper',
+      ENTRY.sweeper,
+      'Handback sweep: due reminders, expiries and onExpiry reject closings',
+      SWEEP_EVERY.toSeconds(),
+    );
+    const sweep = new SweepSchedule(this, 'Sweep', { handler: sweeper.function });
 
     const eventBridgeHandler =
       settings.resumeRequestsVia === 'function'
@@ -151,7 +205,8 @@ export class HandbackStack extends Stack {
     if (!agent) {
       const example = new HandbackFunction(this, 'ExampleAgent', {
         entry: ENTRY.exampleAgent,
-        description: 'Handback example agent: pauses once for a person, then finishes from the continuation',
+        description:
+          'Handback example agent: asks, pauses for approvals, runs the approved calls from the continuation',
         memorySize: 256,
         ...logging,
       });
@@ -168,17 +223,41 @@ export class HandbackStack extends Stack {
       resumeFunction: stepFunctionsHandler.function,
       ...logging,
     });
-    const resumers = [api, stepFunctionsHandler, sqsHandler, ...(eventBridgeHandler ? [eventBridgeHandler] : [])];
+    const resumers = [
+      api,
+      stepFunctionsHandler,
+      sqsHandler,
+      sweeper,
+      ...(eventBridgeHandler ? [eventBridgeHandler] : []),
+    ];
     for (const fn of resumers) {
       fn.grantTaskCallbacks(approval.stateMachine);
     }
 
-    const httpApi = new HandbackHttpApi(this, 'Http', {
-      handler: api.function,
-      jwtIssuer: settings.jwtIssuer,
-      jwtAudience: settings.jwtAudience,
+    let userPool: HandbackUserPool | undefined;
+    let jwt: { jwtIssuer: string; jwtAudience: string[] };
+    if (settings.auth.kind === 'userPool') {
+      userPool = new HandbackUserPool(this, 'Users', {
+        tenantClaim: settings.tenantClaim,
+        removalPolicy: settings.removalPolicy,
+        logRetention: settings.logRetention,
+      });
+      jwt = { jwtIssuer: userPool.issuer, jwtAudience: [userPool.client.userPoolClientId] };
+    } else {
+      jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
+    }
+    const httpApi = new HandbackHttpApi(this, 'Http', { handler: api.function, ...jwt, ...logging });
+    const inboxUrl = settings.inboxUrl ?? `${httpApi.api.apiEndpoint}/inbox`;
+
+    const lifecycle = new LifecycleEvents(this, 'Lifecycle', {
+      table,
+      linkKey,
+      inboxUrl,
+      eventBus: settings.eventBus,
+      notifyEmail: settings.notifyEmail,
       ...logging,
     });
+
     const triggers = new ResumeTriggers(this, 'ResumeRequests', {
       handler: sqsHandler.function,
       handlerTimeout: Duration.seconds(60),
@@ -211,24 +290,56 @@ export class HandbackStack extends Stack {
     const deadLetterQueues: Record<string, IQueue> = {
       ResumeDeadLetterQueue: triggers.deadLetterQueue,
       RuleDeadLetterQueue: triggers.ruleDeadLetterQueue,
+      LifecycleFailedRecords: lifecycle.failedRecordsQueue,
+      NotificationDeadLetterQueue: lifecycle.ruleDeadLetterQueue,
     };
     if (handoff.deadLetterQueue) deadLetterQueues.HandoffDeadLetterQueue = handoff.deadLetterQueue;
     if (triggers.failedInvocationsQueue) deadLetterQueues.FailedInvocationsQueue = triggers.failedInvocationsQueue;
+    if (lifecycle.subscriptionDeadLetterQueue) {
+      deadLetterQueues.EmailDeadLetterQueue = lifecycle.subscriptionDeadLetterQueue;
+    }
+    const fiveMinutes = { period: Duration.minutes(5), statistic: 'Sum' };
     new HandbackAlarms(this, 'Alarms', {
       functions: {
         ApiHandler: api.function,
         StepFunctionsHandler: stepFunctionsHandler.function,
         SqsHandler: sqsHandler.function,
+        Sweeper: sweeper.function,
+        LifecycleEvents: lifecycle.handler.function,
         ...(eventBridgeHandler ? { EventBridgeHandler: eventBridgeHandler.function } : {}),
+        ...(userPool ? { TenantClaim: userPool.tenantClaimTrigger.function } : {}),
         Agent: agent,
       },
       deadLetterQueues,
       api: httpApi.api,
       stateMachines: { ApprovalWorkflow: approval.stateMachine, ResumeWorkflow: resume.stateMachine },
+      counts: {
+        EventEmitFailures: {
+          description:
+            'Lifecycle events could not be delivered to the bus: the stream retries them, then their records go to LifecycleFailedRecords.',
+          // Powertools puts its `service` dimension on every metric it emits.
+          metric: new Metric({
+            namespace: 'Handback',
+            metricName: HandbackMetric.EventEmitFailures,
+            dimensionsMap: { service: 'handback' },
+            ...fiveMinutes,
+          }),
+        },
+        SweepTicksFailed: {
+          description: 'The sweep schedule could not invoke the sweep: expiries and reminders are not being acted on.',
+          metric: new Metric({
+            namespace: 'AWS/Events',
+            metricName: 'FailedInvocations',
+            dimensionsMap: { RuleName: sweep.rule.ruleName },
+            ...fiveMinutes,
+          }),
+        },
+      },
       topic: settings.alarmTopic,
     });
 
     new CfnOutput(this, 'ApiUrl', { description: 'The HTTP API base URL', value: httpApi.api.apiEndpoint });
+    new CfnOutput(this, 'InboxUrl', { description: 'The inbox page, where people decide', value: inboxUrl });
     new CfnOutput(this, 'TableName', {
       description: 'The checkpoint table (for your own agent Lambda)',
       value: table.tableName,
@@ -240,6 +351,14 @@ export class HandbackStack extends Stack {
         value: handoff.queue.queueUrl,
       });
     }
+    new CfnOutput(this, 'LifecycleEventBusName', {
+      description: 'Lifecycle events (source handback) go to this bus: add rules for your own notifications',
+      value: lifecycle.eventBus.eventBusName,
+    });
+    new CfnOutput(this, 'PauseCreatedTopicArn', {
+      description: 'Pause Created notifications, with the answer link: subscribe an email address or a chat bot',
+      value: lifecycle.topic.topicArn,
+    });
     new CfnOutput(this, 'ApprovalStateMachineArn', {
       description: 'The reference workflow',
       value: approval.stateMachine.stateMachineArn,
@@ -248,6 +367,16 @@ export class HandbackStack extends Stack {
       description: 'The resume as a one-task workflow',
       value: resume.stateMachine.stateMachineArn,
     });
+    if (userPool) {
+      new CfnOutput(this, 'UserPoolId', {
+        description: 'The user pool the API trusts: create users with a custom:tenant attribute',
+        value: userPool.userPool.userPoolId,
+      });
+      new CfnOutput(this, 'UserPoolClientId', {
+        description: 'The app client to sign in with (the API audience)',
+        value: userPool.client.userPoolClientId,
+      });
+    }
   }
 }
 

@@ -16,18 +16,42 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
-/** The routes of CONTRACT §5 that need a token, and the public ones. */
+/** Why an answer-link route (§11) has no JWT authorizer. */
+const ANSWER_LINK_ROUTE =
+  'an answer-link route: the handler verifies the signed link token of the x-handback-link header (HMAC-SHA256, one pause of one tenant, until it closes) and answers 401 or 410 without it; a person with a link has no bearer token';
+
+/**
+ * The routes of CONTRACT §5, §9–§12: those that need a bearer token, and those that must not have the authorizer,
+ * each with why it is safe without one.
+ */
 export const ROUTES = {
   authorized: [
     { method: HttpMethod.POST, path: '/runs/{runId}/pauses' },
     { method: HttpMethod.GET, path: '/runs/{runId}/pauses/{interruptId}' },
+    { method: HttpMethod.POST, path: '/runs/{runId}/pauses/{interruptId}/cancel' },
     { method: HttpMethod.POST, path: '/runs/{runId}/resume' },
     { method: HttpMethod.GET, path: '/runs/{runId}/continuations/{continuationId}' },
     { method: HttpMethod.GET, path: '/pauses' },
   ],
   public: [
-    { method: HttpMethod.GET, path: '/health' },
-    { method: HttpMethod.GET, path: '/openapi.json' },
+    { method: HttpMethod.GET, path: '/health', why: 'a liveness probe; it returns no data' },
+    { method: HttpMethod.GET, path: '/openapi.json', why: 'the API description; it returns no data' },
+    {
+      method: HttpMethod.GET,
+      path: '/inbox',
+      why: 'the inbox page itself (static, built with the project); its data calls carry a bearer token or an answer link',
+    },
+    { method: HttpMethod.GET, path: '/inbox/{file}', why: "the inbox page's static files; they hold no data" },
+    {
+      method: HttpMethod.GET,
+      path: '/links/pause',
+      why: ANSWER_LINK_ROUTE,
+    },
+    {
+      method: HttpMethod.POST,
+      path: '/links/resume',
+      why: ANSWER_LINK_ROUTE,
+    },
   ],
 } as const;
 
@@ -62,8 +86,9 @@ export interface HandbackHttpApiProps {
 }
 
 /**
- * The HTTP API of CONTRACT §5: every route on the one API handler, a JWT authorizer on all but `/health` and
- * `/openapi.json`, a `$default` stage with throttling and JSON access logs.
+ * The HTTP API of CONTRACT §5, §9–§12: every route on the one API handler, a JWT authorizer on all but the public
+ * routes (`/health`, `/openapi.json`, the inbox page and the answer-link routes, which verify their own signed token),
+ * a `$default` stage with throttling and JSON access logs.
  */
 export class HandbackHttpApi extends Construct {
   /** The API. */
@@ -125,7 +150,7 @@ export class HandbackHttpApi extends Construct {
       if (created) {
         Validations.of(created).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason: `${route.path} is public by contract (a liveness probe and the API description) and returns no tenant data.`,
+          reason: `${route.method} ${route.path} is public by contract: ${route.why}.`,
         });
       }
     }

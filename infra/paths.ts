@@ -8,11 +8,17 @@ export function repoPath(relative: string): string {
   return fileURLToPath(new URL(`../${relative}`, import.meta.url));
 }
 
-/** The Lambda entry points, one per trigger; each is a thin handler over the same resume use case. */
+/**
+ * The Lambda entry points: one per trigger, each a thin handler over the same use cases; the sweep and the lifecycle
+ * stream; and the stack's own examples and helpers.
+ */
 export const ENTRY = {
   api: repoPath('functions/handlers/api.ts'),
   stepFunctions: repoPath('functions/handlers/step-functions.ts'),
   sqs: repoPath('functions/handlers/sqs.ts'),
   eventBridge: repoPath('functions/handlers/eventbridge.ts'),
+  sweeper: repoPath('functions/handlers/sweeper.ts'),
+  lifecycleEvents: repoPath('functions/handlers/lifecycle-events.ts'),
   exampleAgent: repoPath('infra/example-agent/handler.ts'),
+  tenantClaim: repoPath('infra/tenant-claim/handler.ts'),
 } as const;

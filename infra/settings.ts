@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { EventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -27,12 +27,38 @@ export const CONTEXT = {
   eventSource: 'handback:eventSource',
   removalPolicy: 'handback:removalPolicy',
   resumeRequestsVia: 'handback:resumeRequestsVia',
+  createUserPool: 'handback:createUserPool',
+  eventBusName: 'handback:eventBusName',
+  notifyEmail: 'handback:notifyEmail',
+  inboxUrl: 'handback:inboxUrl',
 } as const;
+
+/**
+ * The issuer `cdk.json` ships with: it marks where the real one goes, and synthesis refuses it, since an HTTP API
+ * whose authorizer trusts it would refuse every token.
+ */
+export const PLACEHOLDER_ISSUER = 'https://issuer.example.com/';
+
+/**
+ * A setting that cannot work, said in one line that names the prop or context key and what to set. `infra/app.ts`
+ * prints the message alone and exits non-zero: a stack trace would only hide it.
+ */
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}
+
+/**
+ * Who signs the API's tokens: an issuer the deployment already has, or a Cognito user pool the stack creates
+ * (`handback:createUserPool=true`, for a first deployment), whose issuer and client become the authorizer's.
+ */
+export type AuthSettings = { kind: 'issuer'; jwtIssuer: string; jwtAudience: string[] } | { kind: 'userPool' };
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
 export interface Settings {
-  jwtIssuer: string;
-  jwtAudience: string[];
+  auth: AuthSettings;
   tenantClaim: string;
   handoff: HandoffTargetProps;
   logRetention: RetentionDays;
@@ -42,6 +68,12 @@ export interface Settings {
   eventSource: string;
   removalPolicy: RemovalPolicy;
   resumeRequestsVia: 'queue' | 'function';
+  /** The bus lifecycle events go to; undefined = the stack creates its own. */
+  eventBus: IEventBus | undefined;
+  /** An address the `Pause Created` topic mails; undefined = no subscription. */
+  notifyEmail: string | undefined;
+  /** The inbox page's public URL for answer links; undefined = the HTTP API's own `/inbox`. */
+  inboxUrl: string | undefined;
 }
 
 /** A context value as a non-empty string, or undefined. */
@@ -49,7 +81,7 @@ function contextString(scope: Construct, key: string): string | undefined {
   const value: unknown = scope.node.tryGetContext(key);
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new Error(`Context ${key} must be a string, not ${JSON.stringify(value)}.`);
+    throw new ConfigurationError(`Context ${key} must be a string, not ${JSON.stringify(value)}.`);
   }
   return String(value);
 }
@@ -73,7 +105,7 @@ function contextInteger(scope: Construct, key: string): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`Context ${key} must be a positive integer, not ${text}.`);
+    throw new ConfigurationError(`Context ${key} must be a positive integer, not ${text}.`);
   return value;
 }
 
@@ -81,7 +113,9 @@ function contextInteger(scope: Construct, key: string): number | undefined {
 function retentionDays(days: number): RetentionDays {
   const allowed = Object.values(RetentionDays).filter((value): value is RetentionDays => typeof value === 'number');
   if (!allowed.includes(days as RetentionDays)) {
-    throw new Error(`Context ${CONTEXT.logRetentionDays} must be one of ${allowed.join(', ')} days, not ${days}.`);
+    throw new ConfigurationError(
+      `Context ${CONTEXT.logRetentionDays} must be one of ${allowed.join(', ')} days, not ${days}.`,
+    );
   }
   return days as RetentionDays;
 }
@@ -108,41 +142,168 @@ function handoffFromContext(scope: Construct): HandoffTargetProps | undefined {
     case 'lambda': {
       const arn = contextString(scope, CONTEXT.handoffFunctionArn);
       if (!arn)
-        throw new Error(
+        throw new ConfigurationError(
           `Context ${CONTEXT.handoff}=lambda needs ${CONTEXT.handoffFunctionArn}, the function to invoke.`,
         );
       return { type, function: LambdaFunction.fromFunctionArn(scope, 'HandoffFunction', arn) };
     }
     default:
-      throw new Error(`Context ${CONTEXT.handoff} must be sqs, eventbridge, lambda or none, not ${type}.`);
+      throw new ConfigurationError(`Context ${CONTEXT.handoff} must be sqs, eventbridge, lambda or none, not ${type}.`);
   }
+}
+
+/** A context value as a boolean: `true`/`false`, or the strings `-c key=true` gives. */
+function contextBoolean(scope: Construct, key: string): boolean | undefined {
+  const value: unknown = scope.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new ConfigurationError(`Context ${key} must be true or false, not ${JSON.stringify(value)}.`);
+}
+
+/** What to do about a missing or unusable issuer, said once for every message that needs it. */
+const SET_AN_ISSUER = `set -c ${CONTEXT.jwtIssuer}=https://<your OIDC issuer> (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>, in cdk.json or on the command line), or -c ${CONTEXT.createUserPool}=true to have the stack create a Cognito user pool.`;
+
+/** RFC 2606 names, kept for documentation: no real issuer lives there. */
+const EXAMPLE_HOST = /(^|\.)example\.(com|net|org)$|\.example$/i;
+
+/**
+ * Refuses an issuer API Gateway could never use: the JWT authorizer fetches `<issuer>/.well-known/openid-configuration`
+ * over https, so anything but an https URL of a real host fails every request; the placeholder of `cdk.json` too.
+ */
+function checkIssuer(issuer: string, fromProps: boolean): void {
+  const named = fromProps ? 'The jwtIssuer prop' : `Context ${CONTEXT.jwtIssuer}`;
+  const advice = fromProps
+    ? 'pass the https URL of your OIDC issuer (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>), or createUserPool: true.'
+    : SET_AN_ISSUER;
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || url.protocol !== 'https:') {
+    throw new ConfigurationError(`${named} must be an https URL, not ${JSON.stringify(issuer)}: ${advice}`);
+  }
+  if (isPlaceholder(issuer)) {
+    throw new ConfigurationError(`${named} is the placeholder ${issuer}: ${advice}`);
+  }
+}
+
+/** Whether an issuer is cdk.json's placeholder, or another documentation name (RFC 2606) that no issuer uses. */
+function isPlaceholder(issuer: string): boolean {
+  try {
+    return EXAMPLE_HOST.test(new URL(issuer).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Claims Cognito will not let a pre-token-generation trigger add or override (its own and the standard JWT ones): a
+ * tenant claim by one of these names could never be set.
+ */
+const COGNITO_RESERVED_CLAIMS = new Set([
+  'acr',
+  'amr',
+  'at_hash',
+  'aud',
+  'auth_time',
+  'azp',
+  'client_id',
+  'device_key',
+  'event_id',
+  'exp',
+  'iat',
+  'identities',
+  'iss',
+  'jti',
+  'nbf',
+  'nonce',
+  'origin_jti',
+  'scope',
+  'sub',
+  'token_use',
+  'username',
+]);
+
+/** Who signs the tokens: the issuer given, or a user pool the stack creates; fails naming what to set. */
+function resolveAuth(scope: Construct, props: HandbackStackProps, tenantClaim: string): AuthSettings {
+  const createUserPool = props.createUserPool ?? contextBoolean(scope, CONTEXT.createUserPool) ?? false;
+  const contextIssuer = contextString(scope, CONTEXT.jwtIssuer);
+  if (createUserPool) {
+    if (props.jwtIssuer !== undefined || props.jwtAudience !== undefined) {
+      throw new ConfigurationError(
+        'createUserPool makes the new user pool the issuer and its client the audience: drop the jwtIssuer and jwtAudience props, or createUserPool.',
+      );
+    }
+    // cdk.json's placeholder stays where it is; any real issuer next to createUserPool is a contradiction.
+    if (contextIssuer !== undefined && !isPlaceholder(contextIssuer)) {
+      throw new ConfigurationError(
+        `Context ${CONTEXT.createUserPool}=true creates the issuer, but ${CONTEXT.jwtIssuer} is also set (${contextIssuer}): keep one of the two.`,
+      );
+    }
+    if (COGNITO_RESERVED_CLAIMS.has(tenantClaim) || tenantClaim.startsWith('cognito:')) {
+      throw new ConfigurationError(
+        `Context ${CONTEXT.tenantClaim} is ${tenantClaim}, a claim Cognito does not let a trigger set: choose another name (e.g. tenant) for ${CONTEXT.createUserPool}=true.`,
+      );
+    }
+    return { kind: 'userPool' };
+  }
+  const jwtIssuer = props.jwtIssuer ?? contextIssuer;
+  const jwtAudience = props.jwtAudience ?? contextList(scope, CONTEXT.jwtAudience);
+  if (!jwtIssuer || !jwtAudience || jwtAudience.length === 0) {
+    throw new ConfigurationError(
+      `The HTTP API needs a JWT issuer and audience: pass jwtIssuer and jwtAudience, or set context ${CONTEXT.jwtIssuer} and ${CONTEXT.jwtAudience} (cdk.json or -c), or -c ${CONTEXT.createUserPool}=true.`,
+    );
+  }
+  checkIssuer(jwtIssuer, props.jwtIssuer !== undefined);
+  return { kind: 'issuer', jwtIssuer, jwtAudience };
+}
+
+/** An https URL setting, or a one-line refusal naming it. */
+function httpsUrl(value: string | undefined, key: string): string | undefined {
+  if (value === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'https:') {
+    throw new ConfigurationError(
+      `Context ${key} must be an https URL (the inbox page people open), not ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
 }
 
 /** Resolves every setting: the prop, else the context key, else the default; fails naming what is missing. */
 export function resolveSettings(scope: Construct, props: HandbackStackProps): Settings {
-  const jwtIssuer = props.jwtIssuer ?? contextString(scope, CONTEXT.jwtIssuer);
-  const jwtAudience = props.jwtAudience ?? contextList(scope, CONTEXT.jwtAudience);
-  if (!jwtIssuer || !jwtAudience || jwtAudience.length === 0) {
-    throw new Error(
-      `The HTTP API needs a JWT issuer and audience: pass jwtIssuer and jwtAudience, or set context ${CONTEXT.jwtIssuer} and ${CONTEXT.jwtAudience} (cdk.json or -c).`,
-    );
-  }
+  const tenantClaim = props.tenantClaim ?? contextString(scope, CONTEXT.tenantClaim) ?? 'tenant';
+  const auth = resolveAuth(scope, props, tenantClaim);
   const kmsKeyArn = contextString(scope, CONTEXT.kmsKeyArn);
   const alarmTopicArn = contextString(scope, CONTEXT.alarmTopicArn);
   const logRetentionDays = contextInteger(scope, CONTEXT.logRetentionDays);
   const pauseExpirySeconds = contextInteger(scope, CONTEXT.pauseExpirySeconds);
   const removal = contextString(scope, CONTEXT.removalPolicy);
   if (removal !== undefined && removal !== 'retain' && removal !== 'destroy') {
-    throw new Error(`Context ${CONTEXT.removalPolicy} must be retain or destroy, not ${removal}.`);
+    throw new ConfigurationError(`Context ${CONTEXT.removalPolicy} must be retain or destroy, not ${removal}.`);
   }
   const via = props.resumeRequestsVia ?? contextString(scope, CONTEXT.resumeRequestsVia) ?? 'queue';
   if (via !== 'queue' && via !== 'function') {
-    throw new Error(`Context ${CONTEXT.resumeRequestsVia} must be queue or function, not ${via}.`);
+    throw new ConfigurationError(`Context ${CONTEXT.resumeRequestsVia} must be queue or function, not ${via}.`);
+  }
+  const eventBusName = contextString(scope, CONTEXT.eventBusName);
+  const notifyEmail = props.notifyEmail ?? contextString(scope, CONTEXT.notifyEmail);
+  if (notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(notifyEmail)) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.notifyEmail} must be an email address, not ${JSON.stringify(notifyEmail)}.`,
+    );
   }
   return {
-    jwtIssuer,
-    jwtAudience,
-    tenantClaim: props.tenantClaim ?? contextString(scope, CONTEXT.tenantClaim) ?? 'tenant',
+    auth,
+    tenantClaim,
     handoff: props.handoff ?? handoffFromContext(scope) ?? { type: 'sqs' },
     logRetention: props.logRetention ?? (logRetentionDays ? retentionDays(logRetentionDays) : RetentionDays.ONE_MONTH),
     encryptionKey: props.encryptionKey ?? (kmsKeyArn ? Key.fromKeyArn(scope, 'TableKey', kmsKeyArn) : undefined),
@@ -153,5 +314,10 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     eventSource: props.eventSource ?? contextString(scope, CONTEXT.eventSource) ?? 'handback',
     removalPolicy: props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN),
     resumeRequestsVia: via,
+    eventBus:
+      props.eventBus ??
+      (eventBusName ? EventBus.fromEventBusName(scope, 'LifecycleEventBus', eventBusName) : undefined),
+    notifyEmail,
+    inboxUrl: httpsUrl(props.inboxUrl ?? contextString(scope, CONTEXT.inboxUrl), CONTEXT.inboxUrl),
   };
 }

@@ -1,16 +1,28 @@
 /**
  * The example agent of the reference workflow (`infra/approval-workflow.ts`), small on purpose: replace the fake
- * model turn with your own agent and keep the two shapes.
+ * model and the fake tools with your own and keep the two shapes.
  *
- * - `{runId, tenant?, continuation?}`: one agent turn. Without a continuation the "model" asks a person to approve a
- *   refund, and the turn pauses: `{status: 'paused', pause}`. With one, the turn goes on from the rebuilt messages.
+ * - `{runId, tenant?, continuation?}`: one agent turn. Without a continuation the "model" makes one round of three
+ *   calls — `ask_human` (a question only a person can answer) and two calls with side effects, `refund_order` and
+ *   `send_email`, that may run only once a person approves them — and the turn pauses with one ask per call:
+ *   `{status: 'paused', pause}`. With one (the hand-off pointer the workflow's waiting step received), the agent
+ *   runs the calls people approved, with the arguments they may have edited (`dispatch`), appends their results
+ *   with the library's `appendResults`, and goes on to the model's next turn.
  * - `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}`: records the pause with the task token of
- *   the waiting step; Handback's resume completes that token with the continuation pointer.
+ *   the waiting step; Handback completes that token when the pause closes.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { PauseCreated, PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
-import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import {
+  appendResults,
+  createDynamoDBCheckpointStore,
+  type DispatchCall,
+  type FormatName,
+  type Outcome,
+  type PauseCreated,
+  type PauseInput,
+  type ToolResult,
+} from '../../functions/index.ts';
 
 const tableName = process.env.TABLE_NAME;
 if (!tableName) throw new Error('Environment variable TABLE_NAME is not set: set it in the function configuration.');
@@ -19,18 +31,21 @@ const store = createDynamoDBCheckpointStore({
   tableName,
 });
 
-/** What the waiting step hands back: the hand-off pointer (messages only when they fit in 256 KB). */
-interface ContinuationPointer {
+/** What the waiting step hands back: the hand-off pointer (messages only when the whole is under 256 KB). */
+export interface ContinuationPointer {
   runId: string;
   interruptId: string;
   continuationId: string;
-  format: string;
+  format: FormatName;
+  /** How the pause closed: people decided every ask, or it expired and Handback rejected what was left. */
+  outcome: Outcome;
+  /** The calls people approved (with their edited arguments), in call order: the agent runs these. */
+  dispatch: DispatchCall[];
   messages?: unknown[];
-  messagesOmitted?: boolean;
 }
 
 /** The pause body the agent asks the workflow to record. */
-type PauseRequest = Omit<PauseInput, 'tenant' | 'runId' | 'taskToken' | 'expiresInSeconds'>;
+export type PauseRequest = Omit<PauseInput, 'tenant' | 'runId' | 'taskToken' | 'expiresInSeconds'>;
 
 /** One agent turn. */
 export interface TurnEvent {
@@ -53,7 +68,17 @@ export interface PauseEvent {
 /** What a turn returns to the workflow. */
 export type TurnResult =
   | { runId: string; tenant: string; status: 'paused'; pause: PauseRequest }
-  | { runId: string; tenant: string; status: 'done'; continuationId: string; messageCount: number };
+  | {
+      runId: string;
+      tenant: string;
+      status: 'done';
+      outcome: Outcome;
+      continuationId: string;
+      /** The approved calls the agent ran, with their results, in call order. */
+      ran: ToolResult[];
+      messageCount: number;
+      reply: string;
+    };
 
 /** The Lambda entry point. */
 export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult | PauseCreated> {
@@ -62,44 +87,114 @@ export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult
     return store.pause({ ...pause, runId, tenant, expiresInSeconds, taskToken });
   }
   const tenant = event.tenant ?? 'default';
-  if (!event.continuation) {
-    // The fake model turn: a tool call only a person may answer.
-    return {
-      runId: event.runId,
-      tenant,
-      status: 'paused',
-      pause: {
-        format: 'openai-chat',
-        toolCallId: 'call_approve_1',
-        prompt: 'Approve a refund of 20 EUR for order 1234?',
-        answerSchema: { type: 'boolean' },
-        messages: [
-          { role: 'user', content: 'Please refund order 1234.' },
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              {
-                id: 'call_approve_1',
-                type: 'function',
-                function: { name: 'approve_refund', arguments: '{"order":"1234","amount":20}' },
-              },
-            ],
-          },
-        ],
-      },
-    };
-  }
+  const pointer = event.continuation;
+  if (!pointer) return { runId: event.runId, tenant, status: 'paused', pause: firstTurn() };
+
   // Messages too large for the task output are read from the store.
   const messages =
-    event.continuation.messages ??
-    (await store.getContinuation({ tenant, runId: event.runId, continuationId: event.continuation.continuationId }))
-      .messages;
+    pointer.messages ??
+    (await store.getContinuation({ tenant, runId: event.runId, continuationId: pointer.continuationId })).messages;
+  const results = await Promise.all(pointer.dispatch.map(runTool));
+  const transcript = appendResults(pointer.format, messages, results);
+  const reply = nextTurn(pointer.outcome, pointer.dispatch);
   return {
     runId: event.runId,
     tenant,
     status: 'done',
-    continuationId: event.continuation.continuationId,
-    messageCount: messages.length,
+    outcome: pointer.outcome,
+    continuationId: pointer.continuationId,
+    ran: results,
+    messageCount: [...transcript, { role: 'assistant', content: reply }].length,
+    reply,
   };
+}
+
+/** The fake model's first turn: a question for a person and two calls a person must approve, in one round. */
+function firstTurn(): PauseRequest {
+  const refund = { order: '1234', amount: 20, currency: 'EUR' };
+  const email = {
+    to: 'customer@example.com',
+    subject: 'Your refund for order 1234',
+    body: 'We have refunded 20 EUR for order 1234.',
+  };
+  return {
+    format: 'openai-chat',
+    messages: [
+      { role: 'user', content: 'Order 1234 arrived broken. Please refund it and tell the customer by email.' },
+      {
+        role: 'assistant',
+        content: 'I will refund order 1234 and email the customer, once approved.',
+        tool_calls: [
+          call('call_ask_1', 'ask_human', { question: 'What reason should the email give for the refund?' }),
+          call('call_refund_1', 'refund_order', refund),
+          call('call_email_1', 'send_email', email),
+        ],
+      },
+    ],
+    asks: [
+      {
+        toolCallId: 'call_ask_1',
+        kind: 'answer',
+        prompt: 'What reason should the email give for the refund?',
+        answerSchema: { type: 'string', minLength: 1, maxLength: 500 },
+      },
+      {
+        toolCallId: 'call_refund_1',
+        kind: 'approval',
+        prompt: 'Refund 20 EUR for order 1234?',
+        argsSchema: {
+          type: 'object',
+          required: ['order', 'amount', 'currency'],
+          properties: {
+            order: { type: 'string' },
+            amount: { type: 'number', exclusiveMinimum: 0, maximum: 20 },
+            currency: { enum: ['EUR'] },
+          },
+          additionalProperties: false,
+        },
+      },
+      {
+        toolCallId: 'call_email_1',
+        kind: 'approval',
+        prompt: 'Send this email to the customer?',
+        argsSchema: {
+          type: 'object',
+          required: ['to', 'subject', 'body'],
+          properties: { to: { type: 'string' }, subject: { type: 'string' }, body: { type: 'string' } },
+          additionalProperties: false,
+        },
+      },
+    ],
+    // Past its expiry Handback rejects whatever is undecided and the workflow goes on: the agent says so.
+    onExpiry: 'reject',
+  };
+}
+
+/** An openai-chat tool call. */
+function call(id: string, name: string, args: Record<string, unknown>) {
+  return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
+}
+
+/** The fake tools: what a real agent would call its own services for, with the arguments people approved. */
+async function runTool(approved: DispatchCall): Promise<ToolResult> {
+  const { toolCallId, name } = approved;
+  const args = (approved.args ?? {}) as Record<string, unknown>;
+  switch (name) {
+    case 'refund_order':
+      return { toolCallId, output: { refunded: true, order: args.order, amount: args.amount } };
+    case 'send_email':
+      return { toolCallId, output: { sent: true, to: args.to } };
+    default:
+      return { toolCallId, output: `No tool named ${name}.`, isError: true };
+  }
+}
+
+/** The fake model's next turn, from what happened to its calls. */
+function nextTurn(outcome: Outcome, ran: readonly DispatchCall[]): string {
+  if (ran.length === 0) {
+    return outcome === 'expired'
+      ? 'No one decided in time, so I did not refund the order or send the email.'
+      : 'Nothing was approved, so I did not refund the order or send the email.';
+  }
+  return `Done: ${ran.map((approved) => approved.name).join(' and ')}.`;
 }

@@ -21,16 +21,35 @@ const { template, violations } = synthesize(
       'handback:logRetentionDays': 90,
       'handback:removalPolicy': 'destroy',
       'handback:resumeRequestsVia': 'function',
+      'handback:eventBusName': 'handback-lifecycle',
+      'handback:notifyEmail': 'approvers@example.org',
+      'handback:inboxUrl': 'https://decide.example.org/inbox',
     },
   },
 );
 
-const apiFunction = () => {
-  const [fn] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) =>
-    id.startsWith('ApiHandler'),
-  );
+/** The properties of the function whose logical id starts with `prefix`. */
+const functionProperties = (prefix: string) => {
+  const [fn] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith(prefix));
   return fn?.[1].Properties;
 };
+const apiFunction = () => functionProperties('ApiHandler');
+
+/** `arn:<partition>:events:<region>:<account>:event-bus/<name>`, as CDK renders an imported bus. */
+const busArn = (name: string) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':events:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      `:event-bus/${name}`,
+    ],
+  ],
+});
 
 describe('a stack configured through context', () => {
   it('encrypts the table with the customer key', () => {
@@ -69,20 +88,7 @@ describe('a stack configured through context', () => {
           {
             Action: 'events:PutEvents',
             Effect: 'Allow',
-            Resource: {
-              'Fn::Join': [
-                '',
-                [
-                  'arn:',
-                  { Ref: 'AWS::Partition' },
-                  ':events:',
-                  { Ref: 'AWS::Region' },
-                  ':',
-                  { Ref: 'AWS::AccountId' },
-                  ':event-bus/agents',
-                ],
-              ],
-            },
+            Resource: busArn('agents'),
           },
         ]),
       },
@@ -97,12 +103,12 @@ describe('a stack configured through context', () => {
     expect(apiFunction()?.Environment.Variables.TENANT_CLAIM).toBe('org_id');
   });
 
-  it('waits for answers as long as the configured pause expiry, and records that expiry', () => {
+  it('waits for answers five minutes past the configured pause expiry, and records that expiry', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       DefinitionString: {
         'Fn::Join': [
           '',
-          Match.arrayWith([Match.stringLikeRegexp('"TimeoutSeconds":259200,"ResultPath":"\\$.continuation"')]),
+          Match.arrayWith([Match.stringLikeRegexp('"TimeoutSeconds":259500,"ResultPath":"\\$.continuation"')]),
         ],
       },
     });
@@ -181,6 +187,73 @@ describe('a stack configured through context', () => {
         ]),
       },
     });
+  });
+
+  it('encrypts the answer-link key with the customer key', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { KmsKeyId: KEY_ARN });
+  });
+
+  it('lets the lifecycle stream function decrypt the key and the stream with that key', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyName: Match.stringLikeRegexp('^LifecycleHandlerRoleDefaultPolicy'),
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Action: Match.arrayWith(['kms:Decrypt']), Resource: KEY_ARN })]),
+      },
+    });
+  });
+
+  it('sends lifecycle events to the bus named by context, and creates none', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 0);
+    expect(functionProperties('LifecycleHandler')?.Environment.Variables.EVENT_BUS_NAME).toBe('handback-lifecycle');
+  });
+
+  it('may put lifecycle events on that bus only', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyName: Match.stringLikeRegexp('^LifecycleHandlerRoleDefaultPolicy'),
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          { Action: 'events:PutEvents', Effect: 'Allow', Resource: busArn('handback-lifecycle') },
+        ]),
+      },
+    });
+  });
+
+  it('puts the Pause Created rule on that bus', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: 'handback-lifecycle',
+      EventPattern: { source: ['handback'], 'detail-type': ['Pause Created'] },
+    });
+  });
+
+  it('subscribes the configured email address to the notification topic, with a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'approvers@example.org',
+      TopicArn: { Ref: Match.stringLikeRegexp('^LifecyclePauseCreatedTopic') },
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^LifecycleEmailDeadLetterQueue'), 'Arn'] },
+      },
+    });
+  });
+
+  it('watches the depth of the email dead-letter queue', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        {
+          Name: 'QueueName',
+          Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^LifecycleEmailDeadLetterQueue'), 'QueueName'] },
+        },
+      ],
+    });
+  });
+
+  it.each(['ApiHandler', 'LifecycleHandler'])('points the answer links of %s at the configured inbox', (prefix) => {
+    expect(functionProperties(prefix)?.Environment.Variables.INBOX_URL).toBe('https://decide.example.org/inbox');
+  });
+
+  it('gives the configured inbox as the InboxUrl output', () => {
+    template.hasOutput('InboxUrl', { Value: 'https://decide.example.org/inbox' });
   });
 
   it('still has no unacknowledged cdk-nag finding', () => {

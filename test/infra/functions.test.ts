@@ -27,9 +27,29 @@ const RESUME_ENVIRONMENT = {
 };
 
 const FUNCTIONS = [
-  { name: 'ApiHandler', memory: 512, timeout: 29, environment: RESUME_ENVIRONMENT },
+  {
+    name: 'ApiHandler',
+    memory: 512,
+    timeout: 29,
+    environment: { ...RESUME_ENVIRONMENT, LINK_SECRET_ARN: ref('AnswerLinkKey') },
+  },
   { name: 'StepFunctionsHandler', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
   { name: 'SqsHandler', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
+  { name: 'Sweeper', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
+  {
+    name: 'LifecycleHandler',
+    memory: 512,
+    timeout: 30,
+    environment: {
+      ...POWERTOOLS,
+      EVENT_BUS_NAME: ref('LifecycleBus'),
+      INBOX_URL: {
+        'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.stringLikeRegexp('^HttpApi'), 'ApiEndpoint'] }, '/inbox']],
+      },
+      LINK_SECRET_ARN: ref('AnswerLinkKey'),
+      TABLE_NAME: ref('CheckpointsTable'),
+    },
+  },
   {
     name: 'ExampleAgent',
     memory: 256,
@@ -55,7 +75,7 @@ function bundleDirectory(name: string): string {
 }
 
 describe('the functions', () => {
-  it('are the four of the stack', () => {
+  it('are the six of the stack', () => {
     template.resourceCountIs('AWS::Lambda::Function', FUNCTIONS.length);
   });
 
@@ -121,6 +141,7 @@ describe('the bundles', () => {
           TABLE_NAME: 'checkpoints',
           HANDOFF_TARGET: 'sqs',
           HANDOFF_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/handoff',
+          EVENT_BUS_NAME: 'handback-lifecycle',
         },
         encoding: 'utf8',
       },

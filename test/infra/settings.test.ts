@@ -2,7 +2,7 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { HandbackStack } from '../../infra/handback-stack.ts';
-import { CONTEXT, resolveSettings } from '../../infra/settings.ts';
+import { CONTEXT, ConfigurationError, PLACEHOLDER_ISSUER, resolveSettings } from '../../infra/settings.ts';
 import { synthesizeWithChecks } from './synth.ts';
 
 const JWT = { jwtIssuer: 'https://issuer.test/', jwtAudience: ['handback-test'] };
@@ -13,9 +13,12 @@ function stackWith(context: Record<string, unknown> = {}): Stack {
 }
 
 describe('resolveSettings', () => {
-  it('documents every default: tenant claim, SQS hand-off, 30 days of logs, 7-day pauses, source handback, RETAIN', () => {
+  it('documents every default: tenant claim, SQS hand-off, 30 days of logs, 7-day pauses, source handback, RETAIN, own bus, no email, the API inbox', () => {
     const settings = resolveSettings(stackWith(), JWT);
     expect({
+      eventBus: settings.eventBus,
+      notifyEmail: settings.notifyEmail,
+      inboxUrl: settings.inboxUrl,
       tenantClaim: settings.tenantClaim,
       handoff: settings.handoff,
       logRetention: settings.logRetention,
@@ -25,6 +28,9 @@ describe('resolveSettings', () => {
       encryptionKey: settings.encryptionKey,
       alarmTopic: settings.alarmTopic,
     }).toEqual({
+      eventBus: undefined,
+      notifyEmail: undefined,
+      inboxUrl: undefined,
       tenantClaim: 'tenant',
       handoff: { type: 'sqs' },
       logRetention: RetentionDays.ONE_MONTH,
@@ -49,11 +55,89 @@ describe('resolveSettings', () => {
       stackWith({ [CONTEXT.jwtIssuer]: 'https://issuer.test/', [CONTEXT.jwtAudience]: 'web, cli' }),
       {},
     );
-    expect(settings.jwtAudience).toEqual(['web', 'cli']);
+    expect(settings.auth).toEqual({ kind: 'issuer', jwtIssuer: 'https://issuer.test/', jwtAudience: ['web', 'cli'] });
   });
 
   it('fails naming the context keys when no issuer or audience is given', () => {
     expect(() => resolveSettings(stackWith(), {})).toThrow(/handback:jwtIssuer and handback:jwtAudience/);
+  });
+
+  it('refuses the placeholder issuer of cdk.json in one line naming the key and what to set', () => {
+    const context = { [CONTEXT.jwtIssuer]: PLACEHOLDER_ISSUER, [CONTEXT.jwtAudience]: 'handback' };
+    expect(() => resolveSettings(stackWith(context), {})).toThrow(
+      new ConfigurationError(
+        'Context handback:jwtIssuer is the placeholder https://issuer.example.com/: set -c handback:jwtIssuer=https://<your OIDC issuer> (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>, in cdk.json or on the command line), or -c handback:createUserPool=true to have the stack create a Cognito user pool.',
+      ),
+    );
+  });
+
+  it.each(['not-a-url', 'http://issuer.test/', 'issuer.test'])(
+    'refuses the issuer %s, which is not an https URL',
+    (issuer) => {
+      const context = { [CONTEXT.jwtIssuer]: issuer, [CONTEXT.jwtAudience]: 'handback' };
+      expect(() => resolveSettings(stackWith(context), {})).toThrow(
+        `Context handback:jwtIssuer must be an https URL, not ${JSON.stringify(issuer)}: set -c handback:jwtIssuer=https://`,
+      );
+    },
+  );
+
+  it('says which prop is wrong when the issuer comes from props', () => {
+    expect(() => resolveSettings(stackWith(), { jwtIssuer: 'not-a-url', jwtAudience: ['a'] })).toThrow(
+      /^The jwtIssuer prop must be an https URL/,
+    );
+  });
+
+  it('makes every refusal a ConfigurationError, which the app prints as its one line', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.handoff]: 'kinesis' }), JWT)).toThrow(ConfigurationError);
+  });
+
+  it('creates a user pool instead of trusting an issuer when createUserPool is true, past the cdk.json placeholder', () => {
+    const context = { [CONTEXT.createUserPool]: 'true', [CONTEXT.jwtIssuer]: PLACEHOLDER_ISSUER };
+    expect(resolveSettings(stackWith(context), {}).auth).toEqual({ kind: 'userPool' });
+  });
+
+  it('refuses createUserPool next to a real issuer, naming both keys', () => {
+    const context = { [CONTEXT.createUserPool]: true, [CONTEXT.jwtIssuer]: 'https://issuer.test/' };
+    expect(() => resolveSettings(stackWith(context), {})).toThrow(
+      'Context handback:createUserPool=true creates the issuer, but handback:jwtIssuer is also set (https://issuer.test/): keep one of the two.',
+    );
+  });
+
+  it('refuses createUserPool next to the issuer props', () => {
+    expect(() => resolveSettings(stackWith(), { ...JWT, createUserPool: true })).toThrow(
+      /drop the jwtIssuer and jwtAudience props/,
+    );
+  });
+
+  it.each(['sub', 'aud', 'cognito:groups'])(
+    'refuses the tenant claim %s, which Cognito will not let a trigger set',
+    (claim) => {
+      const context = { [CONTEXT.createUserPool]: 'true', [CONTEXT.tenantClaim]: claim };
+      expect(() => resolveSettings(stackWith(context), {})).toThrow(/a claim Cognito does not let a trigger set/);
+    },
+  );
+
+  it('refuses a createUserPool that is neither true nor false', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.createUserPool]: 'yes' }), {})).toThrow(
+      'Context handback:createUserPool must be true or false, not "yes".',
+    );
+  });
+
+  it('refuses a notification address that is not one', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.notifyEmail]: 'approvers' }), JWT)).toThrow(
+      'Context handback:notifyEmail must be an email address, not "approvers".',
+    );
+  });
+
+  it('refuses an inbox URL that is not https', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.inboxUrl]: 'http://inbox.test/' }), JWT)).toThrow(
+      /^Context handback:inboxUrl must be an https URL/,
+    );
+  });
+
+  it('imports the lifecycle bus named by context', () => {
+    const settings = resolveSettings(stackWith({ [CONTEXT.eventBusName]: 'handback-lifecycle' }), JWT);
+    expect(settings.eventBus?.eventBusName).toBe('handback-lifecycle');
   });
 
   it('refuses an unknown hand-off target', () => {
@@ -74,10 +158,12 @@ describe('resolveSettings', () => {
 });
 
 describe('HandbackStack', () => {
-  it('refuses a pause expiry over 365 days, the contract and Step Functions limit', () => {
+  it("refuses a pause expiry whose wait would not fit Step Functions' one-year execution limit", () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    expect(() => new HandbackStack(app, 'TooLong', { ...JWT, pauseExpiry: Duration.days(366) })).toThrow(
-      /at most 365 days/,
+    expect(() => new HandbackStack(app, 'TooLong', { ...JWT, pauseExpiry: Duration.days(365) })).toThrow(
+      new ConfigurationError(
+        "pauseExpiry (context handback:pauseExpirySeconds) is 31536000 seconds: at most 31532400, so that the reference workflow's wait (the expiry and the sweep's bound) fits Step Functions' one-year execution limit.",
+      ),
     );
   });
 });

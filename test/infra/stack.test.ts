@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { TABLE } from '../../functions/checkpoints/table.ts';
+import { INDEXES, TABLE } from '../../functions/checkpoints/table.ts';
 import { TABLE_ACTIONS } from '../../infra/handback-function.ts';
+import { ROUTES } from '../../infra/http-api.ts';
 import { defaultSynth, TEST_JWT } from './synth.ts';
 
 const { template } = defaultSynth();
@@ -13,9 +14,12 @@ const getAtt = (prefix: string, attribute = 'Arn') => ({
 /** `{Ref: <logical id starting with prefix>}`. */
 const ref = (prefix: string) => ({ Ref: Match.stringLikeRegexp(`^${prefix}`) });
 
+/** The table and each of its indexes by exact ARN, in the order IAM policy minimization sorts them. */
 const TABLE_RESOURCES = [
   getAtt('CheckpointsTable'),
-  { 'Fn::Join': ['', [getAtt('CheckpointsTable'), `/index/${TABLE.byTenant.indexName}`]] },
+  ...INDEXES.map((index) => index.indexName)
+    .sort()
+    .map((name) => ({ 'Fn::Join': ['', [getAtt('CheckpointsTable'), `/index/${name}`]] })),
 ];
 const XRAY = { Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], Effect: 'Allow', Resource: '*' };
 const logs = (prefix: string) => ({
@@ -34,6 +38,7 @@ const TASK_CALLBACKS = {
   Effect: 'Allow',
   Resource: ref('ApprovalWorkflowStateMachine'),
 };
+const LINK_KEY_READ = { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: ref('AnswerLinkKey') };
 
 describe('the checkpoint table', () => {
   const TABLE_TYPE = 'AWS::DynamoDB::Table';
@@ -51,30 +56,39 @@ describe('the checkpoint table', () => {
     });
   });
 
-  it('defines the attributes of both keys and of the index keys, with their TABLE types', () => {
+  it('defines the attributes of both keys and of every index key once, with their TABLE types', () => {
+    const keys = [
+      TABLE.partitionKey,
+      TABLE.sortKey,
+      ...INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ];
+    const unique = [...new Map(keys.map((key) => [key.name, key])).values()];
     template.hasResourceProperties(TABLE_TYPE, {
-      AttributeDefinitions: [
-        { AttributeName: TABLE.partitionKey.name, AttributeType: TABLE.partitionKey.type },
-        { AttributeName: TABLE.sortKey.name, AttributeType: TABLE.sortKey.type },
-        { AttributeName: TABLE.byTenant.partitionKey.name, AttributeType: TABLE.byTenant.partitionKey.type },
-        { AttributeName: TABLE.byTenant.sortKey.name, AttributeType: TABLE.byTenant.sortKey.type },
-      ],
+      AttributeDefinitions: unique.map((key) => ({ AttributeName: key.name, AttributeType: key.type })),
     });
   });
 
-  it('has the byTenant index of TABLE, projecting every attribute', () => {
+  it('keys the byDue index on a number, the due time in milliseconds', () => {
     template.hasResourceProperties(TABLE_TYPE, {
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: TABLE.byTenant.indexName,
-          KeySchema: [
-            { AttributeName: TABLE.byTenant.partitionKey.name, KeyType: 'HASH' },
-            { AttributeName: TABLE.byTenant.sortKey.name, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
+      AttributeDefinitions: Match.arrayWith([{ AttributeName: TABLE.byDue.sortKey.name, AttributeType: 'N' }]),
     });
+  });
+
+  it('has exactly the indexes of INDEXES, in order, each projecting keys only', () => {
+    template.hasResourceProperties(TABLE_TYPE, {
+      GlobalSecondaryIndexes: INDEXES.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      })),
+    });
+  });
+
+  it('streams new and old images of every change', () => {
+    template.hasResourceProperties(TABLE_TYPE, { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
   });
 
   it('lets DynamoDB expire items on the TTL attribute of TABLE', () => {
@@ -108,7 +122,32 @@ describe('the checkpoint table', () => {
 
 describe('the IAM policies', () => {
   it.each([
-    ['ApiHandler', [logs('ApiHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, TASK_CALLBACKS]],
+    ['ApiHandler', [logs('ApiHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, LINK_KEY_READ, TASK_CALLBACKS]],
+    ['Sweeper', [logs('Sweeper'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, TASK_CALLBACKS]],
+    [
+      'LifecycleHandler',
+      [
+        logs('LifecycleHandler'),
+        // Merged by policy minimization: the three actions that take no resource.
+        {
+          Action: ['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+          Effect: 'Allow',
+          Resource: '*',
+        },
+        LINK_KEY_READ,
+        { Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt('LifecycleBus') },
+        {
+          Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+          Effect: 'Allow',
+          Resource: getAtt('LifecycleFailedRecords'),
+        },
+        {
+          Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          Effect: 'Allow',
+          Resource: getAtt('CheckpointsTable', 'StreamArn'),
+        },
+      ],
+    ],
     ['StepFunctionsHandler', [logs('StepFunctionsHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, TASK_CALLBACKS]],
     [
       'SqsHandler',
@@ -154,9 +193,9 @@ describe('the IAM policies', () => {
     });
   });
 
-  it('use "*" only for actions that take no resource (X-Ray, CloudWatch Logs delivery)', () => {
+  it('use "*" only for actions that take no resource (X-Ray, CloudWatch Logs delivery, listing streams)', () => {
     const resourceless =
-      /^(xray:(PutTelemetryRecords|PutTraceSegments|GetSamplingRules|GetSamplingTargets)|logs:(CreateLogDelivery|DeleteLogDelivery|DescribeLogGroups|DescribeResourcePolicies|GetLogDelivery|ListLogDeliveries|PutResourcePolicy|UpdateLogDelivery))$/;
+      /^(dynamodb:ListStreams|xray:(PutTelemetryRecords|PutTraceSegments|GetSamplingRules|GetSamplingTargets)|logs:(CreateLogDelivery|DeleteLogDelivery|DescribeLogGroups|DescribeResourcePolicies|GetLogDelivery|ListLogDeliveries|PutResourcePolicy|UpdateLogDelivery))$/;
     const wildcardActions = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
       (policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
         .filter((statement) => JSON.stringify(statement.Resource).includes('"*"'))
@@ -164,6 +203,13 @@ describe('the IAM policies', () => {
     );
     expect(wildcardActions.length).toBeGreaterThan(0);
     expect(wildcardActions.filter((action) => !resourceless.test(action))).toEqual([]);
+  });
+
+  it('let the API handler and the lifecycle stream function read the answer-link key, and no one else', () => {
+    const readers = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:'))
+      .map(([id]) => id.replace(/RoleDefaultPolicy.*$/, ''));
+    expect(readers.sort()).toEqual(['ApiHandler', 'LifecycleHandler']);
   });
 
   it('give no role a managed policy', () => {
@@ -176,10 +222,22 @@ describe('the HTTP API', () => {
   const AUTHORIZED = [
     'POST /runs/{runId}/pauses',
     'GET /runs/{runId}/pauses/{interruptId}',
+    'POST /runs/{runId}/pauses/{interruptId}/cancel',
     'POST /runs/{runId}/resume',
     'GET /runs/{runId}/continuations/{continuationId}',
     'GET /pauses',
   ];
+  const PUBLIC = [
+    'GET /health',
+    'GET /openapi.json',
+    'GET /inbox',
+    'GET /inbox/{file}',
+    'GET /links/pause',
+    'POST /links/resume',
+  ];
+  const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+    (route) => route.Properties as { RouteKey: string; AuthorizationType: string },
+  );
 
   it('has the JWT authorizer with the issuer and audience of the props', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
@@ -198,7 +256,7 @@ describe('the HTTP API', () => {
     });
   });
 
-  it.each(['GET /health', 'GET /openapi.json'])('routes %s to the API handler without a token', (routeKey) => {
+  it.each(PUBLIC)('routes %s to the API handler without a token', (routeKey) => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: routeKey,
       AuthorizationType: 'NONE',
@@ -214,8 +272,23 @@ describe('the HTTP API', () => {
     });
   });
 
+  it('leaves exactly the public routes and $default without the authorizer', () => {
+    const open = routes.filter((route) => route.AuthorizationType !== 'JWT').map((route) => route.RouteKey);
+    expect(open.sort()).toEqual([...PUBLIC, '$default'].sort());
+  });
+
+  it('puts the JWT authorizer on every other route', () => {
+    const guarded = routes.filter((route) => route.AuthorizationType === 'JWT').map((route) => route.RouteKey);
+    expect(guarded.sort()).toEqual([...AUTHORIZED].sort());
+  });
+
+  it('declares in ROUTES exactly the routes it makes', () => {
+    const declared = [...ROUTES.authorized, ...ROUTES.public].map((route) => `${route.method} ${route.path}`);
+    expect(declared.sort()).toEqual([...AUTHORIZED, ...PUBLIC].sort());
+  });
+
   it('has no other route', () => {
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', AUTHORIZED.length + 3);
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', AUTHORIZED.length + PUBLIC.length + 1);
   });
 
   it('integrates the API handler with payload format 2.0', () => {
@@ -327,19 +400,193 @@ describe('the queues', () => {
   });
 });
 
+describe('the answer-link key', () => {
+  it('is a generated secret of 64 letters and digits, safe in a header or URL, at least the 32 bytes HS256 wants', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false },
+    });
+  });
+
+  it('is encrypted with the AWS managed Secrets Manager key by default', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { KmsKeyId: Match.absent() });
+  });
+
+  it('is not rotated, since rotation would void every open answer link', () => {
+    template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
+  });
+
+  it('is retained when it leaves the stack, like the table whose pauses its links open', () => {
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+  });
+});
+
+describe('the sweep', () => {
+  it('runs every minute from a scheduled rule', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: getAtt('SweeperFunction') })],
+    });
+  });
+
+  it('drops a tick older than a minute instead of retrying it', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 2 } })],
+    });
+  });
+
+  it('lets only that rule invoke the sweep function', () => {
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: getAtt('SweeperFunction'),
+      Principal: 'events.amazonaws.com',
+      SourceArn: getAtt('SweepEveryMinute'),
+    });
+  });
+
+  it('does not retry a failed sweep, since the next tick redoes its work', () => {
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: ref('SweeperFunction'),
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+  });
+
+  it('ends each sweep within the minute, before the next tick', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Role: getAtt('SweeperRole'), Timeout: 60 });
+  });
+});
+
+describe('the lifecycle events', () => {
+  const MAPPING = 'AWS::Lambda::EventSourceMapping';
+
+  it('come from the table stream into the lifecycle function, from the latest record', () => {
+    template.hasResourceProperties(MAPPING, {
+      EventSourceArn: getAtt('CheckpointsTable', 'StreamArn'),
+      FunctionName: ref('LifecycleHandlerFunction'),
+      StartingPosition: 'LATEST',
+    });
+  });
+
+  it('wake the function for pause items only', () => {
+    template.hasResourceProperties(MAPPING, {
+      FunctionName: ref('LifecycleHandlerFunction'),
+      FilterCriteria: {
+        Filters: [{ Pattern: JSON.stringify({ dynamodb: { NewImage: { kind: { S: ['pause'] } } } }) }],
+      },
+    });
+  });
+
+  it('report partial batch failures, halve a failing batch and retry it a bounded number of times', () => {
+    template.hasResourceProperties(MAPPING, {
+      FunctionName: ref('LifecycleHandlerFunction'),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 3600,
+    });
+  });
+
+  it('send what could not be delivered to an encrypted queue', () => {
+    template.hasResourceProperties(MAPPING, {
+      FunctionName: ref('LifecycleHandlerFunction'),
+      DestinationConfig: { OnFailure: { Destination: getAtt('LifecycleFailedRecords') } },
+    });
+  });
+
+  it('go to a bus of the stack own by default', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+  });
+
+  it('reach the notification topic for Pause Created from source handback, on that bus', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: ref('LifecycleBus'),
+      EventPattern: { source: ['handback'], 'detail-type': ['Pause Created'] },
+      Targets: [Match.objectLike({ Arn: ref('LifecyclePauseCreatedTopic') })],
+    });
+  });
+
+  it('keep notifications the rule could not publish in a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['handback'], 'detail-type': ['Pause Created'] },
+      Targets: [Match.objectLike({ DeadLetterConfig: { Arn: getAtt('LifecycleRuleDeadLetterQueue') } })],
+    });
+  });
+
+  /** The Pause Created rule's input transformer. */
+  const transformer = () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter(
+      (rule) => rule.Properties.EventPattern?.['detail-type']?.[0] === 'Pause Created',
+    );
+    expect(rules).toHaveLength(1);
+    return rules[0]?.Properties.Targets[0].InputTransformer as {
+      InputPathsMap: Record<string, string>;
+      InputTemplate: string;
+    };
+  };
+
+  it('take the answer link, the run, the expiry and the prompts and names of the asks from the event', () => {
+    expect(Object.values(transformer().InputPathsMap).sort()).toEqual([
+      '$.detail.answerUrl',
+      '$.detail.asks[*].name',
+      '$.detail.asks[*].prompt',
+      '$.detail.expiresAt',
+      '$.detail.runId',
+    ]);
+  });
+
+  it('notify in a JSON message whose every value EventBridge inserts as JSON, so no prompt can break it', () => {
+    const { InputPathsMap, InputTemplate } = transformer();
+    // Inserted unquoted, each value arrives as its JSON text (a string quoted and escaped, an array as an array).
+    const filled = InputTemplate.replace(/<([\w-]+)>/g, (_, name: string) =>
+      JSON.stringify(name in InputPathsMap ? [`a "quoted" ${name}`] : null),
+    );
+    expect(Object.keys(JSON.parse(filled))).toEqual([
+      'message',
+      'runId',
+      'asked',
+      'tools',
+      'decideBefore',
+      'answerUrl',
+    ]);
+  });
+
+  it('publish to a topic that refuses publishers without TLS', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [ref('LifecyclePauseCreatedTopic')],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sns:Publish',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('subscribe no one to the topic unless an email address is given', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
 describe('the alarms', () => {
-  it.each(['ResumeRequestsDeadLetterQueue', 'ResumeRequestsRuleDeadLetterQueue', 'HandoffDeadLetterQueue'])(
-    'watch the depth of %s',
-    (queue) => {
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: getAtt(queue, 'QueueName') }],
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      });
-    },
-  );
+  it.each([
+    'ResumeRequestsDeadLetterQueue',
+    'ResumeRequestsRuleDeadLetterQueue',
+    'HandoffDeadLetterQueue',
+    'LifecycleFailedRecords',
+    'LifecycleRuleDeadLetterQueue',
+  ])('watch the depth of %s', (queue) => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: getAtt(queue, 'QueueName') }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
 
   it.each([
     ['ApiHandlerFunction', 'Errors'],
@@ -350,6 +597,10 @@ describe('the alarms', () => {
     ['SqsHandlerFunction', 'Throttles'],
     ['ExampleAgentFunction', 'Errors'],
     ['ExampleAgentFunction', 'Throttles'],
+    ['SweeperFunction', 'Errors'],
+    ['SweeperFunction', 'Throttles'],
+    ['LifecycleHandlerFunction', 'Errors'],
+    ['LifecycleHandlerFunction', 'Throttles'],
   ])('watch %s %s', (fn, metric) => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/Lambda',
@@ -368,9 +619,43 @@ describe('the alarms', () => {
     });
   });
 
+  it('watch lifecycle events that could not be delivered, as Powertools counts them', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Handback',
+      MetricName: 'EventEmitFailures',
+      Dimensions: [{ Name: 'service', Value: 'handback' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('watch sweep ticks the schedule could not deliver', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Events',
+      MetricName: 'FailedInvocations',
+      Dimensions: [{ Name: 'RuleName', Value: ref('SweepEveryMinute') }],
+      Threshold: 1,
+    });
+  });
+
   it('have no action without an alarm topic', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     expect(alarms.filter((alarm) => alarm.Properties.AlarmActions !== undefined)).toEqual([]);
+  });
+});
+
+describe('the outputs', () => {
+  it('give the inbox page at the HTTP API /inbox', () => {
+    template.hasOutput('InboxUrl', { Value: { 'Fn::Join': ['', [getAtt('HttpApi', 'ApiEndpoint'), '/inbox']] } });
+  });
+
+  it('give the lifecycle bus name', () => {
+    template.hasOutput('LifecycleEventBusName', { Value: ref('LifecycleBus') });
+  });
+
+  it('give the notification topic ARN', () => {
+    template.hasOutput('PauseCreatedTopicArn', { Value: ref('LifecyclePauseCreatedTopic') });
   });
 });
 

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { RESUME_ERRORS } from '../../infra/approval-workflow.ts';
+import { ERROR_FATES, FINAL_ERROR_NAMES } from '../../functions/errors.ts';
+import { FINAL_ERRORS, RETRYABLE_ERRORS } from '../../infra/approval-workflow.ts';
 import { defaultSynth } from './synth.ts';
 
 /** asl-validator ships no types: its one function, as its README documents it. */
@@ -23,7 +24,8 @@ interface State {
   HeartbeatSeconds?: number;
   ResultPath?: string;
   Parameters?: Record<string, unknown>;
-  Catch?: { ErrorEquals: string[]; Next: string }[];
+  Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[];
+  Retry?: { ErrorEquals: string[]; IntervalSeconds?: number; MaxAttempts?: number; BackoffRate?: number }[];
   Choices?: { Variable: string; StringEquals?: string; Next: string }[];
   Default?: string;
   ErrorPath?: string;
@@ -80,8 +82,8 @@ describe('the reference approval workflow', () => {
     });
   });
 
-  it('times the wait out when the pause expires (7 days), with no heartbeat to miss', () => {
-    expect([wait.TimeoutSeconds, wait.HeartbeatSeconds]).toEqual([604_800, undefined]);
+  it('times the wait out five minutes after the pause expires (7 days), past the sweep bound, with no heartbeat', () => {
+    expect([wait.TimeoutSeconds, wait.HeartbeatSeconds]).toEqual([604_800 + 300, undefined]);
   });
 
   it('goes to the paused branch only when the agent says paused', () => {
@@ -100,15 +102,45 @@ describe('the reference approval workflow', () => {
     ]);
   });
 
+  it('ends as "Cancelled" on PauseCancelledError, keeping the error and the pointer in $.cancellation', () => {
+    expect(wait.Catch?.[0]).toEqual({
+      ErrorEquals: ['PauseCancelledError'],
+      Next: 'Cancelled',
+      ResultPath: '$.cancellation',
+    });
+  });
+
+  it('ends a cancelled run as a success, not a failure that would raise the alarm', () => {
+    expect(asl.States.Cancelled?.Type).toBe('Succeed');
+  });
+
   it('ends as "Pause expired" on PauseExpiredError or States.Timeout', () => {
     expect(wait.Catch).toContainEqual({ ErrorEquals: ['PauseExpiredError', 'States.Timeout'], Next: 'Pause expired' });
   });
 
-  it('ends as "Resume failed" on every other named resume error', () => {
+  it('ends as "Resume failed" on every other final error', () => {
     expect(wait.Catch).toContainEqual({
-      ErrorEquals: ['InvalidAnswerError', 'AlreadyResumedError', 'PauseNotFoundError', 'CorruptCheckpointError'],
+      ErrorEquals: FINAL_ERROR_NAMES.filter((name) => name !== 'PauseExpiredError' && name !== 'PauseCancelledError'),
       Next: 'Resume failed',
     });
+  });
+
+  it('retries the wait on no Handback error, since a retry would record the pause again under a new task token', () => {
+    const retried = (wait.Retry ?? []).flatMap((retry) => retry.ErrorEquals);
+    expect(retried.filter((name) => !name.startsWith('Lambda.'))).toEqual([]);
+  });
+
+  it('retries the agent step on the retryable errors, with backoff', () => {
+    expect(asl.States.Agent?.Retry).toContainEqual({
+      ErrorEquals: ['HandoffFailedError', 'StorageUnavailableError', 'UnsupportedRecordError'],
+      IntervalSeconds: 2,
+      MaxAttempts: 3,
+      BackoffRate: 2,
+    });
+  });
+
+  it('ends the agent step as "Resume failed" on every final error', () => {
+    expect(asl.States.Agent?.Catch).toEqual([{ ErrorEquals: [...FINAL_ERROR_NAMES], Next: 'Resume failed' }]);
   });
 
   it('keeps the error name and cause of the failure', () => {
@@ -129,8 +161,30 @@ describe('the resume workflow', () => {
     expect([resume.Resource, resume.End]).toEqual(['arn:aws:lambda:eu-west-1:111122223333:function:placeholder', true]);
   });
 
-  it('catches every named resume error', () => {
-    expect(resume.Catch).toEqual([{ ErrorEquals: [...RESUME_ERRORS], Next: 'Resume failed' }]);
+  it('catches every final error', () => {
+    expect(resume.Catch).toEqual([{ ErrorEquals: [...FINAL_ERROR_NAMES], Next: 'Resume failed' }]);
+  });
+
+  it('retries the retryable errors, since a resume is safe to repeat', () => {
+    expect(resume.Retry).toContainEqual(expect.objectContaining({ ErrorEquals: [...RETRYABLE_ERRORS] }));
+  });
+});
+
+describe('the error names the workflows match', () => {
+  it('are the final names of the table of error fates', () => {
+    expect(FINAL_ERRORS).toEqual(
+      Object.values(ERROR_FATES)
+        .filter((fate) => !fate.retryable)
+        .map((fate) => fate.name),
+    );
+  });
+
+  it('split the table of error fates between Catch and Retry, with nothing left over', () => {
+    expect([...FINAL_ERRORS, ...RETRYABLE_ERRORS].sort()).toEqual(
+      Object.values(ERROR_FATES)
+        .map((fate) => fate.name)
+        .sort(),
+    );
   });
 });
 

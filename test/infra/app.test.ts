@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoPath } from '../../infra/paths.ts';
+
+const outdir = mkdtempSync(join(tmpdir(), 'handback-app-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+/** cdk.json's context, as the CDK CLI hands it to the app. */
+const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(repoPath('cdk.json'), 'utf8')) as { context: object }).context;
+
+/**
+ * Runs `infra/app.ts` as the CDK CLI does (`npx tsx infra/app.ts`, context in `CDK_CONTEXT_JSON`, output directory
+ * in `CDK_OUTDIR`), with cdk.json's context and `overrides` on top, and no bundling.
+ */
+function runApp(overrides: Record<string, unknown>) {
+  const context = { ...CDK_JSON_CONTEXT, ...overrides, 'aws:cdk:bundling-stacks': [] };
+  return spawnSync(process.execPath, ['--import', 'tsx', repoPath('infra/app.ts')], {
+    cwd: repoPath(''),
+    env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: outdir },
+    encoding: 'utf8',
+  });
+}
+
+describe('the CDK app', () => {
+  describe('with the placeholder issuer of cdk.json', () => {
+    const run = runApp({});
+
+    it('exits non-zero', () => {
+      expect(run.status).toBe(1);
+    });
+
+    it('says in one line which context key to set and how, without a stack trace', () => {
+      expect(run.stderr.trim().split('\n')).toEqual([
+        'Context handback:jwtIssuer is the placeholder https://issuer.example.com/: set -c handback:jwtIssuer=https://<your OIDC issuer> (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>, in cdk.json or on the command line), or -c handback:createUserPool=true to have the stack create a Cognito user pool.',
+      ]);
+    });
+  });
+
+  describe('with -c handback:jwtIssuer=not-a-url', () => {
+    const run = runApp({ 'handback:jwtIssuer': 'not-a-url' });
+
+    it('exits non-zero', () => {
+      expect(run.status).toBe(1);
+    });
+
+    it('says in one line that the issuer must be an https URL, without a stack trace', () => {
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^Context handback:jwtIssuer must be an https URL, not "not-a-url": set -c /);
+    });
+  });
+
+  describe('with a valid issuer', () => {
+    const run = runApp({
+      'handback:jwtIssuer': 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_example',
+    });
+
+    it('synthesizes the stack and exits zero, cdk-nag clean', () => {
+      expect([run.status, run.stderr]).toEqual([0, '']);
+    });
+  });
+});
