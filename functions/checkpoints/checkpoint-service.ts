@@ -6,6 +6,7 @@ import {
   ContinuationNotFoundError,
   CorruptCheckpointError,
   IdempotencyKeyReusedError,
+  InvalidAnswerError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
@@ -24,6 +25,7 @@ import type {
   ContinuationKey,
   DecideInput,
   DecideResult,
+  JsonSchema,
   ListPausesQuery,
   PauseCreated,
   PauseInput,
@@ -45,7 +47,7 @@ import {
   UndecodableTranscript,
 } from './codec.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
-import { checkAgainstSchema } from './json-schema.ts';
+import { schemaFailures } from './json-schema.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
   type Ask,
@@ -420,7 +422,10 @@ export class CheckpointService implements CheckpointStore {
       }
       const fresh = matched.filter((match) => match.recorded === undefined);
       if (fresh.length === 0) return { kind: 'pending', ...pending(record, true) };
-      for (const match of fresh) checkAgainstAskSchema(match.ask, match.decision);
+      for (const match of fresh) {
+        // Failure paths point into what the client sent: part one's `answer`, or the decision's place in the request.
+        checkAgainstAskSchema(match.ask, match.decision, answerForm ? undefined : `/decisions/${match.position}`);
+      }
 
       const decidedAt = new Date(nowMs).toISOString();
       const after: PauseRecord = { ...record, decisions: [...record.decisions], rev: record.rev + 1 };
@@ -553,7 +558,10 @@ export class CheckpointService implements CheckpointStore {
 interface MatchedDecision {
   decision: Decision;
   ask: Ask;
+  /** The ask's index in the pause. */
   index: number;
+  /** The decision's index in the request. */
+  position: number;
   hash: string;
   recorded: PauseRecord['decisions'][number];
 }
@@ -573,7 +581,14 @@ function matchDecisions(record: PauseRecord, decisions: readonly Decision[]): Ma
     }
     seen.add(decision.toolCallId);
     const ask = record.asks[index] as Ask;
-    return { decision, ask, index, hash: sha256(canonicalJson(bodyOf(decision))), recorded: record.decisions[index] };
+    return {
+      decision,
+      ask,
+      index,
+      position,
+      hash: sha256(canonicalJson(bodyOf(decision))),
+      recorded: record.decisions[index],
+    };
   });
 }
 
@@ -593,21 +608,30 @@ function roundOfAsks(record: PauseRecord): PausedRound {
   return { start: 0, calls, answered: new Set() };
 }
 
-/** Checks an answer against its `answerSchema`, or edited args against their `argsSchema`. */
-function checkAgainstAskSchema(ask: Ask, decision: Decision): void {
+/**
+ * Checks an answer against its `answerSchema`, or edited args against their `argsSchema`; each failure's path starts
+ * at `at` (`/decisions/<position>/answer|args` in the request; part one's paths stay relative to its `answer`), so a client deciding several
+ * asks at once knows which one to correct.
+ */
+function checkAgainstAskSchema(ask: Ask, decision: Decision, at: string | undefined): void {
+  const refuse = (schema: JsonSchema, value: unknown, field: 'answer' | 'args', what: string) => {
+    const failures = schemaFailures(schema, value).map((failure) => ({
+      path: at === undefined ? failure.path : `${at}/${field}${failure.path}`,
+      message: failure.message,
+    }));
+    if (failures.length === 0) return;
+    throw new InvalidAnswerError(`${what}: ${failures.map((f) => `${f.path} ${f.message}`).join('; ')}.`, failures);
+  };
   if ('answer' in decision && ask.answerSchema !== undefined) {
-    checkAgainstSchema(
+    refuse(
       ask.answerSchema,
       decision.answer,
+      'answer',
       `The answer to ${ask.toolCallId} does not match its answerSchema`,
     );
   }
   if ('decision' in decision && decision.decision === 'edit' && ask.argsSchema !== undefined) {
-    checkAgainstSchema(
-      ask.argsSchema,
-      decision.args,
-      `The edited args of ${ask.toolCallId} do not match its argsSchema`,
-    );
+    refuse(ask.argsSchema, decision.args, 'args', `The edited args of ${ask.toolCallId} do not match its argsSchema`);
   }
 }
 

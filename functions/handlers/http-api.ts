@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
@@ -267,11 +268,11 @@ export function createApiHandler(deps: ApiDeps) {
       }),
     },
     // The inbox page (§12): served without a token (its data calls carry one).
-    { method: 'GET', path: '/inbox', handler: async () => asset('') },
+    { method: 'GET', path: '/inbox', handler: async (event: ApiEvent) => asset('', event) },
     {
       method: 'GET',
       path: '/inbox/{file}',
-      handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? ''),
+      handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? '', event),
     },
   ];
 
@@ -300,15 +301,23 @@ function decided(result: DecideResult): ApiResult {
   return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
 }
 
-/** A file of the inbox page, or 404. */
-function asset(file: string): ApiResult {
+/** The gzip of each inbox file, made once per container: API Gateway HTTP APIs do not compress responses. */
+const gzipped = new Map<string, string>();
+
+/** A file of the inbox page, or 404; gzipped when the client takes it. */
+function asset(file: string, event: ApiEvent): ApiResult {
   const found = inboxAsset(file);
   if (found === undefined) throw new HttpProblem(404, EdgeCode.NotFound, `No inbox file ${JSON.stringify(file)}.`);
-  return {
-    statusCode: 200,
-    headers: { 'Content-Type': found.contentType, ...found.headers },
-    body: found.body,
-  };
+  const headers = { 'Content-Type': found.contentType, ...found.headers, Vary: 'Accept-Encoding' };
+  if (!/\bgzip\b/i.test(event.headers?.['accept-encoding'] ?? '') || found.body.length < 1024) {
+    return { statusCode: 200, headers, body: found.body };
+  }
+  let body = gzipped.get(file);
+  if (body === undefined) {
+    body = gzipSync(found.body, { level: 9 }).toString('base64');
+    gzipped.set(file, body);
+  }
+  return { statusCode: 200, headers: { ...headers, 'Content-Encoding': 'gzip' }, body, isBase64Encoded: true };
 }
 
 function linkProblem(error: unknown): HttpProblem {

@@ -19,6 +19,8 @@ export function inProcessApi() {
   };
   return {
     call,
+    /** The handler's own result, unparsed (to read base64 bodies and their encoding). */
+    raw: (event: ApiEvent) => handler(event, lambdaContext()),
     /** A JSON request as the default tenant; the body parsed. */
     async json(method: string, path: string, body?: unknown) {
       const response = await call(httpEvent(method, path, body === undefined ? {} : { body }));

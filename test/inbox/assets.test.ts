@@ -98,6 +98,25 @@ describe('GET /inbox through the API handler', () => {
     expect(script).toMatchObject({ status: 200, body: byPrefix('app-').body });
   });
 
+  it('gzips its files for a client that takes gzip, and names the encoding', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const validator = byPrefix('validator-');
+    const plain = await api.call(httpEvent('GET', `/inbox/${validator.name}`, { claims: null }));
+    expect(plain.headers['Content-Encoding']).toBeUndefined();
+    const handler = api.raw;
+    const event = httpEvent('GET', `/inbox/${validator.name}`, {
+      claims: null,
+      headers: { 'accept-encoding': 'gzip, br' },
+    });
+    const result = await handler(event);
+    expect(result.headers?.['Content-Encoding']).toBe('gzip');
+    expect(result.headers?.Vary).toBe('Accept-Encoding');
+    expect(result.isBase64Encoded).toBe(true);
+    const bytes = Buffer.from(String(result.body), 'base64');
+    expect(bytes.length).toBeLessThan(validator.body.length / 2);
+    expect(gunzipSync(bytes).toString('utf8')).toBe(validator.body);
+  });
+
   it('answers 404 for a file it does not have, and still wants a token for the data', async () => {
     const missing = await api.call(httpEvent('GET', '/inbox/nope.js', { claims: null }));
     expect(missing.status).toBe(404);

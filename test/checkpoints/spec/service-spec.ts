@@ -614,6 +614,27 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         );
       });
 
+      it('names the decision of the request a schema failure belongs to, when several asks are decided at once', async () => {
+        const { store } = await setup();
+        const input = withAsks();
+        const { interruptId } = await store.pause(input);
+        const error = await rejection(
+          store.decide({
+            tenant: 'acme',
+            runId: input.runId,
+            interruptId,
+            decisions: [
+              { toolCallId: 'call_ask', answer: 'full' },
+              { toolCallId: 'call_refund', decision: 'edit', args: { orderId: 'A-1042', amount: 500 } },
+            ],
+          }),
+        );
+        expect(error).toBeInstanceOf(InvalidAnswerError);
+        expect((error as InvalidAnswerError).failures).toEqual([
+          expect.objectContaining({ path: '/decisions/1/args/amount' }),
+        ]);
+      });
+
       it('lets one of two racers on the same ask win; the other is told it was already decided', async () => {
         const { store } = await setup();
         const input = withAsks();
