@@ -33,8 +33,8 @@ import { isPlainObject, JsonValueIds, jsonShape } from './json.ts';
  *   subschemas at each level of the answer (`items` and `contains` both recursing) — see `SCHEMA_LIMITS`.
  * - A meter in every compiled subschema charges its work as it runs, and stops a check past `checkWork`: whatever
  *   the schema, a check costs at most that much. A check lists every failure (ajv's `allErrors`) while that costs
- *   less than `listedWork`; past it, a second compile of the schema stops at the first failure, so a long list of
- *   error objects cannot exhaust memory.
+ *   less than `listedWork`; past it, a second compile of the schema (made on first need) stops at the first failure,
+ *   so a long list of error objects cannot exhaust memory.
  *
  * Browser-safe, for the person's inbox page, which bundles this module to check forms with the same semantics: no
  * `Buffer`, no `node:` imports. ajv compiles each schema to a function with `new Function`, so the page's
@@ -114,6 +114,12 @@ export function schemaFailures(schema: JsonSchema, value: unknown): AnswerFailur
   }
   const listed = run(prepared.listing, value, SCHEMA_LIMITS.listedWork);
   if (listed !== 'over') return listed;
+  try {
+    prepared.verdict ??= compile(prepared.metered, verdictAjv());
+  } catch (cause) {
+    // Not seen: the same schema compiled a moment ago with every failure listed.
+    return [{ path: '', message: `cannot be checked: the schema cannot be compiled (${(cause as Error).message})` }];
+  }
   const first = run(prepared.verdict, value, SCHEMA_LIMITS.checkWork);
   if (first === 'over') {
     return [
@@ -187,12 +193,17 @@ interface Problem {
   message: string;
 }
 
-/** What a check of an answer needs: the schema compiled twice. */
+/** What a check of an answer needs: the schema as compiled, and as compiled again when an answer needs it. */
 interface Checker {
+  /** The schema with its meter (`metered`), as both compiles take it. */
+  metered: JsonSchema;
   /** Lists every failure (`allErrors`). */
   listing: ValidateFunction;
-  /** Stops at the first failure: for answers whose every failure would be too many to list. */
-  verdict: ValidateFunction;
+  /**
+   * Stops at the first failure: for answers whose every failure would be too many to list. Compiled on first need,
+   * since compiling is the slow part of accepting a large schema and most answers never need it.
+   */
+  verdict?: ValidateFunction;
 }
 
 const SCHEMA_2020 = 'https://json-schema.org/draft/2020-12/schema';
@@ -239,8 +250,8 @@ function prepare(schema: unknown): Checker | { problems: Problem[] } {
   if ('problems' in analysed) return analysed;
   let checker: Checker;
   try {
-    const compiled = metered(schema, analysed.charges);
-    checker = { listing: compile(compiled, listingAjv()), verdict: compile(compiled, verdictAjv()) };
+    const copy = metered(schema, analysed.charges);
+    checker = { metered: copy, listing: compile(copy, listingAjv()) };
   } catch (cause) {
     return { problems: [{ path: '', message: ` cannot be compiled: ${(cause as Error).message}` }] };
   }
@@ -248,7 +259,6 @@ function prepare(schema: unknown): Checker | { problems: Problem[] } {
     activeIds = new JsonValueIds();
     try {
       checker.listing(probe);
-      checker.verdict(probe);
     } catch (cause) {
       return {
         problems: [
