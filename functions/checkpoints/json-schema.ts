@@ -75,8 +75,8 @@ export const SCHEMA_LIMITS = {
   /**
    * Units of work one check of an answer may spend, measured as it runs (each subschema applied charges its keywords
    * and entries, and the length of the string, array or object it loops over). An answer that needs more fails with
-   * a failure saying so: whatever the schema and the answer, a check stops within about a second
-   * (`npx tsx bench/schema-linearity.ts`).
+   * a failure saying so: whatever the schema and the answer, a check stops within a second or two
+   * (`npx tsx bench/schema-linearity.ts`: the heaviest union allowed per item).
    */
   checkWork: 4_000_000,
   /** Steps the analysis may take at pause time before it calls the schema too complex. */
