@@ -875,10 +875,16 @@ function analyse(root: Record<string, unknown>): Analysis | { problems: Problem[
     };
     nodes.set(pointer, node);
     if (!isPlainObject(schema)) continue;
-    const child = (value: unknown, ...tokens: string[]) => {
+    // The pointer of a subschema to walk, or undefined where the value is no schema (only ajv's keywords outside
+    // 2020-12, such as `dependencies`, are not checked by the meta-schema).
+    const child = (value: unknown, ...tokens: string[]): string | undefined => {
+      if (typeof value !== 'boolean' && !isPlainObject(value)) return undefined;
       const at = `${pointer}/${tokens.map(escapeToken).join('/')}`;
-      if (typeof value === 'boolean' || isPlainObject(value)) stack.push({ schema: value, pointer: at });
+      stack.push({ schema: value, pointer: at });
       return at;
+    };
+    const applies = (list: string[], at: string | undefined) => {
+      if (at !== undefined) list.push(at);
     };
     node.forwards = typeof schema.$ref === 'string' && Object.keys(schema).every((key) => ANNOTATIONS.has(key));
     for (const [keyword, value] of Object.entries(schema)) {
@@ -933,18 +939,18 @@ function analyse(root: Record<string, unknown>): Analysis | { problems: Problem[
     }
 
     for (const keyword of SAME_VALUE_ONE) {
-      if (schema[keyword] !== undefined) node.same.push(child(schema[keyword], keyword));
+      applies(node.same, child(schema[keyword], keyword));
     }
     for (const keyword of SAME_VALUE_LIST) {
       const list = schema[keyword];
       if (!Array.isArray(list)) continue;
-      for (const [index, item] of list.entries()) node.same.push(child(item, keyword, String(index)));
+      for (const [index, item] of list.entries()) applies(node.same, child(item, keyword, String(index)));
     }
     for (const keyword of SAME_VALUE_MAP) {
       const map = schema[keyword];
       if (!isPlainObject(map)) continue;
       for (const [name, value] of Object.entries(map)) {
-        if (typeof value === 'boolean' || isPlainObject(value)) node.same.push(child(value, keyword, name));
+        applies(node.same, child(value, keyword, name));
       }
     }
     for (const keyword of DEFINITIONS) {
@@ -953,7 +959,8 @@ function analyse(root: Record<string, unknown>): Analysis | { problems: Problem[
     }
     if (isPlainObject(schema.properties)) {
       for (const [name, value] of Object.entries(schema.properties)) {
-        node.properties.set(name, child(value, 'properties', name));
+        const at = child(value, 'properties', name);
+        if (at !== undefined) node.properties.set(name, at);
       }
     }
     if (isPlainObject(schema.patternProperties)) {
@@ -966,15 +973,17 @@ function analyse(root: Record<string, unknown>): Analysis | { problems: Problem[
             `${JSON.stringify(source)} ${compiled.problem}`,
           );
         }
-        node.patterns.push({ regExp: 'regExp' in compiled ? compiled.regExp : undefined, target });
+        if (target !== undefined) {
+          node.patterns.push({ regExp: 'regExp' in compiled ? compiled.regExp : undefined, target });
+        }
       }
     }
     if (Array.isArray(schema.prefixItems)) {
       for (const [index, item] of schema.prefixItems.entries()) {
-        node.prefixItems.push(child(item, 'prefixItems', String(index)));
+        applies(node.prefixItems, child(item, 'prefixItems', String(index)));
       }
     }
-    const single = (keyword: string) => (schema[keyword] === undefined ? undefined : child(schema[keyword], keyword));
+    const single = (keyword: string) => child(schema[keyword], keyword);
     node.additionalProperties = single('additionalProperties');
     node.unevaluatedProperties = single('unevaluatedProperties');
     node.propertyNames = single('propertyNames');

@@ -582,6 +582,10 @@ describe('schemas accepted', () => {
       { $defs: { s: { type: 'string' } }, allOf: [{ $ref: '#/$defs/s' }, { $ref: '#/$defs/s' }] },
     ],
     ['a $schema of 2020-12 with an empty fragment', { $schema: 'https://json-schema.org/draft/2020-12/schema#' }],
+    [
+      'draft-07 dependencies, both forms, which ajv still applies',
+      { dependencies: { a: ['b'], c: { required: ['d'] } } },
+    ],
     ['a boolean', false],
     ['unknown keywords and formats', { type: 'string', format: 'email', 'x-ui': { widget: 'textarea' } }],
     [
