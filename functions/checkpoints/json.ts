@@ -1,6 +1,8 @@
-import { answerText } from '../rehydrate/rehydrate.ts';
-
-/** Small JSON helpers shared by the checks of the store and the edge. */
+/**
+ * Small JSON helpers shared by the checks of the store, the edge and the JSON Schema module. Browser-safe (the inbox
+ * page bundles the schema checks): no `Buffer`, no `node:` imports. Every walk is iterative, so a value nested
+ * thousands of levels deep is measured, not a stack overflow.
+ */
 
 /** Whether `value` is a plain JSON object (not an array, not a class instance). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -9,12 +11,201 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
+/** What a walk of a JSON value learned: its bytes as JSON text (UTF-8) and how deep it nests (a scalar is 0). */
+export interface JsonShape {
+  bytes: number;
+  depth: number;
+}
+
+/**
+ * The bytes and depth of `value` as JSON, or undefined when it is not JSON (undefined, a function, a symbol, a bigint,
+ * a non-finite number, a class instance, an array hole, a cycle). Counts what `JSON.stringify` would write, without
+ * writing it.
+ */
+export function jsonShape(value: unknown): JsonShape | undefined {
+  let bytes = 0;
+  let depth = 0;
+  // A node to measure, or (`exit`) a container whose children are done: it leaves the current path.
+  const stack: Array<{ node: unknown; level: number; exit?: boolean }> = [{ node: value, level: 0 }];
+  const onPath = new Set<object>();
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { node, level } = next;
+    if (next.exit) {
+      onPath.delete(node as object);
+      continue;
+    }
+    switch (typeof node) {
+      case 'string':
+        bytes += utf8Bytes(JSON.stringify(node));
+        continue;
+      case 'number':
+        if (!Number.isFinite(node)) return undefined;
+        bytes += JSON.stringify(node).length;
+        continue;
+      case 'boolean':
+        bytes += node ? 4 : 5;
+        continue;
+      case 'object':
+        break;
+      default:
+        return undefined;
+    }
+    if (node === null) {
+      bytes += 4;
+      continue;
+    }
+    if (onPath.has(node)) return undefined;
+    const isArray = Array.isArray(node);
+    if (!isArray && !isPlainObject(node)) return undefined;
+    depth = Math.max(depth, level + 1);
+    onPath.add(node);
+    stack.push({ node, level, exit: true });
+    if (isArray) {
+      bytes += 2 + Math.max(0, node.length - 1);
+      for (let index = node.length - 1; index >= 0; index--) {
+        if (!(index in node)) return undefined;
+        stack.push({ node: node[index], level: level + 1 });
+      }
+    } else {
+      const keys = Object.keys(node);
+      bytes += 2 + Math.max(0, keys.length - 1);
+      for (const key of keys) {
+        bytes += utf8Bytes(JSON.stringify(key)) + 1;
+        stack.push({ node: (node as Record<string, unknown>)[key], level: level + 1 });
+      }
+    }
+  }
+  return { bytes, depth };
+}
+
 /** Bytes of `value` as JSON text (UTF-8), or undefined when it is not JSON. */
 export function jsonBytes(value: unknown): number | undefined {
-  try {
-    answerText(value);
-  } catch {
-    return undefined;
+  return jsonShape(value)?.bytes;
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of `text`; lone surrogates count as the three bytes of U+FFFD, as `TextEncoder` writes them. */
+export function utf8Bytes(text: string): number {
+  // Pure ASCII is the common case and needs no encoding.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is the point
+  if (/^[\u0000-\u007f]*$/.test(text)) return text.length;
+  return encoder.encode(text).byteLength;
+}
+
+/**
+ * Numbers that stand for JSON values as JSON Schema compares them (`enum`, `const`, `uniqueItems`): two values get the
+ * same number exactly when they are equal — objects whatever their key order, numbers by value, so `1` and `1.0` are
+ * one. Each object or array is numbered once, from its children's numbers, so numbering a whole answer costs time
+ * linear in its size however often its parts are compared. Use one table per check: it remembers every value it saw.
+ */
+export class JsonValueIds {
+  readonly #ids = new Map<string, number>();
+  readonly #known = new WeakMap<object, number>();
+  readonly #byList = new WeakMap<readonly unknown[], Set<number>>();
+
+  /** The number of `value`, a JSON value. */
+  idOf(value: unknown): number {
+    if (typeof value !== 'object' || value === null) return this.#intern(scalarKey(value));
+    // Children first, without recursion. A container is marked -1 while its children are numbered: the marked ones are
+    // the path down to the one being numbered, so meeting one again means the value contains itself.
+    const stack: object[] = [value];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as object;
+      const state = this.#known.get(top);
+      if (state === undefined) {
+        this.#known.set(top, -1);
+        for (const child of Array.isArray(top) ? top : Object.values(top)) {
+          if (typeof child !== 'object' || child === null) continue;
+          const known = this.#known.get(child);
+          if (known === -1) throw new TypeError('A JSON value cannot contain itself.');
+          if (known === undefined) stack.push(child);
+        }
+        continue;
+      }
+      stack.pop();
+      if (state === -1) this.#known.set(top, this.#intern(this.#containerKey(top)));
+    }
+    return this.#known.get(value) as number;
   }
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+  /** Whether `value` equals one of `values` (as JSON Schema's `enum`); `values` is numbered once per table. */
+  isOneOf(value: unknown, values: readonly unknown[]): boolean {
+    let ids = this.#byList.get(values);
+    if (ids === undefined) {
+      ids = new Set(values.map((candidate) => this.idOf(candidate)));
+      this.#byList.set(values, ids);
+    }
+    return ids.has(this.idOf(value));
+  }
+
+  /** Whether `a` equals `b` (as JSON Schema's `const`). */
+  equal(a: unknown, b: unknown): boolean {
+    if (a === b) return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    if (Array.isArray(a) && a.length !== (b as unknown[]).length) return false;
+    return this.idOf(a) === this.idOf(b);
+  }
+
+  /**
+   * The last pair of equal items of `items` as `[i, j]`, `j < i` (as ajv reports `uniqueItems`: the highest index
+   * that repeats an earlier item, and the nearest earlier one), or undefined when all are distinct.
+   */
+  duplicateItems(items: readonly unknown[]): [number, number] | undefined {
+    let found: [number, number] | undefined;
+    const lastSeen = new Map<number, number>();
+    for (let index = 0; index < items.length; index++) {
+      const id = this.idOf(items[index]);
+      const earlier = lastSeen.get(id);
+      if (earlier !== undefined) found = [index, earlier];
+      lastSeen.set(id, index);
+    }
+    return found;
+  }
+
+  #intern(key: string): number {
+    let id = this.#ids.get(key);
+    if (id === undefined) {
+      id = this.#ids.size;
+      this.#ids.set(key, id);
+    }
+    return id;
+  }
+
+  #childId(child: unknown): number {
+    return typeof child === 'object' && child !== null
+      ? (this.#known.get(child) as number)
+      : this.#intern(scalarKey(child));
+  }
+
+  // A key names a container by its kind and its children's numbers, so it is as long as the container's own entries,
+  // not its whole subtree. A member is written `length:name` then its number, which no other sequence can read as.
+  #containerKey(node: object): string {
+    if (Array.isArray(node)) {
+      let key = '[';
+      for (const child of node) key += `${this.#childId(child)},`;
+      return key;
+    }
+    const record = node as Record<string, unknown>;
+    const names = Object.keys(record);
+    if (names.length > 1) names.sort();
+    let key = '{';
+    for (const name of names) key += `${name.length}:${name}${this.#childId(record[name])},`;
+    return key;
+  }
+}
+
+function scalarKey(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return `s${value}`;
+    case 'number':
+      // `String` writes 1 and 1.0 alike, and -0 as 0: JSON Schema compares numbers by value.
+      return `n${String(value)}`;
+    case 'boolean':
+      return value ? 't' : 'f';
+    default:
+      return 'z';
+  }
 }
