@@ -13,7 +13,7 @@ const live = process.stdout.isTTY === true && !process.env.CI;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/build-dist.ts', 'test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: [live ? 'default' : 'verbose'],

@@ -1,12 +1,13 @@
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /**
  * `npm run build` (also `prepare`, so `npm install`, `npm ci` and `npm pack` run it): compiles the package entries
- * in tsconfig.build.json to JavaScript and declarations in dist/, which it empties first so no file of a renamed
- * source lingers in the tarball.
+ * in tsconfig.build.json to JavaScript and declarations in a fresh directory, then swaps it in for dist/, so no file
+ * of a renamed source lingers in the tarball, and a process loading dist/ meanwhile (the examples' tests, while the
+ * pack test's `npm pack` rebuilds) never finds it missing or half written.
  *
  * Plain tsc would do, but for one gap: `rewriteRelativeImportExtensions` turns the sources' `./x.ts` specifiers into
  * `./x.js` in the JavaScript only; the declarations keep `./x.ts` (microsoft/TypeScript#61037). TypeScript reads
@@ -27,11 +28,24 @@ const parsed = ts.getParsedCommandLineOfConfigFile(
 if (parsed === undefined) throw new Error(`Cannot read ${configPath}.`);
 if (parsed.errors.length > 0) fail(parsed.errors);
 
-rmSync(parsed.options.outDir ?? join(root, 'dist'), { recursive: true, force: true });
-const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+const outDir = parsed.options.outDir ?? join(root, 'dist');
+// Beside dist/ (one file system, so renames are atomic), in a directory no tool looks into.
+const work = join(root, 'node_modules', '.cache', 'handback-build');
+const staging = join(work, `dist-${process.pid}`);
+const previous = join(work, `previous-${process.pid}`);
+rmSync(staging, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+const program = ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, outDir: staging } });
 const emitted = program.emit(undefined, undefined, undefined, false, { afterDeclarations: [rewriteTsSpecifiers] });
 const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
-if (diagnostics.length > 0 || emitted.emitSkipped) fail(diagnostics);
+if (diagnostics.length > 0 || emitted.emitSkipped) {
+  rmSync(staging, { recursive: true, force: true });
+  fail(diagnostics);
+}
+// Two renames: dist/ is absent only between them, not for the whole compile.
+if (existsSync(outDir)) renameSync(outDir, previous);
+renameSync(staging, outDir);
+rmSync(previous, { recursive: true, force: true });
 
 function fail(diagnostics: readonly ts.Diagnostic[]): never {
   const host: ts.FormatDiagnosticsHost = {
