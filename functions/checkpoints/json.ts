@@ -20,7 +20,7 @@ export interface JsonShape {
 /**
  * The bytes and depth of `value` as JSON, or undefined when it is not JSON (undefined, a function, a symbol, a bigint,
  * a non-finite number, a class instance, an array hole, a cycle). Counts what `JSON.stringify` would write, without
- * writing it.
+ * writing it: an object member whose value is undefined is left out, as `JSON.stringify` leaves it out.
  */
 export function jsonShape(value: unknown): JsonShape | undefined {
   let bytes = 0;
@@ -67,7 +67,8 @@ export function jsonShape(value: unknown): JsonShape | undefined {
         stack.push({ node: node[index], level: level + 1 });
       }
     } else {
-      const keys = Object.keys(node);
+      // A member whose value is undefined is left out, as JSON.stringify leaves it out.
+      const keys = Object.keys(node).filter((key) => (node as Record<string, unknown>)[key] !== undefined);
       bytes += 2 + Math.max(0, keys.length - 1);
       for (const key of keys) {
         bytes += utf8Bytes(JSON.stringify(key)) + 1;

@@ -94,8 +94,8 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   if (!Array.isArray(input.messages) && input.messages !== undefined && input.messages !== null) {
     fail('/messages', 'messages must be an array');
   } else if (Array.isArray(input.messages) && jsonBytes(input.messages) === undefined) {
-    // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or undefined would come back changed.
-    fail('/messages', 'messages must be JSON (no undefined, functions, dates, cycles or non-finite numbers)');
+    // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or an array hole would come back changed.
+    fail('/messages', `messages must be JSON: ${jsonFailure(input.messages)}`);
   }
   if (!isFormatName(input.format)) {
     fail('/format', `format must be one of ${FORMAT_NAMES.join(', ')}, got ${describe(input.format)}`);
@@ -309,6 +309,17 @@ export function checkListQuery(query: ListPausesQuery): { limit: number; status?
     throw new BadRequestError(`${capitalize(message)}.`, [{ path: '/status', message }]);
   }
   return query.status === undefined ? { limit } : { limit, status: query.status };
+}
+
+/** Where and why a value is not JSON, for an error message (the rules are `answerText`'s, which names the path). */
+function jsonFailure(value: unknown): string {
+  try {
+    answerText(value);
+  } catch (error) {
+    const failure = (error as { failures?: Array<{ message: string }> }).failures?.[0];
+    if (failure !== undefined) return `messages${failure.message}`;
+  }
+  return 'no undefined, functions, dates, cycles, holes or non-finite numbers';
 }
 
 /** Whether `key` can be an `Idempotency-Key`. */

@@ -109,6 +109,9 @@ function jsonProblem(value: unknown): Problem | undefined {
     } else {
       key = frame.keys[index] as string;
       current = (frame.value as Record<string, unknown>)[key];
+      // A member whose value is undefined is left out of JSON text, as JSON.stringify leaves it out: SDKs write such
+      // members (the AI SDK's `providerOptions: undefined`), and no provider can tell them from an absent one.
+      if (current === undefined) current = null;
     }
   }
 }

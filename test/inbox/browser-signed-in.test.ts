@@ -160,7 +160,9 @@ describe('the inbox, signed in with auth off', () => {
       decisions: [{ toolCallId: 'call_ask', answer: { account: 'not an account!', method: 'card' } }],
     });
     expect(refused.status).toBe(422);
-    expect(refused.body.failures).toEqual([{ path: '/account', message: 'must match pattern "^[A-Z0-9 -]+$"' }]);
+    expect(refused.body.failures).toEqual([
+      { path: '/decisions/0/answer/account', message: 'must match pattern "^[A-Z0-9 -]+$"' },
+    ]);
 
     await account.fill('AB 12');
     await page.getByRole('radio', { name: 'voucher' }).check();
