@@ -119,8 +119,9 @@ function file(stem: string, extension: string, contentType: string, body: string
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const files = await buildInbox();
+  // On stderr: `prepare` runs this inside `npm pack --json`, whose stdout must stay JSON.
   for (const f of files) {
-    console.log(
+    console.error(
       `${(f.name || 'inbox (html)').padEnd(28)} ${String(f.bytes).padStart(7)} B  ${String(f.gzipBytes).padStart(6)} B gzip`,
     );
   }

@@ -702,13 +702,18 @@ describe('the JSON helpers', () => {
 
   it.each([
     ['undefined', undefined],
-    ['a member that is undefined', { a: undefined }],
+    ['undefined in an array', [1, undefined]],
     ['infinity', [Number.POSITIVE_INFINITY]],
     ['a date', { at: new Date(0) }],
     ['a function', [() => 1]],
     ['a hole', new Array(2)],
   ])('say %s is not JSON', (_, value) => {
     expect(jsonBytes(value)).toBeUndefined();
+  });
+
+  it('leave out a member whose value is undefined, counting what JSON.stringify writes', () => {
+    const value = { a: undefined, b: 1, c: { d: undefined } };
+    expect(jsonBytes(value)).toBe(JSON.stringify(value).length);
   });
 
   it('say a value that contains itself is not JSON, but a value shared twice is', () => {

@@ -76,7 +76,8 @@ describe('no input makes the library throw a TypeError or RangeError (§3.2)', (
     expect(() => answerText(Object.create(Object.create(null)))).toThrow(/is a non-plain object/);
     expect(answerText([shared, shared, Object.create(null)])).toBe('[{"n":1},{"n":1},{}]');
     expect(answerText({ 'a/b~c': 1 })).toBe('{"a/b~c":1}');
-    expect(() => answerText({ 'a/b~c': undefined })).toThrow(/\/a~1b~0c is undefined/);
+    expect(() => answerText({ 'a/b~c': [undefined] })).toThrow(/\/a~1b~0c\/0 is undefined/);
+    expect(answerText({ 'a/b~c': undefined, d: 1 })).toBe('{"d":1}');
   });
 });
 

@@ -70,7 +70,7 @@ describe.each(fixtures)('appendResults ($format)', (fixture) => {
   it('refuses outputs that are not JSON with InvalidAnswerError', () => {
     const spec = threeCallSpec();
     const messages = fixture.render(spec);
-    for (const output of [undefined, () => 1, Number.NaN, { a: undefined }]) {
+    for (const output of [undefined, () => 1, Number.NaN, [undefined]]) {
       expect(() => appendResults(format, messages, [{ toolCallId: addressOf(spec, 0), output }])).toThrow(
         InvalidAnswerError,
       );
