@@ -53,6 +53,7 @@ import {
   type Ask,
   type Closing,
   type DecisionBody,
+  decidedAndPending,
   effectiveDecisions,
   expiresAtOf,
   interruptIdOf,
@@ -683,17 +684,11 @@ function resultOf(record: PauseRecord, rebuilt: ReturnType<typeof rebuild>, repl
 }
 
 function pending(record: PauseRecord, replayed: boolean) {
-  const decided: string[] = [];
-  const waiting: string[] = [];
-  record.asks.forEach((ask, index) => {
-    (record.decisions[index] === undefined ? waiting : decided).push(ask.toolCallId);
-  });
   return {
     runId: record.runId,
     interruptId: interruptIdOf(record),
     status: 'paused' as const,
-    decided,
-    pending: waiting,
+    ...decidedAndPending(record),
     replayed,
   };
 }

@@ -1,7 +1,7 @@
 import type { Decision, DispatchCall } from '../rehydrate/decisions.ts';
 import type { ToolCall } from '../rehydrate/formats/format.ts';
 import type { FormatName } from '../rehydrate/formats/index.ts';
-import type { AskKind, OnExpiry, Outcome } from './record.ts';
+import type { AskKind, DecisionBody, OnExpiry, Outcome } from './record.ts';
 
 /**
  * The checkpoint store, as the handlers and a user's own agent Lambda use it. `createDynamoDBCheckpointStore` builds
@@ -126,12 +126,8 @@ export interface AskView {
   decidedAt?: string;
 }
 
-/** A recorded decision, as sent. */
-export type RecordedDecisionView =
-  | { answer: unknown }
-  | { decision: 'approve' }
-  | { decision: 'edit'; args: Record<string, unknown> }
-  | { decision: 'reject'; reason?: string };
+/** A recorded decision, as sent (without the ask it is for). */
+export type RecordedDecisionView = DecisionBody;
 
 /** The GET-pause body (§5, §9), plus the format; `messages` only when asked for. */
 export interface PauseView {

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../rehydrate/formats/format.ts';
-import type { AskView, PauseCreated, PauseView, RecordedDecisionView } from './checkpoint-store.ts';
+import type { AskView, PauseCreated, PauseView } from './checkpoint-store.ts';
 import {
   type Ask,
   decidedAndPending,
@@ -55,7 +55,7 @@ function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: Rea
   if (ask.argsSchema !== undefined) view.argsSchema = ask.argsSchema;
   if (ask.kind === 'approval') view.editable = ask.editable ?? true;
   if (recorded !== undefined) {
-    view.decision = recorded.body as RecordedDecisionView;
+    view.decision = recorded.body;
     view.decidedAt = recorded.decidedAt;
   }
   return view;

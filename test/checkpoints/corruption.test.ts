@@ -1,8 +1,8 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { CorruptCheckpointError } from '../../functions/errors.ts';
-import { type TestTable, useTestTable } from '../support/dynamodb.ts';
-import { chatTranscript, pauseInput, runItems, storeOn } from './support.ts';
+import { useTestTable } from '../support/dynamodb.ts';
+import { chatTranscript, pauseInput, runItems, setAttribute, storeOn } from './support.ts';
 
 const table = useTestTable();
 
@@ -16,18 +16,6 @@ async function pausedRun(padding = 700_000) {
   const chunks = items.filter((item) => item.kind === 'part');
   const key = { tenant: 'acme', runId: input.runId, interruptId };
   return { store, input, interruptId, pause, chunks, key };
-}
-
-async function setAttribute(t: TestTable, item: Record<string, unknown>, name: string, value: unknown): Promise<void> {
-  await t.client.send(
-    new UpdateCommand({
-      TableName: t.tableName,
-      Key: { pk: item.pk, sk: item.sk },
-      UpdateExpression: 'SET #name = :value',
-      ExpressionAttributeNames: { '#name': name },
-      ExpressionAttributeValues: { ':value': value },
-    }),
-  );
 }
 
 describe('a corrupt checkpoint', () => {

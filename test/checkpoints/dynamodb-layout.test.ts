@@ -1,26 +1,14 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import { TABLE } from '../../functions/checkpoints/table.ts';
 import { CorruptCheckpointError, StorageUnavailableError, UnsupportedRecordError } from '../../functions/errors.ts';
-import { recordingClient, type TestTable, useTestTable } from '../support/dynamodb.ts';
-import { pauseInput, runItems, storeOn, testClock } from './support.ts';
+import { recordingClient, useTestTable } from '../support/dynamodb.ts';
+import { pauseInput, runItems, setAttribute, storeOn, testClock } from './support.ts';
 
 /** What is specific to the DynamoDB layout: keys, parts, TTL, indexes, request counts, and reads of odd items. */
 
 const table = useTestTable();
-
-async function setAttribute(t: TestTable, item: Record<string, unknown>, name: string, value: unknown): Promise<void> {
-  await t.client.send(
-    new UpdateCommand({
-      TableName: t.tableName,
-      Key: { pk: item.pk, sk: item.sk },
-      UpdateExpression: 'SET #name = :value',
-      ExpressionAttributeNames: { '#name': name },
-      ExpressionAttributeValues: { ':value': value },
-    }),
-  );
-}
 
 describe('the DynamoDB layout', () => {
   it('keeps a pause in one item keyed by tenant, run and sequence number, its transcript in parts keyed by its token', async () => {

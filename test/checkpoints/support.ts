@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CheckpointStore, PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
 import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
@@ -96,4 +96,22 @@ export function expectedContinuation(messages: unknown[], answerText: string, no
     { role: 'tool', tool_call_id: 'call_1', content: answerText },
     { role: 'tool', tool_call_id: 'call_2', content: notDispatched },
   ];
+}
+
+/** Sets one attribute of a stored item behind the store's back (to break it, or to play a newer writer). */
+export async function setAttribute(
+  table: TestTable,
+  item: Record<string, unknown>,
+  name: string,
+  value: unknown,
+): Promise<void> {
+  await table.client.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: { pk: item.pk, sk: item.sk },
+      UpdateExpression: 'SET #name = :value',
+      ExpressionAttributeNames: { '#name': name },
+      ExpressionAttributeValues: { ':value': value },
+    }),
+  );
 }
