@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docPages, fencedBlocks, ROOT, readPage } from './markdown.ts';
+
+/**
+ * The TypeScript snippets of the README and the docs compile and run as written. Every ```ts block is type-checked
+ * with the project's compiler options; those without `check=typecheck` (which need AWS) are also run, as a script,
+ * and must exit 0. They import Handback by its package name, as a user's code does; here `handback` and
+ * `handback/local` are pointed at the sources (`functions/index.ts`, `functions/local/public.ts`) rather than at a
+ * `dist/` that may be older. The files are written as `.mts` (ESM) under `node_modules/.cache/`, inside the repository so that
+ * their other imports resolve from its `node_modules`, and outside what git and biome see.
+ */
+
+interface Snippet {
+  name: string;
+  page: string;
+  line: number;
+  run: boolean;
+  code: string;
+}
+
+const DIR = join(ROOT, 'node_modules', '.cache', `handback-doc-snippets-${process.pid}`);
+
+function snippets(): Snippet[] {
+  return docPages().flatMap((page) =>
+    fencedBlocks(readPage(page))
+      .filter((block) => block.lang === 'ts' || block.lang === 'typescript')
+      .map((block) => ({
+        name: `${page.replace(/[/.]/g, '-')}-${block.line}`,
+        page,
+        line: block.line,
+        run: block.attributes.check !== 'typecheck',
+        code: block.code
+          .replaceAll(`from 'handback/local'`, `from '${join(ROOT, 'functions/local/public.ts')}'`)
+          .replaceAll(`from 'handback'`, `from '${join(ROOT, 'functions/index.ts')}'`),
+      })),
+  );
+}
+
+const all = snippets();
+const fileOf = (snippet: Snippet) => join(DIR, `${snippet.name}.mts`);
+
+beforeAll(() => {
+  mkdirSync(DIR, { recursive: true });
+  for (const snippet of all) writeFileSync(fileOf(snippet), `${snippet.code}\nexport {};\n`);
+});
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+
+function run(file: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe('the TypeScript snippets of the README and the docs', () => {
+  it('are there to check', () => {
+    expect(all.filter((snippet) => snippet.page === 'README.md' && snippet.run)).toHaveLength(1);
+  });
+
+  it('type-check with the project compiler options', () => {
+    const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+    const program = ts.createProgram(all.map(fileOf), { ...options, noEmit: true });
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .filter((diagnostic) => diagnostic.file === undefined || diagnostic.file.fileName.startsWith(DIR))
+      .map((diagnostic) => {
+        const where = diagnostic.file?.fileName.slice(DIR.length + 1) ?? '';
+        const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+        const line =
+          diagnostic.file === undefined || diagnostic.start === undefined
+            ? 0
+            : diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1;
+        return `${where}:${line} ${text}`;
+      });
+    expect(errors).toEqual([]);
+  });
+
+  it.each(all.filter((snippet) => snippet.run).map((snippet) => [`${snippet.page}:${snippet.line}`, snippet] as const))(
+    '%s runs to the end',
+    async (_, snippet) => {
+      const { code, output } = await run(fileOf(snippet));
+      expect({ code }, output).toEqual({ code: 0 });
+    },
+  );
+});
