@@ -81,8 +81,8 @@ async function startTurn(local: LocalStore, userText: string) {
     tenant: TENANT,
     runId: RUN_ID,
     format: 'ai-sdk',
-    // As JSON, as over HTTP: the SDK's messages carry `providerOptions: undefined`, which `pause` refuses.
-    messages: JSON.parse(JSON.stringify([...messages, ...step.response.messages])),
+    // As the SDK returns them: members set to undefined (`providerOptions`) are left out, as JSON leaves them out.
+    messages: [...messages, ...step.response.messages],
     asks,
   });
 }

@@ -305,7 +305,7 @@ export class UnsupportedRecordError extends HandbackError {
   }
 }
 
-/** Something sent is over its size limit (a transcript over 16 MB, the answers of a pause over 256 KB together). */
+/** Something sent is over its size limit (a transcript over 16 MB, an answer over 256 KB, a pause's decisions over 264 KB). */
 export class PayloadTooLargeError extends HandbackError {
   readonly failures: AnswerFailure[];
 

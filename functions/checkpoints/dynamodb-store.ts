@@ -1,5 +1,6 @@
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError } from '../errors.ts';
 import { CheckpointService, type CheckpointServiceOptions } from './checkpoint-service.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import type { Codec } from './codec.ts';

@@ -1,4 +1,4 @@
-import { type AnswerFailure, BadRequestError, PayloadTooLargeError } from '../errors.ts';
+import { type AnswerFailure, BadRequestError, InvalidAnswerError, PayloadTooLargeError } from '../errors.ts';
 import { turnContext } from '../rehydrate/context.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import { FORMAT_NAMES, isFormatName } from '../rehydrate/formats/index.ts';
@@ -211,11 +211,8 @@ function checkAsk(ask: AskInput, at: string, fail: (path: string, message: strin
 export const decisionSchema = z.union([
   z.strictObject({ toolCallId: z.string().check(z.minLength(1)), answer: z.unknown() }),
   z.strictObject({ toolCallId: z.string().check(z.minLength(1)), decision: z.literal('approve') }),
-  z.strictObject({
-    toolCallId: z.string().check(z.minLength(1)),
-    decision: z.literal('edit'),
-    args: z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object of the edited arguments'),
-  }),
+  // Any JSON here: edited args that are not an object are an invalid answer (422), checked below, not a bad request.
+  z.strictObject({ toolCallId: z.string().check(z.minLength(1)), decision: z.literal('edit'), args: z.unknown() }),
   z.strictObject({
     toolCallId: z.string().check(z.minLength(1)),
     decision: z.literal('reject'),
@@ -227,8 +224,8 @@ export const decisionSchema = z.union([
 export const decisionsSchema = z.array(decisionSchema).check(z.minLength(1), z.maxLength(LIMITS.asks.max));
 
 /**
- * Checks a request's decisions as data (`BadRequestError` naming each bad one; an edit that is not an object is an
- * `InvalidAnswerError` by the pure rules, checked later), and that together they stay under the size limits.
+ * Checks a request's decisions as data (`BadRequestError` naming each bad one), edited args that are not a JSON object
+ * (`InvalidAnswerError`, as §9 says: 422), and that each stays under the size limits.
  */
 export function checkDecisionsInput(decisions: unknown): Decision[] {
   const parsed = decisionsSchema.safeParse(decisions);
@@ -247,7 +244,16 @@ export function checkDecisionsInput(decisions: unknown): Decision[] {
     if ('answer' in decision) checkAnswer(decision.answer, `/decisions/${index}/answer`);
     if ('reason' in decision && decision.reason !== undefined)
       checkReason(decision.reason, `/decisions/${index}/reason`);
-    if ('args' in decision) checkSize(decision.args, `/decisions/${index}/args`, 'the edited args');
+    if ('args' in decision) {
+      if (!isPlainObject(decision.args)) {
+        const message = 'the edited args must be a JSON object of the call’s arguments';
+        throw new InvalidAnswerError(`${capitalize(message)} (decision ${index}).`, [
+          { path: `/decisions/${index}/args`, message },
+        ]);
+      }
+      answerText(decision.args, `/decisions/${index}/args`);
+      checkSize(decision.args, `/decisions/${index}/args`, 'the edited args');
+    }
   });
   return list;
 }

@@ -16,16 +16,20 @@ import {
 export function toPauseView(record: PauseRecord, nowMs: number, calls?: ReadonlyMap<string, ToolCall>): PauseView {
   const asks = record.asks.map((ask, index) => toAskView(ask, record.decisions[index], calls));
   const first = asks[0] as AskView;
+  const status = statusAt(record, nowMs);
+  const { decided, pending } = decidedAndPending(record);
   const view: PauseView = {
     runId: record.runId,
     interruptId: interruptIdOf(record),
-    status: statusAt(record, nowMs),
+    status,
     format: record.format,
     toolCall: { id: first.toolCallId, name: first.name, args: first.args },
     prompt: first.prompt,
     answerSchema: first.answerSchema ?? null,
     asks,
-    ...decidedAndPending(record),
+    decided,
+    // Once the pause is not open nothing waits any more: the closing settled every ask a person left.
+    pending: status === 'paused' ? pending : [],
     metadata: record.metadata ?? null,
     onExpiry: record.onExpiry,
     createdAt: record.createdAt,

@@ -80,6 +80,7 @@ function typeOf(before: PauseRecord | undefined, after: PauseRecord): LifecycleT
 }
 
 function detailOf(record: PauseRecord): LifecycleDetail {
+  const { decided, pending } = decidedAndPending(record);
   const detail: LifecycleDetail = {
     tenant: record.tenant,
     runId: record.runId,
@@ -91,7 +92,9 @@ function detailOf(record: PauseRecord): LifecycleDetail {
       kind: ask.kind,
       prompt: ask.prompt ?? null,
     })),
-    ...decidedAndPending(record),
+    decided,
+    // Once it is closed nothing waits any more, as GET shows it.
+    pending: record.status === Status.Paused ? pending : [],
     expiresAt: expiresAtOf(record),
   };
   if (record.closing !== undefined) {

@@ -555,7 +555,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         [
           'edited args that are not an object',
           [{ toolCallId: 'call_refund', decision: 'edit', args: [1] }],
-          BadRequestError,
+          InvalidAnswerError,
         ],
         [
           'an edit of a call that is not editable',
@@ -783,6 +783,8 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         ]);
         const view = await store.getPause(key);
         expect(view).toMatchObject({ status: 'expired', outcome: 'expired', continuationId: closed?.continuationId });
+        // Nothing waits once it is closed; what people decided stays as the audit trail.
+        expect(view).toMatchObject({ decided: ['call_refund'], pending: [] });
         const continuation = await store.getContinuation({ ...key, continuationId: closed?.continuationId as string });
         expect(continuation.messages).toEqual(closed?.messages);
         expect(await store.closeDue()).toEqual({ reminded: [], expired: [], closed: [] });
