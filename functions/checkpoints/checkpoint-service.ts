@@ -47,6 +47,7 @@ import {
   UndecodableTranscript,
 } from './codec.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
+import { shown } from './json.ts';
 import { schemaFailures } from './json-schema.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
@@ -273,7 +274,7 @@ export class CheckpointService implements CheckpointStore {
   async getContinuation(key: ContinuationKey): Promise<Continuation> {
     checkRun(key?.tenant, key?.runId);
     const id = parseId(key.continuationId);
-    const notFound = () => new ContinuationNotFoundError(key.runId, String(key.continuationId));
+    const notFound = () => new ContinuationNotFoundError(key.runId, shown(key.continuationId));
     if (id === undefined) throw notFound();
     const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
     // Two reads: the continuation's id names the record, and the record names its transcript's parts.
@@ -527,7 +528,7 @@ export class CheckpointService implements CheckpointStore {
 
   #idOf(runId: string, interruptId: unknown): IdParts {
     const id = parseId(interruptId);
-    if (id === undefined) throw new PauseNotFoundError(runId, String(interruptId));
+    if (id === undefined) throw new PauseNotFoundError(runId, shown(interruptId));
     return id;
   }
 

@@ -4,6 +4,17 @@
  * thousands of levels deep is measured, not a stack overflow.
  */
 
+/**
+ * A value as an error message may quote it: a string (cut to 140 characters) or a number as itself, anything else by
+ * its type. Never calls the value's own `toString`, which a hostile object may make throw.
+ */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return value.length > 140 ? `${value.slice(0, 140)}…` : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${value}`;
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : typeof value;
+}
+
 /** Whether `value` is a plain JSON object (not an array, not a class instance). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;

@@ -5,7 +5,7 @@ import { FORMAT_NAMES, isFormatName } from '../rehydrate/formats/index.ts';
 import { answerText, validatePauseAsks } from '../rehydrate/rehydrate.ts';
 import * as z from '../zod.ts';
 import type { AskInput, ListPausesQuery, PauseInput, PauseStatus } from './checkpoint-store.ts';
-import { isPlainObject, jsonBytes } from './json.ts';
+import { isPlainObject, jsonBytes, shown } from './json.ts';
 import { schemaProblems } from './json-schema.ts';
 import type { Ask, OnExpiry } from './record.ts';
 import { ASK_KINDS, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './rules.ts';
@@ -54,7 +54,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < min || expiresInSeconds > max) {
     fail(
       '/expiresInSeconds',
-      `expiresInSeconds must be an integer from ${min} to ${max}, got ${String(expiresInSeconds)}`,
+      `expiresInSeconds must be an integer from ${min} to ${max}, got ${shown(expiresInSeconds)}`,
     );
   }
   const onExpiry = input.onExpiry ?? 'fail';
@@ -65,7 +65,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
     if (!Number.isInteger(remind) || remind < 1 || (Number.isInteger(expiresInSeconds) && remind >= expiresInSeconds)) {
       fail(
         '/remindBeforeSeconds',
-        `remindBeforeSeconds must be an integer from 1 to expiresInSeconds − 1 (${expiresInSeconds - 1}), got ${String(remind)}`,
+        `remindBeforeSeconds must be an integer from 1 to expiresInSeconds − 1 (${expiresInSeconds - 1}), got ${shown(remind)}`,
       );
     }
   }
@@ -307,7 +307,7 @@ export function checkListQuery(query: ListPausesQuery): { limit: number; status?
   const { min, max, default: fallback } = LIMITS.pageSize;
   const limit = query.limit ?? fallback;
   if (!Number.isInteger(limit) || limit < min || limit > max) {
-    const message = `limit must be an integer from ${min} to ${max}, got ${String(limit)}`;
+    const message = `limit must be an integer from ${min} to ${max}, got ${shown(limit)}`;
     throw new BadRequestError(`${capitalize(message)}.`, [{ path: '/limit', message }]);
   }
   if (query.status !== undefined && !PAUSE_STATUSES.includes(query.status)) {

@@ -20,7 +20,7 @@ import { testTelemetry } from '../handlers/telemetry.ts';
  * request path are linear in their input, counted (not timed) as in `test/rehydrate/linearity.test.ts`.
  */
 
-const RUNS = 150;
+const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 
 /** A thrown value is acceptable when Handback threw it on purpose. */
 function expectNamed(run: () => unknown): void {
@@ -83,6 +83,53 @@ describe('every library export, on arbitrary input', () => {
       { numRuns: RUNS },
     );
     expect((await store.listPauses({ tenant: 'acme' })).items).toEqual([]);
+  });
+
+  it.each([
+    ['an object whose toString is not a function', { toString: '' }],
+    [
+      'an object whose valueOf throws',
+      {
+        valueOf: () => {
+          throw new Error('no');
+        },
+      },
+    ],
+    ['an object without a prototype', Object.create(null)],
+    ['a symbol', Symbol('s')],
+  ])('the store names what is wrong with %s in any field, without calling it', async (_, hostile) => {
+    const store = createMemoryCheckpointStore();
+    const key = { tenant: 'acme', runId: 'r' };
+    const attempts = [
+      () => store.getPause({ ...key, interruptId: hostile } as never),
+      () => store.getContinuation({ ...key, continuationId: hostile } as never),
+      () => store.resume({ ...key, interruptId: hostile, answer: 'x' } as never),
+      () => store.cancel({ ...key, interruptId: hostile } as never),
+      () => store.listPauses({ tenant: 'acme', limit: hostile } as never),
+      () =>
+        store.pause({
+          ...key,
+          format: 'openai-chat',
+          messages: [],
+          toolCallId: 'c',
+          expiresInSeconds: hostile,
+        } as never),
+      () =>
+        store.pause({
+          ...key,
+          format: hostile,
+          messages: [],
+          asks: [{ toolCallId: 'c', kind: hostile }],
+          onExpiry: hostile,
+        } as never),
+    ];
+    for (const attempt of attempts) {
+      const error = await attempt().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(HandbackError);
+    }
   });
 
   it('the trigger request parser throws only named errors', () => {
