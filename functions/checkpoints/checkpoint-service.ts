@@ -2,6 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
+  type AnswerFailure,
   BadRequestError,
   ContinuationNotFoundError,
   CorruptCheckpointError,
@@ -36,6 +37,7 @@ import type {
   ResumeResult,
   SweepResult,
 } from './checkpoint-store.ts';
+import { type CheckpointChecks, missingCheck } from './checks.ts';
 import {
   type Codec,
   canonicalJson,
@@ -47,7 +49,7 @@ import {
   UndecodableTranscript,
 } from './codec.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
-import { schemaFailures } from './json-schema.ts';
+import type { CheckedPause } from './pause-checks.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
   type Ask,
@@ -66,15 +68,7 @@ import {
   statusAt,
 } from './record.ts';
 import { LIMITS } from './rules.ts';
-import {
-  type CheckedPause,
-  checkAnswer,
-  checkDecisionsInput,
-  checkListQuery,
-  checkPauseInput,
-  checkReason,
-  checkRun,
-} from './validation.ts';
+import { checkAnswer, checkDecisionsInput, checkListQuery, checkReason, checkRun } from './validation.ts';
 import { toPauseCreated, toPauseView } from './views.ts';
 
 /**
@@ -99,6 +93,12 @@ export interface CheckpointServiceOptions {
    * turns changes into lifecycle events here. On AWS the table's stream does it instead.
    */
   onChange?: (change: PauseChange) => void;
+  /**
+   * The checks this store can run (see `CheckpointChecks`; the factories give `ALL_CHECKS`): a Lambda entry point that
+   * never records pauses, or never checks answers, leaves them out of its bundle. No default here, so that this module
+   * names neither check module.
+   */
+  checks: CheckpointChecks;
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -121,6 +121,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #randomBytes: (size: number) => Uint8Array;
   readonly #codec: Codec;
   readonly #onChange: ((change: PauseChange) => void) | undefined;
+  readonly #checks: CheckpointChecks;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -128,10 +129,12 @@ export class CheckpointService implements CheckpointStore {
     this.#randomBytes = options.randomBytes ?? nodeRandomBytes;
     this.#codec = options.codec ?? DEFAULT_CODEC;
     this.#onChange = options.onChange;
+    this.#checks = options.checks;
   }
 
   async pause(input: PauseInput): Promise<PauseCreated> {
-    const pause = checkPauseInput(input);
+    if (this.#checks.pause === undefined) throw missingCheck('pause');
+    const pause = (await this.#checks.pause()).checkPauseInput(input);
     const json = serializeTranscript(pause.messages);
     if (json.length > LIMITS.transcriptBytes) {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
@@ -422,9 +425,14 @@ export class CheckpointService implements CheckpointStore {
       }
       const fresh = matched.filter((match) => match.recorded === undefined);
       if (fresh.length === 0) return { kind: 'pending', ...pending(record, true) };
-      for (const match of fresh) {
-        // Failure paths point into what the client sent: part one's `answer`, or the decision's place in the request.
-        checkAgainstAskSchema(match.ask, match.decision, answerForm ? undefined : `/decisions/${match.position}`);
+      if (fresh.some((match) => hasSchemaFor(match.ask, match.decision))) {
+        if (this.#checks.schemas === undefined) throw missingCheck('schemas');
+        const { schemaFailures } = await this.#checks.schemas();
+        for (const match of fresh) {
+          // Failure paths point into what the client sent: part one's `answer`, or the decision's place in the request.
+          const at = answerForm ? undefined : `/decisions/${match.position}`;
+          checkAgainstAskSchema(schemaFailures, match.ask, match.decision, at);
+        }
       }
 
       const decidedAt = new Date(nowMs).toISOString();
@@ -613,7 +621,12 @@ function roundOfAsks(record: PauseRecord): PausedRound {
  * at `at` (`/decisions/<position>/answer|args` in the request; part one's paths stay relative to its `answer`), so a client deciding several
  * asks at once knows which one to correct.
  */
-function checkAgainstAskSchema(ask: Ask, decision: Decision, at: string | undefined): void {
+function checkAgainstAskSchema(
+  schemaFailures: (schema: JsonSchema, value: unknown) => AnswerFailure[],
+  ask: Ask,
+  decision: Decision,
+  at: string | undefined,
+): void {
   const refuse = (schema: JsonSchema, value: unknown, field: 'answer' | 'args', what: string) => {
     const failures = schemaFailures(schema, value).map((failure) => ({
       path: at === undefined ? failure.path : `${at}/${field}${failure.path}`,
@@ -633,6 +646,12 @@ function checkAgainstAskSchema(ask: Ask, decision: Decision, at: string | undefi
   if ('decision' in decision && decision.decision === 'edit' && ask.argsSchema !== undefined) {
     refuse(ask.argsSchema, decision.args, 'args', `The edited args of ${ask.toolCallId} do not match its argsSchema`);
   }
+}
+
+/** Whether `decision` is checked against a schema of `ask`: an answer to an ask with `answerSchema`, or an edit with `argsSchema`. */
+function hasSchemaFor(ask: Ask, decision: Decision): boolean {
+  if ('answer' in decision) return ask.answerSchema !== undefined;
+  return decision.decision === 'edit' && ask.argsSchema !== undefined;
 }
 
 /** Every decision of a pause together stays under its budget, so the record stays under the item limit. */
