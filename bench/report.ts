@@ -379,7 +379,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
         `${r.importMs.toFixed(1)} ms`,
         x(im(r)),
         `${r.importP90Ms.toFixed(1)} ms`,
-        `${r.importPlainMs.toFixed(1)} ms`,
+        `${r.importMapsMs.toFixed(1)} ms`,
         `${r.readyMs.toFixed(1)} ms`,
         String(r.samples),
       ]),
