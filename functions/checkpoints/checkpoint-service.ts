@@ -42,12 +42,16 @@ import {
   type Codec,
   canonicalJson,
   DEFAULT_CODEC,
+  type DecodedRound,
+  decodeRound,
   decodeTranscript,
   encodeTranscript,
+  roundPosition,
   serializeTranscript,
   sha256,
   UndecodableTranscript,
 } from './codec.ts';
+import { copyInto, MessagesJson, withLazyMessages } from './continuation-json.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
 import type { CheckedPause } from './pause-checks.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
@@ -145,7 +149,8 @@ export class CheckpointService implements CheckpointStore {
       pause.idempotencyKey === undefined ? undefined : sha256(`${sha256(json)}:${canonicalJson(requestFields(input))}`);
     const now = this.#clock();
     const expiresAtMs = now.getTime() + pause.expiresInSeconds * 1000;
-    const encoded = await encodeTranscript(json, { codec: this.#codec });
+    const round = roundPosition(json, pause.messages, pause.roundStart);
+    const encoded = await encodeTranscript(json, { codec: this.#codec, ...(round === undefined ? {} : { round }) });
     const { chunks: parts, ...transcript } = encoded;
 
     for (let round = 1; ; round++) {
@@ -213,8 +218,7 @@ export class CheckpointService implements CheckpointStore {
     const result = await this.#decide(input, id, { answer: input.answer });
     // A pause with exactly one ask closes with its one decision.
     if (result.kind !== 'closed') throw new Error('A one-ask pause was left pending by its answer.');
-    const { kind: _, ...closed } = result;
-    return closed;
+    return copyInto({}, result, ['kind']);
   }
 
   async decide(input: DecideInput): Promise<DecideResult> {
@@ -247,7 +251,7 @@ export class CheckpointService implements CheckpointStore {
           throw new UnsupportedRecordError(record.runId, interruptIdOf(record), `status ${JSON.stringify(status)}`);
       }
       const next = { ...record, rev: record.rev + 1 };
-      const closed = this.#close(next, await this.#transcript(stored), 'cancelled', nowMs, input.reason);
+      const closed = this.#close(next, await this.#round(stored), 'cancelled', nowMs, input.reason);
       if ((await this.#persistence.update(record, closed.record)) === 'updated') {
         this.#changed(record, closed.record);
         return closed.result;
@@ -285,8 +289,7 @@ export class CheckpointService implements CheckpointStore {
     if (!isIt(head?.record)) throw notFound();
     const stored = await this.#persistence.read(recordKey, { token: head.record.token, parts: id.parts });
     if (stored === undefined || !isIt(stored.record)) throw notFound();
-    const { replayed: _, taskToken: __, ...continuation } = await this.#closedResult(stored, true);
-    return continuation;
+    return copyInto({}, await this.#closedResult(stored, true), ['replayed', 'taskToken']);
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
@@ -358,7 +361,7 @@ export class CheckpointService implements CheckpointStore {
         const stored = await this.#persistence.read(key, { token: record.token, parts: record.transcript.chunkCount });
         if (stored === undefined || stored.record.rev !== record.rev) continue;
         const next = { ...record, rev: record.rev + 1 };
-        const closed = this.#close(next, await this.#transcript(stored), 'expired', nowMs);
+        const closed = this.#close(next, await this.#round(stored), 'expired', nowMs);
         if ((await this.#persistence.update(record, closed.record)) === 'updated') {
           this.#changed(record, closed.record);
           result.closed.push(closed.result);
@@ -409,7 +412,7 @@ export class CheckpointService implements CheckpointStore {
             throw new AlreadyResumedError(record.runId, interruptId, continuationId);
           if (conflict !== undefined) throw new AlreadyDecidedError(record.runId, interruptId, conflict.ask.toolCallId);
           // Every ask is decided once resumed: each decision here is a replay of its recorded one.
-          return { kind: 'closed', ...(await this.#closedResult(stored, true)) };
+          return copyInto({ kind: 'closed' as const }, await this.#closedResult(stored, true));
         }
         case Status.Cancelled:
           throw new PauseCancelledError(record.runId, interruptId, record.closing?.continuationId);
@@ -442,10 +445,10 @@ export class CheckpointService implements CheckpointStore {
       }
       checkDecisionsSize(after);
       if (after.decisions.every((decision) => decision !== undefined)) {
-        const closed = this.#close(after, await this.#transcript(stored), 'resumed', nowMs);
+        const closed = this.#close(after, await this.#round(stored), 'resumed', nowMs);
         if ((await this.#persistence.update(record, closed.record)) === 'updated') {
           this.#changed(record, closed.record);
-          return { kind: 'closed', ...closed.result };
+          return copyInto({ kind: 'closed' as const }, closed.result);
         }
         continue;
       }
@@ -458,18 +461,18 @@ export class CheckpointService implements CheckpointStore {
   }
 
   /**
-   * `record` closed with `outcome` at `nowMs` and the continuation that closing commits: the transcript rebuilt with
-   * every ask's effective decision (§10), hashed from the paused round on, so that a later rebuild is checked. The
-   * revision is the caller's.
+   * `record` closed with `outcome` at `nowMs` and the continuation that closing commits: the paused round rebuilt with
+   * every ask's effective decision (§10), hashed from the paused round on, so that a later rebuild is checked; the
+   * messages before the round stay the stored text. The revision is the caller's.
    */
   #close(
     record: PauseRecord,
-    messages: readonly unknown[],
+    transcript: DecodedRound,
     outcome: Outcome,
     nowMs: number,
     reason?: string,
   ): { record: PauseRecord; result: ResumeResult } {
-    const rebuilt = rebuild(record, messages, outcome, reason);
+    const rebuilt = rebuild(record, transcript.round, outcome, reason);
     const closing: Closing = {
       continuationId: formatId({
         seq: record.seq,
@@ -484,17 +487,17 @@ export class CheckpointService implements CheckpointStore {
     const status = outcome === 'resumed' ? Status.Resumed : outcome === 'cancelled' ? Status.Cancelled : Status.Expired;
     const after: PauseRecord = { ...record, status, closing };
     delete after.dueAtMs;
-    return { record: after, result: resultOf(after, rebuilt, false) };
+    return { record: after, result: resultOf(after, rebuilt, transcript, false) };
   }
 
   /** The continuation of a closed record, rebuilt from its stored transcript and checked against its hash. */
   async #closedResult(stored: StoredPause, replayed: boolean): Promise<ResumeResult> {
     const { record } = stored;
     const closing = record.closing as Closing;
-    const messages = await this.#transcript(stored);
+    const transcript = await this.#round(stored);
     let rebuilt: ReturnType<typeof rebuild>;
     try {
-      rebuilt = rebuild(record, messages, closing.outcome, closing.reason);
+      rebuilt = rebuild(record, transcript.round, closing.outcome, closing.reason);
     } catch (cause) {
       throw new CorruptCheckpointError(
         record.runId,
@@ -510,7 +513,7 @@ export class CheckpointService implements CheckpointStore {
         'its continuation no longer rebuilds to the messages the resume returned',
       );
     }
-    return resultOf(record, rebuilt, replayed);
+    return resultOf(record, rebuilt, transcript, replayed);
   }
 
   /**
@@ -540,8 +543,38 @@ export class CheckpointService implements CheckpointStore {
 
   /** The stored transcript, decoded and checked; any failure is a `CorruptCheckpointError` naming the pause. */
   async #transcript(stored: StoredPause): Promise<unknown[]> {
+    return this.#decoded(stored, () => decodeTranscript(stored.record.transcript, stored.parts ?? []));
+  }
+
+  /**
+   * The stored transcript as a closing needs it: checked as `#transcript` checks it (chunks, length, the sha256 of
+   * the stored bytes, decompression), with only the paused round parsed — the messages before it stay text, handed
+   * on as stored. The round must be where the pause item says: its format's shape, its first message the round's.
+   */
+  async #round(stored: StoredPause): Promise<DecodedRound> {
+    const { record } = stored;
+    const decoded = await this.#decoded(stored, () => decodeRound(record.transcript, stored.parts ?? []));
+    if (record.transcript.round === undefined) return decoded;
+    const format = formatOf(record.format);
+    const misplaced = () =>
+      new CorruptCheckpointError(
+        record.runId,
+        interruptIdOf(record),
+        `its paused round is not at message ${record.transcript.round?.index}, where its pause item says`,
+      );
+    if (!decoded.round.every((message) => format.message.safeParse(message).success)) throw misplaced();
     try {
-      return await decodeTranscript(stored.record.transcript, stored.parts ?? []);
+      if (format.findRound(decoded.round).start !== 0) throw misplaced();
+    } catch (cause) {
+      if (cause instanceof CorruptCheckpointError) throw cause;
+      throw misplaced();
+    }
+    return decoded;
+  }
+
+  async #decoded<T>(stored: StoredPause, decode: () => Promise<T>): Promise<T> {
+    try {
+      return await decode();
     } catch (error) {
       if (error instanceof UndecodableTranscript) {
         throw new CorruptCheckpointError(stored.record.runId, interruptIdOf(stored.record), error.message, {
@@ -684,7 +717,16 @@ function rebuild(record: PauseRecord, messages: readonly unknown[], outcome: Out
   );
 }
 
-function resultOf(record: PauseRecord, rebuilt: ReturnType<typeof rebuild>, replayed: boolean): ResumeResult {
+/**
+ * The closing's result: its `messages` are the stored text before the paused round and the rebuilt round, parsed
+ * only when read (see `continuation-json.ts`).
+ */
+function resultOf(
+  record: PauseRecord,
+  rebuilt: ReturnType<typeof rebuild>,
+  transcript: DecodedRound,
+  replayed: boolean,
+): ResumeResult {
   const closing = record.closing as Closing;
   const result: ResumeResult = {
     runId: record.runId,
@@ -693,12 +735,12 @@ function resultOf(record: PauseRecord, rebuilt: ReturnType<typeof rebuild>, repl
     format: record.format,
     outcome: closing.outcome,
     dispatch: rebuilt.dispatch,
-    messages: rebuilt.messages,
+    messages: [],
     resumedAt: closing.closedAt,
     replayed,
   };
   if (record.taskToken !== undefined) result.taskToken = record.taskToken;
-  return result;
+  return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages));
 }
 
 function pending(record: PauseRecord, replayed: boolean) {

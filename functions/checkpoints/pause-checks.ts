@@ -21,6 +21,8 @@ export interface CheckedPause {
   runId: string;
   format: PauseInput['format'];
   messages: unknown[];
+  /** The index of the paused round's first message. */
+  roundStart: number;
   asks: Ask[];
   context: { user?: string; assistant?: string };
   expiresInSeconds: number;
@@ -102,7 +104,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   }
 
   // §4 at pause time: the round is last, and every ask names a distinct reserved call of it.
-  const { calls } = validatePauseAsks(
+  const { round, calls } = validatePauseAsks(
     { format: input.format, messages: input.messages },
     asks.map((ask) => ask.toolCallId),
   );
@@ -111,6 +113,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
     runId: input.runId,
     format: input.format,
     messages: input.messages,
+    roundStart: round.start,
     asks: asks.map((ask, index) => {
       const call = calls[index] as { name: string; args: unknown };
       const kind = ask.kind ?? 'answer';

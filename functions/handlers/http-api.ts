@@ -5,6 +5,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
+import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isPlainObject } from '../checkpoints/json.ts';
 import { ASK_KINDS, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../checkpoints/rules.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
@@ -376,7 +377,8 @@ function withMessages<T extends { messages?: unknown[] }>(
   from: number | undefined,
   limit: number | undefined,
 ) {
-  if (body.messages === undefined || (from === undefined && limit === undefined)) {
+  // Without a slice, the messages are not read here: still JSON, they are sized and written unparsed.
+  if ((from === undefined && limit === undefined) || body.messages === undefined) {
     return fitMessages(body, HTTP_MESSAGES_LIMIT_BYTES);
   }
   const slice = sliceMessages(
@@ -390,6 +392,7 @@ function withMessages<T extends { messages?: unknown[] }>(
   return fitMessages({ ...body, ...slice }, bound);
 }
 
-function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
-  return { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+/** A JSON response; a continuation's messages still held as JSON are written as they are, unparsed. */
+function json(statusCode: number, body: object, headers: Record<string, string> = {}): ApiResult {
+  return { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: stringifyWithMessages(body) };
 }

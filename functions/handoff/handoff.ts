@@ -3,6 +3,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
+import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import type { Outcome } from '../checkpoints/record.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
 import type { HandoffConfig } from '../handlers/config.ts';
@@ -47,10 +48,20 @@ export interface Handoff {
 
 /** The pointer of a continuation, with its messages when the whole stays under `limitBytes`. */
 export function handoffPointer(continuation: Continuation, limitBytes = HANDOFF_INLINE_LIMIT_BYTES): HandoffPointer {
-  const { runId, interruptId, continuationId, format, outcome, dispatch, messages } = continuation;
+  return pointerWithJson(continuation, limitBytes).pointer;
+}
+
+/**
+ * The pointer and its JSON. Messages the continuation still holds as JSON are sized and written into the pointer's
+ * JSON unparsed (a 10 MB transcript is never parsed to learn it does not fit, nor serialized again when it does).
+ */
+function pointerWithJson(continuation: Continuation, limitBytes: number): { pointer: HandoffPointer; json: string } {
+  const { runId, interruptId, continuationId, format, outcome, dispatch } = continuation;
   const pointer: HandoffPointer = { runId, interruptId, continuationId, format, outcome, dispatch };
-  const whole: HandoffPointer = { ...pointer, messages };
-  return Buffer.byteLength(JSON.stringify(whole)) < limitBytes ? whole : pointer;
+  const whole = carryMessages({ ...pointer, messages: [] as unknown[] }, continuation);
+  return jsonByteLength(whole) < limitBytes
+    ? { pointer: whole, json: stringifyWithMessages(whole) }
+    : { pointer, json: JSON.stringify(pointer) };
 }
 
 /** The AWS clients a hand-off may use, created once at module scope by the caller. */
@@ -130,9 +141,8 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
   const send = targetSender(config, clients);
   return {
     async deliver(result) {
-      const pointer = handoffPointer(result);
+      const { pointer, json: body } = pointerWithJson(result, HANDOFF_INLINE_LIMIT_BYTES);
       const ids = { runId: pointer.runId, interruptId: pointer.interruptId, continuationId: pointer.continuationId };
-      const body = JSON.stringify(pointer);
       try {
         await send(body);
       } catch (error) {
