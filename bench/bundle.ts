@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -69,7 +70,7 @@ export interface BundleSpec {
    * What it stands for in the report: a stack function, the floor (the DynamoDB document client and the configured
    * hand-off target's client), the old floor (the DynamoDB document client alone), or a peer.
    */
-  kind: 'handler' | 'floor' | 'old-floor' | 'peer';
+  kind: 'handler' | 'floor' | 'old-floor' | 'peer' | 'before';
   entry: string;
   /** The hand-off target it is bundled for (`bundleDefines`), as the stack bundles it. */
   handoffTarget?: HandbackFunctionProps['handoffTarget'];
@@ -118,6 +119,35 @@ export const BUNDLES: BundleSpec[] = [
   },
   { name: 'durable-execution handler', kind: 'peer', entry: join(BENCH, 'peers/entries/durable-handler.ts') },
 ];
+
+/** The last commit before the bundles were made per function (the "before" of the report's before-and-after). */
+export const BEFORE_REV = '53081f1';
+
+/**
+ * The six functions the stack had at `rev`, bundled as it bundled them then (no `define`): the sources of `rev` taken
+ * out with `git archive` into a temporary directory beside this repository's node_modules (and the inbox page as built
+ * now, which `git archive` does not hold). Undefined when git or the commit is not there.
+ */
+export function beforeSpecs(rev = BEFORE_REV): BundleSpec[] | undefined {
+  const dir = join(OUT_DIR, `before-${rev}`);
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const tar = execFileSync('git', ['-C', REPO, 'archive', rev, 'functions', 'infra'], { maxBuffer: 1 << 28 });
+    execFileSync('tar', ['-x', '-C', dir], { input: tar });
+    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+    const generated = join(REPO, 'functions/inbox/generated.ts');
+    if (existsSync(generated)) copyFileSync(generated, join(dir, 'functions/inbox/generated.ts'));
+  } catch {
+    return undefined;
+  }
+  const entry = (name: string) => join(dir, 'functions/handlers', `${name}.ts`);
+  return ['api', 'step-functions', 'sqs', 'eventbridge', 'sweeper', 'lifecycle-events'].map((name) => ({
+    name: `${name} (before)`,
+    kind: 'before' as const,
+    entry: entry(name),
+  }));
+}
 
 /** What one bundle weighs. */
 export interface BuiltBundle extends BundleSpec {

@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import {
+  BEFORE_REV,
   BUNDLES,
   type BuiltBundle,
   bannerDrift,
+  beforeSpecs,
   buildBundle,
   DEPLOYED_NODE_FLAGS,
   FLOOR,
@@ -22,8 +24,10 @@ import type { GroupOptions } from './options.ts';
  * target's client; the old floor, the DynamoDB document client alone. Import time is measured inside the new process
  * (`performance.now()` around `await import(bundle)`), as deployed (with the stack's `NODE_OPTIONS`) and with
  * `--enable-source-maps` (which the stack used to set: Node then reads and parses the bundle's map at load). Every
- * round imports every bundle once, in a rotating order. Then, by weight only, the SQS trigger and the API bundled for
- * each hand-off target against that target's floor.
+ * round imports every bundle once, in a rotating order. The six functions as they were at `BEFORE_REV` (before each
+ * was bundled for what it does) are built and imported in the same rounds, as they were deployed then (with
+ * `--enable-source-maps`). Then, by weight only, the SQS trigger and the API bundled for each hand-off target
+ * against that target's floor.
  */
 
 /** One bundle's weight and import times (ms, medians over fresh processes). */
@@ -53,6 +57,8 @@ export interface ColdStartResult {
   esbuild: typeof LAMBDA_BUNDLE_OPTIONS;
   /** The Node flags "as deployed" means. */
   deployedNodeFlags: string[];
+  /** The commit the "before" rows were bundled from. */
+  beforeRev: string;
   bannerDrift?: string;
   rows: ColdStartRow[];
   targets: TargetRow[];
@@ -132,10 +138,13 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
     samples: 0,
     error,
   });
-  for (const spec of BUNDLES) {
+  const before = beforeSpecs() ?? [];
+  if (before.length === 0) options.log(`coldstart: commit ${BEFORE_REV} not found; no before-and-after`);
+  for (const spec of [...BUNDLES, ...before]) {
     try {
       const bundle = await buildBundle(spec);
-      importOnce(bundle.file, DEPLOYED_NODE_FLAGS); // fails fast on a bundle that cannot load, and warms the disk cache
+      // Fails fast on a bundle that cannot load, and warms the disk cache.
+      importOnce(bundle.file, spec.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS);
       built.push(bundle);
     } catch (error) {
       rows.push(failed(spec, (error as Error).message.slice(0, 400)));
@@ -151,10 +160,11 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
       const bundle = built[(round + k) % built.length] as BuiltBundle;
       const m = mapped.get(bundle.name);
       if (!m) continue;
-      // Which of the two imports goes first alternates by round, so neither always gets the warmer disk cache.
+      // Which of the two imports goes first alternates by round, so neither always gets the warmer disk cache. The
+      // functions as they were deployed before ran with --enable-source-maps: that is their "as deployed".
       const withMaps = () => m.maps.push(importOnce(bundle.file, MAPS).importMs);
       if (round % 2 === 1) withMaps();
-      const deployed = importOnce(bundle.file, DEPLOYED_NODE_FLAGS);
+      const deployed = importOnce(bundle.file, bundle.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS);
       m.imports.push(deployed.importMs);
       m.ready.push(deployed.readyMs);
       if (round % 2 === 0) withMaps();
@@ -177,7 +187,7 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
       `coldstart ${bundle.name.padEnd(36)} ${(bundle.bytes / 1024).toFixed(0).padStart(6)} KB, gzip ${(bundle.gzipBytes / 1024).toFixed(0).padStart(5)} KB, import ${row.importMs.toFixed(1)} ms (with maps ${row.importMapsMs.toFixed(1)} ms)`,
     );
   }
-  const order = new Map(BUNDLES.map((b, i) => [b.name, i]));
+  const order = new Map([...BUNDLES, ...before].map((b, i) => [b.name, i]));
   rows.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const targets = await targetRows();
   for (const t of targets) {
@@ -188,6 +198,7 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
   return {
     esbuild: LAMBDA_BUNDLE_OPTIONS,
     deployedNodeFlags: DEPLOYED_NODE_FLAGS,
+    beforeRev: BEFORE_REV,
     ...(drift === undefined ? {} : { bannerDrift: drift }),
     rows,
     targets,
