@@ -8,6 +8,7 @@ import { PRICES } from './group-expiry.ts';
 import type { PeersResult } from './group-peers.ts';
 import type { RehydrateRow } from './group-rehydrate.ts';
 import type { CostResult, ScaleResult, StoreRow } from './group-store.ts';
+import type { ValidatorsResult } from './group-validators.ts';
 import type { Machine } from './measure.ts';
 
 /**
@@ -35,6 +36,7 @@ export interface Results {
     peers?: Part<PeersResult>;
     scale?: Part<ScaleResult>;
     expiry?: Part<ExpiryResult>;
+    validators?: Part<ValidatorsResult>;
   };
 }
 
@@ -701,6 +703,36 @@ function expirySection(part: Part<ExpiryResult> | undefined): string {
   ].join('\n');
 }
 
+function validatorsSection(part: Part<ValidatorsResult> | undefined): string {
+  if (!part) return '## 8. The JSON Schema validator\n\nNot measured yet: `npm run bench -- validators`.\n';
+  const { rows, suiteCommit, files } = part.result;
+  const total = (r: ValidatorsResult['rows'][number]) => r.passed + r.failed + r.refused;
+  return [
+    '## 8. The JSON Schema validator: bytes, cold import, and the official test suite',
+    '',
+    `Each validator bundled alone as the functions are (minified ESM, gzip -9), imported in a fresh \`node\` (median), and run on the JSON-Schema-Test-Suite's draft 2020-12 tests of the keywords Handback documents (commit \`${suiteCommit.slice(0, 12)}\`, files: ${files.join(', ')}). "Refused": the validator would not take the schema (for Handback: refused at pause time by its analysis — a remote or unresolvable \`$ref\`, an embedded \`$id\` resource, a recursion that never goes into the answer); a refused schema never reaches a resume.`,
+    '',
+    provenance(part),
+    '',
+    table(
+      ['validator', 'raw', 'gzip', 'import', 'suite: right', 'wrong', 'refused', 'first wrong answers'],
+      rows.map((r) => [
+        r.name,
+        kb(r.bytes),
+        kb(r.gzipBytes),
+        `${r.importMs.toFixed(1)} ms`,
+        total(r) === 0 ? '–' : `${r.passed} / ${total(r)}`,
+        String(r.failed),
+        String(r.refused),
+        r.failures.slice(0, 3).join('; ') || '–',
+      ]),
+    ),
+    '',
+    "A lighter validator is only half of Handback's weight here: `pattern` must run on a linear-time engine (re2js, the last row), whichever validator checks the rest, and the pause-time analysis and the meter that bound every check (json-schema.ts) are built on ajv's compiler. Swapping ajv for another validator means rebuilding those on it, and the swap only pays if that validator answers the suite as ajv does; the table is where to start.",
+    '',
+  ].join('\n');
+}
+
 function chart(results: Results): string {
   const peers = results.groups.peers?.result.transcripts ?? [];
   const palette: Record<string, string> = {
@@ -750,6 +782,7 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     peersSection(g.peers, benchDir),
     scaleSection(g.scale, verdicts),
     expirySection(g.expiry),
+    validatorsSection(g.validators),
   ];
   const quick = Object.values(g).some((part) => part?.quick);
   const doc = [
