@@ -2,8 +2,10 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CHUNK_BYTES,
   continuationHash,
+  decodeRound,
   decodeTranscript,
   encodeTranscript,
+  roundPosition,
   serializeTranscript,
 } from '../functions/checkpoints/codec.ts';
 import type { FormatName } from '../functions/rehydrate/formats/index.ts';
@@ -60,9 +62,14 @@ export interface StoreRow {
 
 /** The CPU a resume does that the floor does not, step by step. */
 export interface Breakdown {
-  /** sha256 of the compressed chunks, brotli decompression, JSON.parse (`decodeTranscript`). */
+  /**
+   * What a resume decodes: sha256 of the compressed chunks, brotli decompression, and JSON.parse of the paused round
+   * alone (`decodeRound`).
+   */
   decodeUs: number;
-  /** `rebuildTranscript` on the parsed messages. */
+  /** The same checks with JSON.parse of the whole transcript (`decodeTranscript`), as resumes did before. */
+  decodeWholeUs: number;
+  /** `rebuildTranscript` on the parsed round. */
   rebuildUs: number;
   /** `continuationHash` (sha256 of the rebuilt tail), the continuation's hash. */
   continuationHashUs: number;
@@ -70,7 +77,9 @@ export interface Breakdown {
 
 /** Times the CPU steps of a resume on `t` alone, outside the store. */
 async function breakdown(t: BenchTranscript, runs: number): Promise<Breakdown> {
-  const encoded = await encodeTranscript(serializeTranscript(t.messages));
+  const json = serializeTranscript(t.messages);
+  const round = roundPosition(json, t.messages, formatOf(t.format).findRound(t.messages).start);
+  const encoded = await encodeTranscript(json, round === undefined ? {} : { round });
   const time = async (fn: () => unknown) => {
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -80,10 +89,11 @@ async function breakdown(t: BenchTranscript, runs: number): Promise<Breakdown> {
     }
     return quantile(samples, 0.5);
   };
-  const parsed = await decodeTranscript(encoded, encoded.chunks);
+  const { round: parsed } = await decodeRound(encoded, encoded.chunks);
   const rebuilt = rebuildTranscript(formatOf(t.format), parsed, t.toolCallId, ANSWER);
   return {
-    decodeUs: await time(() => decodeTranscript(encoded, encoded.chunks)),
+    decodeUs: await time(() => decodeRound(encoded, encoded.chunks)),
+    decodeWholeUs: await time(() => decodeTranscript(encoded, encoded.chunks)),
     rebuildUs: await time(() => rebuildTranscript(formatOf(t.format), parsed, t.toolCallId, ANSWER)),
     continuationHashUs: await time(() => continuationHash(parsed.length, rebuilt)),
   };
@@ -179,6 +189,8 @@ export interface CostRow {
   resume: ComputedCost;
   /** The floor's requests for the same bytes. */
   floorRequests: number;
+  /** Transactional calls the resume made (`TransactWriteItems`, `TransactGetItems`): none is the promise. */
+  transactions: number;
 }
 
 export interface CostResult {
@@ -211,6 +223,7 @@ async function measureCost(fx: StoreFixture, t: BenchTranscript, label: string):
   fx.calls.length = 0;
   fx.recorder.recording = false;
   fx.recorder.askCapacity = false;
+  const transactions = resumeCalls.filter((c) => c.command.startsWith('Transact')).length;
   const written = pauseCalls.filter((c) => c.command === 'PutItemCommand' || c.command === 'UpdateItemCommand');
   const storedBytes = written.reduce((s, c) => s + itemSize((c.input.Item ?? {}) as Record<string, unknown>), 0);
   const jsonBytes = Buffer.byteLength(t.text);
@@ -224,7 +237,36 @@ async function measureCost(fx: StoreFixture, t: BenchTranscript, label: string):
     pauseWriteUnits: computeCost(written, () => 0).writeUnits,
     resume,
     floorRequests,
+    transactions,
   };
+}
+
+/**
+ * The worst case of the one-read promise: a transcript near the 16 MB limit whose text does not compress (random
+ * base64, 0.75× after brotli), so its parts hold about 12 MB. openai-chat, paused on the same round as the others.
+ */
+function incompressibleTranscript(bytes: number): BenchTranscript {
+  const base = transcriptOfBytes(FORMAT, 1024);
+  const filler: unknown[] = [];
+  let seed = 1;
+  const random = () => {
+    // A small xorshift: the same bytes on every run, without pulling in a library.
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return seed >>> 0;
+  };
+  for (let left = bytes - Buffer.byteLength(base.text); left > 1024; left -= 1_000_100) {
+    const size = Math.min(left - 1024, 1_000_000);
+    const raw = Buffer.alloc(Math.ceil((size * 3) / 4));
+    for (let i = 0; i < raw.length; i += 4) raw.writeUInt32LE(random(), Math.min(i, raw.length - 4));
+    filler.push(
+      { role: 'user', content: raw.toString('base64').slice(0, size) },
+      { role: 'assistant', content: 'Noted.' },
+    );
+  }
+  const messages = [...filler, ...base.messages];
+  return { ...base, messages, text: JSON.stringify(messages) };
 }
 
 interface TranscriptPeer {
@@ -245,12 +287,16 @@ export async function runCost(options: GroupOptions): Promise<CostResult> {
   const errors: string[] = [];
   let capacityReported = false;
   try {
-    for (const size of STORE_SIZES) {
-      const row = await measureCost(fx, transcriptOfBytes(FORMAT, size.bytes), size.label);
+    const cases = [
+      ...STORE_SIZES.map((size) => ({ label: size.label, make: () => transcriptOfBytes(FORMAT, size.bytes) })),
+      { label: '16 MB, random', make: () => incompressibleTranscript(16 * 1024 * 1024 - 64 * 1024) },
+    ];
+    for (const size of cases) {
+      const row = await measureCost(fx, size.make(), size.label);
       capacityReported ||= row.resume.reportedReadUnits !== undefined;
       rows.push(row);
       options.log(
-        `cost ${size.label.padEnd(6)}: stored ${row.storedBytes} B in ${row.pauseItems} items (${row.storedRatio.toFixed(3)}× JSON); resume ${row.resume.readRequests} read / ${row.resume.writeRequests} write requests, ${row.resume.readUnits} RCU / ${row.resume.writeUnits} WCU computed, ${row.resume.reportedReadUnits ?? '–'} / ${row.resume.reportedWriteUnits ?? '–'} reported`,
+        `cost ${size.label.padEnd(6)}: stored ${row.storedBytes} B in ${row.pauseItems} items (${row.storedRatio.toFixed(3)}× JSON); resume ${row.resume.readRequests} read (${row.resume.awsReadRequests} on AWS) / ${row.resume.writeRequests} write requests, ${row.resume.readUnits} RCU / ${row.resume.writeUnits} WCU computed, ${row.resume.reportedReadUnits ?? '–'} / ${row.resume.reportedWriteUnits ?? '–'} reported`,
       );
     }
     const lg = await importPeer<TranscriptPeer>('langgraph');

@@ -3,9 +3,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { lineChart, type Series } from './chart.ts';
 import type { ColdStartResult, ColdStartRow } from './group-coldstart.ts';
+import type { ExpiryResult } from './group-expiry.ts';
+import { PRICES } from './group-expiry.ts';
 import type { PeersResult } from './group-peers.ts';
 import type { RehydrateRow } from './group-rehydrate.ts';
 import type { CostResult, ScaleResult, StoreRow } from './group-store.ts';
+import type { ValidatorsResult } from './group-validators.ts';
 import type { Machine } from './measure.ts';
 
 /**
@@ -32,6 +35,8 @@ export interface Results {
     coldstart?: Part<ColdStartResult>;
     peers?: Part<PeersResult>;
     scale?: Part<ScaleResult>;
+    expiry?: Part<ExpiryResult>;
+    validators?: Part<ValidatorsResult>;
   };
 }
 
@@ -126,39 +131,44 @@ function rehydrateSection(part: Part<RehydrateRow[]> | undefined, verdicts: Verd
   ].join('\n');
 }
 
-/** Why the store path misses its target, from the measured breakdown of its largest transcript. */
-function storeNote(rows: StoreRow[]): string {
-  const big = rows.at(-1);
-  const small = rows[0];
-  const b = big?.breakdown;
-  const gap = big ? big.handback.medianUs - big.floor.medianUs : Number.NaN;
-  const share = (part: number | undefined) => (b && part !== undefined ? `${((part / gap) * 100).toFixed(0)} %` : '–');
-  const smallCpu = small?.breakdown
-    ? small.breakdown.decodeUs + small.breakdown.rebuildUs + small.breakdown.continuationHashUs
-    : Number.NaN;
-  return [
-    `The gap is CPU the floor does not do, and it grows with the transcript. At ${big?.label}, of the ${us(gap)} between Handback's and the floor's medians, decoding the checkpoint (sha256 of the compressed chunks, brotli decompression, JSON.parse) takes ${us(b?.decodeUs)} (${share(b?.decodeUs)}), hashing the continuation (\`continuationHash\`: sha256 of the rebuilt tail only) ${us(b?.continuationHashUs)} (${share(b?.continuationHashUs)}), and \`rebuildTranscript\` only ${us(b?.rebuildUs)}; the rest is not broken down here (candidates: the document client's unmarshalling of the chunk items, waiting on zlib's thread pool, garbage collection of the transcript-sized strings).`,
-    'What would close it: splice the appended results into the decompressed JSON text and hand the text on (the HTTP and Step Functions handlers stringify the messages again anyway), parsing only the paused round. The decompression and the sha256 of the stored bytes are the price of storing 0.2× the bytes and of refusing corrupt checkpoints, and stay.',
-    `At ${small?.label} the CPU steps take ${us(smallCpu)}; the rest of the gap there (${us(small ? small.handback.medianUs - small.floor.medianUs : Number.NaN)}) sits in the round trips themselves — Handback's UpdateItem sets six attributes under a three-part condition, the floor's one attribute under one — and in the document client's marshalling of them; checkpoints up to 64 KB are already decompressed synchronously, with no hop through libuv's thread pool.`,
-  ].join(' ');
+/** The store targets: at most this many times the raw floor, p50, by transcript size. */
+const STORE_TARGETS: Record<string, number> = { '1 MB': 1.3, '10 MB': 1.5 };
+
+/** Why the store path misses a target, from the measured breakdown. */
+function storeNote(rows: StoreRow[], missed: StoreRow[]): string {
+  return missed
+    .map((r) => {
+      const b = r.breakdown;
+      const gap = r.handback.medianUs - r.floor.medianUs;
+      const cpu = (b?.decodeUs ?? 0) + (b?.rebuildUs ?? 0) + (b?.continuationHashUs ?? 0);
+      return `At ${r.label}: p50 ${x(r.ratioP50)} against ≤ ×${STORE_TARGETS[r.label]} (missed by ${((r.ratioP50 / (STORE_TARGETS[r.label] ?? 1) - 1) * 100).toFixed(0)} %); of the ${us(gap)} between the medians, the CPU steps timed alone take ${us(cpu)} (decode: sha256 of the stored bytes, inflating them, parsing the paused round: ${us(b?.decodeUs)}), ${gap > cpu ? `so the rest (${us(gap - cpu)}) sits in the requests themselves — Handback's UpdateItem sets the closing's attributes under a two-part condition where the floor's sets one, and the document client marshals them — and in the machine's noise at this sample count (${r.handback.samples})` : `more than the whole gap measured in the timed resumes: at this sample count (${r.handback.samples}) on a loaded machine the ratio is within its noise`}.`;
+    })
+    .concat(
+      rows.length > 0
+        ? [
+            'What is left to close: the inflation of the stored bytes and their sha256 are the price of storing about 0.2× the JSON and of refusing a corrupt checkpoint, and stay; what remains beyond them is request time, not CPU.',
+          ]
+        : [],
+    )
+    .join(' ');
 }
 
 function storeSection(part: Part<StoreRow[]> | undefined, verdicts: Verdict[]): string {
   if (!part) return '## 2. Resume through the store\n\nNot measured yet: `npm run bench -- store`.\n';
   const rows = part.result;
-  const worst = [...rows].sort((a, b) => b.ratioP50 - a.ratioP50)[0];
-  const worst99 = [...rows].sort((a, b) => b.ratioP99 - a.ratioP99)[0];
-  const met = rows.every((r) => r.ratioP50 <= 1.2 && r.ratioP99 <= 1.2);
+  const judged = rows.filter((r) => STORE_TARGETS[r.label] !== undefined);
+  const missed = judged.filter((r) => r.ratioP50 > (STORE_TARGETS[r.label] ?? 0));
   verdicts.push({
-    target: 'Resume through the store ≤ 1.2× the raw DynamoDB floor (p50 and p99)',
-    measured: `p50 worst ${x(worst?.ratioP50)} (${worst?.label}); p99 worst ${x(worst99?.ratioP99)} (${worst99?.label})`,
-    met: rows.length > 0 ? met : undefined,
-    note: met ? undefined : storeNote(rows),
+    target:
+      'Resume through the store ≤ 1.3× the raw DynamoDB floor at 1 MB and ≤ 1.5× at 10 MB (p50), the hash of the stored bytes and the shape of the handed-on round still checked',
+    measured: judged.map((r) => `${r.label} ${x(r.ratioP50)} (p99 ${x(r.ratioP99)})`).join('; '),
+    met: judged.length > 0 ? missed.length === 0 : undefined,
+    note: missed.length === 0 ? undefined : storeNote(rows, missed),
   });
   return [
     '## 2. Resume through the store (embedded DynamoDB-compatible server)',
     '',
-    'Handback = `store.resume()` on dynalite (in a separate process, so its CPU is not charged to the contestants), openai-chat transcripts. Floor = the raw calls that carry the same bytes with the low-level client: the strongly consistent Query for the pause item and its chunks (every page), then one conditional UpdateItem carrying the answer. Each sample resumes one of two twin pauses with each, in alternating order.',
+    "Handback = `store.resume()` on dynalite (in a separate process, so its CPU is not charged to the contestants), openai-chat transcripts, as the handlers call it: the continuation's messages come back as the stored JSON text up to the paused round plus the rebuilt round, and are parsed only if a caller reads them (the handlers write the text into the HTTP body and the hand-off pointer as it is, byte for byte what parsing and writing it again would give: `test/checkpoints/continuation-json.test.ts`). Still checked on every resume: the chunks' count and length, the sha256 of the stored bytes, the inflated length, and the paused round — parsed, every message of the format's shape, the round at its head where the pause item says. Floor = the raw calls that carry the same bytes with the low-level client: one strongly consistent BatchGetItem of the pause item and its parts (repeated for the keys dynalite leaves unprocessed past about 1.4 MB, as Handback's read is), then one conditional UpdateItem carrying the answer. Each sample resumes one of two twin pauses with each, in alternating order.",
     '',
     provenance(part),
     '',
@@ -174,6 +184,7 @@ function storeSection(part: Part<StoreRow[]> | undefined, verdicts: Verdict[]): 
         'p50 ratio',
         'p99 ratio',
         'paired ratio (median)',
+        'target (p50)',
       ],
       rows.map((r) => [
         `${r.label} (${kb(r.jsonBytes)})`,
@@ -186,25 +197,28 @@ function storeSection(part: Part<StoreRow[]> | undefined, verdicts: Verdict[]): 
         x(r.ratioP50),
         x(r.ratioP99),
         x(r.pairedRatio),
+        STORE_TARGETS[r.label] === undefined ? '–' : `≤ ×${STORE_TARGETS[r.label]}`,
       ]),
     ),
     '',
     'With few samples (10 MB) the p99 is the largest sample.',
     '',
-    "Where Handback's extra time goes — the CPU steps of a resume timed alone on the same transcripts (medians):",
+    'Where Handback\'s extra time goes — the CPU steps of a resume timed alone on the same transcripts (medians); "decode, whole" is the same checks with the whole transcript parsed, as resumes did before they parsed the round alone:',
     '',
     table(
       [
         'transcript',
-        'decode (sha256 + brotli + JSON.parse)',
+        'decode (sha256 + inflate + parse of the round)',
+        'decode, whole (parse of everything)',
         'rebuildTranscript',
-        'continuation hash (sha256 of the rebuilt tail)',
+        'continuation hash (sha256 of the rebuilt round)',
         'sum',
         'Handback p50 − floor p50',
       ],
       rows.map((r) => [
         r.label,
         us(r.breakdown?.decodeUs),
+        us(r.breakdown?.decodeWholeUs),
         us(r.breakdown?.rebuildUs),
         us(r.breakdown?.continuationHashUs),
         us((r.breakdown?.decodeUs ?? 0) + (r.breakdown?.rebuildUs ?? 0) + (r.breakdown?.continuationHashUs ?? 0)),
@@ -218,42 +232,55 @@ function storeSection(part: Part<StoreRow[]> | undefined, verdicts: Verdict[]): 
 function costSection(part: Part<CostResult> | undefined, verdicts: Verdict[]): string {
   if (!part) return '## 3. DynamoDB cost\n\nNot measured yet: `npm run bench -- cost`.\n';
   const { rows, peers, capacityReported, errors } = part.result;
-  const oneEach = rows.every((r) => r.resume.readRequests === 1 && r.resume.writeRequests === 1);
+  const oneRead = rows.every((r) => r.resume.awsReadRequests === 1 && r.resume.writeRequests === 1);
+  const noTransactions = rows.every((r) => (r.transactions ?? 0) === 0);
   const wcus = rows.map((r) => r.resume.reportedWriteUnits ?? r.resume.writeUnits);
+  const oneWcu = wcus.every((w) => w === 1);
   const flatWrites = wcus.every((w) => w === wcus[0]);
-  const worstStored = [...rows].sort((a, b) => b.storedRatio - a.storedRatio)[0];
-  const multiPage = rows.filter((r) => r.resume.readRequests > 1);
+  // The incompressible row is there for the one-read promise; the storage target is about transcripts as agents write them.
+  const from100k = rows.filter((r) => r.jsonBytes >= 100 * 1000 && !r.label.includes('random'));
+  const worstStored = [...from100k].sort((a, b) => b.storedRatio - a.storedRatio)[0];
+  const dynaliteMore = rows.filter((r) => r.resume.readRequests > r.resume.awsReadRequests);
   verdicts.push({
-    target: 'Exactly one read request and one write request per resume',
-    measured: rows.map((r) => `${r.label}: ${r.resume.readRequests} + ${r.resume.writeRequests}`).join('; '),
-    met: rows.length > 0 ? oneEach : undefined,
-    note: oneEach
+    target:
+      'One read request per resume at every size up to 16 MB, one conditional write, no transactions (on DynamoDB; dynalite shown beside)',
+    measured:
+      rows
+        .map(
+          (r) =>
+            `${r.label}: ${r.resume.awsReadRequests} + ${r.resume.writeRequests}${r.resume.readRequests !== r.resume.awsReadRequests ? ` (dynalite ${r.resume.readRequests} + ${r.resume.writeRequests})` : ''}`,
+        )
+        .join('; ') + (noTransactions ? '; no transactions' : '; **a transaction**'),
+    met: rows.length > 0 ? oneRead && noTransactions : undefined,
+    note: oneRead
       ? undefined
-      : `Missed at ${multiPage.map((r) => r.label).join(', ')}: a Query returns at most 1 MB per page, so a pause whose compressed chunks pass 1 MB needs ${multiPage.map((r) => r.resume.readRequests).join('/')} pages. It is still one logical read of one key range, with the same read units, and the floor pays the same pages (${multiPage.map((r) => r.floorRequests - 1).join('/')}). What would close it: one \`BatchGetItem\` (up to 16 MB and 100 keys in one request, \`ConsistentRead\` per table) of the pause item and every chunk key — which needs the chunk keys to be known before the pause item is read, e.g. the chunk count and the attempt carried in the interruptId; or keeping a pause's stored bytes under 1 MB (the 10 MB transcript compresses to about 2 MB here).`,
+      : 'A resume reads the pause item and its parts with one BatchGetItem of keys known from the interruptId (sequence, token, part count); DynamoDB answers up to 16 MB and 100 keys in one response, so a read needs more than one request only past that.',
   });
   verdicts.push({
-    target: 'Write units per resume do not grow with the transcript',
-    measured: `${wcus.join(', ')} WCU for ${rows.map((r) => r.label).join(', ')}`,
-    met: rows.length > 0 ? flatWrites : undefined,
-    note: flatWrites
+    target: '1 WCU per resume (not growing with the transcript)',
+    measured: `${wcus.join(', ')} WCU for ${rows.map((r) => r.label).join(', ')}${capacityReported ? ' (as the server reported them)' : ''}`,
+    met: rows.length > 0 ? oneWcu : undefined,
+    note: oneWcu
       ? undefined
-      : 'The claim is an UpdateItem of the pause item, charged on the larger of its size before and after; a pause item that holds transcript bytes inline would make it grow.',
+      : `Missed by one unit, and flat${flatWrites ? '' : ' (not flat!)'}: the resume is one UpdateItem of the pause item, charged on the larger of its size before and after, one WCU per started KB; the transcript is never in it. Since part two the pause item carries the asks (ids, names, the model's arguments, prompts, schemas), the turn context shown to the person (the last user text and the assistant's text, up to LIMITS.contextChars), the listing and due-index keys and the idempotency hash — about 0.85 KB for these one-ask transcripts before the resume — and the resume adds the recorded decision (with its sha256 and time), the continuation id, its sha256 and the closing time, which takes the item past 1 KB. What would close it: keep the pause item under 1 KB after a closing — e.g. move the turn context and the asks' arguments into the first transcript part (read with it in the same BatchGetItem), or store the decision without its own hash and time where a single ask makes them redundant with the closing's. A pause with a long prompt, arguments or schema passes 1 KB whatever is done; the promise that holds is that a resume's write units do not grow with the transcript.`,
   });
   verdicts.push({
-    target: 'Stored bytes ≤ 0.5× the transcript JSON',
+    target: 'Stored bytes ≤ 0.25× the transcript JSON from 100 KB up',
     measured: worstStored ? `worst ${worstStored.storedRatio.toFixed(3)}× (${worstStored.label})` : '–',
-    met: worstStored ? worstStored.storedRatio <= 0.5 : undefined,
+    met: worstStored ? worstStored.storedRatio <= 0.25 : undefined,
     note:
-      worstStored && worstStored.storedRatio > 0.5
-        ? "Small transcripts carry the pause item's fixed fields (keys, ids, hashes, the answered call, TTL, listing keys) — a few hundred bytes that no compression removes; the target is met from ~100 KB up."
+      worstStored && worstStored.storedRatio > 0.25
+        ? 'Text that compresses poorly (random base64, already-compressed tool results) stays near 0.75× after brotli; the target holds for transcripts of prose, code and JSON.'
         : undefined,
   });
   return [
     '## 3. DynamoDB cost per resume and bytes stored per pause',
     '',
     capacityReported
-      ? "Units as the embedded server reported them (`ReturnConsumedCapacity: TOTAL`, added to every call by a recorder on the client's middleware) and, beside them, computed from the recorded item sizes by DynamoDB's documented rules (strongly consistent Query: one RCU per 4 KB of all items returned, rounded up; write: one WCU per 1 KB of the larger of the item before and after). They agree: dynalite implements the same rules."
-      : "dynalite did not report consumed capacity here, so the units are computed from the recorded item sizes by DynamoDB's documented rules (strongly consistent Query: one RCU per 4 KB of all items returned, rounded up; write: one WCU per 1 KB of the larger of the item before and after).",
+      ? "Units as the embedded server reported them (`ReturnConsumedCapacity: TOTAL`, added to every call by a recorder on the client's middleware) and, beside them, computed from the recorded item sizes by DynamoDB's documented rules (strongly consistent BatchGetItem: one RCU per 4 KB of each item, rounded up item by item; write: one WCU per 1 KB of the larger of the item before and after)."
+      : "dynalite did not report consumed capacity here, so the units are computed from the recorded item sizes by DynamoDB's documented rules (strongly consistent BatchGetItem: one RCU per 4 KB of each item, rounded up item by item; write: one WCU per 1 KB of the larger of the item before and after).",
+    '',
+    `Read requests on DynamoDB: one BatchGetItem answers up to 16 MB and 100 keys; dynalite answers at most about 1.4 MB of one, leaving the other keys unprocessed, so it takes more requests for the same read${dynaliteMore.length > 0 ? ` (here at ${dynaliteMore.map((r) => r.label).join(', ')})` : ''}. The last row is the worst case of the one-read promise: a transcript just under the 16 MB limit whose text does not compress (random base64).`,
     '',
     provenance(part),
     '',
@@ -265,10 +292,12 @@ function costSection(part: Part<CostResult> | undefined, verdicts: Verdict[]): s
         'bytes stored',
         'stored / JSON',
         'pause WCU',
-        'resume requests (read + write)',
+        'resume requests on DynamoDB (read + write)',
+        'on dynalite',
         'resume RCU (reported / computed)',
         'resume WCU (reported / computed)',
-        'floor requests',
+        'transactions',
+        'floor requests (dynalite)',
       ],
       rows.map((r) => [
         r.label,
@@ -277,9 +306,11 @@ function costSection(part: Part<CostResult> | undefined, verdicts: Verdict[]): s
         kb(r.storedBytes),
         `${r.storedRatio.toFixed(3)}×`,
         String(r.pauseWriteUnits),
+        `${r.resume.awsReadRequests} + ${r.resume.writeRequests}`,
         `${r.resume.readRequests} + ${r.resume.writeRequests}`,
         `${r.resume.reportedReadUnits ?? '–'} / ${r.resume.readUnits}`,
         `${r.resume.reportedWriteUnits ?? '–'} / ${r.resume.writeUnits}`,
+        String(r.transactions ?? 0),
         String(r.floorRequests),
       ]),
     ),
@@ -307,54 +338,65 @@ function costSection(part: Part<CostResult> | undefined, verdicts: Verdict[]): s
 
 function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Verdict[]): string {
   if (!part) return '## 4. Cold start\n\nNot measured yet: `npm run bench -- coldstart`.\n';
-  const { rows, esbuild, bannerDrift } = part.result;
-  const floor = rows.find((r) => r.kind === 'floor');
+  const { rows, esbuild, bannerDrift, targets, deployedNodeFlags, beforeRev } = part.result;
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const floorOf = (r?: ColdStartRow) => (r === undefined ? undefined : byName.get(r.floor ?? 'dynamodb + sqs (floor)'));
+  const oldFloor = rows.find((r) => r.kind === 'old-floor');
   const handlers = rows.filter((r) => r.kind === 'handler' && !r.error);
-  const worstGzip = [...handlers].sort((a, b) => b.gzipBytes - a.gzipBytes)[0];
-  const worstImport = [...handlers].sort((a, b) => b.importMs - a.importMs)[0];
-  const gz = (r?: ColdStartRow) => (r && floor ? r.gzipBytes / floor.gzipBytes : Number.NaN);
-  const im = (r?: ColdStartRow) => (r && floor ? r.importMs / floor.importMs : Number.NaN);
-  const extra = (() => {
-    if (!floor || !worstGzip) return '';
+  const gz = (r?: ColdStartRow, f?: ColdStartRow) => (r && f ? r.gzipBytes / f.gzipBytes : Number.NaN);
+  const im = (r?: ColdStartRow, f?: ColdStartRow) => (r && f ? r.importMs / f.importMs : Number.NaN);
+  const worstGzip = [...handlers].sort((a, b) => gz(b, floorOf(b)) - gz(a, floorOf(a)))[0];
+  const worstImport = [...handlers].sort((a, b) => im(b, floorOf(b)) - im(a, floorOf(a)))[0];
+  const overGzip = handlers.filter((r) => gz(r, floorOf(r)) > 1.25);
+  const overImport = handlers.filter((r) => im(r, floorOf(r)) > 1.2);
+  const extra = (r: ColdStartRow | undefined) => {
+    const floor = r ? floorOf(r) : undefined;
+    if (!floor || !r) return '';
     const floorPkgs = new Map(floor.byPackage.map((p) => [p.name, p.bytes]));
-    return worstGzip.byPackage
+    return r.byPackage
       .map((p) => ({ name: p.name, extra: p.bytes - (floorPkgs.get(p.name) ?? 0) }))
       .filter((p) => p.extra > 4096)
-      .slice(0, 10)
+      .slice(0, 12)
       .map((p) => `${p.name} +${kb(p.extra)}`)
       .join(', ');
-  })();
+  };
+  const flags = deployedNodeFlags.length === 0 ? 'no NODE_OPTIONS' : `NODE_OPTIONS ${deployedNodeFlags.join(' ')}`;
   verdicts.push({
-    target: 'Every handler bundle ≤ 1.2× the DynamoDB-only bundle in gzip bytes',
+    target:
+      "Every function bundle ≤ 1.25× the floor (DynamoDB document client + the hand-off target's client) in gzip bytes",
     measured: worstGzip
-      ? `worst ${x(gz(worstGzip))} (${worstGzip.name}: ${kb(worstGzip.gzipBytes)} vs ${kb(floor?.gzipBytes ?? 0)})`
+      ? `worst ${x(gz(worstGzip, floorOf(worstGzip)))} (${worstGzip.name}: ${kb(worstGzip.gzipBytes)} vs ${kb(floorOf(worstGzip)?.gzipBytes ?? 0)}); over: ${overGzip.map((r) => `${r.name} ${x(gz(r, floorOf(r)))}`).join(', ') || 'none'}; against the old DynamoDB-only floor: worst ${x(gz(worstGzip, oldFloor))}`
       : '–',
-    met: worstGzip ? gz(worstGzip) <= 1.2 : undefined,
+    met: handlers.length > 0 ? overGzip.length === 0 : undefined,
     note:
-      worstGzip && gz(worstGzip) > 1.2
-        ? `Missed by ${((gz(worstGzip) / 1.2 - 1) * 100).toFixed(0)} %. What the handler adds over the floor (minified bytes by package): ${extra}. The four handlers are within a few KB of each other because each imports \`runtime.ts\` and the whole resume path. What stays over the floor: every hand-off client is in every bundle (the target is chosen by configuration at run time, so esbuild cannot drop the others; only the configured one is loaded at init, by a dynamic \`import()\`), ajv (+ fast-uri) for answer schemas (its instance is built on first use), the format modules with their \`zod/mini\` shape checks, and Powertools logger and metrics. What would close more of it: build each function for its configured hand-off target (an esbuild \`define\` of the target at synth, so the other clients are dead code), keep the SFN client out of functions that never meet a task token, and give the resume-only handlers (Step Functions, SQS, EventBridge) an entry that does not import the pause path's shape checks. The floor is a bundle that only imports the DynamoDB document client: any handler that also validates, rebuilds and hands off will carry some bytes beyond it, so 1.2× is a stretch target for these handlers.`
-        : undefined,
+      overGzip.length === 0
+        ? undefined
+        : `Missed by ${((gz(worstGzip, floorOf(worstGzip)) / 1.25 - 1) * 100).toFixed(0)} % at the worst. What \`${worstGzip?.name}\` carries beyond its floor (minified bytes by package): ${extra(worstGzip)}. What stays and why: (1) the JSON Schema checks of answers and edited arguments — ajv (+ fast-uri) and re2js, the linear-time regular expressions of \`pattern\` — in every function that takes a person's decision (the API and the three resume triggers; the sweep and the lifecycle stream leave them out): about 85 KB of the gzip, re2js alone 45 KB; (2) X-Ray tracing: Powertools Tracer is a thin layer over aws-xray-sdk-core, which brings semver and cls-hooked (about 33 KB gzip; kept, tracing is asked for by another issue); (3) the Step Functions client for pauses with a task token (about 3 KB gzip over the floor: it shares the JSON protocol code with DynamoDB's); (4) the resume code itself: the seven formats with their zod/mini shapes, the rules, the codec (about 30 KB gzip), and Powertools logger and metrics with middy (about 8 KB). What would close more: a JSON Schema validator and a linear regular-expression engine much smaller than ajv + re2js that keep the same guarantees (a pause-time analysis of the schema, a meter in every check, RE2 semantics for \`pattern\`) — not evaluated in this change: \`json-schema.ts\` is built on ajv's compiler (its metering keywords, its error objects), so a swap is a rewrite to be measured on bytes, cold import and the official JSON-Schema-Test-Suite cases of the keywords Handback documents; tracing through Lambda's own X-Ray segment without SDK subsegments (loses the per-call traces the tracing issue asked for); formats loaded per pause's format. Against the DynamoDB-only floor the ratios are the "old floor" column.`,
   });
   verdicts.push({
-    target: 'Every handler ≤ 1.15× the DynamoDB-only bundle in cold import time',
+    target: `Every function ≤ 1.2× the floor in cold import time (as deployed: ${flags})`,
     measured: worstImport
-      ? `worst ${x(im(worstImport))} (${worstImport.name}: ${worstImport.importMs.toFixed(0)} ms vs ${floor?.importMs.toFixed(0)} ms)`
+      ? `worst ${x(im(worstImport, floorOf(worstImport)))} (${worstImport.name}: ${worstImport.importMs.toFixed(0)} ms vs ${floorOf(worstImport)?.importMs.toFixed(0)} ms); over: ${overImport.map((r) => `${r.name} ${x(im(r, floorOf(r)))}`).join(', ') || 'none'}; against the old floor: worst ${x(im(worstImport, oldFloor))}`
       : '–',
-    met: worstImport ? im(worstImport) <= 1.15 : undefined,
+    met: handlers.length > 0 ? overImport.length === 0 : undefined,
     note:
-      worstImport && im(worstImport) > 1.15
-        ? "Import time follows the bytes V8 has to parse and the work done at module scope (the formats' shape checks built at import, the AWS clients constructed at init): the changes above close most of it. The stack also sets `--enable-source-maps`, with which Node reads and parses the bundle's .map file at load — compare the 'import' and 'import plain' columns; uploading the maps for offline symbolication instead would drop that cost."
-        : undefined,
+      overImport.length === 0
+        ? undefined
+        : `Missed by ${((im(worstImport, floorOf(worstImport)) / 1.2 - 1) * 100).toFixed(0)} % at the worst. Import time follows the bytes V8 parses and what runs at module scope: the JSON Schema and pause-check modules are loaded on first use (a dynamic \`import()\`, evaluated only when an ask has a schema or a pause is recorded), but their bytes are still parsed; the formats' zod shapes are built at import; the tracer patches the AWS clients at init. The stack no longer sets \`--enable-source-maps\`: the "with maps" column shows what it cost. What would close more is what would close the bytes above.`,
   });
+  const before = rows.filter((r) => r.kind === 'before');
+  const after = (name: string) => byName.get(name.replace(/ \(before\)$/, ''));
   return [
     '## 4. Cold start',
     '',
-    `Each bundle built exactly as the stack builds it (bench/bundle.ts: ${Object.entries(esbuild)
+    `Each bundle built exactly as the stack builds it (bench/bundle.ts, its options imported from infra/: ${Object.entries(
+      esbuild,
+    )
       .filter(([k]) => k !== 'banner' && k !== 'logLevel')
       .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
       .join(
         ', ',
-      )}, the createRequire banner). Import = \`performance.now()\` around \`await import(bundle)\` in a fresh \`node\` process, with \`--enable-source-maps\` as the stack sets it ("plain" without); ready = process start to module loaded. Medians; every round imports every bundle once in rotating order.${bannerDrift ? ` **Banner drift: ${bannerDrift}.**` : ''}`,
+      )}, the createRequire banner, and for the resume functions the \`define\` of the hand-off target they are bundled for, SQS by default). The floor: a bundle that imports the DynamoDB document client and the hand-off target's client (SQS), the least a function that reads, writes and hands off can carry; the lifecycle stream, whose only client is EventBridge's, is held to the DynamoDB + EventBridge bundle. The old floor: the DynamoDB document client alone. Import = \`performance.now()\` around \`await import(bundle)\` in a fresh \`node\` process, as deployed (${flags}), and with \`--enable-source-maps\` ("with maps", what the stack used to set: Node then reads and parses the bundle's map at load); ready = process start to module loaded. Medians; every round imports every bundle once in rotating order. Measured on Node ${part.machine.node}; the functions run Node.js 24.${bannerDrift ? ` **Banner drift: ${bannerDrift}.**` : ''}`,
     '',
     provenance(part),
     '',
@@ -364,36 +406,78 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
         'raw',
         'gzip',
         'gzip / floor',
+        'gzip / old floor',
         'import (as deployed)',
         'import / floor',
+        'import / old floor',
         'import p90',
-        'import plain',
+        'import with maps',
         'ready',
         'samples',
       ],
-      rows.map((r) => [
-        r.error ? `${r.name} (failed: ${r.error.slice(0, 120)})` : r.name,
-        kb(r.bytes),
-        kb(r.gzipBytes),
-        x(gz(r)),
-        `${r.importMs.toFixed(1)} ms`,
-        x(im(r)),
-        `${r.importP90Ms.toFixed(1)} ms`,
-        `${r.importPlainMs.toFixed(1)} ms`,
-        `${r.readyMs.toFixed(1)} ms`,
-        String(r.samples),
+      rows
+        .filter((r) => r.kind !== 'before')
+        .map((r) => [
+          r.error ? `${r.name} (failed: ${r.error.slice(0, 120)})` : r.name,
+          kb(r.bytes),
+          kb(r.gzipBytes),
+          x(gz(r, floorOf(r))),
+          x(gz(r, oldFloor)),
+          `${r.importMs.toFixed(1)} ms`,
+          x(im(r, floorOf(r))),
+          x(im(r, oldFloor)),
+          `${r.importP90Ms.toFixed(1)} ms`,
+          `${r.importMapsMs.toFixed(1)} ms`,
+          `${r.readyMs.toFixed(1)} ms`,
+          String(r.samples),
+        ]),
+    ),
+    '',
+    `Before and after, in the same rounds: the six functions as they were at \`${beforeRev}\` (every hand-off client in every bundle, the inbox page in the API's, the pause and schema checks in all six, imported with \`--enable-source-maps\` as they were deployed then) against the same functions now.`,
+    '',
+    table(
+      [
+        'function',
+        'gzip before',
+        'gzip now',
+        'gzip / floor before → now',
+        'import before',
+        'import now',
+        'import / floor before → now',
+      ],
+      before.map((r) => {
+        const now = after(r.name);
+        const floor = byName.get('dynamodb + sqs (floor)');
+        const nowFloor = now ? floorOf(now) : floor;
+        return [
+          r.name.replace(/ \(before\)$/, ''),
+          kb(r.gzipBytes),
+          now ? kb(now.gzipBytes) : '–',
+          `${x(gz(r, floor))} → ${x(gz(now, nowFloor))}`,
+          `${r.importMs.toFixed(1)} ms`,
+          now ? `${now.importMs.toFixed(1)} ms` : '–',
+          `${x(im(r, floor))} → ${x(im(now, nowFloor))}`,
+        ];
+      }),
+    ),
+    '',
+    'By hand-off target, weight only: each function bundled for one target against the floor of that target (`none`: the DynamoDB document client alone).',
+    '',
+    table(
+      ['function', 'hand-off target', 'gzip', 'its floor', 'gzip / its floor', 'gzip / old floor'],
+      (targets ?? []).map((t) => [
+        t.bundle,
+        t.target,
+        kb(t.gzipBytes),
+        kb(t.floorGzipBytes),
+        x(t.gzipBytes / t.floorGzipBytes),
+        x(t.gzipBytes / t.oldFloorGzipBytes),
       ]),
     ),
     '',
-    floor
-      ? `Largest packages in the floor: ${floor.byPackage
-          .slice(0, 6)
-          .map((p) => `${p.name} ${kb(p.bytes)}`)
-          .join(', ')}.`
-      : '',
     worstGzip
       ? `Largest packages in \`${worstGzip.name}\`: ${worstGzip.byPackage
-          .slice(0, 10)
+          .slice(0, 12)
           .map((p) => `${p.name} ${kb(p.bytes)}`)
           .join(', ')}.`
       : '',
@@ -535,6 +619,120 @@ function scaleSection(part: Part<ScaleResult> | undefined, verdicts: Verdict[]):
   ].join('\n');
 }
 
+/**
+ * What changed since the last published run, and what each change bought, from this run's own numbers where it
+ * measured them (the before-and-after bundles, the store's decode with and without the whole parse).
+ */
+function changesSection(g: Results['groups']): string {
+  const cold = g.coldstart?.result;
+  const row = (name: string) => cold?.rows.find((r) => r.name === name);
+  const pair = (name: string) => {
+    const before = row(`${name} (before)`);
+    const now = row(name);
+    return before && now
+      ? `${name} ${kb(before.gzipBytes)} → ${kb(now.gzipBytes)} gzip, ${before.importMs.toFixed(0)} → ${now.importMs.toFixed(0)} ms import`
+      : `${name}: not measured`;
+  };
+  const target = (bundle: string, t: string) => cold?.targets?.find((r) => r.bundle === bundle && r.target === t);
+  const sqsFor = (t: string) => {
+    const r = target('sqs', t);
+    return r ? `${t} ${kb(r.gzipBytes)}` : `${t} –`;
+  };
+  const maps = row('sqs');
+  const store = g.store?.result ?? [];
+  const big = store.at(-1);
+  return [
+    '## What changed since the last published run, and what each change bought',
+    '',
+    `Commands: \`npm run bench -- coldstart\` measures every bundle row below in one run, the functions as they were at \`${cold?.beforeRev ?? '53081f1'}\` beside them; \`npm run bench -- store\` and \`cost\` the resume; \`npm run bench -- expiry\` the sweep.`,
+    '',
+    `- **Each resume function bundled for its hand-off target** (\`HandbackFunctionProps.handoffTarget\` → an esbuild \`define\` of \`process.env.HANDBACK_BUNDLED_HANDOFF_TARGET\` at synthesis; the other targets' clients are dead code; a function whose \`HANDOFF_TARGET\` says otherwise fails at cold start, naming both). The clients are imported statically: an \`import()\` kept every command of a client package in the bundle (+9.4 KB gzip for Step Functions alone). The SQS trigger by target: ${['sqs', 'eventbridge', 'lambda', 'none'].map(sqsFor).join(', ')}.`,
+    `- **The inbox page on a function of its own** (\`functions/handlers/inbox.ts\`, routes \`GET /inbox\` and \`GET /inbox/{file}\` in infra/http-api.ts, the same headers and gzip; \`npm start\` still serves it from its one handler): the page's files (about 250 KB, its validator included) left the API bundle. ${pair('api')}.`,
+    `- **Checks injected per entry point** (\`CheckpointChecks\`: the pause checks and the answers' JSON Schema checks, each a module loaded on first use): the sweep takes neither and leaves ajv, re2js and the pause checks out of its bundle; the resume-only triggers take only the schema checks; the API both. The lifecycle stream no longer wires a store or a hand-off (only EventBridge and the link key). ${pair('sweeper')}; ${pair('lifecycle-events')}; ${pair('sqs')}; ${pair('step-functions')}; ${pair('eventbridge')}.`,
+    `- **No \`--enable-source-maps\`**: the maps still ship beside each bundle for symbolicating a trace offline, but Node no longer parses them at every cold start: the SQS trigger imports in ${maps ? `${maps.importMs.toFixed(0)} ms, against ${maps.importMapsMs.toFixed(0)} ms with maps` : '–'} (the "with maps" column above, every function).`,
+    '- **The tracer without `captureHTTPsRequests`**: it captures the AWS clients it is given and no longer patches `http`/`https` at init (the same X-Ray subsegments: every call here is an SDK call). Its weight, aws-xray-sdk-core with semver and cls-hooked (about 33 KB gzip), stays: tracing was asked for by another issue.',
+    `- **A resume parses only the paused round**: the pause records where the round starts in the JSON text (\`roundIndex\`, \`roundOffset\` on the pause item); a resume checks the stored bytes as before (part count and length, sha256, inflated length), parses the round alone, checks its shape, rebuilds it, and hands the stored text before it on unparsed: the HTTP body and the hand-off pointer splice it in byte for byte (a 10 MB transcript is no longer parsed to learn it does not fit a 256 KB pointer, nor serialized again). ${big?.breakdown ? `Decode at ${big.label}: ${us(big.breakdown.decodeWholeUs)} with the whole parse, ${us(big.breakdown.decodeUs)} now.` : ''} Pause items written before keep working (the whole text is parsed for them).`,
+    '- **zlib inflates a large checkpoint in one output chunk** (its default 16 KB chunks made some 640 hops to the thread pool for 10 MB: 86 ms against 27 ms), and transcripts up to 1 MB are inflated inline (about 2 ms) instead of through the thread pool.',
+    "- **Measured and not changed**: the BatchGetItem read of the pause item and its parts was already one request on DynamoDB (the cost table now counts DynamoDB's requests and dynalite's apart, and records BatchGetItem answers, which it missed before); the expiry sweep (section 7).",
+    '',
+  ].join('\n');
+}
+
+function expirySection(part: Part<ExpiryResult> | undefined): string {
+  if (!part) return '## 7. Expiry that acts\n\nNot measured yet: `npm run bench -- expiry`.\n';
+  const r = part.result;
+  const ms = (v: number) => `${v.toFixed(0)} ms`;
+  const usd = (v: number) => (v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`);
+  return [
+    '## 7. Expiry that acts: the lag, and what the mechanism costs',
+    '',
+    `Lag from a pause's \`expiresAt\` to its closing, through the local service as \`npm start\` runs it (\`startLocalService\`, its sweep every ${r.sweepEveryMs / 1000} s): ${r.pauses} pauses with \`expiresInSeconds: 1\` and \`onExpiry: "reject"\`, made one after another over one sweep period; lag = the continuation's \`resumedAt\` (when the closing committed) − \`expiresAt\`, and the hand-off's delivery beside it.${r.unclosed > 0 ? ` **${r.unclosed} pauses were not closed within 30 s.**` : ''}`,
+    '',
+    provenance(part),
+    '',
+    table(
+      ['lag to', 'p50', 'p95', 'max'],
+      [
+        ['the closing committed (`resumedAt`)', ms(r.lag.p50), ms(r.lag.p95), ms(r.lag.max)],
+        ['the hand-off delivered', ms(r.handoffLag.p50), ms(r.handoffLag.p95), ms(r.handoffLag.max)],
+      ],
+    ),
+    '',
+    `Locally the lag is the wait for the next tick (uniform over the sweep's second) plus the sweep's own work. On AWS the sweep is a scheduled EventBridge rule, \`rate(1 minute)\` (infra/sweep-schedule.ts), so the wait for the next tick is up to a minute, and the tick itself is not exact: "the minimum precision for a schedule is one minute. Your scheduled rule runs within that minute, but not on the precise 0th second", and "there can be a delay of several seconds between the time the scheduled rule is triggered and the time the target service runs the target resource" (Amazon EventBridge User Guide, "Creating an Amazon EventBridge rule that runs on a schedule", https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-create-rule-schedule.html). The documented bound is therefore about 60 s + a few seconds + the sweep's run (a sweep takes batches of 100 until fewer are due, within its one-minute timeout): ${ms(r.idleSweepMs)} with nothing due and about ${ms(r.closeMsPerPause)} per pause it closes here, so some 3,000 pauses due in the same minute fit one sweep. That is inside CONTRACT §10's two minutes; a pause left over waits for the next tick.`,
+    '',
+    '### Cost per million pauses: the sweep against EventBridge Scheduler one-time schedules',
+    '',
+    `Public prices (us-east-1), as read for this report: ${Object.values(PRICES)
+      .map((price) => price.source)
+      .join('; ')}.`,
+    '',
+    `Assumptions: ${r.cost.assumptions.join('; ')}.`,
+    '',
+    table(
+      ['Lambda memory', 'sweep: fixed per month (43,200 ticks, idle index reads)'],
+      r.cost.sweepFixedPerMonth.map((f) => [`${f.memoryMb} MB`, usd(f.usd)]),
+    ),
+    '',
+    table(
+      ['mechanism', 'Lambda memory', 'per million pauses, none expiring', 'per million pauses, all expiring'],
+      r.cost.perMillion.map((row) => [row.mechanism, `${row.memoryMb} MB`, usd(row.noneExpire), usd(row.allExpire)]),
+    ),
+    '',
+    "Read: the sweep costs a few cents a month whatever the traffic, plus the due index's two write units per pause (about $1.25 per million pauses) and, for each pause that does expire, the same reads and write a closing needs under either mechanism. Scheduler has no fixed cost and no index, but charges each fired schedule (after its 14 million free a month), needs a CreateSchedule on the pause path and a DeleteSchedule on every decision (two more AWS calls in the requests a person waits on, and an IAM role for the scheduler to assume), and a pause with a reminder needs two schedules. At these prices the two are within a few dollars per million pauses of each other; the sweep was kept because it is already built, adds no call to the pause and decide paths, and its bound (one minute + seconds) is inside the contract's two minutes.",
+    '',
+  ].join('\n');
+}
+
+function validatorsSection(part: Part<ValidatorsResult> | undefined): string {
+  if (!part) return '## 8. The JSON Schema validator\n\nNot measured yet: `npm run bench -- validators`.\n';
+  const { rows, suiteCommit, files } = part.result;
+  const total = (r: ValidatorsResult['rows'][number]) => r.passed + r.failed + r.refused;
+  return [
+    '## 8. The JSON Schema validator: bytes, cold import, and the official test suite',
+    '',
+    `Each validator bundled alone as the functions are (minified ESM, gzip -9), imported in a fresh \`node\` (median), and run on the JSON-Schema-Test-Suite's draft 2020-12 tests of the keywords Handback documents (commit \`${suiteCommit.slice(0, 12)}\`, files: ${files.join(', ')}). "Refused": the validator would not take the schema (for Handback: refused at pause time by its analysis — a remote or unresolvable \`$ref\`, an embedded \`$id\` resource, a recursion that never goes into the answer); a refused schema never reaches a resume.`,
+    '',
+    provenance(part),
+    '',
+    table(
+      ['validator', 'raw', 'gzip', 'import', 'suite: right', 'wrong', 'refused', 'first wrong answers'],
+      rows.map((r) => [
+        r.name,
+        kb(r.bytes),
+        kb(r.gzipBytes),
+        `${r.importMs.toFixed(1)} ms`,
+        total(r) === 0 ? '–' : `${r.passed} / ${total(r)}`,
+        String(r.failed),
+        String(r.refused),
+        r.failures.slice(0, 3).join('; ') || '–',
+      ]),
+    ),
+    '',
+    "A lighter validator is only half of Handback's weight here: `pattern` must run on a linear-time engine (re2js, the last row), whichever validator checks the rest, and the pause-time analysis and the meter that bound every check (json-schema.ts) are built on ajv's compiler. Swapping ajv for another validator means rebuilding those on it, and the swap only pays if that validator answers the suite as ajv does; the table is where to start.",
+    '',
+  ].join('\n');
+}
+
 function chart(results: Results): string {
   const peers = results.groups.peers?.result.transcripts ?? [];
   const palette: Record<string, string> = {
@@ -583,6 +781,8 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     coldStartSection(g.coldstart, verdicts),
     peersSection(g.peers, benchDir),
     scaleSection(g.scale, verdicts),
+    expirySection(g.expiry),
+    validatorsSection(g.validators),
   ];
   const quick = Object.values(g).some((part) => part?.quick);
   const doc = [
@@ -593,7 +793,7 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     quick
       ? '> **Some groups below come from `--quick` smoke runs on a shared, loaded machine: their numbers show the harness works, not what Handback costs. Run `npm run bench -- --write` on a quiet machine for the real figures.**\n'
       : '',
-    'Run everything: `npm run bench` (about 7 minutes on this 2-core machine: 6.5 minutes measured, peers already installed). One group: `npm run bench -- rehydrate|store|cost|coldstart|peers|scale`. Smoke run: add `--quick`. Without `--write` the results and report go to bench/out/ (not committed); `--write` replaces this report and bench/results/. The peers install on first use with `npm ci --prefix bench/peers`.',
+    `Run everything: \`npm run bench\` (about ${Math.ceil(Object.values(g).reduce((sum, part) => sum + (part?.seconds ?? 0), 0) / 60)} minutes measured on this 2-core machine, peers already installed). One group: \`npm run bench -- rehydrate|store|cost|coldstart|peers|scale|expiry\`. Smoke run: add \`--quick\`. Without \`--write\` the results and report go to bench/out/ (not committed); \`--write\` replaces this report and bench/results/. The peers install on first use with \`npm ci --prefix bench/peers\`.`,
     '',
     '## Targets',
     '',
@@ -605,6 +805,7 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     ),
     '',
     ...verdicts.filter((v) => v.met === false && v.note).flatMap((v) => [`**${v.target} — missed.** ${v.note}`, '']),
+    changesSection(g),
     ...sections,
     `![Resume CPU against transcript length](${relative(dirname(to.report), to.chart).split(sep).join('/')})`,
     '',

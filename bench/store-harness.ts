@@ -59,9 +59,11 @@ function record(client: DynamoDBClient, calls: RecordedCall[], recorder: StoreFi
           command: String(context.commandName ?? 'unknown'),
           input: structuredClone(input),
           ...(Array.isArray(output.Items) ? { items: output.Items as Array<Record<string, unknown>> } : {}),
-          ...(output.ConsumedCapacity === undefined
-            ? {}
-            : { consumed: output.ConsumedCapacity as RecordedCall['consumed'] }),
+          // BatchGetItem answers by table.
+          ...(output.Responses !== undefined && output.Responses !== null
+            ? { items: Object.values(output.Responses as Record<string, Array<Record<string, unknown>>>).flat() }
+            : {}),
+          ...(output.ConsumedCapacity === undefined ? {} : { consumed: consumedOf(output.ConsumedCapacity) }),
         });
       }
       return result;
@@ -69,6 +71,13 @@ function record(client: DynamoDBClient, calls: RecordedCall[], recorder: StoreFi
     // After lib-dynamodb's marshalling (initialize, normal priority): the recorder sees AttributeValues.
     { step: 'initialize', priority: 'low', name: 'handbackBenchRecorder' },
   );
+}
+
+/** A call's consumed capacity: BatchGetItem reports a list, one entry per table; the rest one object. */
+function consumedOf(reported: unknown): RecordedCall['consumed'] {
+  if (!Array.isArray(reported)) return reported as RecordedCall['consumed'];
+  const units = (reported as Array<{ CapacityUnits?: number }>).reduce((s, c) => s + (c.CapacityUnits ?? 0), 0);
+  return { CapacityUnits: units };
 }
 
 async function startServer(): Promise<{ child: ChildProcess; endpoint: string }> {
@@ -223,7 +232,13 @@ function valueSize(value: AttributeValue | unknown): number {
 
 /** Capacity as DynamoDB's documented rules compute it from the recorded calls' item sizes. */
 export interface ComputedCost {
+  /** Read requests made (on the embedded server, which caps a BatchGetItem answer at about 1.4 MB). */
   readRequests: number;
+  /**
+   * Read requests DynamoDB itself would need for the same reads: a BatchGetItem answers up to 16 MB and 100 keys at
+   * once (a Query page, 1 MB).
+   */
+  awsReadRequests: number;
   writeRequests: number;
   /** Strongly consistent reads: one unit per 4 KB of all the items a Query returns, summed, rounded up. */
   readUnits: number;
@@ -238,7 +253,10 @@ const READS = new Set(['QueryCommand', 'GetItemCommand', 'GetCommand', 'BatchGet
 
 /** Computes a recorded resume's (or pause's) cost; `before` gives an updated item's size before the write. */
 export function computeCost(calls: readonly RecordedCall[], before: (key: string) => number | undefined): ComputedCost {
-  const cost: ComputedCost = { readRequests: 0, writeRequests: 0, readUnits: 0, writeUnits: 0 };
+  const cost: ComputedCost = { readRequests: 0, awsReadRequests: 0, writeRequests: 0, readUnits: 0, writeUnits: 0 };
+  let batchBytes = 0;
+  let batchKeys = 0;
+  let queryBytes = 0;
   let reportedRead = 0;
   let reportedWrite = 0;
   let reported = false;
@@ -251,8 +269,20 @@ export function computeCost(calls: readonly RecordedCall[], before: (key: string
     }
     if (READS.has(call.command)) {
       cost.readRequests++;
-      const bytes = (call.items ?? []).reduce((s, item) => s + itemSize(item), 0);
-      cost.readUnits += Math.max(1, Math.ceil(bytes / 4096));
+      const sizes = (call.items ?? []).map((item) => itemSize(item));
+      const bytes = sizes.reduce((s, size) => s + size, 0);
+      if (call.command === 'BatchGetItemCommand') {
+        // Strongly consistent BatchGetItem and GetItem: each item is rounded up to 4 KB on its own.
+        cost.readUnits += sizes.reduce((s, size) => s + Math.max(1, Math.ceil(size / 4096)), 0);
+        batchBytes += bytes;
+        batchKeys += sizes.length;
+      } else {
+        // A Query: the items it returns, summed, rounded up to 4 KB.
+        cost.readUnits += Math.max(1, Math.ceil(bytes / 4096));
+        queryBytes += bytes;
+        if (call.command === 'QueryCommand') continue;
+        cost.awsReadRequests++;
+      }
       continue;
     }
     cost.writeRequests++;
@@ -274,6 +304,10 @@ export function computeCost(calls: readonly RecordedCall[], before: (key: string
       cost.writeUnits += Math.max(1, Math.ceil(Math.max(old, old + added) / 1024));
     }
   }
+  if (batchKeys > 0) {
+    cost.awsReadRequests += Math.max(1, Math.ceil(batchBytes / (16 * 1024 * 1024)), Math.ceil(batchKeys / 100));
+  }
+  if (queryBytes > 0) cost.awsReadRequests += Math.max(1, Math.ceil(queryBytes / (1024 * 1024)));
   if (reported) {
     cost.reportedReadUnits = reportedRead;
     cost.reportedWriteUnits = reportedWrite;

@@ -24,6 +24,14 @@ import { repoPath } from './paths.ts';
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __handbackCreateRequire } from 'node:module'; const require = __handbackCreateRequire(import.meta.url);";
 
+/**
+ * The `NODE_OPTIONS` every function runs with: none. The bundles come with source maps (`index.mjs.map` beside
+ * `index.mjs` in each asset, for symbolicating a stack trace offline), but Node is not told to apply them: with
+ * `--enable-source-maps` Node 20+ reads and parses each bundle's map at load, which `npm run bench -- coldstart`
+ * measured at tens of milliseconds of every cold start (see bench/REPORT.md, "import" against "import with maps").
+ */
+export const FUNCTION_NODE_OPTIONS: string | undefined = undefined;
+
 /** The table actions a function may be granted: reads, or reads and the conditional writes of pause and resume. */
 export const TABLE_ACTIONS = {
   read: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query'],
@@ -84,11 +92,25 @@ export interface HandbackFunctionProps {
    * @default - none
    */
   readonly environment?: Record<string, string>;
+  /**
+   * The hand-off target the function is bundled for, as `Handoff.bind` will set `HANDOFF_TARGET`: an esbuild `define`
+   * makes the other targets' clients dead code, so they are left out of the bundle (and a function whose
+   * `HANDOFF_TARGET` says otherwise fails at cold start, naming both).
+   * @default - bundled for every target
+   */
+  readonly handoffTarget?: 'sqs' | 'eventbridge' | 'lambda' | 'none';
+}
+
+/** The esbuild `define`s of a function bundled for `handoffTarget` (see `HandbackFunctionProps.handoffTarget`). */
+export function bundleDefines(handoffTarget: HandbackFunctionProps['handoffTarget']): Record<string, string> {
+  return handoffTarget === undefined
+    ? {}
+    : { 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': JSON.stringify(handoffTarget) };
 }
 
 /**
- * A Handback Lambda function with every house default: Node.js 24 on ARM64, an ESM bundle (minified, source maps,
- * every dependency inlined), explicit memory and timeout, its own log group with retention, JSON logs, active X-Ray
+ * A Handback Lambda function with every house default: Node.js 24 on ARM64, an ESM bundle (minified, source maps
+ * beside it, every dependency inlined, bundled for its hand-off target), explicit memory and timeout, its own log group with retention, JSON logs, active X-Ray
  * tracing, and a role of its own that starts with nothing but writing to that log group. Grants are added one by
  * one through `bindTable`, `grantTaskCallbacks` and the hand-off's `bind`.
  */
@@ -99,10 +121,13 @@ export class HandbackFunction extends Construct {
   readonly role: Role;
   /** Its log group. */
   readonly logGroup: LogGroup;
+  /** The hand-off target it is bundled for, when it is bundled for one. */
+  readonly handoffTarget?: HandbackFunctionProps['handoffTarget'];
 
   constructor(scope: Construct, id: string, props: HandbackFunctionProps) {
     super(scope, id);
     const logLevel = props.logLevel ?? 'INFO';
+    if (props.handoffTarget !== undefined) this.handoffTarget = props.handoffTarget;
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -148,10 +173,11 @@ export class HandbackFunction extends Construct {
         bundleAwsSDK: true,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
+        define: bundleDefines(props.handoffTarget),
         logLevel: LogLevel.WARNING,
       },
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(FUNCTION_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: FUNCTION_NODE_OPTIONS }),
         POWERTOOLS_SERVICE_NAME: 'handback',
         POWERTOOLS_METRICS_NAMESPACE: 'Handback',
         POWERTOOLS_LOG_LEVEL: logLevel,

@@ -160,6 +160,7 @@ export class HandbackStack extends Stack {
         description,
         timeout: Duration.seconds(timeoutSeconds),
         environment: { TENANT_CLAIM: settings.tenantClaim },
+        handoffTarget: handoff.type,
         ...logging,
       });
       fn.bindTable(table, 'readWrite');
@@ -246,7 +247,20 @@ export class HandbackStack extends Stack {
     } else {
       jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
     }
-    const httpApi = new HandbackHttpApi(this, 'Http', { handler: api.function, ...jwt, ...logging });
+    // The inbox page's files on a function of their own: the API function's bundle and cold start stay without them.
+    const inbox = new HandbackFunction(this, 'InboxHandler', {
+      entry: ENTRY.inbox,
+      description: 'Handback inbox page (static files, payload 2.0)',
+      timeout: Duration.seconds(10),
+      ...logging,
+    });
+    acknowledgeSynchronous(inbox, 'API Gateway invokes it synchronously and returns its errors to the caller');
+    const httpApi = new HandbackHttpApi(this, 'Http', {
+      handler: api.function,
+      inboxHandler: inbox.function,
+      ...jwt,
+      ...logging,
+    });
     const inboxUrl = settings.inboxUrl ?? `${httpApi.api.apiEndpoint}/inbox`;
 
     const lifecycle = new LifecycleEvents(this, 'Lifecycle', {
@@ -302,6 +316,7 @@ export class HandbackStack extends Stack {
     new HandbackAlarms(this, 'Alarms', {
       functions: {
         ApiHandler: api.function,
+        InboxHandler: inbox.function,
         StepFunctionsHandler: stepFunctionsHandler.function,
         SqsHandler: sqsHandler.function,
         Sweeper: sweeper.function,

@@ -66,6 +66,11 @@ export class Handoff extends Construct {
   /** Sets `HANDOFF_TARGET` and the target's variable, and grants sending to the target alone. */
   bind(fn: HandbackFunction): void {
     const target = this.target;
+    if (fn.handoffTarget !== undefined && fn.handoffTarget !== target.type) {
+      throw new Error(
+        `${fn.node.path} is bundled for the hand-off target ${fn.handoffTarget}, not ${target.type}: give it handoffTarget: '${target.type}'.`,
+      );
+    }
     fn.function.addEnvironment('HANDOFF_TARGET', target.type);
     switch (target.type) {
       case 'sqs': {

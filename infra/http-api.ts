@@ -59,6 +59,12 @@ export const ROUTES = {
 export interface HandbackHttpApiProps {
   /** The API handler (payload format 2.0). */
   readonly handler: IFunction;
+  /**
+   * The inbox page's handler (payload format 2.0), for `GET /inbox` and `GET /inbox/{file}`: a function of its own,
+   * so the page's files stay out of the API function's bundle.
+   * @default - the API handler serves those routes too
+   */
+  readonly inboxHandler?: IFunction;
   /** The JWT issuer URL the authorizer trusts (`iss`); its `/.well-known/openid-configuration` must be reachable. */
   readonly jwtIssuer: string;
   /** The accepted audiences (`aud`, or `client_id` for access tokens without `aud`). */
@@ -86,7 +92,8 @@ export interface HandbackHttpApiProps {
 }
 
 /**
- * The HTTP API of CONTRACT §5, §9–§12: every route on the one API handler, a JWT authorizer on all but the public
+ * The HTTP API of CONTRACT §5, §9–§12: every route on the API handler (the inbox page's on its own handler when
+ * given), a JWT authorizer on all but the public
  * routes (`/health`, `/openapi.json`, the inbox page and the answer-link routes, which verify their own signed token),
  * a `$default` stage with throttling and JSON access logs.
  */
@@ -140,11 +147,13 @@ export class HandbackHttpApi extends Construct {
     for (const route of ROUTES.authorized) {
       this.api.addRoutes({ path: route.path, methods: [route.method], integration, authorizer });
     }
+    const inboxIntegration =
+      props.inboxHandler === undefined ? integration : new HttpLambdaIntegration('Inbox', props.inboxHandler);
     for (const route of ROUTES.public) {
       const [created] = this.api.addRoutes({
         path: route.path,
         methods: [route.method],
-        integration,
+        integration: route.path.startsWith('/inbox') ? inboxIntegration : integration,
         authorizer: new HttpNoneAuthorizer(),
       });
       if (created) {

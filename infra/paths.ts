@@ -9,8 +9,8 @@ export function repoPath(relative: string): string {
 }
 
 /**
- * The Lambda entry points: one per trigger, each a thin handler over the same use cases; the sweep and the lifecycle
- * stream; and the stack's own examples and helpers.
+ * The Lambda entry points: one per trigger, each a thin handler over the same use cases; the sweep, the lifecycle
+ * stream and the inbox page; and the stack's own examples and helpers.
  */
 export const ENTRY = {
   api: repoPath('functions/handlers/api.ts'),
@@ -19,6 +19,7 @@ export const ENTRY = {
   eventBridge: repoPath('functions/handlers/eventbridge.ts'),
   sweeper: repoPath('functions/handlers/sweeper.ts'),
   lifecycleEvents: repoPath('functions/handlers/lifecycle-events.ts'),
+  inbox: repoPath('functions/handlers/inbox.ts'),
   exampleAgent: repoPath('infra/example-agent/handler.ts'),
   tenantClaim: repoPath('infra/tenant-claim/handler.ts'),
 } as const;

@@ -2,6 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
+  type AnswerFailure,
   BadRequestError,
   ContinuationNotFoundError,
   CorruptCheckpointError,
@@ -36,19 +37,24 @@ import type {
   ResumeResult,
   SweepResult,
 } from './checkpoint-store.ts';
+import { type CheckpointChecks, missingCheck } from './checks.ts';
 import {
   type Codec,
   canonicalJson,
   DEFAULT_CODEC,
+  type DecodedRound,
+  decodeRound,
   decodeTranscript,
   encodeTranscript,
+  roundPosition,
   serializeTranscript,
   sha256,
   UndecodableTranscript,
 } from './codec.ts';
+import { copyInto, MessagesJson, withLazyMessages } from './continuation-json.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
 import { shown } from './json.ts';
-import { schemaFailures } from './json-schema.ts';
+import type { CheckedPause } from './pause-checks.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
   type Ask,
@@ -68,15 +74,7 @@ import {
   statusAt,
 } from './record.ts';
 import { LIMITS } from './rules.ts';
-import {
-  type CheckedPause,
-  checkAnswer,
-  checkDecisionsInput,
-  checkListQuery,
-  checkPauseInput,
-  checkReason,
-  checkRun,
-} from './validation.ts';
+import { checkAnswer, checkDecisionsInput, checkListQuery, checkReason, checkRun } from './validation.ts';
 import { toPauseCreated, toPauseView } from './views.ts';
 
 /**
@@ -101,6 +99,12 @@ export interface CheckpointServiceOptions {
    * turns changes into lifecycle events here. On AWS the table's stream does it instead.
    */
   onChange?: (change: PauseChange) => void;
+  /**
+   * The checks this store can run (see `CheckpointChecks`; the factories give `ALL_CHECKS`): a Lambda entry point that
+   * never records pauses, or never checks answers, leaves them out of its bundle. No default here, so that this module
+   * names neither check module.
+   */
+  checks: CheckpointChecks;
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -123,6 +127,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #randomBytes: (size: number) => Uint8Array;
   readonly #codec: Codec;
   readonly #onChange: ((change: PauseChange) => void) | undefined;
+  readonly #checks: CheckpointChecks;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -130,10 +135,12 @@ export class CheckpointService implements CheckpointStore {
     this.#randomBytes = options.randomBytes ?? nodeRandomBytes;
     this.#codec = options.codec ?? DEFAULT_CODEC;
     this.#onChange = options.onChange;
+    this.#checks = options.checks;
   }
 
   async pause(input: PauseInput): Promise<PauseCreated> {
-    const pause = checkPauseInput(input);
+    if (this.#checks.pause === undefined) throw missingCheck('pause');
+    const pause = (await this.#checks.pause()).checkPauseInput(input);
     const json = serializeTranscript(pause.messages);
     if (json.length > LIMITS.transcriptBytes) {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
@@ -144,7 +151,8 @@ export class CheckpointService implements CheckpointStore {
       pause.idempotencyKey === undefined ? undefined : sha256(`${sha256(json)}:${canonicalJson(requestFields(input))}`);
     const now = this.#clock();
     const expiresAtMs = now.getTime() + pause.expiresInSeconds * 1000;
-    const encoded = await encodeTranscript(json, { codec: this.#codec });
+    const round = roundPosition(json, pause.messages, pause.roundStart);
+    const encoded = await encodeTranscript(json, { codec: this.#codec, ...(round === undefined ? {} : { round }) });
     const { chunks: parts, ...transcript } = encoded;
 
     for (let round = 1; ; round++) {
@@ -212,8 +220,7 @@ export class CheckpointService implements CheckpointStore {
     const result = await this.#decide(input, id, { answer: input.answer });
     // A pause with exactly one ask closes with its one decision.
     if (result.kind !== 'closed') throw new Error('A one-ask pause was left pending by its answer.');
-    const { kind: _, ...closed } = result;
-    return closed;
+    return copyInto({}, result, ['kind']);
   }
 
   async decide(input: DecideInput): Promise<DecideResult> {
@@ -246,7 +253,7 @@ export class CheckpointService implements CheckpointStore {
           throw new UnsupportedRecordError(record.runId, interruptIdOf(record), `status ${JSON.stringify(status)}`);
       }
       const next = { ...record, rev: record.rev + 1 };
-      const closed = this.#close(next, await this.#transcript(stored), 'cancelled', nowMs, input.reason);
+      const closed = this.#close(next, await this.#round(stored), 'cancelled', nowMs, input.reason);
       if ((await this.#persistence.update(record, closed.record)) === 'updated') {
         this.#changed(record, closed.record);
         return closed.result;
@@ -284,8 +291,7 @@ export class CheckpointService implements CheckpointStore {
     if (!isIt(head?.record)) throw notFound();
     const stored = await this.#persistence.read(recordKey, { token: head.record.token, parts: id.parts });
     if (stored === undefined || !isIt(stored.record)) throw notFound();
-    const { replayed: _, taskToken: __, ...continuation } = await this.#closedResult(stored, true);
-    return continuation;
+    return copyInto({}, await this.#closedResult(stored, true), ['replayed', 'taskToken']);
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
@@ -357,7 +363,7 @@ export class CheckpointService implements CheckpointStore {
         const stored = await this.#persistence.read(key, { token: record.token, parts: record.transcript.chunkCount });
         if (stored === undefined || stored.record.rev !== record.rev) continue;
         const next = { ...record, rev: record.rev + 1 };
-        const closed = this.#close(next, await this.#transcript(stored), 'expired', nowMs);
+        const closed = this.#close(next, await this.#round(stored), 'expired', nowMs);
         if ((await this.#persistence.update(record, closed.record)) === 'updated') {
           this.#changed(record, closed.record);
           result.closed.push(closed.result);
@@ -408,7 +414,7 @@ export class CheckpointService implements CheckpointStore {
             throw new AlreadyResumedError(record.runId, interruptId, continuationId);
           if (conflict !== undefined) throw new AlreadyDecidedError(record.runId, interruptId, conflict.ask.toolCallId);
           // Every ask is decided once resumed: each decision here is a replay of its recorded one.
-          return { kind: 'closed', ...(await this.#closedResult(stored, true)) };
+          return copyInto({ kind: 'closed' as const }, await this.#closedResult(stored, true));
         }
         case Status.Cancelled:
           throw new PauseCancelledError(record.runId, interruptId, record.closing?.continuationId);
@@ -424,9 +430,14 @@ export class CheckpointService implements CheckpointStore {
       }
       const fresh = matched.filter((match) => match.recorded === undefined);
       if (fresh.length === 0) return { kind: 'pending', ...pending(record, true) };
-      for (const match of fresh) {
-        // Failure paths point into what the client sent: part one's `answer`, or the decision's place in the request.
-        checkAgainstAskSchema(match.ask, match.decision, answerForm ? undefined : `/decisions/${match.position}`);
+      if (fresh.some((match) => hasSchemaFor(match.ask, match.decision))) {
+        if (this.#checks.schemas === undefined) throw missingCheck('schemas');
+        const { schemaFailures } = await this.#checks.schemas();
+        for (const match of fresh) {
+          // Failure paths point into what the client sent: part one's `answer`, or the decision's place in the request.
+          const at = answerForm ? undefined : `/decisions/${match.position}`;
+          checkAgainstAskSchema(schemaFailures, match.ask, match.decision, at);
+        }
       }
 
       const decidedAt = new Date(nowMs).toISOString();
@@ -436,10 +447,10 @@ export class CheckpointService implements CheckpointStore {
       }
       checkDecisionsSize(after);
       if (after.decisions.every((decision) => decision !== undefined)) {
-        const closed = this.#close(after, await this.#transcript(stored), 'resumed', nowMs);
+        const closed = this.#close(after, await this.#round(stored), 'resumed', nowMs);
         if ((await this.#persistence.update(record, closed.record)) === 'updated') {
           this.#changed(record, closed.record);
-          return { kind: 'closed', ...closed.result };
+          return copyInto({ kind: 'closed' as const }, closed.result);
         }
         continue;
       }
@@ -452,18 +463,18 @@ export class CheckpointService implements CheckpointStore {
   }
 
   /**
-   * `record` closed with `outcome` at `nowMs` and the continuation that closing commits: the transcript rebuilt with
-   * every ask's effective decision (§10), hashed from the paused round on, so that a later rebuild is checked. The
-   * revision is the caller's.
+   * `record` closed with `outcome` at `nowMs` and the continuation that closing commits: the paused round rebuilt with
+   * every ask's effective decision (§10), hashed from the paused round on, so that a later rebuild is checked; the
+   * messages before the round stay the stored text. The revision is the caller's.
    */
   #close(
     record: PauseRecord,
-    messages: readonly unknown[],
+    transcript: DecodedRound,
     outcome: Outcome,
     nowMs: number,
     reason?: string,
   ): { record: PauseRecord; result: ResumeResult } {
-    const rebuilt = rebuild(record, messages, outcome, reason);
+    const rebuilt = rebuild(record, transcript.round, outcome, reason);
     const closing: Closing = {
       continuationId: formatId({
         seq: record.seq,
@@ -478,17 +489,17 @@ export class CheckpointService implements CheckpointStore {
     const status = outcome === 'resumed' ? Status.Resumed : outcome === 'cancelled' ? Status.Cancelled : Status.Expired;
     const after: PauseRecord = { ...record, status, closing };
     delete after.dueAtMs;
-    return { record: after, result: resultOf(after, rebuilt, false) };
+    return { record: after, result: resultOf(after, rebuilt, transcript, false) };
   }
 
   /** The continuation of a closed record, rebuilt from its stored transcript and checked against its hash. */
   async #closedResult(stored: StoredPause, replayed: boolean): Promise<ResumeResult> {
     const { record } = stored;
     const closing = record.closing as Closing;
-    const messages = await this.#transcript(stored);
+    const transcript = await this.#round(stored);
     let rebuilt: ReturnType<typeof rebuild>;
     try {
-      rebuilt = rebuild(record, messages, closing.outcome, closing.reason);
+      rebuilt = rebuild(record, transcript.round, closing.outcome, closing.reason);
     } catch (cause) {
       throw new CorruptCheckpointError(
         record.runId,
@@ -504,7 +515,7 @@ export class CheckpointService implements CheckpointStore {
         'its continuation no longer rebuilds to the messages the resume returned',
       );
     }
-    return resultOf(record, rebuilt, replayed);
+    return resultOf(record, rebuilt, transcript, replayed);
   }
 
   /**
@@ -534,8 +545,38 @@ export class CheckpointService implements CheckpointStore {
 
   /** The stored transcript, decoded and checked; any failure is a `CorruptCheckpointError` naming the pause. */
   async #transcript(stored: StoredPause): Promise<unknown[]> {
+    return this.#decoded(stored, () => decodeTranscript(stored.record.transcript, stored.parts ?? []));
+  }
+
+  /**
+   * The stored transcript as a closing needs it: checked as `#transcript` checks it (chunks, length, the sha256 of
+   * the stored bytes, decompression), with only the paused round parsed — the messages before it stay text, handed
+   * on as stored. The round must be where the pause item says: its format's shape, its first message the round's.
+   */
+  async #round(stored: StoredPause): Promise<DecodedRound> {
+    const { record } = stored;
+    const decoded = await this.#decoded(stored, () => decodeRound(record.transcript, stored.parts ?? []));
+    if (record.transcript.round === undefined) return decoded;
+    const format = formatOf(record.format);
+    const misplaced = () =>
+      new CorruptCheckpointError(
+        record.runId,
+        interruptIdOf(record),
+        `its paused round is not at message ${record.transcript.round?.index}, where its pause item says`,
+      );
+    if (!decoded.round.every((message) => format.message.safeParse(message).success)) throw misplaced();
     try {
-      return await decodeTranscript(stored.record.transcript, stored.parts ?? []);
+      if (format.findRound(decoded.round).start !== 0) throw misplaced();
+    } catch (cause) {
+      if (cause instanceof CorruptCheckpointError) throw cause;
+      throw misplaced();
+    }
+    return decoded;
+  }
+
+  async #decoded<T>(stored: StoredPause, decode: () => Promise<T>): Promise<T> {
+    try {
+      return await decode();
     } catch (error) {
       if (error instanceof UndecodableTranscript) {
         throw new CorruptCheckpointError(stored.record.runId, interruptIdOf(stored.record), error.message, {
@@ -615,7 +656,12 @@ function roundOfAsks(record: PauseRecord): PausedRound {
  * at `at` (`/decisions/<position>/answer|args` in the request; part one's paths stay relative to its `answer`), so a client deciding several
  * asks at once knows which one to correct.
  */
-function checkAgainstAskSchema(ask: Ask, decision: Decision, at: string | undefined): void {
+function checkAgainstAskSchema(
+  schemaFailures: (schema: JsonSchema, value: unknown) => AnswerFailure[],
+  ask: Ask,
+  decision: Decision,
+  at: string | undefined,
+): void {
   const refuse = (schema: JsonSchema, value: unknown, field: 'answer' | 'args', what: string) => {
     const failures = schemaFailures(schema, value).map((failure) => ({
       path: at === undefined ? failure.path : `${at}/${field}${failure.path}`,
@@ -635,6 +681,12 @@ function checkAgainstAskSchema(ask: Ask, decision: Decision, at: string | undefi
   if ('decision' in decision && decision.decision === 'edit' && ask.argsSchema !== undefined) {
     refuse(ask.argsSchema, decision.args, 'args', `The edited args of ${ask.toolCallId} do not match its argsSchema`);
   }
+}
+
+/** Whether `decision` is checked against a schema of `ask`: an answer to an ask with `answerSchema`, or an edit with `argsSchema`. */
+function hasSchemaFor(ask: Ask, decision: Decision): boolean {
+  if ('answer' in decision) return ask.answerSchema !== undefined;
+  return decision.decision === 'edit' && ask.argsSchema !== undefined;
 }
 
 /** Every decision of a pause together stays under its budget, so the record stays under the item limit. */
@@ -667,7 +719,16 @@ function rebuild(record: PauseRecord, messages: readonly unknown[], outcome: Out
   );
 }
 
-function resultOf(record: PauseRecord, rebuilt: ReturnType<typeof rebuild>, replayed: boolean): ResumeResult {
+/**
+ * The closing's result: its `messages` are the stored text before the paused round and the rebuilt round, parsed
+ * only when read (see `continuation-json.ts`).
+ */
+function resultOf(
+  record: PauseRecord,
+  rebuilt: ReturnType<typeof rebuild>,
+  transcript: DecodedRound,
+  replayed: boolean,
+): ResumeResult {
   const closing = record.closing as Closing;
   const result: ResumeResult = {
     runId: record.runId,
@@ -676,12 +737,12 @@ function resultOf(record: PauseRecord, rebuilt: ReturnType<typeof rebuild>, repl
     format: record.format,
     outcome: closing.outcome,
     dispatch: rebuilt.dispatch,
-    messages: rebuilt.messages,
+    messages: [],
     resumedAt: closing.closedAt,
     replayed,
   };
   if (record.taskToken !== undefined) result.taskToken = record.taskToken;
-  return result;
+  return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages));
 }
 
 function pending(record: PauseRecord, replayed: boolean) {

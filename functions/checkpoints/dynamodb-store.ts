@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError } from '../errors.ts';
 import { CheckpointService, type CheckpointServiceOptions } from './checkpoint-service.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
+import { ALL_CHECKS } from './checks.ts';
 import type { Codec } from './codec.ts';
 import { DynamoDBPersistence } from './dynamodb/dynamodb-persistence.ts';
 import { MemoryPersistence } from './memory.ts';
@@ -26,6 +27,8 @@ export interface DynamoDBCheckpointStoreOptions {
   codec?: Codec;
   /** Called after every committed change of a pause (lifecycle events); never awaited, never fails a request. */
   onChange?: CheckpointServiceOptions['onChange'];
+  /** The checks the store runs, each loaded on first use (see `CheckpointChecks`). @default ALL_CHECKS */
+  checks?: CheckpointServiceOptions['checks'];
 }
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */
@@ -38,6 +41,7 @@ export function createDynamoDBCheckpointStore(options: DynamoDBCheckpointStoreOp
   const { client, tableName, retentionSeconds, ...service } = options;
   return new CheckpointService({
     ...service,
+    checks: options.checks ?? ALL_CHECKS,
     persistence: new DynamoDBPersistence({
       client,
       tableName,
@@ -50,7 +54,11 @@ export function createDynamoDBCheckpointStore(options: DynamoDBCheckpointStoreOp
 export function createMemoryCheckpointStore(
   options: Omit<DynamoDBCheckpointStoreOptions, 'client' | 'tableName' | 'retentionSeconds'> = {},
 ): CheckpointStore {
-  return new CheckpointService({ ...options, persistence: new MemoryPersistence() });
+  return new CheckpointService({
+    ...options,
+    checks: options.checks ?? ALL_CHECKS,
+    persistence: new MemoryPersistence(),
+  });
 }
 
 /**

@@ -1,7 +1,10 @@
+import { ALL_CHECKS } from '../checkpoints/checks.ts';
+import { loadAnswerLinks } from './answer-links.ts';
 import { createApiHandler } from './http-api.ts';
-import { deps, loadAnswerLinks } from './runtime.ts';
+import { config, useCaseDeps } from './runtime.ts';
 
-const links = await loadAnswerLinks();
+const links = await loadAnswerLinks(config.linkSecretArn);
+const deps = useCaseDeps(ALL_CHECKS);
 
 /** The Lambda entry point; its dependencies are wired once, at cold start, in `runtime.ts`. */
 export const handler = createApiHandler(links === undefined ? deps : { ...deps, links });

@@ -1,4 +1,3 @@
-import { gzipSync } from 'node:zlib';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
@@ -6,11 +5,11 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
+import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isPlainObject } from '../checkpoints/json.ts';
 import { ASK_KINDS, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../checkpoints/rules.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
 import { BadRequestError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
-import { inboxAsset } from '../inbox/assets.ts';
 import { LINK_HEADER, LinkClosedError, type LinkGrant, LinkRefusedError } from '../links/answer-links.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
@@ -120,7 +119,13 @@ const listQuery = z.object({
 });
 
 /** The API handler: every route, errors as problems, metrics flushed after each request. */
-export function createApiHandler(deps: ApiDeps) {
+export function createApiHandler(
+  deps: ApiDeps,
+  options: {
+    /** More routes on the same handler: the local service adds the inbox page's (`INBOX_ROUTES`). */
+    routes?: Array<Route<ApiEvent, ApiResult>>;
+  } = {},
+) {
   const tenantClaim = deps.tenantClaim ?? 'tenant';
   const tenantOf = (event: ApiEvent): string => {
     const tenant = event.requestContext.authorizer?.jwt?.claims?.[tenantClaim];
@@ -267,13 +272,7 @@ export function createApiHandler(deps: ApiDeps) {
         return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'link'));
       }),
     },
-    // The inbox page (§12): served without a token (its data calls carry one).
-    { method: 'GET', path: '/inbox', handler: async (event: ApiEvent) => asset('', event) },
-    {
-      method: 'GET',
-      path: '/inbox/{file}',
-      handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? '', event),
-    },
+    ...(options.routes ?? []),
   ];
 
   return middy<ApiEvent, ApiResult>({
@@ -299,25 +298,6 @@ function decided(result: DecideResult): ApiResult {
     return json(202, { runId, interruptId, status, decided: done, pending });
   }
   return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
-}
-
-/** The gzip of each inbox file, made once per container: API Gateway HTTP APIs do not compress responses. */
-const gzipped = new Map<string, string>();
-
-/** A file of the inbox page, or 404; gzipped when the client takes it. */
-function asset(file: string, event: ApiEvent): ApiResult {
-  const found = inboxAsset(file);
-  if (found === undefined) throw new HttpProblem(404, EdgeCode.NotFound, `No inbox file ${JSON.stringify(file)}.`);
-  const headers = { 'Content-Type': found.contentType, ...found.headers, Vary: 'Accept-Encoding' };
-  if (!/\bgzip\b/i.test(event.headers?.['accept-encoding'] ?? '') || found.body.length < 1024) {
-    return { statusCode: 200, headers, body: found.body };
-  }
-  let body = gzipped.get(file);
-  if (body === undefined) {
-    body = gzipSync(found.body, { level: 9 }).toString('base64');
-    gzipped.set(file, body);
-  }
-  return { statusCode: 200, headers: { ...headers, 'Content-Encoding': 'gzip' }, body, isBase64Encoded: true };
 }
 
 function linkProblem(error: unknown): HttpProblem {
@@ -397,7 +377,8 @@ function withMessages<T extends { messages?: unknown[] }>(
   from: number | undefined,
   limit: number | undefined,
 ) {
-  if (body.messages === undefined || (from === undefined && limit === undefined)) {
+  // Without a slice, the messages are not read here: still JSON, they are sized and written unparsed.
+  if ((from === undefined && limit === undefined) || body.messages === undefined) {
     return fitMessages(body, HTTP_MESSAGES_LIMIT_BYTES);
   }
   const slice = sliceMessages(
@@ -411,6 +392,7 @@ function withMessages<T extends { messages?: unknown[] }>(
   return fitMessages({ ...body, ...slice }, bound);
 }
 
-function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
-  return { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+/** A JSON response; a continuation's messages still held as JSON are written as they are, unparsed. */
+function json(statusCode: number, body: object, headers: Record<string, string> = {}): ApiResult {
+  return { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: stringifyWithMessages(body) };
 }

@@ -1,16 +1,19 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { createLifecycleEmitter, putEventsEntries } from '../events/emitter.ts';
-import { requireEnv } from './config.ts';
-import { config, loadAnswerLinks, logger, metrics, tracer } from './runtime.ts';
+import { loadAnswerLinks } from './answer-links.ts';
+import { optionalEnv, requireEnv } from './config.ts';
+import { logger, metrics, tracer } from './observability.ts';
 import { createLifecycleStreamHandler } from './stream.ts';
 
 /**
  * The Lambda entry point of lifecycle events: the table's stream in, the bus (`EVENT_BUS_NAME`) out. The answer links
- * of `Pause Created` and `Pause Reminder` point at `INBOX_URL`.
+ * of `Pause Created` and `Pause Reminder` point at `INBOX_URL`. It reads stream images, never the table, so it wires
+ * no store and no hand-off: only the EventBridge client and the link key.
  */
 const eventBusName = requireEnv(process.env, 'EVENT_BUS_NAME');
+const inboxUrl = optionalEnv(process.env, 'INBOX_URL');
 const eventBridge = tracer.captureAWSv3Client(new EventBridgeClient({}));
-const links = await loadAnswerLinks();
+const links = await loadAnswerLinks(optionalEnv(process.env, 'LINK_SECRET_ARN'));
 
 export const handler = createLifecycleStreamHandler({
   emitter: createLifecycleEmitter({
@@ -29,7 +32,7 @@ export const handler = createLifecycleStreamHandler({
     ],
     log: logger,
     ...(links === undefined ? {} : { links }),
-    ...(config.inboxUrl === undefined ? {} : { inboxUrl: config.inboxUrl }),
+    ...(inboxUrl === undefined ? {} : { inboxUrl }),
   }),
   logger,
   metrics,

@@ -1,5 +1,10 @@
-import { deps } from './runtime.ts';
+import { useCaseDeps } from './runtime.ts';
 import { createStepFunctionsHandler } from './triggers.ts';
 
-/** The Lambda entry point; its dependencies are wired once, at cold start, in `runtime.ts`. */
-export const handler = createStepFunctionsHandler(deps);
+/**
+ * The Lambda entry point; its dependencies are wired once, at cold start, in `runtime.ts`. It resumes, decides and
+ * cancels but never records a pause, so its store runs only the answers' schema checks.
+ */
+export const handler = createStepFunctionsHandler(
+  useCaseDeps({ schemas: () => import('../checkpoints/json-schema.ts') }),
+);

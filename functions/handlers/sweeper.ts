@@ -1,5 +1,9 @@
-import { deps } from './runtime.ts';
+import { useCaseDeps } from './runtime.ts';
 import { createSweepHandler } from './triggers.ts';
 
-/** The Lambda entry point of the sweep, run every minute by a schedule; wired once, at cold start. */
-export const handler = createSweepHandler(deps);
+/**
+ * The Lambda entry point of the sweep, run every minute by a schedule; wired once, at cold start. The sweep closes
+ * pauses with reminders, expiries and rejections, never with a person's answer, so its store runs none of the
+ * pause or schema checks, and its bundle leaves them out.
+ */
+export const handler = createSweepHandler(useCaseDeps({}));

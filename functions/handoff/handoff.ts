@@ -1,10 +1,9 @@
-// Types only: each client package is imported when its target is used, so a Lambda never loads (at cold start) the
-// clients of the targets it is not configured for.
-import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { LambdaClient } from '@aws-sdk/client-lambda';
-import type { SFNClient } from '@aws-sdk/client-sfn';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
+import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import type { Outcome } from '../checkpoints/record.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
 import type { HandoffConfig } from '../handlers/config.ts';
@@ -49,10 +48,20 @@ export interface Handoff {
 
 /** The pointer of a continuation, with its messages when the whole stays under `limitBytes`. */
 export function handoffPointer(continuation: Continuation, limitBytes = HANDOFF_INLINE_LIMIT_BYTES): HandoffPointer {
-  const { runId, interruptId, continuationId, format, outcome, dispatch, messages } = continuation;
+  return pointerWithJson(continuation, limitBytes).pointer;
+}
+
+/**
+ * The pointer and its JSON. Messages the continuation still holds as JSON are sized and written into the pointer's
+ * JSON unparsed (a 10 MB transcript is never parsed to learn it does not fit, nor serialized again when it does).
+ */
+function pointerWithJson(continuation: Continuation, limitBytes: number): { pointer: HandoffPointer; json: string } {
+  const { runId, interruptId, continuationId, format, outcome, dispatch } = continuation;
   const pointer: HandoffPointer = { runId, interruptId, continuationId, format, outcome, dispatch };
-  const whole: HandoffPointer = { ...pointer, messages };
-  return Buffer.byteLength(JSON.stringify(whole)) < limitBytes ? whole : pointer;
+  const whole = carryMessages({ ...pointer, messages: [] as unknown[] }, continuation);
+  return jsonByteLength(whole) < limitBytes
+    ? { pointer: whole, json: stringifyWithMessages(whole) }
+    : { pointer, json: JSON.stringify(pointer) };
 }
 
 /** The AWS clients a hand-off may use, created once at module scope by the caller. */
@@ -63,21 +72,56 @@ export interface HandoffClients {
   sfn?: SFNClient;
 }
 
+// `process.env.HANDBACK_BUNDLED_HANDOFF_TARGET` is the hand-off target a Lambda bundle was built for, or undefined
+// (tests, the local service, a library user): the stack's `HandbackFunction` defines it at synthesis (an esbuild
+// `define`), so every comparison with it below is a constant, the other targets' clients are dead code, and their
+// imports, unused, are left out of the bundle (the client packages declare no side effects). It is spelled out at
+// each use, not held in a variable or a helper: esbuild folds only the constants it sees in place (a module-level
+// const becomes a `var` in a bundle, which it does not inline). The imports are static because a client imported with
+// `import()` keeps every command of its package in the bundle (measured: +9.4 KB gzip for Step Functions).
+
 /**
  * The clients a hand-off needs: the configured target's, and Step Functions' (for pauses that carry a task token)
- * unless `withStepFunctions` is false. Each package is imported here, on demand, so a Lambda never loads the clients
- * of targets it is not configured for.
+ * unless `withStepFunctions` is false. In a bundle built for one target, any other target fails here, at cold start.
  */
 export async function createHandoffClients(
   target: HandoffConfig['target'],
   { withStepFunctions = true }: { withStepFunctions?: boolean } = {},
 ): Promise<HandoffClients> {
+  if (
+    process.env.HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
+    target !== process.env.HANDBACK_BUNDLED_HANDOFF_TARGET
+  )
+    throw notBundled(target);
   const clients: HandoffClients = {};
-  if (withStepFunctions) clients.sfn = new (await import('./sdk/sfn.ts')).SFNClient({});
-  if (target === 'sqs') clients.sqs = new (await import('./sdk/sqs.ts')).SQSClient({});
-  if (target === 'eventbridge') clients.eventBridge = new (await import('./sdk/eventbridge.ts')).EventBridgeClient({});
-  if (target === 'lambda') clients.lambda = new (await import('./sdk/lambda.ts')).LambdaClient({});
+  if (withStepFunctions) clients.sfn = new SFNClient({});
+  if (
+    target === 'sqs' &&
+    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined || process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
+  ) {
+    clients.sqs = new SQSClient({});
+  }
+  if (
+    target === 'eventbridge' &&
+    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
+  ) {
+    clients.eventBridge = new EventBridgeClient({});
+  }
+  if (
+    target === 'lambda' &&
+    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
+  ) {
+    clients.lambda = new LambdaClient({});
+  }
   return clients;
+}
+
+function notBundled(target: string): Error {
+  return new Error(
+    `HANDOFF_TARGET is ${target}, but this function was bundled for the hand-off target ${process.env.HANDBACK_BUNDLED_HANDOFF_TARGET}: set HANDOFF_TARGET through the stack's hand-off (Handoff.bind), or synthesize and deploy again.`,
+  );
 }
 
 /** Where hand-off events are reported: a structured logger without the messages. */
@@ -97,9 +141,8 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
   const send = targetSender(config, clients);
   return {
     async deliver(result) {
-      const pointer = handoffPointer(result);
+      const { pointer, json: body } = pointerWithJson(result, HANDOFF_INLINE_LIMIT_BYTES);
       const ids = { runId: pointer.runId, interruptId: pointer.interruptId, continuationId: pointer.continuationId };
-      const body = JSON.stringify(pointer);
       try {
         await send(body);
       } catch (error) {
@@ -114,53 +157,63 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
 }
 
 function targetSender(config: HandoffConfig, clients: HandoffClients): (body: string) => Promise<void> {
-  switch (config.target) {
-    case 'sqs': {
-      const sqs = required(clients.sqs, 'an SQS client');
-      return async (body) => {
-        const { SendMessageCommand } = await import('./sdk/sqs.ts');
-        await sqs.send(new SendMessageCommand({ QueueUrl: config.queueUrl, MessageBody: body }));
-      };
-    }
-    case 'eventbridge': {
-      const eventBridge = required(clients.eventBridge, 'an EventBridge client');
-      return async (body) => {
-        const { PutEventsCommand } = await import('./sdk/eventbridge.ts');
-        const out = await eventBridge.send(
-          new PutEventsCommand({
-            Entries: [
-              {
-                EventBusName: config.eventBusName,
-                Source: HANDOFF_EVENT.source,
-                DetailType: HANDOFF_EVENT.detailType,
-                Detail: body,
-              },
-            ],
-          }),
-        );
-        // PutEvents answers 200 even when it refused the entry; the refusal is in the entry's result.
-        if ((out.FailedEntryCount ?? 0) > 0) {
-          const entry = out.Entries?.[0];
-          throw new Error(`PutEvents refused the entry: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`);
-        }
-      };
-    }
-    case 'lambda': {
-      const lambda = required(clients.lambda, 'a Lambda client');
-      return async (body) => {
-        const { InvokeCommand } = await import('./sdk/lambda.ts');
-        await lambda.send(
-          new InvokeCommand({
-            FunctionName: config.functionName,
-            InvocationType: 'Event',
-            Payload: new TextEncoder().encode(body),
-          }),
-        );
-      };
-    }
-    case 'none':
-      return async () => {};
+  const target = config.target;
+  if (
+    config.target === 'sqs' &&
+    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined || process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
+  ) {
+    const { queueUrl } = config;
+    const sqs = required(clients.sqs, 'an SQS client');
+    return async (body) => {
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    };
   }
+  if (
+    config.target === 'eventbridge' &&
+    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
+  ) {
+    const { eventBusName } = config;
+    const eventBridge = required(clients.eventBridge, 'an EventBridge client');
+    return async (body) => {
+      const out = await eventBridge.send(
+        new PutEventsCommand({
+          Entries: [
+            {
+              EventBusName: eventBusName,
+              Source: HANDOFF_EVENT.source,
+              DetailType: HANDOFF_EVENT.detailType,
+              Detail: body,
+            },
+          ],
+        }),
+      );
+      // PutEvents answers 200 even when it refused the entry; the refusal is in the entry's result.
+      if ((out.FailedEntryCount ?? 0) > 0) {
+        const entry = out.Entries?.[0];
+        throw new Error(`PutEvents refused the entry: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`);
+      }
+    };
+  }
+  if (
+    config.target === 'lambda' &&
+    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
+  ) {
+    const { functionName } = config;
+    const lambda = required(clients.lambda, 'a Lambda client');
+    return async (body) => {
+      await lambda.send(
+        new InvokeCommand({
+          FunctionName: functionName,
+          InvocationType: 'Event',
+          Payload: new TextEncoder().encode(body),
+        }),
+      );
+    };
+  }
+  if (config.target === 'none') return async () => {};
+  throw notBundled(target);
 }
 
 /** Completes the pause's task: `SendTaskSuccess` with the pointer, or `SendTaskFailure` naming the cancel. */
@@ -179,7 +232,6 @@ async function completeTask(
   }
   const call = cancelled ? 'SendTaskFailure' : 'SendTaskSuccess';
   try {
-    const { SendTaskFailureCommand, SendTaskSuccessCommand } = await import('./sdk/sfn.ts');
     if (cancelled) await sfn.send(new SendTaskFailureCommand({ taskToken, error: PAUSE_CANCELLED, cause: output }));
     else await sfn.send(new SendTaskSuccessCommand({ taskToken, output }));
   } catch (error) {

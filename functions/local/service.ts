@@ -8,6 +8,7 @@ import { createDynamoDBCheckpointStore, storageClientConfig } from '../checkpoin
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
+import { INBOX_ROUTES } from '../handlers/inbox-http.ts';
 import { createHandoff, createHandoffClients, type Handoff } from '../handoff/handoff.ts';
 import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
 import { sweepDue } from '../resume/resume.ts';
@@ -108,7 +109,8 @@ export async function startLocalService(
     tenantClaim,
     ...(links === undefined ? {} : { links }),
   };
-  const handler = createApiHandler(deps);
+  // One handler serves the API and the inbox page, as the stack's two functions do behind one HTTP API.
+  const handler = createApiHandler(deps, { routes: INBOX_ROUTES });
   const server = createLocalServer({
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],
     tenantClaim,

@@ -1,4 +1,5 @@
 import type { Continuation } from '../checkpoints/checkpoint-store.ts';
+import { carryMessages, copyInto, jsonByteLength, messageCount } from '../checkpoints/continuation-json.ts';
 import { jsonBytes } from './request.ts';
 
 /** The largest HTTP response body that carries `messages` (a Lambda response is at most 6 MB). */
@@ -21,13 +22,14 @@ export interface ResumeBody {
   resumedAt: string;
 }
 
-/** The resume body of a continuation, with `messages` left out (`messagesOmitted: true`) when it would pass `limitBytes`. */
+/**
+ * The resume body of a continuation, with `messages` left out (`messagesOmitted: true`) when it would pass
+ * `limitBytes`. Messages still held as JSON stay so (sized and written without parsing them).
+ */
 export function resumeBody(continuation: Continuation, limitBytes: number): ResumeBody {
-  const { runId, interruptId, continuationId, format, outcome, dispatch, messages, resumedAt } = continuation;
-  return fitMessages(
-    { runId, interruptId, continuationId, format, outcome, dispatch, messages, resumedAt },
-    limitBytes,
-  );
+  const { runId, interruptId, continuationId, format, outcome, dispatch, resumedAt } = continuation;
+  const body = { runId, interruptId, continuationId, format, outcome, dispatch, messages: [] as unknown[], resumedAt };
+  return fitMessages(carryMessages(body, continuation), limitBytes);
 }
 
 /**
@@ -38,9 +40,14 @@ export function fitMessages<T extends { messages?: unknown[] }>(
   body: T,
   limitBytes: number,
 ): Omit<T, 'messages'> & { messages?: unknown[]; messagesOmitted?: true; total?: number } {
-  if (body.messages === undefined || jsonBytes(body) <= limitBytes) return body;
-  const { messages, ...rest } = body;
-  return { ...rest, messagesOmitted: true, total: messages.length };
+  if (!Object.hasOwn(body, 'messages') || body.messages === undefined || jsonByteLength(body) <= limitBytes) {
+    return body;
+  }
+  return {
+    ...copyInto({}, body, ['messages']),
+    messagesOmitted: true,
+    total: messageCount(body as { messages: unknown[] }),
+  };
 }
 
 /** A slice of messages that fits a response: from `from`, at most `limit`, cut short before it passes `limitBytes`. */

@@ -16,6 +16,7 @@ import type {
   ResumeResult,
   SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
+import { messageCount } from '../checkpoints/continuation-json.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
@@ -202,7 +203,7 @@ async function handOff(deps: UseCaseDeps, result: ResumeResult, trigger: Trigger
     outcome: result.outcome,
     format: result.format,
     dispatch: result.dispatch.length,
-    messageCount: result.messages.length,
+    messageCount: messageCount(result),
   });
   try {
     await deps.handoff.deliver(result);

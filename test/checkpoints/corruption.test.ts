@@ -1,4 +1,4 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { CorruptCheckpointError } from '../../functions/errors.ts';
 import { useTestTable } from '../support/dynamodb.ts';
@@ -86,5 +86,32 @@ describe('a corrupt checkpoint', () => {
       .getContinuation({ tenant: 'acme', runId: run.input.runId, continuationId })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CorruptCheckpointError);
+  });
+});
+
+describe('the paused round a resume parses alone', () => {
+  it('is where the pause item says, or the checkpoint is reported corrupt', async () => {
+    const run = await pausedRun(1_000);
+    expect(run.pause).toMatchObject({ roundIndex: expect.any(Number), roundOffset: expect.any(Number) });
+    await setAttribute(table, run.pause, 'roundOffset', (run.pause.roundOffset as number) - 5);
+    const error = await run.store.resume({ ...run.key, answer: 'yes' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorruptCheckpointError);
+    expect((error as Error).message).toContain('paused round');
+  });
+
+  it('is found by parsing the whole transcript when the pause item does not say (written before it did)', async () => {
+    const twin = await pausedRun(1_000);
+    const old = await pausedRun(1_000);
+    await table.client.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: old.pause.pk, sk: old.pause.sk },
+        UpdateExpression: 'REMOVE roundIndex, roundOffset',
+      }),
+    );
+    const fromOld = await old.store.resume({ ...old.key, answer: 'yes' });
+    const fromNew = await twin.store.resume({ ...twin.key, answer: 'yes' });
+    expect(fromOld.messages.slice(-3)).toEqual(fromNew.messages.slice(-3));
+    expect(fromOld.messages).toHaveLength(fromNew.messages.length);
   });
 });

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
-import { checkDecisionsInput, checkPauseInput } from '../../functions/checkpoints/validation.ts';
+import { checkPauseInput } from '../../functions/checkpoints/pause-checks.ts';
+import { checkDecisionsInput } from '../../functions/checkpoints/validation.ts';
 import { HandbackError } from '../../functions/errors.ts';
 import { createApiHandler } from '../../functions/handlers/http-api.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';

@@ -1,18 +1,23 @@
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { type ApiEvent, createApiHandler } from '../../functions/handlers/http-api.ts';
+import { INBOX_ROUTES } from '../../functions/handlers/inbox-http.ts';
 import { httpEvent, lambdaContext } from '../handlers/events.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 
 /**
- * The API handler in-process, on the in-memory store, with a hand-off that delivers nowhere: for tests of what the
- * API serves and refuses, where the storage is not what is tested.
+ * The API handler in-process, on the in-memory store, with a hand-off that delivers nowhere, and the inbox page's
+ * routes as the local service adds them: for tests of what the API serves and refuses, where the storage is not what
+ * is tested.
  */
 export function inProcessApi() {
-  const handler = createApiHandler({
-    store: createMemoryCheckpointStore(),
-    handoff: { deliver: async () => {} },
-    ...testTelemetry(),
-  });
+  const handler = createApiHandler(
+    {
+      store: createMemoryCheckpointStore(),
+      handoff: { deliver: async () => {} },
+      ...testTelemetry(),
+    },
+    { routes: INBOX_ROUTES },
+  );
   const call = async (event: ApiEvent) => {
     const result = await handler(event, lambdaContext());
     return { status: result.statusCode ?? 0, headers: result.headers ?? {}, body: String(result.body ?? '') };

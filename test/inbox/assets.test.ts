@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { createInboxHandler } from '../../functions/handlers/inbox-http.ts';
 import { inboxAsset, PAGE_CSP, WORKER_CSP } from '../../functions/inbox/assets.ts';
 import { type BuiltFile, buildInboxFiles } from '../../functions/inbox/build.ts';
 import { INBOX_FILES } from '../../functions/inbox/generated.ts';
-import { httpEvent } from '../handlers/events.ts';
+import { httpEvent, lambdaContext } from '../handlers/events.ts';
+import { testTelemetry } from '../handlers/telemetry.ts';
 import { inProcessApi } from './api.ts';
 
 const files = await buildInboxFiles();
@@ -123,5 +125,28 @@ describe('GET /inbox through the API handler', () => {
     expect(JSON.parse(missing.body)).toMatchObject({ code: 'not_found' });
     const list = await api.call(httpEvent('GET', '/pauses', { claims: null }));
     expect(list.status).toBe(401);
+  });
+});
+
+describe('the inbox function', () => {
+  const handler = createInboxHandler(testTelemetry().logger);
+  const call = (event: ReturnType<typeof httpEvent>) => handler(event, lambdaContext());
+
+  it('serves the page with its policy, and its files gzipped for a client that takes gzip', async () => {
+    const page = await call(httpEvent('GET', '/inbox', { claims: null }));
+    expect(page).toMatchObject({ statusCode: 200 });
+    expect(page.headers?.['Content-Security-Policy']).toBe(PAGE_CSP);
+    const validator = byPrefix('validator-');
+    const zipped = await call(
+      httpEvent('GET', `/inbox/${validator.name}`, { claims: null, headers: { 'accept-encoding': 'gzip' } }),
+    );
+    expect(zipped.headers?.['Content-Encoding']).toBe('gzip');
+    expect(zipped.headers?.['Content-Security-Policy']).toBe(WORKER_CSP);
+  });
+
+  it('answers any other path with a 404 problem', async () => {
+    const missing = await call(httpEvent('GET', '/pauses', { claims: null }));
+    expect(missing.statusCode).toBe(404);
+    expect(JSON.parse(String(missing.body))).toMatchObject({ code: 'not_found' });
   });
 });

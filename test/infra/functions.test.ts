@@ -13,7 +13,6 @@ const { template, assembly } = defaultSynth({ bundled: true });
 const ref = (prefix: string) => ({ Ref: Match.stringLikeRegexp(`^${prefix}`) });
 
 const POWERTOOLS = {
-  NODE_OPTIONS: '--enable-source-maps',
   POWERTOOLS_SERVICE_NAME: 'handback',
   POWERTOOLS_METRICS_NAMESPACE: 'Handback',
   POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -50,6 +49,7 @@ const FUNCTIONS = [
       TABLE_NAME: ref('CheckpointsTable'),
     },
   },
+  { name: 'InboxHandler', memory: 512, timeout: 10, environment: POWERTOOLS },
   {
     name: 'ExampleAgent',
     memory: 256,
@@ -75,7 +75,7 @@ function bundleDirectory(name: string): string {
 }
 
 describe('the functions', () => {
-  it('are the six of the stack', () => {
+  it('are the seven of the stack', () => {
     template.resourceCountIs('AWS::Lambda::Function', FUNCTIONS.length);
   });
 
@@ -123,6 +123,22 @@ describe('the bundles', () => {
 
   it.each(FUNCTIONS)('of $name come with a source map', ({ name }) => {
     expect(existsSync(join(bundleDirectory(name), 'index.mjs.map'))).toBe(true);
+  });
+
+  // Service targets of the clients' protocols, as each client package writes them into a bundle.
+  it.each(['ApiHandler', 'StepFunctionsHandler', 'SqsHandler', 'Sweeper'])(
+    "of %s carry the configured hand-off client (SQS) and not the other targets' clients",
+    (name) => {
+      const code = readFileSync(join(bundleDirectory(name), 'index.mjs'), 'utf8');
+      expect(code).toContain('AmazonSQS');
+      expect(code).not.toContain('AWSGirApiService');
+      expect(code).not.toContain('"AWSEvents"');
+    },
+  );
+
+  it.each(['Sweeper', 'LifecycleHandler'])('of %s leave out the JSON Schema checks', (name) => {
+    const code = readFileSync(join(bundleDirectory(name), 'index.mjs'), 'utf8');
+    expect(code).not.toContain('json-schema.org/draft/2020-12');
   });
 
   // The bundle sits in a temporary directory with no node_modules above it, and Node gets no NODE_PATH: an import of

@@ -256,11 +256,30 @@ describe('the HTTP API', () => {
     });
   });
 
-  it.each(PUBLIC)('routes %s to the API handler without a token', (routeKey) => {
+  const INBOX = ['GET /inbox', 'GET /inbox/{file}'];
+
+  it.each(PUBLIC.filter((routeKey) => !INBOX.includes(routeKey)))(
+    'routes %s to the API handler without a token',
+    (routeKey) => {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: routeKey,
+        AuthorizationType: 'NONE',
+        Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTrunsrunIdpausesHandler')]] },
+      });
+    },
+  );
+
+  it.each(INBOX)('routes %s to the inbox function without a token', (routeKey) => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: routeKey,
       AuthorizationType: 'NONE',
-      Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTrunsrunIdpausesHandler')]] },
+      Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiGETinboxInbox')]] },
+    });
+  });
+
+  it('gives the inbox integration the inbox function', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationUri: { 'Fn::GetAtt': [Match.stringLikeRegexp('^InboxHandlerFunction'), 'Arn'] },
     });
   });
 

@@ -70,6 +70,9 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
     byteLength: record.transcript.byteLength,
     rawLength: record.transcript.rawLength,
     sha256: record.transcript.sha256,
+    ...(record.transcript.round === undefined
+      ? {}
+      : { roundIndex: record.transcript.round.index, roundOffset: record.transcript.round.offset }),
     [TABLE.byTenant.partitionKey.name]: Keys.tenant(record.tenant),
     [TABLE.byTenant.sortKey.name]: Keys.listing(record.createdAt, record.runId, record.seq),
   };
@@ -182,6 +185,10 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
       sha256: raw.sha256 as string,
     },
   };
+  // Written since the resume parses the paused round alone; a pause item without them is read whole.
+  if (Number.isSafeInteger(raw.roundIndex) && Number.isSafeInteger(raw.roundOffset)) {
+    record.transcript.round = { index: raw.roundIndex as number, offset: raw.roundOffset as number };
+  }
   const metadata = json<Record<string, unknown>>('metadata');
   if (metadata !== undefined) record.metadata = metadata;
   const context = json<{ user?: string; assistant?: string }>('context');

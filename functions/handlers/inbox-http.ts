@@ -1,0 +1,59 @@
+import { gzipSync } from 'node:zlib';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpRouterHandler, { type Route } from '@middy/http-router';
+import { inboxAsset } from '../inbox/assets.ts';
+import type { ApiEvent, ApiResult } from './http-api.ts';
+import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
+
+/**
+ * The inbox page's routes (§12), served without a token (its data calls carry one): `GET /inbox` and
+ * `GET /inbox/{file}`, with each file's security headers, gzipped for clients that take it. On AWS they are a
+ * function of their own (`createInboxHandler`), so the page's files (about 250 KB, its validator included) stay out of
+ * the API function's bundle and cold start; the local service adds them to its one API handler.
+ */
+export const INBOX_ROUTES: Array<Route<ApiEvent, ApiResult>> = [
+  { method: 'GET', path: '/inbox', handler: async (event: ApiEvent) => asset('', event) },
+  {
+    method: 'GET',
+    path: '/inbox/{file}',
+    handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? '', event),
+  },
+];
+
+/** The inbox function: its two routes, any other request a 404 problem, errors as problems. */
+export function createInboxHandler(logger: Logger) {
+  return middy<ApiEvent, ApiResult>()
+    .use(injectLambdaContext(logger))
+    .use(httpHeaderNormalizer())
+    .use(problemDetails(logger))
+    .handler(
+      httpRouterHandler<ApiEvent, ApiResult>({
+        routes: INBOX_ROUTES,
+        notFoundResponse: ({ method, path }) => {
+          throw new HttpProblem(404, EdgeCode.NotFound, `No route ${method} ${path}.`);
+        },
+      }),
+    );
+}
+
+/** The gzip of each inbox file, made once per container: API Gateway HTTP APIs do not compress responses. */
+const gzipped = new Map<string, string>();
+
+/** A file of the inbox page, or 404; gzipped when the client takes it. */
+function asset(file: string, event: ApiEvent): ApiResult {
+  const found = inboxAsset(file);
+  if (found === undefined) throw new HttpProblem(404, EdgeCode.NotFound, `No inbox file ${JSON.stringify(file)}.`);
+  const headers = { 'Content-Type': found.contentType, ...found.headers, Vary: 'Accept-Encoding' };
+  if (!/\bgzip\b/i.test(event.headers?.['accept-encoding'] ?? '') || found.body.length < 1024) {
+    return { statusCode: 200, headers, body: found.body };
+  }
+  let body = gzipped.get(file);
+  if (body === undefined) {
+    body = gzipSync(found.body, { level: 9 }).toString('base64');
+    gzipped.set(file, body);
+  }
+  return { statusCode: 200, headers: { ...headers, 'Content-Encoding': 'gzip' }, body, isBase64Encoded: true };
+}
