@@ -339,6 +339,8 @@ function sharedAjv(allErrors: boolean): () => Ajv2020 {
         allErrors,
         strict: false,
         validateFormats: false,
+        // A required or listed property must be the value's own: `{}` has no "toString" (JSON-Schema-Test-Suite).
+        ownProperties: true,
         logger: false,
         addUsedSchema: false,
         inlineRefs: false,
@@ -959,6 +961,11 @@ function analyse(root: Record<string, unknown>): Analysis | { problems: Problem[
     }
     if (isPlainObject(schema.properties)) {
       for (const [name, value] of Object.entries(schema.properties)) {
+        if (name === '__proto__') {
+          // ajv drops this entry from `properties` without a word: an answer's "__proto__" would go unchecked.
+          problem(`${pointer}/properties/__proto__`, 'names the property "__proto__", which cannot be checked here');
+          continue;
+        }
         const at = child(value, 'properties', name);
         if (at !== undefined) node.properties.set(name, at);
       }

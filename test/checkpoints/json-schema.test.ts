@@ -622,6 +622,35 @@ describe('schemas accepted', () => {
   });
 });
 
+describe('property names that objects inherit (the JSON-Schema-Test-Suite cases)', () => {
+  it('require a property the answer has of its own: {} has no "toString" or "constructor"', () => {
+    const schema = { type: 'object', required: ['toString', 'constructor'] };
+    expect(schemaFailures(schema, {}).map((failure) => failure.message)).toEqual([
+      "must have required property 'toString'",
+      "must have required property 'constructor'",
+    ]);
+    expect(schemaFailures(schema, { toString: 1, constructor: 2 })).toEqual([]);
+  });
+
+  it('check only properties the answer has of its own', () => {
+    const schema = { properties: { toString: { type: 'number' }, constructor: { type: 'number' } } };
+    expect(schemaFailures(schema, {})).toEqual([]);
+    expect(schemaFailures(schema, JSON.parse('{"toString":"x"}'))).toEqual([
+      { path: '/toString', message: 'must be number' },
+    ]);
+  });
+
+  it('refuse a schema listing "__proto__" in properties, which ajv would silently leave unchecked', () => {
+    const schema = JSON.parse('{"properties":{"__proto__":{"type":"number"},"a":{"type":"string"}}}');
+    expect(schemaProblems(schema)).toEqual([
+      {
+        path: '/properties/__proto__',
+        message: 'answerSchema/properties/__proto__ names the property "__proto__", which cannot be checked here',
+      },
+    ]);
+  });
+});
+
 describe('schemaFailures and checkAgainstSchema', () => {
   it('turn a stored schema that cannot be checked into a failure, not a 500', () => {
     expect(schemaFailures({ $dynamicRef: '#nope' }, null)).toEqual([
