@@ -33,10 +33,13 @@ export interface DynamoDBCheckpointStoreOptions {
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */
 export function createDynamoDBCheckpointStore(options: DynamoDBCheckpointStoreOptions): CheckpointStore {
-  if (!options?.client)
-    throw new TypeError('createDynamoDBCheckpointStore needs a DynamoDBDocumentClient as `client`.');
+  if (!options?.client) {
+    const message = 'createDynamoDBCheckpointStore needs a DynamoDBDocumentClient as `client`';
+    throw new BadRequestError(`${message}.`, [{ path: '/client', message }]);
+  }
   if (typeof options.tableName !== 'string' || options.tableName.length === 0) {
-    throw new TypeError('createDynamoDBCheckpointStore needs the table name as `tableName`.');
+    const message = 'createDynamoDBCheckpointStore needs the table name as `tableName`';
+    throw new BadRequestError(`${message}.`, [{ path: '/tableName', message }]);
   }
   const { client, tableName, retentionSeconds, ...service } = options;
   return new CheckpointService({

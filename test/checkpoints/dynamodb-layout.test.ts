@@ -2,7 +2,12 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import { TABLE } from '../../functions/checkpoints/table.ts';
-import { CorruptCheckpointError, StorageUnavailableError, UnsupportedRecordError } from '../../functions/errors.ts';
+import {
+  BadRequestError,
+  CorruptCheckpointError,
+  StorageUnavailableError,
+  UnsupportedRecordError,
+} from '../../functions/errors.ts';
 import { recordingClient, useTestTable } from '../support/dynamodb.ts';
 import { pauseInput, runItems, setAttribute, storeOn, testClock } from './support.ts';
 
@@ -232,5 +237,17 @@ describe('the DynamoDB layout', () => {
     raw.destroy();
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => frozen.close(() => resolve()));
+  });
+});
+
+describe('createDynamoDBCheckpointStore', () => {
+  it('refuses options without a client or a table name with a named error saying which', async () => {
+    const { createDynamoDBCheckpointStore } = await import('../../functions/checkpoints/dynamodb-store.ts');
+    const noClient = (() => createDynamoDBCheckpointStore(undefined as never)) as () => unknown;
+    expect(noClient).toThrow(BadRequestError);
+    expect(noClient).toThrow('needs a DynamoDBDocumentClient as `client`');
+    const noTable = () => createDynamoDBCheckpointStore({ client: table.client, tableName: '' });
+    expect(noTable).toThrow(BadRequestError);
+    expect(noTable).toThrow('needs the table name as `tableName`');
   });
 });
