@@ -53,7 +53,7 @@ import {
 } from './codec.ts';
 import { copyInto, MessagesJson, withLazyMessages } from './continuation-json.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
-import { shown } from './json.ts';
+import { capitalize, shown, utf8Bytes } from './json.ts';
 import type { CheckedPause } from './pause-checks.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
@@ -316,7 +316,7 @@ export class CheckpointService implements CheckpointStore {
           continue;
         }
         // A page stays well inside a Lambda response (6 MB) whatever its pauses carry: cut it short, with a cursor.
-        const size = new TextEncoder().encode(JSON.stringify(view)).length;
+        const size = utf8Bytes(JSON.stringify(view));
         if (items.length === limit || (items.length > 0 && bytes + size > LIMITS.pageBytes)) {
           return { items, cursor: writeCursor(after as string, status) };
         }
@@ -691,7 +691,7 @@ function hasSchemaFor(ask: Ask, decision: Decision): boolean {
 
 /** Every decision of a pause together stays under its budget, so the record stays under the item limit. */
 function checkDecisionsSize(record: PauseRecord): void {
-  const bytes = new TextEncoder().encode(JSON.stringify(record.decisions)).length;
+  const bytes = utf8Bytes(JSON.stringify(record.decisions));
   if (bytes > LIMITS.decisionsBytes) {
     const message = `the decisions of this pause would take ${bytes} bytes together, over the limit of ${LIMITS.decisionsBytes}`;
     throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '/decisions', message }]);
@@ -760,7 +760,7 @@ function pending(record: PauseRecord, replayed: boolean) {
  * they fit theirs (the rest are read from the transcript when a pause is shown).
  */
 function fitAsks(pause: CheckedPause): Ask[] {
-  const bytes = (value: unknown) => (value === undefined ? 0 : new TextEncoder().encode(JSON.stringify(value)).length);
+  const bytes = (value: unknown) => (value === undefined ? 0 : utf8Bytes(JSON.stringify(value)));
   const definitions = pause.asks.map(({ args: _, ...ask }) => ask);
   const fixed =
     bytes(definitions) +
@@ -817,8 +817,4 @@ function overloaded(): StorageUnavailableError {
   return new StorageUnavailableError(
     'The pause changed under this request more times than it retries; retry the same request, which is safe.',
   );
-}
-
-function capitalize(text: string): string {
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }

@@ -2,6 +2,7 @@ import type { Decision, DispatchCall } from '../rehydrate/decisions.ts';
 import type { ToolCall } from '../rehydrate/formats/format.ts';
 import type { FormatName } from '../rehydrate/formats/index.ts';
 import type { AskKind, DecisionBody, OnExpiry, Outcome } from './record.ts';
+import type { PAUSE_STATUSES } from './rules.ts';
 
 /**
  * The checkpoint store, as the handlers and a user's own agent Lambda use it. `createDynamoDBCheckpointStore` builds
@@ -34,7 +35,7 @@ export interface CheckpointStore {
 }
 
 /** A pause's status at the time it is read. */
-export type PauseStatus = 'paused' | 'resumed' | 'expired' | 'cancelled';
+export type PauseStatus = (typeof PAUSE_STATUSES)[number];
 
 /** A JSON Schema (2020-12) document: an object or a boolean. */
 export type JsonSchema = Record<string, unknown> | boolean;

@@ -31,11 +31,6 @@ export class MessagesJson {
     return this.#before + this.#round.length;
   }
 
-  /** The rebuilt round's messages, as values. */
-  get round(): readonly unknown[] {
-    return this.#round;
-  }
-
   /** UTF-8 bytes of the whole text. */
   get byteLength(): number {
     return this.#head.length + Buffer.byteLength(this.#tail());

@@ -95,6 +95,11 @@ export function jsonBytes(value: unknown): number | undefined {
   return jsonShape(value)?.bytes;
 }
 
+/** `text` with its first letter in upper case: a problem's message as the start of its sentence. */
+export function capitalize(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
+
 const encoder = new TextEncoder();
 
 /** UTF-8 bytes of `text`; lone surrogates count as the three bytes of U+FFFD, as `TextEncoder` writes them. */

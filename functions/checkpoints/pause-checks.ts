@@ -1,7 +1,7 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
-import { turnContext } from '../rehydrate/context.ts';
+import { roundContext } from '../rehydrate/context.ts';
 import { FORMAT_NAMES, isFormatName } from '../rehydrate/formats/index.ts';
-import { validatePauseAsks } from '../rehydrate/rehydrate.ts';
+import { readPauseAsks } from '../rehydrate/rehydrate.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes, shown } from './json.ts';
 import { schemaProblems } from './json-schema.ts';
@@ -104,7 +104,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   }
 
   // §4 at pause time: the round is last, and every ask names a distinct reserved call of it.
-  const { round, calls } = validatePauseAsks(
+  const { round, calls, format, messages } = readPauseAsks(
     { format: input.format, messages: input.messages },
     asks.map((ask) => ask.toolCallId),
   );
@@ -128,7 +128,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
         ...(kind === 'approval' ? { editable: ask.editable ?? true } : {}),
       };
     }),
-    context: turnContext(input.format, input.messages, LIMITS.contextChars),
+    context: roundContext(format, messages, round, LIMITS.contextChars),
     expiresInSeconds,
     onExpiry,
   };

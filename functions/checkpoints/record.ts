@@ -2,6 +2,7 @@ import type { FormatName } from '../rehydrate/formats/index.ts';
 import type { JsonSchema } from './checkpoint-store.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
+import { PAUSE_STATUSES } from './rules.ts';
 
 /**
  * A pause as the rules see it, whatever stores it: the record the service reads, changes (as a new record, never in
@@ -124,7 +125,7 @@ export function expiresAtOf(record: Pick<PauseRecord, 'expiresAtMs'>): string {
 
 /** Whether `status` is one this version knows. */
 export function isKnownStatus(status: string): status is Status {
-  return status === 'paused' || status === 'resumed' || status === 'expired' || status === 'cancelled';
+  return (PAUSE_STATUSES as readonly string[]).includes(status);
 }
 
 /**

@@ -3,10 +3,8 @@ import type { Decision } from '../rehydrate/decisions.ts';
 import { answerText } from '../rehydrate/rehydrate.ts';
 import * as z from '../zod.ts';
 import type { ListPausesQuery, PauseStatus } from './checkpoint-store.ts';
-import { isPlainObject, jsonBytes, shown } from './json.ts';
+import { capitalize, isPlainObject, shown, utf8Bytes } from './json.ts';
 import { LIMITS, PAUSE_STATUSES, RUN_ID_PATTERN } from './rules.ts';
-
-export { isPlainObject, jsonBytes, LIMITS };
 
 /**
  * The checks the store runs before it touches storage, pure: users call the store from their own Lambda, so it
@@ -58,8 +56,12 @@ export function checkDecisionsInput(decisions: unknown): Decision[] {
           { path: `/decisions/${index}/args`, message },
         ]);
       }
-      answerText(decision.args, `/decisions/${index}/args`);
-      checkSize(decision.args, `/decisions/${index}/args`, 'the edited args');
+      checkSize(
+        decision.args,
+        answerText(decision.args, `/decisions/${index}/args`),
+        `/decisions/${index}/args`,
+        'the edited args',
+      );
     }
   });
   return list;
@@ -70,7 +72,7 @@ export function checkReason(reason: unknown, path = '/reason'): void {
   if (typeof reason !== 'string') {
     throw new BadRequestError('The reason must be a string.', [{ path, message: 'must be a string' }]);
   }
-  const bytes = new TextEncoder().encode(reason).length;
+  const bytes = utf8Bytes(reason);
   if (bytes > LIMITS.reasonBytes) {
     const message = `the reason is ${bytes} bytes, over the limit of ${LIMITS.reasonBytes}`;
     throw new BadRequestError(`${capitalize(message)}.`, [{ path, message }]);
@@ -79,21 +81,19 @@ export function checkReason(reason: unknown, path = '/reason'): void {
 
 /**
  * Checks an answer before anything is read: a JSON value (`InvalidAnswerError` otherwise, as `rehydrate` would
- * say) of at most 256 KB as JSON (`PayloadTooLargeError`). Returns its JSON text.
+ * say) of at most 256 KB as JSON (`PayloadTooLargeError`).
  */
-export function checkAnswer(answer: unknown, path = '/answer'): string {
-  answerText(answer);
-  return checkSize(answer, path, 'the answer');
+export function checkAnswer(answer: unknown, path = '/answer'): void {
+  checkSize(answer, answerText(answer), path, 'the answer');
 }
 
-function checkSize(value: unknown, path: string, what: string): string {
-  const json = JSON.stringify(value);
-  const size = new TextEncoder().encode(json).length;
+/** Throws unless `value` is at most 256 KB as JSON; `text` is its `answerText` (its JSON, unless it is a string). */
+function checkSize(value: unknown, text: string, path: string, what: string): void {
+  const size = utf8Bytes(typeof value === 'string' ? JSON.stringify(value) : text);
   if (size > LIMITS.answerBytes) {
     const message = `${what} is ${size} bytes as JSON, over the limit of ${LIMITS.answerBytes}`;
     throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path, message }]);
   }
-  return json;
 }
 
 /** Throws `BadRequestError` unless `tenant` and `runId` can name a run. */
@@ -163,8 +163,4 @@ export function tenantProblemOf(tenant: unknown): string | undefined {
 
 export function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value.slice(0, 64)) : typeof value;
-}
-
-function capitalize(text: string): string {
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }

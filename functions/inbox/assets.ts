@@ -1,4 +1,5 @@
 import { INBOX_FILES } from './generated.ts';
+import { TRUSTED_TYPES_POLICY } from './page/policy.ts';
 
 /**
  * The inbox page's files as the HTTP API serves them (§12), from the module `npm run build:inbox` generates, with
@@ -13,9 +14,6 @@ export interface InboxAsset {
   body: string;
   headers: Record<string, string>;
 }
-
-/** The Trusted Types policy the page creates to start its validator worker: the only script URL it ever makes. */
-export const TRUSTED_TYPES_POLICY = 'handback-inbox';
 
 /** The page's Content-Security-Policy. */
 export const PAGE_CSP = [

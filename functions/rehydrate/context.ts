@@ -1,11 +1,12 @@
+import { LIMITS } from '../checkpoints/rules.ts';
 import { BadRequestError } from '../errors.ts';
-import type { TurnText } from './formats/format.ts';
+import type { MessageFormat, PausedRound, TurnText } from './formats/format.ts';
 import { readPause } from './rehydrate.ts';
 
 export type { TurnText } from './formats/format.ts';
 
 /** How long each text of `turnContext` is at most, by default. */
-export const DEFAULT_CONTEXT_CHARS = 2000;
+export const DEFAULT_CONTEXT_CHARS = LIMITS.contextChars;
 
 /**
  * The turn's context for a person deciding (§12: the inbox shows it): the text of the last user message before the
@@ -14,14 +15,31 @@ export const DEFAULT_CONTEXT_CHARS = 2000;
  * the transcript's shape and finds its paused round (`InvalidTranscriptError` otherwise); `maxChars` must be a
  * positive integer (`BadRequestError`).
  */
-export function turnContext(format: string, messages: readonly unknown[], maxChars = DEFAULT_CONTEXT_CHARS): TurnText {
+export function turnContext(
+  format: string,
+  messages: readonly unknown[],
+  maxChars: number = DEFAULT_CONTEXT_CHARS,
+): TurnText {
   if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
     throw new BadRequestError(`maxChars must be a positive integer, got ${String(maxChars)}.`, [
       { path: '/maxChars', message: 'must be a positive integer' },
     ]);
   }
   const { format: module, messages: checked } = readPause({ format, messages });
-  const { user, assistant } = module.context(checked, module.findRound(checked));
+  return roundContext(module, checked, module.findRound(checked), maxChars);
+}
+
+/**
+ * `turnContext` of a transcript already read and its paused round already found (the pause checks have both), so
+ * the transcript is not checked twice.
+ */
+export function roundContext(
+  module: MessageFormat,
+  messages: readonly unknown[],
+  round: PausedRound,
+  maxChars: number,
+): TurnText {
+  const { user, assistant } = module.context(messages, round);
   const context: TurnText = {};
   if (user !== undefined) context.user = cut(user, maxChars);
   if (assistant !== undefined) context.assistant = cut(assistant, maxChars);

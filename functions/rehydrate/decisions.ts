@@ -1,5 +1,7 @@
+import { LIMITS } from '../checkpoints/rules.ts';
 import { BadRequestError, InvalidAnswerError } from '../errors.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
+import { badRequest, isRecord } from './formats/shared.ts';
 import {
   listSome,
   MAX_ASKS,
@@ -11,8 +13,6 @@ import {
 } from './rehydrate.ts';
 import { answerText, NOT_DISPATCHED, rejectionText, resultText } from './texts.ts';
 
-export { turnContext } from './context.ts';
-export { validatePauseAsks } from './rehydrate.ts';
 export { REJECTED, rejectionText } from './texts.ts';
 
 /** An `answer` ask's decision: the answer is the call's result (§3.4). */
@@ -67,7 +67,7 @@ export interface DecidedRound {
 }
 
 /** The largest `reason` a rejection carries, in UTF-8 bytes. */
-export const MAX_REASON_BYTES = 2048;
+export const MAX_REASON_BYTES = LIMITS.reasonBytes;
 
 /** The decisions of one round, checked: the results to add, the calls to dispatch, the arguments to replace. */
 interface Plan {
@@ -311,14 +311,6 @@ function checkedArgs(args: unknown, i: number, name: string): Record<string, unk
   }
   answerText(args, path);
   return args;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function badRequest(message: string, path: string): BadRequestError {
-  return new BadRequestError(message, [{ path, message }]);
 }
 
 function invalidAnswer(message: string, path: string): InvalidAnswerError {

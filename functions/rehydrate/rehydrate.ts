@@ -1,3 +1,4 @@
+import { LIMITS } from '../checkpoints/rules.ts';
 import { BadRequestError, InvalidTranscriptError, MissingTurnStateError, type Violation } from '../errors.ts';
 import { shapeViolations } from './check-transcript.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
@@ -17,7 +18,7 @@ export type PauseLike = { format: string; messages?: unknown } & (
 );
 
 /** The most asks one pause may hold (§9). */
-export const MAX_ASKS = 16;
+export const MAX_ASKS = LIMITS.asks.max;
 
 /** The id of the call a pause's person answers. */
 function answeredCallId(pause: unknown): string {
@@ -91,6 +92,15 @@ export function validatePauseAsks(
   pause: { format: string; messages?: unknown },
   toolCallIds: readonly string[],
 ): { round: PausedRound; calls: ToolCall[] } {
+  const { round, calls } = readPauseAsks(pause, toolCallIds);
+  return { round, calls };
+}
+
+/** `validatePauseAsks`, also returning the format and the messages it read (the store's pause checks use both). */
+export function readPauseAsks(
+  pause: { format: string; messages?: unknown },
+  toolCallIds: readonly string[],
+): { round: PausedRound; calls: ToolCall[]; format: MessageFormat; messages: unknown[] } {
   const { format, messages } = readPause(pause);
   checkAskIds(toolCallIds);
   const round = format.findRound(messages);
@@ -99,7 +109,7 @@ export function validatePauseAsks(
     format.check(withPlaceholders(format, messages, round, round.calls)),
     'The transcript fails the strict transcript check',
   );
-  return { round, calls };
+  return { round, calls, format, messages };
 }
 
 function checkAskIds(toolCallIds: unknown): asserts toolCallIds is readonly string[] {

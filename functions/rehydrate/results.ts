@@ -1,5 +1,5 @@
-import { BadRequestError } from '../errors.ts';
 import type { NewResult } from './formats/format.ts';
+import { badRequest } from './formats/shared.ts';
 import { readPause, reservedCalls, throwIfAny, withPlaceholders } from './rehydrate.ts';
 import { resultText } from './texts.ts';
 
@@ -61,8 +61,4 @@ export function appendResults(format: string, messages: readonly unknown[], resu
     'The transcript with the results added fails the strict transcript check',
   );
   return rebuilt;
-}
-
-function badRequest(message: string, path: string): BadRequestError {
-  return new BadRequestError(message, [{ path, message }]);
 }

@@ -1,4 +1,4 @@
-import { LIMITS, RUN_ID_PATTERN } from '../checkpoints/rules.ts';
+import { RUN_ID_PATTERN } from '../checkpoints/rules.ts';
 import { BadRequestError } from '../errors.ts';
 import * as z from '../zod.ts';
 
@@ -6,9 +6,6 @@ import * as z from '../zod.ts';
  * The shapes of what callers send, checked once at the edge with zod; a mismatch is a `BadRequestError` naming the
  * field (400 `bad_request` over HTTP, a rejected request on the queues).
  */
-
-/** The largest answer, as JSON bytes (§5): the store's limit, checked at the edge first. */
-export const MAX_ANSWER_BYTES = LIMITS.answerBytes;
 
 /** The tenant of a trigger request that names none: the same single tenant as the local service without auth. */
 export const DEFAULT_TENANT = 'default';

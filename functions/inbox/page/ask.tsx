@@ -1,4 +1,4 @@
-import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf } from './decide.ts';
+import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
 import { fullTime, relativeTime } from './time.ts';
@@ -41,8 +41,7 @@ export function AskCard({ ask, index, open, several, draft, errors, note, nowMs,
   return (
     <section class="ask" id={ids.ask} aria-labelledby={titleId}>
       <h3 id={titleId}>
-        <code class="tool">{ask.name}</code>{' '}
-        <span class="kind">{ask.kind === 'approval' ? 'needs approval' : 'needs an answer'}</span>
+        <code class="tool">{ask.name}</code> <span class="kind">{kindText(ask)}</span>
       </h3>
       {ask.prompt === null || ask.prompt === '' ? null : (
         <p class="prompt" dir="auto">
@@ -73,7 +72,7 @@ export function AskCard({ ask, index, open, several, draft, errors, note, nowMs,
       )}
       {ask.decision === undefined && open ? (
         <>
-          <fieldset class="choices" aria-describedby={choiceError === undefined ? undefined : `${ids.choice}-error`}>
+          <fieldset class="choices" aria-describedby={describedBy(ids.choice, false, choiceError)}>
             <legend>Your decision</legend>
             {choicesOf(ask, several).map((choice) => (
               <div class="check" key={choice}>

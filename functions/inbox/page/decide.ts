@@ -140,6 +140,11 @@ export function describeDecision(decision: RecordedDecisionView): string {
 }
 
 /** A JSON value on one line, cut to `max` characters. */
+/** What an ask waits for, in words. */
+export function kindText(ask: { kind: AskView['kind'] }): string {
+  return ask.kind === 'approval' ? 'needs approval' : 'needs an answer';
+}
+
 export function shortJson(value: unknown, max = 200): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

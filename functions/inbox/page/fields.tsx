@@ -1,4 +1,4 @@
-import type { Field, FormValues } from './forms.ts';
+import { type Field, type FormValues, MAX_RADIOS } from './forms.ts';
 import { prettyJson } from './json.ts';
 import type { JsonSchema } from './types.ts';
 
@@ -115,7 +115,7 @@ export function FieldView({ field, values, errors, onChange, schema }: FieldProp
         </div>
       );
     case 'enum':
-      if (field.options.length > 5) {
+      if (field.options.length > MAX_RADIOS) {
         return (
           <div class="field">
             <label for={field.id}>

@@ -276,11 +276,17 @@ export function attribute(field: Field, failures: ReadonlyArray<{ path: string; 
       owner = byPointer.get(at);
     }
     const target = owner ?? field;
-    return { id: target.id, message: path === '' ? sentence(message) : `At ${path}: ${message}.` };
+    return { id: target.id, message: failureText({ path, message }) };
   });
 }
 
-function sentence(message: string): string {
+/** A failure in words: the message as a sentence, after the JSON pointer it is at. */
+export function failureText({ path, message }: { path: string; message: string }): string {
+  return path === '' ? sentence(message) : `At ${path}: ${message}.`;
+}
+
+/** `message` with a capital first letter and a final full stop. */
+export function sentence(message: string): string {
   const text = message.charAt(0).toUpperCase() + message.slice(1);
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -1,6 +1,8 @@
 import { type ComponentChildren, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Access, type Api, createApi, type PauseRef, problemText, savedToken, saveToken } from './api.ts';
+import { kindText, shortJson } from './decide.ts';
+import { describedBy, ErrorText } from './fields.tsx';
 import { PauseScreen } from './pause.tsx';
 import { fullTime, relativeTime, timeLeft } from './time.ts';
 import type { PausePage, Problem } from './types.ts';
@@ -74,10 +76,7 @@ function App({ base, link }: { base: URL; link: string | undefined }) {
   }, []);
 
   const go = (next: Route) => {
-    const search =
-      next.kind === 'pause'
-        ? `?${new URLSearchParams({ run: next.ref.runId, pause: next.ref.interruptId })}`
-        : location.pathname;
+    const search = next.kind === 'pause' ? hrefOf(next.ref) : location.pathname;
     history.pushState(null, '', search);
     setRoute(next);
   };
@@ -215,13 +214,9 @@ function TokenForm({ problem, onToken }: { problem: Problem; onToken(token: stri
           value={token}
           onInput={(event) => setToken((event.currentTarget as HTMLInputElement).value)}
           aria-invalid={error === undefined ? undefined : true}
-          aria-describedby={error === undefined ? undefined : 'token-error'}
+          aria-describedby={describedBy('token', false, error)}
         />
-        {error === undefined ? null : (
-          <p class="error" id="token-error">
-            {error}
-          </p>
-        )}
+        <ErrorText id="token" error={error} />
       </div>
       <button type="submit" class="primary">
         Sign in
@@ -297,7 +292,7 @@ function PauseList({
       <ul class="pauses">
         {items.map((pause) => {
           const ref = { runId: pause.runId, interruptId: pause.interruptId };
-          const href = `?${new URLSearchParams({ run: ref.runId, pause: ref.interruptId })}`;
+          const href = hrefOf(ref);
           const prompt = pause.asks.find((ask) => ask.prompt !== null && ask.prompt !== '')?.prompt;
           return (
             <li key={pause.interruptId} class="card">
@@ -315,15 +310,13 @@ function PauseList({
               <p class="meta">
                 Run <code class="run">{pause.runId}</code>
                 {' · '}
-                {pause.asks.length === 1
-                  ? pause.asks[0]?.kind === 'approval'
-                    ? 'needs approval'
-                    : 'needs an answer'
+                {pause.asks.length === 1 && pause.asks[0] !== undefined
+                  ? kindText(pause.asks[0])
                   : `${pause.pending.length} of ${pause.asks.length} asks waiting`}
               </p>
               {prompt === undefined || prompt === null ? null : (
                 <p class="prompt" dir="auto">
-                  {prompt.length > 240 ? `${prompt.slice(0, 239)}…` : prompt}
+                  {shortJson(prompt, 240)}
                 </p>
               )}
               <p class="meta">
@@ -367,4 +360,9 @@ if (root !== null) {
   const base = new URL('.', location.href);
   root.replaceChildren();
   render(<App base={base} link={linkToken()} />, root);
+}
+
+/** The page's own address of a pause: `?run=…&pause=…`. */
+function hrefOf(ref: PauseRef): string {
+  return `?${new URLSearchParams({ run: ref.runId, pause: ref.interruptId })}`;
 }

@@ -3,7 +3,7 @@ import { type Api, type PauseRef, problemText } from './api.ts';
 import { AskCard } from './ask.tsx';
 import { type Draft, describeDecision, draftDecision, firstDraft, formOf, idsOf } from './decide.ts';
 import { describedBy, ErrorText } from './fields.tsx';
-import { attribute, type FieldError } from './forms.ts';
+import { attribute, type FieldError, failureText, sentence } from './forms.ts';
 import { prettyJson } from './json.ts';
 import { fullTime, relativeTime, timeLeft } from './time.ts';
 import type { ContinuationBody, Decision, PauseView, PendingDecisions, Problem } from './types.ts';
@@ -297,13 +297,8 @@ function merge(errors: FieldError[]): Record<string, string> {
   return byId;
 }
 
-function sentence(message: string): string {
-  const text = message.charAt(0).toUpperCase() + message.slice(1);
-  return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
 function argsMessage(failures: ReadonlyArray<{ path: string; message: string }>): string {
-  return failures.map(({ path, message }) => (path === '' ? sentence(message) : `At ${path}: ${message}.`)).join(' ');
+  return failures.map(failureText).join(' ');
 }
 
 function resumedText(closed: ContinuationBody): string {

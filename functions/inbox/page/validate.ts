@@ -1,3 +1,4 @@
+import { TRUSTED_TYPES_POLICY } from './policy.ts';
 import type { AnswerFailure, JsonSchema } from './types.ts';
 
 /**
@@ -16,7 +17,6 @@ interface TrustedTypesLike {
   ): { createScriptURL(url: string): unknown };
 }
 
-const POLICY = 'handback-inbox';
 const TIMEOUT_MS = 10_000;
 
 let worker: Worker | undefined;
@@ -31,7 +31,7 @@ function start(): Worker | undefined {
     // Under Trusted Types (the page's CSP requires them) a worker's URL must come from a policy; this one makes no
     // URL but the validator's.
     const types = (globalThis as { trustedTypes?: TrustedTypesLike }).trustedTypes;
-    const policy = types?.createPolicy(POLICY, {
+    const policy = types?.createPolicy(TRUSTED_TYPES_POLICY, {
       createScriptURL(url) {
         if (url !== file) throw new TypeError(`Not the validator: ${url}`);
         return url;

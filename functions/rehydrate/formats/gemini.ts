@@ -220,10 +220,10 @@ export const gemini: MessageFormat<GeminiContent> = {
     const fresh = results.map((result) => indexOf(result.call.id));
     const slots = insertionSlots(existing, fresh);
     const order = interleave(existing, slots, fresh);
-    const added = interleave(
+    const added = interleave<NewResult | undefined>(
       leading.map(() => undefined),
       slots,
-      results.map((result) => result),
+      results,
     );
     // Each response to an id-less call pairs by position: at its call's position it carries no id, elsewhere (after
     // a call still waiting for its result) its call's address.

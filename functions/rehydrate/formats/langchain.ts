@@ -1,6 +1,15 @@
 import * as z from '../../zod.ts';
 import type { MessageFormat, NewResult } from './format.ts';
-import { argumentsText, callId, contentText, lastUserText, replaced, typedText, withMessage } from './shared.ts';
+import {
+  argumentsText,
+  callId,
+  contentText,
+  isRecord,
+  lastUserText,
+  replaced,
+  typedText,
+  withMessage,
+} from './shared.ts';
 import {
   appendToolMessages,
   checkToolMessageRounds,
@@ -125,10 +134,6 @@ export const langchain: MessageFormat<LangChainMessage> = {
     };
   },
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** An OpenAI-style raw tool call of `additional_kwargs` with the edited arguments as JSON text, if it is edited. */
 function rawCallWith(raw: unknown, edits: ReadonlyMap<string, Record<string, unknown>>): unknown {

@@ -1,7 +1,17 @@
-import { InvalidTranscriptError, type Violation } from '../../errors.ts';
+import { BadRequestError, InvalidTranscriptError, type Violation } from '../../errors.ts';
 import * as z from '../../zod.ts';
 import type { PausedRound } from './format.ts';
 import { Rule } from './format.ts';
+
+/** Whether `value` is a JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A `BadRequestError` whose one failure is `message` at `path`. */
+export function badRequest(message: string, path: string): BadRequestError {
+  return new BadRequestError(message, [{ path, message }]);
+}
 
 /** An `InvalidTranscriptError` for a transcript whose paused round cannot be found or is not last (§4, pause time). */
 export function pausedRoundError(index: number, message: string): InvalidTranscriptError {

@@ -20,7 +20,7 @@ import {
 import { checkTranscript } from '../../../functions/rehydrate/check-transcript.ts';
 import { REJECTED } from '../../../functions/rehydrate/decisions.ts';
 import { NOT_DISPATCHED } from '../../../functions/rehydrate/rehydrate.ts';
-import { chatTranscript, testClock } from '../support.ts';
+import { chatTranscript, pauseInput, testClock } from '../support.ts';
 
 /**
  * The rules of the checkpoint store, one suite for every backend (STYLE 3c): `serviceSpec(name, factory)` runs the
@@ -69,18 +69,6 @@ const ASKS: NonNullable<PauseInput['asks']> = [
   { toolCallId: 'call_email', kind: 'approval', editable: false },
 ];
 
-function partOne(overrides: Partial<PauseInput> = {}): PauseInput {
-  return {
-    tenant: 'acme',
-    runId: `run-${randomUUID()}`,
-    format: 'openai-chat',
-    messages: chatTranscript(),
-    toolCallId: 'call_1',
-    prompt: 'Ship it?',
-    ...overrides,
-  };
-}
-
 function withAsks(overrides: Partial<PauseInput> = {}): PauseInput {
   return {
     tenant: 'acme',
@@ -117,7 +105,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
     describe('pause', () => {
       it('records a part-one pause and shows it with its one answer ask', async () => {
         const { store } = await setup('2026-03-01T12:00:00.000Z');
-        const input = partOne({ metadata: { ticket: 'T-1' }, answerSchema: { type: 'boolean' } });
+        const input = pauseInput({ metadata: { ticket: 'T-1' }, answerSchema: { type: 'boolean' } });
         const created = await store.pause(input);
         expect(created).toEqual({
           runId: input.runId,
@@ -230,16 +218,16 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('refuses an empty transcript, a transcript failing the strict check, and one over 16 MB', async () => {
         const { store } = await setup();
-        await expect(store.pause(partOne({ messages: [] }))).rejects.toBeInstanceOf(MissingTurnStateError);
+        await expect(store.pause(pauseInput({ messages: [] }))).rejects.toBeInstanceOf(MissingTurnStateError);
         const orphan = [{ role: 'tool', tool_call_id: 'x', content: 'r' }, ...chatTranscript()];
-        await expect(store.pause(partOne({ messages: orphan }))).rejects.toBeInstanceOf(InvalidTranscriptError);
+        await expect(store.pause(pauseInput({ messages: orphan }))).rejects.toBeInstanceOf(InvalidTranscriptError);
         const huge = chatTranscript(16 * 1024 * 1024);
-        await expect(store.pause(partOne({ messages: huge }))).rejects.toBeInstanceOf(PayloadTooLargeError);
+        await expect(store.pause(pauseInput({ messages: huge }))).rejects.toBeInstanceOf(PayloadTooLargeError);
       });
 
       it('allows one open pause per run, and a new one once it is closed', async () => {
         const { store, clock } = await setup();
-        const input = partOne({ expiresInSeconds: 60 });
+        const input = pauseInput({ expiresInSeconds: 60 });
         const first = await store.pause(input);
         const error = await rejection(store.pause(input));
         expect(error).toBeInstanceOf(OpenPauseExistsError);
@@ -254,7 +242,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('returns the first pause again for a retry with the same Idempotency-Key and body, and refuses another body', async () => {
         const { store } = await setup();
-        const input = partOne({ idempotencyKey: 'req-7' });
+        const input = pauseInput({ idempotencyKey: 'req-7' });
         const first = await store.pause(input);
         const again = await store.pause({ ...input, metadata: undefined });
         expect(again).toEqual({ ...first, replayed: true });
@@ -265,7 +253,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('makes one pause of ten concurrent retries with the same Idempotency-Key', async () => {
         const { store } = await setup();
-        const input = partOne({ idempotencyKey: 'same' });
+        const input = pauseInput({ idempotencyKey: 'same' });
         const results = await Promise.all(Array.from({ length: 10 }, () => store.pause(input)));
         expect(new Set(results.map((r) => r.interruptId)).size).toBe(1);
         expect(results.filter((r) => !r.replayed)).toHaveLength(1);
@@ -273,7 +261,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('lets one of ten concurrent pauses of a run win; the others see it open', async () => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => store.pause(input)));
         const won = outcomes.filter((o) => o.status === 'fulfilled');
         expect(won).toHaveLength(1);
@@ -284,7 +272,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('keeps two tenants with the same runId apart', async () => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const mine = await store.pause(input);
         const theirs = await store.pause({ ...input, tenant: 'globex' });
         await expect(
@@ -319,7 +307,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
     describe('resume (part one)', () => {
       it('answers the call and marks every other reserved call not dispatched, in call order', async () => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const { interruptId } = await store.pause(input);
         const result = await store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'yes' });
         expect(result).toMatchObject({ outcome: 'resumed', dispatch: [], replayed: false, format: 'openai-chat' });
@@ -334,7 +322,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('replays the same answer, key order aside, and refuses another with AlreadyResumedError', async () => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const { interruptId } = await store.pause(input);
         const key = { tenant: 'acme', runId: input.runId, interruptId };
         const first = await store.resume({ ...key, answer: { a: 1, b: [2, { c: 3, d: 4 }] } });
@@ -347,7 +335,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('lets exactly one of 50 concurrent resumes with different answers win', async () => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const { interruptId } = await store.pause(input);
         const outcomes = await Promise.allSettled(
           Array.from({ length: 50 }, (_, n) =>
@@ -364,7 +352,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('gives 50 concurrent resumes with the same answer one continuation', async () => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const { interruptId } = await store.pause(input);
         const results = await Promise.all(
           Array.from({ length: 50 }, () =>
@@ -377,7 +365,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('checks the answer against answerSchema, listing every failure, and records nothing', async () => {
         const { store } = await setup();
-        const input = partOne({
+        const input = pauseInput({
           answerSchema: {
             type: 'object',
             properties: { approved: { type: 'boolean' } },
@@ -401,7 +389,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('refuses answers that are not JSON or over 256 KB', async () => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const { interruptId } = await store.pause(input);
         const key = { tenant: 'acme', runId: input.runId, interruptId };
         await expect(store.resume({ ...key, answer: undefined })).rejects.toBeInstanceOf(InvalidAnswerError);
@@ -414,9 +402,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('refuses a late answer with PauseExpiredError, and keeps a pause resumed in time resumed', async () => {
         const { store, clock } = await setup();
-        const late = partOne({ expiresInSeconds: 60 });
+        const late = pauseInput({ expiresInSeconds: 60 });
         const lateId = (await store.pause(late)).interruptId;
-        const onTime = partOne({ expiresInSeconds: 60 });
+        const onTime = pauseInput({ expiresInSeconds: 60 });
         const onTimeId = (await store.pause(onTime)).interruptId;
         const first = await store.resume({ tenant: 'acme', runId: onTime.runId, interruptId: onTimeId, answer: 'ok' });
         clock.advance(60);
@@ -449,7 +437,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         ['another part count', (id: string) => id.replace(/^(\d+)\.\d+\./, '$1.9.')],
       ])('answers PauseNotFoundError for %s', async (_, forge) => {
         const { store } = await setup();
-        const input = partOne();
+        const input = pauseInput();
         const { interruptId } = await store.pause(input);
         const forged = forge(interruptId);
         const error = await rejection(
@@ -708,13 +696,13 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('refuses to cancel a resumed pause or an expired one', async () => {
         const { store, clock } = await setup();
-        const resumed = partOne();
+        const resumed = pauseInput();
         const resumedId = (await store.pause(resumed)).interruptId;
         await store.resume({ tenant: 'acme', runId: resumed.runId, interruptId: resumedId, answer: 'ok' });
         await expect(
           store.cancel({ tenant: 'acme', runId: resumed.runId, interruptId: resumedId }),
         ).rejects.toBeInstanceOf(AlreadyResumedError);
-        const expired = partOne({ expiresInSeconds: 5 });
+        const expired = pauseInput({ expiresInSeconds: 5 });
         const expiredId = (await store.pause(expired)).interruptId;
         clock.advance(5);
         await expect(
@@ -748,7 +736,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
     describe('expiry and the sweep', () => {
       it('marks an onExpiry "fail" pause expired when it is due, once, and writes nothing into a transcript', async () => {
         const { store, clock } = await setup();
-        const input = partOne({ expiresInSeconds: 60 });
+        const input = pauseInput({ expiresInSeconds: 60 });
         const { interruptId } = await store.pause(input);
         expect(await store.closeDue()).toEqual({ reminded: [], expired: [], closed: [] });
         clock.advance(60);
@@ -792,7 +780,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('closes a due pause once when two sweeps run at the same time', async () => {
         const { store, clock } = await setup();
-        const input = partOne({ expiresInSeconds: 1, onExpiry: 'reject' });
+        const input = pauseInput({ expiresInSeconds: 1, onExpiry: 'reject' });
         await store.pause(input);
         clock.advance(1);
         const [a, b] = await Promise.all([store.closeDue(), store.closeDue()]);
@@ -806,7 +794,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const sweeper = sibling(() => new Date(clock.now().getTime() + 1));
         const outcomes = new Set<string>();
         for (let round = 0; round < 100; round++) {
-          const input = partOne({ expiresInSeconds: 10, onExpiry: 'reject' });
+          const input = pauseInput({ expiresInSeconds: 10, onExpiry: 'reject' });
           const { interruptId } = await store.pause(input);
           clock.advance(9.9995);
           // Each side starts first in every other round; the other follows within 60 ms (the sweep reads every shard of the due index first).
@@ -838,7 +826,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
 
       it('sends a reminder once at expiresAt − remindBeforeSeconds, then closes at expiry', async () => {
         const { store, clock, changes } = await setup();
-        const input = partOne({ expiresInSeconds: 100, remindBeforeSeconds: 30, onExpiry: 'reject' });
+        const input = pauseInput({ expiresInSeconds: 100, remindBeforeSeconds: 30, onExpiry: 'reject' });
         const { interruptId } = await store.pause(input);
         const view = await store.getPause({ tenant: 'acme', runId: input.runId, interruptId });
         expect(view.remindAt).toBe('2026-01-01T00:01:10.000Z');
@@ -861,10 +849,10 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
       it('lists the tenant’s pauses newest first, by status derived on read', async () => {
         const { store, clock } = await setup();
         const tenant = `t-${randomUUID()}`;
-        const open = partOne({ tenant });
+        const open = pauseInput({ tenant });
         const openId = (await store.pause(open)).interruptId;
         clock.advance(1);
-        const resumed = partOne({ tenant });
+        const resumed = pauseInput({ tenant });
         const resumedId = (await store.pause(resumed)).interruptId;
         await store.resume({ tenant, runId: resumed.runId, interruptId: resumedId, answer: 'ok' });
         clock.advance(1);
@@ -872,7 +860,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const cancelledId = (await store.pause(cancelled)).interruptId;
         await store.cancel({ tenant, runId: cancelled.runId, interruptId: cancelledId });
         clock.advance(1);
-        const expired = partOne({ tenant, expiresInSeconds: 1 });
+        const expired = pauseInput({ tenant, expiresInSeconds: 1 });
         const expiredId = (await store.pause(expired)).interruptId;
         clock.advance(1);
         const all = await store.listPauses({ tenant });
@@ -893,7 +881,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         const tenant = `t-${randomUUID()}`;
         const ids: string[] = [];
         for (let n = 0; n < 7; n++) {
-          ids.unshift((await store.pause(partOne({ tenant }))).interruptId);
+          ids.unshift((await store.pause(pauseInput({ tenant }))).interruptId);
           clock.advance(1);
         }
         const seen: string[] = [];
@@ -910,7 +898,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
       it('refuses a limit outside 1–100, an unknown status, and a cursor made for another status', async () => {
         const { store } = await setup();
         const tenant = `t-${randomUUID()}`;
-        for (let n = 0; n < 3; n++) await store.pause(partOne({ tenant }));
+        for (let n = 0; n < 3; n++) await store.pause(pauseInput({ tenant }));
         await expect(store.listPauses({ tenant, limit: 0 })).rejects.toBeInstanceOf(BadRequestError);
         await expect(store.listPauses({ tenant, limit: 101 })).rejects.toBeInstanceOf(BadRequestError);
         await expect(store.listPauses({ tenant, status: 'lost' as never })).rejects.toBeInstanceOf(BadRequestError);
@@ -935,7 +923,7 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         await expect(
           store.getContinuation({ tenant: 'globex', runId: input.runId, continuationId: result.continuationId }),
         ).rejects.toBeInstanceOf(ContinuationNotFoundError);
-        const open = partOne();
+        const open = pauseInput();
         const openId = (await store.pause(open)).interruptId;
         await expect(
           store.getContinuation({ tenant: 'acme', runId: open.runId, continuationId: openId }),
