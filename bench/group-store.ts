@@ -1,12 +1,12 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CHUNK_BYTES,
-  continuationHash,
   decodeRound,
   decodeTranscript,
   encodeTranscript,
   roundPosition,
   serializeTranscript,
+  sha256,
 } from '../functions/checkpoints/codec.ts';
 import type { FormatName } from '../functions/rehydrate/formats/index.ts';
 import { formatOf } from '../functions/rehydrate/formats/index.ts';
@@ -71,7 +71,7 @@ export interface Breakdown {
   decodeWholeUs: number;
   /** `rebuildTranscript` on the parsed round. */
   rebuildUs: number;
-  /** `continuationHash` (sha256 of the rebuilt tail), the continuation's hash. */
+  /** The continuation's hash: sha256 of the rebuilt messages from the paused round on, as JSON. */
   continuationHashUs: number;
 }
 
@@ -95,7 +95,8 @@ async function breakdown(t: BenchTranscript, runs: number): Promise<Breakdown> {
     decodeUs: await time(() => decodeRound(encoded, encoded.chunks)),
     decodeWholeUs: await time(() => decodeTranscript(encoded, encoded.chunks)),
     rebuildUs: await time(() => rebuildTranscript(formatOf(t.format), parsed, t.toolCallId, ANSWER)),
-    continuationHashUs: await time(() => continuationHash(parsed.length, rebuilt)),
+    // As the service hashes a continuation: the rebuilt messages from the paused round on (here all of `parsed`).
+    continuationHashUs: await time(() => sha256(JSON.stringify(rebuilt))),
   };
 }
 

@@ -8,12 +8,13 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ItemKind } from '../functions/checkpoints/dynamodb/items.ts';
 import { LIFECYCLE_SOURCE, LifecycleType } from '../functions/events/lifecycle.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { ENTRY } from './paths.ts';
+import { durableQueue } from './queues.ts';
 
 /** How many times a stream batch is retried (halved on each error) before its records go to the failure queue. */
 export const STREAM_RETRY_ATTEMPTS = 10;
@@ -50,11 +51,7 @@ export interface LifecycleEventsProps {
 
 /** A queue for what could not be delivered: SQS-managed encryption, TLS only, kept 14 days for a person to look. */
 function endOfTheLine(scope: Construct, id: string, what: string): Queue {
-  const queue = new Queue(scope, id, {
-    encryption: QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-  });
+  const queue = durableQueue(scope, id);
   Validations.of(queue).acknowledge(
     {
       id: 'Serverless-SQSRedrivePolicy',

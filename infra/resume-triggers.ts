@@ -4,8 +4,9 @@ import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { durableQueue } from './queues.ts';
 
 /** The detail-type of the EventBridge events that ask for a resume (CONTRACT §6). */
 export const RESUME_REQUESTED = 'Resume Requested';
@@ -40,20 +41,6 @@ export interface ResumeTriggersProps {
    * @default - the rule buffers each event's `detail` in the queue, for the SQS handler
    */
   readonly eventBridgeHandler?: IFunction;
-}
-
-/** A queue with SQS-managed encryption, TLS only, and the longest retention, so nothing is lost before a person looks. */
-function durableQueue(
-  scope: Construct,
-  id: string,
-  props: Partial<ConstructorParameters<typeof Queue>[2]> = {},
-): Queue {
-  return new Queue(scope, id, {
-    encryption: QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-    ...props,
-  });
 }
 
 /**

@@ -46,17 +46,11 @@ export class SweepSchedule extends Construct {
       reason:
         'A scheduled tick carries no data: one that cannot be delivered is made up by the next, a minute later (the rule FailedInvocations alarm tells a person when ticks stop arriving).',
     });
+    const nothingToKeep =
+      'The sweep is invoked by a scheduled tick that carries no data: a failed sweep has nothing to keep, the next tick a minute later redoes its work, and its errors raise an alarm.';
     Validations.of(props.handler).acknowledge(
-      {
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'The sweep is invoked by a scheduled tick that carries no data: a failed sweep has nothing to keep, the next tick a minute later redoes its work, and its errors raise an alarm.',
-      },
-      {
-        id: 'Serverless-LambdaAsyncFailureDestination',
-        reason:
-          'The sweep is invoked by a scheduled tick that carries no data: a failed sweep has nothing to keep, the next tick a minute later redoes its work, and its errors raise an alarm.',
-      },
+      { id: 'Serverless-LambdaDLQ', reason: nothingToKeep },
+      { id: 'Serverless-LambdaAsyncFailureDestination', reason: nothingToKeep },
     );
   }
 }

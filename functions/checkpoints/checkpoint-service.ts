@@ -475,6 +475,7 @@ export class CheckpointService implements CheckpointStore {
     reason?: string,
   ): { record: PauseRecord; result: ResumeResult } {
     const rebuilt = rebuild(record, transcript.round, outcome, reason);
+    const text = continuationText(rebuilt);
     const closing: Closing = {
       continuationId: formatId({
         seq: record.seq,
@@ -483,13 +484,13 @@ export class CheckpointService implements CheckpointStore {
       }),
       closedAt: new Date(nowMs).toISOString(),
       outcome,
-      continuationSha256: sha256(JSON.stringify(rebuilt.messages.slice(rebuilt.roundStart))),
+      continuationSha256: sha256(text),
     };
     if (reason !== undefined) closing.reason = reason;
     const status = outcome === 'resumed' ? Status.Resumed : outcome === 'cancelled' ? Status.Cancelled : Status.Expired;
     const after: PauseRecord = { ...record, status, closing };
     delete after.dueAtMs;
-    return { record: after, result: resultOf(after, rebuilt, transcript, false) };
+    return { record: after, result: resultOf(after, rebuilt, transcript, false, text) };
   }
 
   /** The continuation of a closed record, rebuilt from its stored transcript and checked against its hash. */
@@ -508,14 +509,15 @@ export class CheckpointService implements CheckpointStore {
         { cause },
       );
     }
-    if (sha256(JSON.stringify(rebuilt.messages.slice(rebuilt.roundStart))) !== closing.continuationSha256) {
+    const text = continuationText(rebuilt);
+    if (sha256(text) !== closing.continuationSha256) {
       throw new CorruptCheckpointError(
         record.runId,
         interruptIdOf(record),
         'its continuation no longer rebuilds to the messages the resume returned',
       );
     }
-    return resultOf(record, rebuilt, transcript, replayed);
+    return resultOf(record, rebuilt, transcript, replayed, text);
   }
 
   /**
@@ -719,6 +721,11 @@ function rebuild(record: PauseRecord, messages: readonly unknown[], outcome: Out
   );
 }
 
+/** The text `continuationSha256` hashes: the rebuilt messages from the paused round on, as JSON. */
+function continuationText(rebuilt: ReturnType<typeof rebuild>): string {
+  return JSON.stringify(rebuilt.messages.slice(rebuilt.roundStart));
+}
+
 /**
  * The closing's result: its `messages` are the stored text before the paused round and the rebuilt round, parsed
  * only when read (see `continuation-json.ts`).
@@ -728,6 +735,7 @@ function resultOf(
   rebuilt: ReturnType<typeof rebuild>,
   transcript: DecodedRound,
   replayed: boolean,
+  text: string,
 ): ResumeResult {
   const closing = record.closing as Closing;
   const result: ResumeResult = {
@@ -742,7 +750,9 @@ function resultOf(
     replayed,
   };
   if (record.taskToken !== undefined) result.taskToken = record.taskToken;
-  return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages));
+  // The hashed text is the messages' own when the rebuilt messages start at the round (the pause recorded where).
+  const roundText = rebuilt.roundStart === 0 ? text : undefined;
+  return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages, roundText));
 }
 
 function pending(record: PauseRecord, replayed: boolean) {

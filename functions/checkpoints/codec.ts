@@ -239,16 +239,6 @@ export function sha256(bytes: Uint8Array | string): string {
 }
 
 /**
- * The hash of a continuation built from a stored transcript of `transcriptLength` messages. Only the tail is hashed:
- * a rebuild returns every stored message before the last one untouched (and those are checked by the transcript's
- * own hash), and changes only the last one (a joined result message) and what follows it — so hashing the whole
- * transcript again would cost a second pass over megabytes to check nothing more.
- */
-export function continuationHash(transcriptLength: number, messages: readonly unknown[]): string {
-  return sha256(JSON.stringify(messages.slice(Math.max(0, transcriptLength - 1))));
-}
-
-/**
  * A JSON value's canonical text: object keys sorted (by UTF-16 code units, as `Array.prototype.sort` does), no
  * whitespace, everything else as `JSON.stringify` writes it. Two values equal as JSON, key order aside, have the
  * same canonical text. The value must be JSON (checked by the caller).

@@ -20,10 +20,12 @@ export class MessagesJson {
   readonly #round: readonly unknown[];
   #roundText: string | undefined;
 
-  constructor(head: Uint8Array, before: number, round: readonly unknown[]) {
+  /** `roundText`, when the caller has it already, is `JSON.stringify(round)`. */
+  constructor(head: Uint8Array, before: number, round: readonly unknown[], roundText?: string) {
     this.#head = head;
     this.#before = before;
     this.#round = round;
+    this.#roundText = roundText;
   }
 
   /** How many messages. */

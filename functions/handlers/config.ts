@@ -28,8 +28,6 @@ export interface Config {
   inboxUrl: string | undefined;
   /** `LINK_SECRET_ARN`: the Secrets Manager secret holding the answer-link key; unset = no answer links. */
   linkSecretArn: string | undefined;
-  /** `EVENT_BUS_NAME`: the EventBridge bus lifecycle events go to (the stream handler's). */
-  eventBusName: string | undefined;
 }
 
 /** A variable's value; throws naming the variable when it is unset or empty. */
@@ -77,6 +75,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     handoff: loadHandoffConfig(env),
     inboxUrl: optionalEnv(env, 'INBOX_URL'),
     linkSecretArn: optionalEnv(env, 'LINK_SECRET_ARN'),
-    eventBusName: optionalEnv(env, 'EVENT_BUS_NAME'),
   };
 }

@@ -17,6 +17,7 @@ import {
   fitMessages,
   HTTP_MESSAGES_LIMIT_BYTES,
   HTTP_SINGLE_MESSAGE_LIMIT_BYTES,
+  pendingBody,
   resumeBody,
   sliceMessages,
 } from '../resume/fit.ts';
@@ -136,8 +137,11 @@ export function createApiHandler(
     }
     return tenant;
   };
-  /** The one pause an answer link opens (§11), still open; anything else is 401 or 410 without saying why. */
-  const linkOf = async (event: ApiEvent): Promise<LinkGrant & { view: PauseView }> => {
+  /**
+   * The one pause an answer link opens (§11), still open; anything else is 401 or 410 without saying why. Read with
+   * its messages when `includeMessages`, so a route that shows them reads the pause once.
+   */
+  const linkOf = async (event: ApiEvent, includeMessages = false): Promise<LinkGrant & { view: PauseView }> => {
     if (deps.links === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'Answer links are not configured.');
     let grant: LinkGrant;
     try {
@@ -147,7 +151,7 @@ export function createApiHandler(
     }
     let view: PauseView;
     try {
-      view = await getPause(deps, grant);
+      view = await getPause(deps, grant, includeMessages ? { includeMessages } : undefined);
     } catch (error) {
       if (error instanceof PauseNotFoundError) throw linkProblem(new LinkRefusedError());
       throw error;
@@ -251,11 +255,10 @@ export function createApiHandler(
       method: 'GET',
       path: '/links/pause',
       handler: async (event: ApiEvent) => {
-        const link = await linkOf(event);
+        const link = await linkOf(event, event.queryStringParameters?.include === 'messages');
         const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
         if (query.include !== 'messages') return json(200, link.view, { 'Cache-Control': 'no-store' });
-        const view = await getPause(deps, link, { includeMessages: true });
-        return json(200, withMessages(view, query.from, query.limit), { 'Cache-Control': 'no-store' });
+        return json(200, withMessages(link.view, query.from, query.limit), { 'Cache-Control': 'no-store' });
       },
     },
     {
@@ -293,10 +296,7 @@ export function createApiHandler(
 
 /** 202 while asks wait (§9), 200 with the continuation once the last decision committed it. */
 function decided(result: DecideResult): ApiResult {
-  if (result.kind === 'pending') {
-    const { runId, interruptId, status, decided: done, pending } = result;
-    return json(202, { runId, interruptId, status, decided: done, pending });
-  }
+  if (result.kind === 'pending') return json(202, pendingBody(result));
   return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
 }
 
@@ -319,9 +319,8 @@ function jsonRoute(
 ) {
   return async (event: ApiEvent): Promise<ApiResult> => {
     const { body, isBase64Encoded } = event;
-    const text = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
-    const bytes =
-      body === undefined ? 0 : isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
+    const raw = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64') : body;
+    const bytes = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
     if (bytes > maxBytes) {
       throw new HttpProblem(
         413,
@@ -340,7 +339,7 @@ function jsonRoute(
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
     } catch {
       throw new BadRequestError('The body is missing or is not valid JSON.', [{ path: '', message: 'not valid JSON' }]);
     }

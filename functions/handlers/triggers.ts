@@ -6,7 +6,13 @@ import middy from '@middy/core';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { HandbackError, InvalidAnswerError } from '../errors.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
-import { type ResumeBody, resumeBody, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES } from '../resume/fit.ts';
+import {
+  type PendingBody,
+  pendingBody,
+  type ResumeBody,
+  resumeBody,
+  STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES,
+} from '../resume/fit.ts';
 import { parseTriggerRequest } from '../resume/request.ts';
 import { cancelTurn, decideTurn, resumeTurn, sweepDue, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
 import { Metric } from '../resume/telemetry.ts';
@@ -19,9 +25,7 @@ import { isPermanent, statusOf } from './problem.ts';
  */
 
 /** What a trigger answers: the resume body of a closing, or the pending body while asks wait (§9). */
-export type TriggerOutput =
-  | ResumeBody
-  | { runId: string; interruptId: string; status: 'paused'; decided: string[]; pending: string[] };
+export type TriggerOutput = ResumeBody | PendingBody;
 
 /** Runs one trigger request; the output is sized for Step Functions (`messagesOmitted` past 256 KB). */
 async function run(deps: UseCaseDeps, input: unknown, trigger: Trigger): Promise<TriggerOutput> {
@@ -41,7 +45,7 @@ async function run(deps: UseCaseDeps, input: unknown, trigger: Trigger): Promise
       const decisions = request.decisions as Decision[];
       const result = await decideTurn(deps, { tenant, runId, interruptId, decisions }, trigger);
       if (result.kind === 'closed') return resumeBody(result, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
-      return { runId, interruptId, status: 'paused', decided: result.decided, pending: result.pending };
+      return pendingBody(result);
     }
     case 'resume':
       return resumeBody(

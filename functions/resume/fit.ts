@@ -1,4 +1,4 @@
-import type { Continuation } from '../checkpoints/checkpoint-store.ts';
+import type { Continuation, PendingDecisions } from '../checkpoints/checkpoint-store.ts';
 import { carryMessages, copyInto, jsonByteLength, messageCount } from '../checkpoints/continuation-json.ts';
 import { jsonBytes } from './request.ts';
 
@@ -20,6 +20,14 @@ export interface ResumeBody {
   messages?: unknown[];
   messagesOmitted?: true;
   resumedAt: string;
+}
+
+/** The body of a decision that leaves asks waiting (§9: 202 over HTTP, the trigger's output elsewhere). */
+export type PendingBody = Omit<PendingDecisions, 'replayed'>;
+
+/** `PendingBody` of a pending result: its fields as §9 names them, without `kind` or `replayed`. */
+export function pendingBody({ runId, interruptId, status, decided, pending }: PendingDecisions): PendingBody {
+  return { runId, interruptId, status, decided, pending };
 }
 
 /**
