@@ -1,6 +1,7 @@
 import { checkTranscript } from '../functions/rehydrate/check-transcript.ts';
-import { FORMAT_NAMES, type FormatName, formatOf } from '../functions/rehydrate/formats/index.ts';
+import { formatOf } from '../functions/rehydrate/formats/index.ts';
 import { rebuildTranscript, rehydrate } from '../functions/rehydrate/rehydrate.ts';
+import { FORMAT_NAMES, type FormatName } from '../functions/vocabulary.ts';
 import { type Comparison, compare } from './measure.ts';
 import type { GroupOptions } from './options.ts';
 import { ANSWER, type BenchTranscript, floorResume, transcript } from './transcripts.ts';

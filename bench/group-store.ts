@@ -8,9 +8,9 @@ import {
   serializeTranscript,
   sha256,
 } from '../functions/checkpoints/codec.ts';
-import type { FormatName } from '../functions/rehydrate/formats/index.ts';
 import { formatOf } from '../functions/rehydrate/formats/index.ts';
 import { rebuildTranscript } from '../functions/rehydrate/rehydrate.ts';
+import type { FormatName } from '../functions/vocabulary.ts';
 import { importPeer } from './group-peers.ts';
 import { quantile, type Stats, stats } from './measure.ts';
 import type { GroupOptions } from './options.ts';

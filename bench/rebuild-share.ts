@@ -1,5 +1,6 @@
-import { FORMAT_NAMES, formatOf } from '../functions/rehydrate/formats/index.ts';
+import { formatOf } from '../functions/rehydrate/formats/index.ts';
 import { rebuildTranscript } from '../functions/rehydrate/rehydrate.ts';
+import { FORMAT_NAMES } from '../functions/vocabulary.ts';
 import { quantile } from './measure.ts';
 import { ANSWER, floorResume, transcript } from './transcripts.ts';
 

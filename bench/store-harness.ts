@@ -7,7 +7,7 @@ import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
 import { parseId } from '../functions/checkpoints/ids.ts';
 import { EMBEDDED_CLIENT_CONFIG } from '../functions/local/embedded-dynamodb.ts';
-import type { FormatName } from '../functions/rehydrate/formats/index.ts';
+import type { FormatName } from '../functions/vocabulary.ts';
 import { ANSWER, type BenchTranscript } from './transcripts.ts';
 
 /**

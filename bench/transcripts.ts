@@ -1,4 +1,4 @@
-import type { FormatName } from '../functions/rehydrate/formats/index.ts';
+import type { FormatName } from '../functions/vocabulary.ts';
 
 /**
  * Benchmark transcripts: the same conversation rendered in each of the seven formats, deterministically (a seeded

@@ -1,3 +1,5 @@
+import type { AnswerFailure } from './wire.ts';
+
 /**
  * Handback's errors: one base class and a few named subclasses, and the one table (`ERROR_FATES`) that decides each
  * error's fate: its HTTP status, whether a retry can help, and the title of its problem. The API edge, the SQS and
@@ -36,11 +38,7 @@ export interface Violation {
   message: string;
 }
 
-/** One reason an answer was refused: where in the answer (a JSON pointer) and why. */
-export interface AnswerFailure {
-  path: string;
-  message: string;
-}
+export type { AnswerFailure };
 
 /** The base of every error Handback throws on purpose. */
 export class HandbackError extends Error {

@@ -24,7 +24,6 @@ export type {
   PauseInput,
   PauseKey,
   PausePage,
-  PauseStatus,
   PauseView,
   PendingDecisions,
   RecordedDecisionView,
@@ -39,8 +38,7 @@ export {
   storageClientConfig,
 } from './checkpoints/dynamodb-store.ts';
 export type { CheckpointPersistence, ListPage, ListQuery, StoredPause } from './checkpoints/persistence.ts';
-export type { Ask, AskKind, OnExpiry, Outcome, PauseRecord } from './checkpoints/record.ts';
-export { LIMITS } from './checkpoints/rules.ts';
+export type { Ask, PauseRecord } from './checkpoints/record.ts';
 export { createTableInput, TABLE } from './checkpoints/table.ts';
 export type { AnswerFailure, Violation } from './errors.ts';
 export {
@@ -84,6 +82,28 @@ export {
   rejectionText,
 } from './rehydrate/decisions.ts';
 export type { ToolCall } from './rehydrate/formats/format.ts';
-export { FORMAT_NAMES, type FormatName, isFormatName } from './rehydrate/formats/index.ts';
+export { isFormatName } from './rehydrate/formats/index.ts';
 export { NOT_DISPATCHED, type PauseLike, rehydrate } from './rehydrate/rehydrate.ts';
 export { appendResults, type ToolResult } from './rehydrate/results.ts';
+export {
+  ASK_KINDS,
+  type AskKind,
+  DECISION_KINDS,
+  type DecisionKind,
+  FORMAT_NAMES,
+  type FormatName,
+  LIMITS,
+  LifecycleType,
+  ON_EXPIRY,
+  type OnExpiry,
+  OUTCOMES,
+  type Outcome,
+  PAUSE_STATUSES,
+  type PauseStatus,
+  PRINCIPAL_KINDS,
+  type PrincipalKind,
+  SCOPES,
+  type Scope,
+  VIAS,
+  type Via,
+} from './vocabulary.ts';

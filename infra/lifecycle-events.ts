@@ -11,7 +11,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ItemKind } from '../functions/checkpoints/dynamodb/items.ts';
-import { LIFECYCLE_SOURCE, LifecycleType } from '../functions/events/lifecycle.ts';
+import { LIFECYCLE_SOURCE, LifecycleType } from '../functions/vocabulary.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { ENTRY } from './paths.ts';
 import { durableQueue } from './queues.ts';

@@ -19,6 +19,8 @@ import {
 import { checkDecisions, type Decision, rebuildWithDecisions } from '../rehydrate/decisions.ts';
 import type { PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
 import { formatOf } from '../rehydrate/formats/index.ts';
+import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
+import type { DecisionBody } from '../wire.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -59,7 +61,6 @@ import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
   type Ask,
   type Closing,
-  type DecisionBody,
   decidedAndPending,
   effectiveDecisions,
   expiresAtOf,
@@ -67,13 +68,10 @@ import {
   isKnownStatus,
   isOpenAt,
   nextDueAt,
-  type Outcome,
   type PauseRecord,
   type RecordKey,
-  Status,
   statusAt,
 } from './record.ts';
-import { LIMITS } from './rules.ts';
 import { checkAnswer, checkDecisionsInput, checkListQuery, checkReason, checkRun } from './validation.ts';
 import { toPauseCreated, toPauseView } from './views.ts';
 

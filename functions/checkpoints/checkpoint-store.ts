@@ -1,8 +1,15 @@
-import type { Decision, DispatchCall } from '../rehydrate/decisions.ts';
-import type { ToolCall } from '../rehydrate/formats/format.ts';
-import type { FormatName } from '../rehydrate/formats/index.ts';
-import type { AskKind, DecisionBody, OnExpiry, Outcome } from './record.ts';
-import type { PAUSE_STATUSES } from './rules.ts';
+import type { AskKind, FormatName, OnExpiry, PauseStatus } from '../vocabulary.ts';
+import type {
+  AskView,
+  Continuation,
+  Decision,
+  JsonSchema,
+  PauseCreated,
+  PausePage,
+  PauseView,
+  PendingDecisions,
+  RecordedDecisionView,
+} from '../wire.ts';
 
 /**
  * The checkpoint store, as the handlers and a user's own agent Lambda use it. `createDynamoDBCheckpointStore` builds
@@ -34,11 +41,17 @@ export interface CheckpointStore {
   closeDue(options?: { limit?: number }): Promise<SweepResult>;
 }
 
-/** A pause's status at the time it is read. */
-export type PauseStatus = (typeof PAUSE_STATUSES)[number];
-
-/** A JSON Schema (2020-12) document: an object or a boolean. */
-export type JsonSchema = Record<string, unknown> | boolean;
+export type {
+  AskView,
+  Continuation,
+  JsonSchema,
+  PauseCreated,
+  PausePage,
+  PauseStatus,
+  PauseView,
+  PendingDecisions,
+  RecordedDecisionView,
+};
 
 /** One ask of a pause body (§9). */
 export interface AskInput {
@@ -82,21 +95,6 @@ export interface PauseInput {
   idempotencyKey?: string;
 }
 
-/** The 201 body of a pause. */
-export interface PauseCreated {
-  runId: string;
-  interruptId: string;
-  /** The first ask's call. */
-  toolCallId: string;
-  /** Every ask's call, in the order given. */
-  asks: string[];
-  status: 'paused';
-  createdAt: string;
-  expiresAt: string;
-  /** True when an earlier request with the same `Idempotency-Key` and body made this pause. */
-  replayed?: boolean;
-}
-
 /** Names one pause of one tenant. */
 export interface PauseKey {
   tenant: string;
@@ -109,54 +107,6 @@ export interface ContinuationKey {
   tenant: string;
   runId: string;
   continuationId: string;
-}
-
-/** An ask as GET shows it: what it is about, and its recorded decision (with the original args kept when edited). */
-export interface AskView {
-  toolCallId: string;
-  name: string;
-  /** The model's arguments (`null` with `argsOmitted` when too large for a listing: GET the pause to see them). */
-  args: unknown;
-  argsOmitted?: true;
-  kind: AskKind;
-  prompt: string | null;
-  answerSchema?: JsonSchema;
-  argsSchema?: JsonSchema;
-  editable?: boolean;
-  decision?: RecordedDecisionView;
-  decidedAt?: string;
-}
-
-/** A recorded decision, as sent (without the ask it is for). */
-export type RecordedDecisionView = DecisionBody;
-
-/** The GET-pause body (§5, §9), plus the format; `messages` only when asked for. */
-export interface PauseView {
-  runId: string;
-  interruptId: string;
-  status: PauseStatus | string;
-  format: FormatName;
-  /** The first ask's call (part one). */
-  toolCall: ToolCall;
-  /** The first ask's prompt (part one). */
-  prompt: string | null;
-  /** The first ask's answer schema (part one). */
-  answerSchema: JsonSchema | null;
-  asks: AskView[];
-  /** Asks decided and still waiting. */
-  decided: string[];
-  pending: string[];
-  metadata: Record<string, unknown> | null;
-  /** The last user text and the assistant's text in the paused round, for the person deciding. */
-  context?: { user?: string; assistant?: string };
-  onExpiry: OnExpiry;
-  createdAt: string;
-  expiresAt: string;
-  remindAt?: string;
-  resumedAt?: string;
-  continuationId?: string;
-  outcome?: Outcome;
-  messages?: unknown[];
 }
 
 /** Part one's resume: the answer to a pause's one `answer` ask. */
@@ -185,36 +135,12 @@ export interface CancelInput {
   reason?: string;
 }
 
-/** A continuation: the rebuilt messages, named by `continuationId` (the resume body of §5, §9, §10). */
-export interface Continuation {
-  runId: string;
-  interruptId: string;
-  continuationId: string;
-  format: FormatName;
-  outcome: Outcome;
-  /** The approved and edited calls the agent must now run, in call order (§9). */
-  dispatch: DispatchCall[];
-  messages: unknown[];
-  resumedAt: string;
-}
-
 /** A closing's outcome: the continuation, whether this call replayed an earlier one, and the pause's task token. */
 export interface ResumeResult extends Continuation {
   /** True when an earlier request committed this continuation and this call returned it again. */
   replayed: boolean;
   /** The pause's Step Functions task token, for the hand-off. */
   taskToken?: string;
-}
-
-/** A decision request that left asks undecided: the 202 body of §9. */
-export interface PendingDecisions {
-  runId: string;
-  interruptId: string;
-  status: 'paused';
-  decided: string[];
-  pending: string[];
-  /** True when every decision in the request was already recorded. */
-  replayed: boolean;
 }
 
 /** What `decide` answers: still pending, or the committed continuation. */
@@ -227,12 +153,6 @@ export interface ListPausesQuery {
   /** 1–100, default 20. */
   limit?: number;
   /** The `cursor` of the previous page, opaque. */
-  cursor?: string;
-}
-
-/** A page of pauses, newest first; `cursor` when more follow. */
-export interface PausePage {
-  items: PauseView[];
   cursor?: string;
 }
 

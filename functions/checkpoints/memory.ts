@@ -1,6 +1,7 @@
 import { BadRequestError } from '../errors.ts';
+import { Status } from '../vocabulary.ts';
 import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRef } from './persistence.ts';
-import { type PauseRecord, type RecordKey, Status } from './record.ts';
+import type { PauseRecord, RecordKey } from './record.ts';
 
 /**
  * The in-memory persistence: the port's primitives over a `Map`, for the rules' fast tests and for trying the library

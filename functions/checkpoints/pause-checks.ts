@@ -1,12 +1,11 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import { roundContext } from '../rehydrate/context.ts';
-import { FORMAT_NAMES, isFormatName } from '../rehydrate/formats/index.ts';
 import { readPauseAsks } from '../rehydrate/rehydrate.ts';
+import { ASK_KINDS, FORMAT_NAMES, isOneOf, LIMITS, ON_EXPIRY, type OnExpiry } from '../vocabulary.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes, shown } from './json.ts';
 import { schemaProblems } from './json-schema.ts';
-import type { Ask, OnExpiry } from './record.ts';
-import { ASK_KINDS, LIMITS, ON_EXPIRY } from './rules.ts';
+import type { Ask } from './record.ts';
 import { describe, isIdempotencyKey, isRunId, jsonFailure, runIdProblem, tenantProblemOf } from './validation.ts';
 
 /**
@@ -96,7 +95,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
     // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or an array hole would come back changed.
     fail('/messages', `messages must be JSON: ${jsonFailure(input.messages)}`);
   }
-  if (!isFormatName(input.format)) {
+  if (!isOneOf(FORMAT_NAMES, input.format)) {
     fail('/format', `format must be one of ${FORMAT_NAMES.join(', ')}, got ${describe(input.format)}`);
   }
   if (failures.length > 0) {

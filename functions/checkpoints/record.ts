@@ -1,31 +1,21 @@
-import type { FormatName } from '../rehydrate/formats/index.ts';
-import type { JsonSchema } from './checkpoint-store.ts';
+import {
+  type AskKind,
+  type FormatName,
+  type OnExpiry,
+  type Outcome,
+  PAUSE_STATUSES,
+  type PauseStatus,
+  Status,
+} from '../vocabulary.ts';
+import type { DecisionBody, JsonSchema, TurnContext } from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
-import { PAUSE_STATUSES } from './rules.ts';
 
 /**
  * A pause as the rules see it, whatever stores it: the record the service reads, changes (as a new record, never in
  * place) and hands back to the persistence to write. Pure: no I/O, no clock (time comes in as an argument).
  */
 
-/** The statuses a record may hold. `expired` is stored once the sweep closes a pause; before that it is derived. */
-export const Status = {
-  Paused: 'paused',
-  Resumed: 'resumed',
-  Expired: 'expired',
-  Cancelled: 'cancelled',
-} as const;
-export type Status = (typeof Status)[keyof typeof Status];
-
-/** How a continuation came about (§10). */
-export type Outcome = 'resumed' | 'expired' | 'cancelled';
-
-/** What happens when `expiresAt` passes with asks undecided (§10). */
-export type OnExpiry = 'fail' | 'reject';
-
-/** The kind of an ask (§9). */
-export type AskKind = 'answer' | 'approval';
 
 /** One ask as recorded at pause time: the reserved call it is about, and what a person may do with it. */
 export interface Ask {
@@ -45,12 +35,6 @@ export interface Ask {
   editable?: boolean;
 }
 
-/** A decision as a person sent it (§9), without the ask it is for. */
-export type DecisionBody =
-  | { answer: unknown }
-  | { decision: 'approve' }
-  | { decision: 'edit'; args: Record<string, unknown> }
-  | { decision: 'reject'; reason?: string };
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), and when. */
 export interface RecordedDecision {
@@ -86,7 +70,7 @@ export interface PauseRecord {
   metadata?: Record<string, unknown>;
   taskToken?: string;
   /** The turn's context for the person deciding (the last user text, the assistant's text in the round). */
-  context?: { user?: string; assistant?: string };
+  context?: TurnContext;
   createdAt: string;
   expiresAtMs: number;
   onExpiry: OnExpiry;
@@ -124,7 +108,7 @@ export function expiresAtOf(record: Pick<PauseRecord, 'expiresAtMs'>): string {
 }
 
 /** Whether `status` is one this version knows. */
-export function isKnownStatus(status: string): status is Status {
+export function isKnownStatus(status: string): status is PauseStatus {
   return (PAUSE_STATUSES as readonly string[]).includes(status);
 }
 

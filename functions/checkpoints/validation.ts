@@ -1,10 +1,10 @@
 import { type AnswerFailure, BadRequestError, InvalidAnswerError, PayloadTooLargeError } from '../errors.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import { answerText } from '../rehydrate/rehydrate.ts';
+import { LIMITS, PAUSE_STATUSES, RUN_ID_PATTERN } from '../vocabulary.ts';
 import * as z from '../zod.ts';
 import type { ListPausesQuery, PauseStatus } from './checkpoint-store.ts';
 import { capitalize, isPlainObject, shown, utf8Bytes } from './json.ts';
-import { LIMITS, PAUSE_STATUSES, RUN_ID_PATTERN } from './rules.ts';
 
 /**
  * The checks the store runs before it touches storage, pure: users call the store from their own Lambda, so it

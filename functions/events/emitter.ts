@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import type { AnswerLinks } from '../links/answer-links.ts';
-import { LIFECYCLE_SOURCE, type LifecycleEvent, lifecycleEventOf, wantsAnswerLink } from './lifecycle.ts';
+import { LIFECYCLE_SOURCE } from '../vocabulary.ts';
+import { type LifecycleEvent, lifecycleEventOf, wantsAnswerLink } from './lifecycle.ts';
 
 /**
  * Where lifecycle events go, and the emitter that turns committed changes into them. On AWS the table's stream feeds

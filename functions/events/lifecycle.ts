@@ -1,33 +1,12 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
-import {
-  type AskKind,
-  decidedAndPending,
-  expiresAtOf,
-  interruptIdOf,
-  type Outcome,
-  type PauseRecord,
-  Status,
-} from '../checkpoints/record.ts';
+import { decidedAndPending, expiresAtOf, interruptIdOf, type PauseRecord } from '../checkpoints/record.ts';
+import { type AskKind, LifecycleType, type Outcome, Status } from '../vocabulary.ts';
 
 /**
  * Lifecycle events (§11), pure: each committed change of a pause is one event, named by what changed. The detail says
  * who, which pause, its status and its asks — never the transcript, an answer, a reason or the args a person typed
  * (nor the model's args: they may hold what the person is asked about, and an event travels further than the API).
  */
-
-/** The detail-types of lifecycle events, on the bus with source `handback`. */
-export const LifecycleType = {
-  Created: 'Pause Created',
-  Decided: 'Pause Decided',
-  Resumed: 'Pause Resumed',
-  Expired: 'Pause Expired',
-  Cancelled: 'Pause Cancelled',
-  Reminder: 'Pause Reminder',
-} as const;
-export type LifecycleType = (typeof LifecycleType)[keyof typeof LifecycleType];
-
-/** The `source` of lifecycle events. */
-export const LIFECYCLE_SOURCE = 'handback';
 
 /** What a lifecycle event says. */
 export interface LifecycleDetail {

@@ -3,16 +3,10 @@
  * a missing variable stops the function at init with a message naming it, never at the first request.
  */
 
-/** Where a successful resume's pointer goes (§6). */
-export const HandoffTarget = { Sqs: 'sqs', EventBridge: 'eventbridge', Lambda: 'lambda', None: 'none' } as const;
-export type HandoffTarget = (typeof HandoffTarget)[keyof typeof HandoffTarget];
+import type { HandoffConfig } from '../handoff/handoff.ts';
+import { HANDOFF_TARGETS, isOneOf } from '../vocabulary.ts';
 
-/** The hand-off target and the one setting it needs. */
-export type HandoffConfig =
-  | { target: 'sqs'; queueUrl: string }
-  | { target: 'eventbridge'; eventBusName: string }
-  | { target: 'lambda'; functionName: string }
-  | { target: 'none' };
+export type { HandoffConfig };
 
 /** Everything the Lambda handlers read from the environment. */
 export interface Config {
@@ -49,20 +43,21 @@ export function optionalEnv(env: NodeJS.ProcessEnv, name: string, fallback?: str
 
 /** The hand-off configuration: `HANDOFF_TARGET` and, for each target, the variable it needs. */
 export function loadHandoffConfig(env: NodeJS.ProcessEnv): HandoffConfig {
-  const target = optionalEnv(env, 'HANDOFF_TARGET', HandoffTarget.None);
+  const target = optionalEnv(env, 'HANDOFF_TARGET', 'none');
+  if (!isOneOf(HANDOFF_TARGETS, target)) {
+    throw new Error(
+      `Environment variable HANDOFF_TARGET is ${JSON.stringify(target)}: use one of ${HANDOFF_TARGETS.join(', ')}.`,
+    );
+  }
   switch (target) {
-    case HandoffTarget.Sqs:
+    case 'sqs':
       return { target, queueUrl: requireEnv(env, 'HANDOFF_QUEUE_URL') };
-    case HandoffTarget.EventBridge:
+    case 'eventbridge':
       return { target, eventBusName: requireEnv(env, 'HANDOFF_EVENT_BUS_NAME') };
-    case HandoffTarget.Lambda:
+    case 'lambda':
       return { target, functionName: requireEnv(env, 'HANDOFF_FUNCTION_NAME') };
-    case HandoffTarget.None:
+    case 'none':
       return { target };
-    default:
-      throw new Error(
-        `Environment variable HANDOFF_TARGET is ${JSON.stringify(target)}: use one of ${Object.values(HandoffTarget).join(', ')}.`,
-      );
   }
 }
 

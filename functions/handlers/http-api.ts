@@ -7,12 +7,10 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 }
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isPlainObject } from '../checkpoints/json.ts';
-import { ASK_KINDS, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../checkpoints/rules.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
 import { BadRequestError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
 import { LINK_HEADER, LinkClosedError, type LinkGrant, LinkRefusedError } from '../links/answer-links.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
-import { FORMAT_NAMES } from '../rehydrate/formats/index.ts';
 import {
   fitMessages,
   HTTP_MESSAGES_LIMIT_BYTES,
@@ -32,6 +30,7 @@ import {
   resumeTurn,
   type UseCaseDeps,
 } from '../resume/resume.ts';
+import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../vocabulary.ts';
 import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';

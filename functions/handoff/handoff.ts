@@ -4,11 +4,9 @@ import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
-import type { Outcome } from '../checkpoints/record.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
-import type { HandoffConfig } from '../handlers/config.ts';
 import type { DispatchCall } from '../rehydrate/decisions.ts';
-import type { FormatName } from '../rehydrate/formats/index.ts';
+import type { FormatName, Outcome } from '../vocabulary.ts';
 
 /**
  * The hand-off (§6, §10): after a pause closes — resumed, cancelled or expired, from any trigger or the sweep — the
@@ -17,6 +15,13 @@ import type { FormatName } from '../rehydrate/formats/index.ts';
  * sees it. Delivery is at least once: a replayed closing delivers the same pointer again, so consumers dedupe on
  * `continuationId`.
  */
+
+/** The hand-off target and the one setting it needs. */
+export type HandoffConfig =
+  | { target: 'sqs'; queueUrl: string }
+  | { target: 'eventbridge'; eventBusName: string }
+  | { target: 'lambda'; functionName: string }
+  | { target: 'none' };
 
 /** What the next invocation of the agent receives: where the continuation is, and its messages when they fit. */
 export interface HandoffPointer {

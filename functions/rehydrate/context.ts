@@ -1,5 +1,5 @@
-import { LIMITS } from '../checkpoints/rules.ts';
 import { BadRequestError } from '../errors.ts';
+import { LIMITS } from '../vocabulary.ts';
 import type { MessageFormat, PausedRound, TurnText } from './formats/format.ts';
 import { readPause } from './rehydrate.ts';
 

@@ -1,5 +1,13 @@
-import { LIMITS } from '../checkpoints/rules.ts';
 import { BadRequestError, InvalidAnswerError } from '../errors.ts';
+import { type AskKind, LIMITS } from '../vocabulary.ts';
+import type {
+  AnswerDecision,
+  ApproveDecision,
+  Decision,
+  DispatchCall,
+  EditDecision,
+  RejectDecision,
+} from '../wire.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
 import { badRequest, isRecord } from './formats/shared.ts';
 import {
@@ -15,46 +23,12 @@ import { answerText, NOT_DISPATCHED, rejectionText, resultText } from './texts.t
 
 export { REJECTED, rejectionText } from './texts.ts';
 
-/** An `answer` ask's decision: the answer is the call's result (§3.4). */
-export interface AnswerDecision {
-  toolCallId: string;
-  answer: unknown;
-}
-
-/** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
-export interface ApproveDecision {
-  toolCallId: string;
-  decision: 'approve';
-}
-
-/** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
-export interface EditDecision {
-  toolCallId: string;
-  decision: 'edit';
-  args: Record<string, unknown>;
-}
-
-/** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
-export interface RejectDecision {
-  toolCallId: string;
-  decision: 'reject';
-  reason?: string;
-}
-
-/** What a person settled one ask with (§9). */
-export type Decision = AnswerDecision | ApproveDecision | EditDecision | RejectDecision;
-
-/** A call the agent must now run: approved, or approved with edited arguments (then `args` are the new ones). */
-export interface DispatchCall {
-  toolCallId: string;
-  name: string;
-  args: unknown;
-}
+export type { AnswerDecision, ApproveDecision, Decision, DispatchCall, EditDecision, RejectDecision };
 
 /** One ask of a pause, as far as the rules of decisions go. */
 export interface AskRule {
   toolCallId: string;
-  kind: 'answer' | 'approval';
+  kind: AskKind;
   /** Whether an `approval` ask may be approved with edited arguments; default `true`. */
   editable?: boolean;
 }

@@ -1,5 +1,5 @@
-import { LIMITS } from '../checkpoints/rules.ts';
 import { BadRequestError, InvalidTranscriptError, MissingTurnStateError, type Violation } from '../errors.ts';
+import { LIMITS } from '../vocabulary.ts';
 import { shapeViolations } from './check-transcript.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
 import { Rule } from './formats/format.ts';

@@ -1,5 +1,5 @@
-import { RUN_ID_PATTERN } from '../checkpoints/rules.ts';
 import { BadRequestError } from '../errors.ts';
+import { RUN_ID_PATTERN } from '../vocabulary.ts';
 import * as z from '../zod.ts';
 
 /**

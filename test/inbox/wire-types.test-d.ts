@@ -5,8 +5,8 @@ import type * as Page from '../../functions/inbox/page/types.ts';
 import type { Decision } from '../../functions/rehydrate/decisions.ts';
 import type { ResumeBody } from '../../functions/resume/fit.ts';
 
-// The page writes out the API's JSON shapes (it is type-checked for the browser, the server for Node); these hold
-// its copies to the server's own types, so a change on either side fails `npm run typecheck` and vitest's typecheck.
+// The page reads the API's JSON shapes from the server's own leaf module (`functions/wire.ts`); these hold what the
+// server sends and takes to what the page reads and sends, so a change on either side fails the typecheck.
 
 test('what the server sends, the page can read', () => {
   expectTypeOf<Server.PauseView>().toExtend<Page.PauseView>();

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../errors.ts';
-import { RUN_ID_PATTERN } from '../rules.ts';
+import { RUN_ID_PATTERN } from '../../vocabulary.ts';
 import { Keys, parseSortKey } from './keys.ts';
 
 /**

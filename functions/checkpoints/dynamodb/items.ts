@@ -1,9 +1,8 @@
 import { CorruptCheckpointError, UnsupportedRecordError } from '../../errors.ts';
-import { isFormatName } from '../../rehydrate/formats/index.ts';
+import { FORMAT_NAMES, isOneOf, ON_EXPIRY, OUTCOMES, Status } from '../../vocabulary.ts';
 import { Codec } from '../codec.ts';
 import { formatId } from '../ids.ts';
 import type { Ask, Closing, PauseRecord, RecordedDecision } from '../record.ts';
-import { Status } from '../record.ts';
 import { TABLE } from '../table.ts';
 import { Keys } from './keys.ts';
 
@@ -147,9 +146,9 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   for (const name of ['seq', 'rev', 'expiresAtMs', 'chunkCount', 'byteLength', 'rawLength']) {
     if (!Number.isSafeInteger(raw[name])) throw corrupt(`its pause item has no ${name}`);
   }
-  if (!isFormatName(raw.format)) throw newer(`format ${JSON.stringify(raw.format)}`);
+  if (!isOneOf(FORMAT_NAMES, raw.format)) throw newer(`format ${JSON.stringify(raw.format)}`);
   if (raw.codec !== Codec.Gzip && raw.codec !== Codec.Brotli) throw newer(`codec ${JSON.stringify(raw.codec)}`);
-  if (raw.onExpiry !== 'fail' && raw.onExpiry !== 'reject') throw newer(`onExpiry ${JSON.stringify(raw.onExpiry)}`);
+  if (!isOneOf(ON_EXPIRY, raw.onExpiry)) throw newer(`onExpiry ${JSON.stringify(raw.onExpiry)}`);
   const json = <T>(name: string): T | undefined => {
     const text = raw[name];
     if (text === undefined) return undefined;
@@ -204,7 +203,7 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
     for (const name of ['continuationId', 'closedAt', 'outcome', 'continuationSha256']) {
       if (typeof raw[name] !== 'string') throw corrupt(`it is closed but its pause item has no ${name}`);
     }
-    if (!['resumed', 'expired', 'cancelled'].includes(raw.outcome as string)) {
+    if (!isOneOf(OUTCOMES, raw.outcome)) {
       throw newer(`outcome ${JSON.stringify(raw.outcome)}`);
     }
     const closing: Closing = {

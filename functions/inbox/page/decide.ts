@@ -1,3 +1,4 @@
+import { LIMITS } from '../../vocabulary.ts';
 import { type Field, type FieldError, type FormValues, formFor, initialValues, readForm } from './forms.ts';
 import type { AskView, Decision, JsonSchema, RecordedDecisionView } from './types.ts';
 
@@ -20,7 +21,7 @@ export interface Draft {
 }
 
 /** The longest reason a rejection takes, in UTF-8 bytes (§9). */
-export const MAX_REASON_BYTES = 2048;
+export const MAX_REASON_BYTES = LIMITS.reasonBytes;
 
 /** The DOM ids of an ask's controls, beside its form's field ids (`a<index>-f<n>`). */
 export function idsOf(index: number) {

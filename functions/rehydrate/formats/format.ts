@@ -1,13 +1,8 @@
 import type { Violation } from '../../errors.ts';
+import type { ToolCall } from '../../wire.ts';
 import type * as z from '../../zod.ts';
 
-/** A tool call of the paused round, in a format-neutral shape. */
-export interface ToolCall {
-  /** The call's id; a gemini call without one is addressed by its position: `#0`, `#1`, … */
-  id: string;
-  name: string;
-  args: unknown;
-}
+export type { ToolCall };
 
 /** The paused round: the last assistant message of a transcript and the tool calls it made. */
 export interface PausedRound {

@@ -1,4 +1,5 @@
 import { InvalidTranscriptError } from '../../errors.ts';
+import { FORMAT_NAMES, type FormatName, isOneOf } from '../../vocabulary.ts';
 import { aiSdk } from './ai-sdk.ts';
 import { anthropic } from './anthropic.ts';
 import { bedrockConverse } from './bedrock-converse.ts';
@@ -17,17 +18,11 @@ export const formats = {
   'bedrock-converse': bedrockConverse,
   gemini,
   'ai-sdk': aiSdk,
-} as const satisfies Record<string, MessageFormat<unknown>>;
-
-/** The name of a message format, as a pause names it. */
-export type FormatName = keyof typeof formats;
-
-/** Every format name, in the contract's order. */
-export const FORMAT_NAMES = Object.keys(formats) as FormatName[];
+} as const satisfies Record<FormatName, MessageFormat<unknown>>;
 
 /** Whether `name` is a known format. */
 export function isFormatName(name: unknown): name is FormatName {
-  return typeof name === 'string' && Object.hasOwn(formats, name);
+  return isOneOf(FORMAT_NAMES, name);
 }
 
 /** The format module for `name`; an unknown name is an `InvalidTranscriptError` that says which are known. */

@@ -1,0 +1,146 @@
+/**
+ * Handback's vocabulary (STYLE 19): every limit and every list of words the product uses, once, `as const`, with the
+ * types derived from them. A leaf module — it imports nothing, and uses no Node or DOM type — so that the store, the
+ * handlers, the stack, the OpenAPI document and the inbox page all read the same words from here.
+ */
+
+/** The limits the store enforces; the HTTP edge, the triggers, the OpenAPI document and the page read them here. */
+export const LIMITS = {
+  expiresInSeconds: { min: 1, max: 31_536_000, default: 604_800 },
+  /** Bytes of `metadata` as JSON (UTF-8). */
+  metadataBytes: 4 * 1024,
+  /** Bytes of one answer as JSON (UTF-8); every answer and edit of one pause together stay under `decisionsBytes`. */
+  answerBytes: 256 * 1024,
+  /**
+   * Bytes of all decisions of one pause together, as stored (a 256 KB answer and its bookkeeping fit): with the
+   * pause's own fields, under DynamoDB's 400 KB item.
+   */
+  decisionsBytes: 264 * 1024,
+  /** Bytes of a rejection's or a cancel's `reason` (UTF-8). */
+  reasonBytes: 2 * 1024,
+  /** Bytes of the transcript as JSON (UTF-8). */
+  transcriptBytes: 16 * 1024 * 1024,
+  /**
+   * Bytes of what the pause record holds besides the transcript and decisions (asks with their prompts, schemas and
+   * args, metadata, context, task token), so that it plus every decision stays under DynamoDB's 400 KB item limit.
+   */
+  pauseItemBytes: 96 * 1024,
+  /** Bytes of the asks' args the record keeps; args past it are read from the transcript when a pause is shown. */
+  askArgsBytes: 64 * 1024,
+  /** Asks of one pause. */
+  asks: { min: 1, max: 16 },
+  /** Characters of a prompt. */
+  promptChars: 4096,
+  /** Characters of each piece of turn context kept for the person deciding. */
+  contextChars: 2000,
+  /** Characters of a tenant. */
+  tenantChars: 256,
+  /** Characters of a runId. */
+  runIdChars: 128,
+  /** Characters of a Step Functions task token (the API allows up to 1,024). */
+  taskTokenChars: 1024,
+  /** An `Idempotency-Key`: 1–255 visible ASCII characters. */
+  idempotencyKey: /^[\x21-\x7e]{1,255}$/,
+  /** Bytes of JSON a page of pauses holds at most: 100 pauses of 96 KB would pass a Lambda response's 6 MB. */
+  pageBytes: 4 * 1024 * 1024,
+  /** Default and largest `limit` of a page of pauses. */
+  pageSize: { min: 1, max: 100, default: 20 },
+  /** Bytes of a pause request's body (§5); a Lambda takes at most 6 MB. */
+  pauseBodyBytes: 6 * 1024 * 1024,
+  /** Bytes of a decision or cancel body read before parsing; the answers in it are then held to their own limits. */
+  decisionBodyBytes: 1024 * 1024,
+  /** Levels a request body may nest. */
+  bodyDepth: 256,
+} as const;
+
+/** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
+// `.` and `..` match the contract's character class but cannot travel in a URL path (they are dot segments, which
+// clients and API Gateway normalise away), so no run may be named by them.
+export const RUN_ID_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._:-]{1,128}$/;
+
+/** The statuses a pause may show, in the order the API lists them. */
+export const PAUSE_STATUSES = ['paused', 'resumed', 'expired', 'cancelled'] as const;
+/** A pause's status. */
+export type PauseStatus = (typeof PAUSE_STATUSES)[number];
+/** The statuses by name, for code that tests one. `expired` is stored once the sweep closes a pause. */
+export const Status = {
+  Paused: 'paused',
+  Resumed: 'resumed',
+  Expired: 'expired',
+  Cancelled: 'cancelled',
+} as const satisfies Record<string, PauseStatus>;
+
+/** How a continuation came about (§10). */
+export const OUTCOMES = ['resumed', 'expired', 'cancelled'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The ask kinds (§9): an `answer` is the call's result; an `approval` lets a real tool run. */
+export const ASK_KINDS = ['answer', 'approval'] as const;
+export type AskKind = (typeof ASK_KINDS)[number];
+
+/** What a person may do with an `approval` ask (§9); an `answer` ask takes an answer. */
+export const DECISION_KINDS = ['approve', 'edit', 'reject'] as const;
+export type DecisionKind = (typeof DECISION_KINDS)[number];
+
+/** What a pause does when it expires undecided (§10). */
+export const ON_EXPIRY = ['fail', 'reject'] as const;
+export type OnExpiry = (typeof ON_EXPIRY)[number];
+
+/** The message formats (§2), in the contract's order; `rehydrate/formats/index.ts` holds one module for each. */
+export const FORMAT_NAMES = [
+  'langchain',
+  'openai-chat',
+  'openai-responses',
+  'anthropic',
+  'bedrock-converse',
+  'gemini',
+  'ai-sdk',
+] as const;
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
+/** Where a closed pause's continuation pointer goes (§6). */
+export const HANDOFF_TARGETS = ['sqs', 'eventbridge', 'lambda', 'none'] as const;
+export type HandoffTarget = (typeof HANDOFF_TARGETS)[number];
+
+/** Who a principal is. */
+export const PRINCIPAL_KINDS = ['person', 'agent', 'link', 'service'] as const;
+export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
+
+/** The way a principal reached Handback; also the name of each entry point in logs. */
+export const VIAS = ['api', 'link', 'slack', 'step-functions', 'sqs', 'eventbridge', 'sweep', 'library'] as const;
+export type Via = (typeof VIAS)[number];
+
+/** The OAuth scopes that open routes. */
+export const SCOPES = { agent: 'handback/agent', decide: 'handback/decide' } as const;
+export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
+
+/** The lifecycle events' detail-types (§11), on the bus with source `LIFECYCLE_SOURCE`. */
+export const LIFECYCLE_TYPES = [
+  'Pause Created',
+  'Pause Decided',
+  'Pause Resumed',
+  'Pause Expired',
+  'Pause Cancelled',
+  'Pause Reminder',
+] as const;
+export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
+/** The lifecycle events by name. */
+export const LifecycleType = {
+  Created: 'Pause Created',
+  Decided: 'Pause Decided',
+  Resumed: 'Pause Resumed',
+  Expired: 'Pause Expired',
+  Cancelled: 'Pause Cancelled',
+  Reminder: 'Pause Reminder',
+} as const satisfies Record<string, LifecycleType>;
+
+/** The `source` of lifecycle events and hand-off events on EventBridge. */
+export const LIFECYCLE_SOURCE = 'handback';
+
+/** The header that carries an answer link's token to the `/links/*` routes (§11). */
+export const LINK_HEADER = 'x-handback-link';
+
+/** Whether `value` is one of `list`'s words: a type guard for any of the lists above. */
+export function isOneOf<const T extends readonly string[]>(list: T, value: unknown): value is T[number] {
+  return typeof value === 'string' && (list as readonly string[]).includes(value);
+}
