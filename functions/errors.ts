@@ -28,6 +28,11 @@ export const ErrorCode = {
   IdempotencyKeyReused: 'idempotency_key_reused',
   UnsupportedRecord: 'unsupported_record',
   PayloadTooLarge: 'payload_too_large',
+  Forbidden: 'forbidden',
+  NotAnApprover: 'not_an_approver',
+  SelfDecision: 'self_decision',
+  AlreadyVoted: 'already_voted',
+  LinkKeyUnavailable: 'link_key_unavailable',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -314,6 +319,93 @@ export class PayloadTooLargeError extends HandbackError {
   }
 }
 
+/**
+ * What the principal asking may not do (§13): a token whose scopes do not open the route (or an unscoped token where
+ * scopes are required), an agent creating a link, a link naming another pause than its own. Nothing changed.
+ */
+export class ForbiddenError extends HandbackError {
+  /** The scope the token lacks, when a scope is what is missing. */
+  readonly scope: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; scope?: string }) {
+    super(ErrorCode.Forbidden, message, options);
+    this.name = 'ForbiddenError';
+    this.scope = options?.scope;
+  }
+}
+
+/** The principal may not decide this ask (§13: its `approvers` do not name them, or it is an agent). Nothing changed. */
+export class NotAnApproverError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+
+  constructor(runId: string, interruptId: string, toolCallId: string, why: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.NotAnApprover,
+      `You may not decide the ask ${toolCallId} of pause ${interruptId} (run ${runId}): ${why}. Nothing was recorded.`,
+      options,
+    );
+    this.name = 'NotAnApproverError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+  }
+}
+
+/** A pause with `fourEyes` decided by the principal that made it (§13). Nothing changed. */
+export class SelfDecisionError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+
+  constructor(runId: string, interruptId: string, toolCallId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.SelfDecision,
+      `Pause ${interruptId} (run ${runId}) asks for four eyes: the principal that paused it may not decide ${toolCallId}; someone else must. Nothing was recorded.`,
+      options,
+    );
+    this.name = 'SelfDecisionError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+  }
+}
+
+/** Another vote on an ask by a principal that already voted on it (§13). */
+export class AlreadyVotedError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+
+  constructor(runId: string, interruptId: string, toolCallId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.AlreadyVoted,
+      `You already voted on the ask ${toolCallId} of pause ${interruptId} (run ${runId}); a principal decides an ask once.`,
+      options,
+    );
+    this.name = 'AlreadyVotedError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+  }
+}
+
+/** The answer-link key could not be read (Secrets Manager did not answer): links cannot be signed or checked now. */
+export class LinkKeyUnavailableError extends HandbackError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message?: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(
+      ErrorCode.LinkKeyUnavailable,
+      message ?? 'The answer-link key could not be read just now; retry in a moment.',
+      options,
+    );
+    this.name = 'LinkKeyUnavailableError';
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? 1;
+  }
+}
+
 /** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
 export interface ErrorFate {
   /** The error class's `name`, which a Step Functions `Catch` matches. */
@@ -359,6 +451,16 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
     name: 'UnsupportedRecordError',
     status: 503,
     title: 'Written by a newer version',
+    retryable: true,
+  },
+  forbidden: { name: 'ForbiddenError', status: 403, title: 'Forbidden', retryable: false },
+  not_an_approver: { name: 'NotAnApproverError', status: 403, title: 'Not an approver', retryable: false },
+  self_decision: { name: 'SelfDecisionError', status: 403, title: 'Self decision', retryable: false },
+  already_voted: { name: 'AlreadyVotedError', status: 409, title: 'Already voted', retryable: false },
+  link_key_unavailable: {
+    name: 'LinkKeyUnavailableError',
+    status: 503,
+    title: 'Link key unavailable',
     retryable: true,
   },
 };

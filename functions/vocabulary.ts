@@ -51,6 +51,12 @@ export const LIMITS = {
   decisionBodyBytes: 1024 * 1024,
   /** Levels a request body may nest. */
   bodyDepth: 256,
+  /** Entries of each approvers list, and characters of each entry. */
+  approvers: { entries: 50, chars: 256 },
+  /** Distinct approvals an `approval` ask may require. */
+  approvals: { min: 1, max: 5, default: 1 },
+  /** Entries of a pause's `notify`. */
+  notifyEntries: 10,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
@@ -113,6 +119,10 @@ export type Via = (typeof VIAS)[number];
 /** The OAuth scopes that open routes. */
 export const SCOPES = { agent: 'handback/agent', decide: 'handback/decide' } as const;
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
+
+/** The built-in channels that take a pause to people where they work. */
+export const CHANNEL_NAMES = ['slack', 'email'] as const;
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** The lifecycle events' detail-types (§11), on the bus with source `LIFECYCLE_SOURCE`. */
 export const LIFECYCLE_TYPES = [

@@ -1,4 +1,13 @@
-import type { AskKind, FormatName, OnExpiry, Outcome, PauseStatus } from './vocabulary.ts';
+import type {
+  AskKind,
+  ChannelName,
+  FormatName,
+  OnExpiry,
+  Outcome,
+  PauseStatus,
+  PrincipalKind,
+  Via,
+} from './vocabulary.ts';
 
 /**
  * The JSON Handback speaks (§5, §9–§12): what a pause, an ask, a decision and a continuation look like on the wire,
@@ -13,6 +22,37 @@ export type JsonSchema = Record<string, unknown> | boolean;
 export interface AnswerFailure {
   path: string;
   message: string;
+}
+
+/**
+ * Who made a pause, a decision, a vote or a cancel, as recorded with it: `{kind, subject, email?, name?, via}`. From a
+ * bearer JWT, `subject` is `sub`; a link's is `email:<address>` or `link:<interruptId>`; a trigger's without `by` is
+ * `service:<trigger>`; the sweep's `service:sweep`; the library's default `library`.
+ */
+export interface Principal {
+  kind: PrincipalKind;
+  subject: string;
+  email?: string;
+  name?: string;
+  via: Via;
+}
+
+/** A principal as a request brings it: what is recorded, plus the groups its token names (matched, not recorded). */
+export interface Actor extends Principal {
+  groups?: readonly string[];
+}
+
+/** Who may decide an ask: any principal matching any entry (emails compare case-insensitively). */
+export interface Approvers {
+  subjects?: string[];
+  emails?: string[];
+  groups?: string[];
+}
+
+/** Whom a pause tells (§14): a channel and its address there (a Slack channel id, an email address). */
+export interface NotifyEntry {
+  channel: ChannelName;
+  to: string;
 }
 
 /** A tool call of the paused round, in a format-neutral shape. */

@@ -1,9 +1,12 @@
 import type { AskKind, FormatName, OnExpiry, PauseStatus } from '../vocabulary.ts';
 import type {
+  Actor,
+  Approvers,
   AskView,
   Continuation,
   Decision,
   JsonSchema,
+  NotifyEntry,
   PauseCreated,
   PausePage,
   PauseView,
@@ -65,6 +68,10 @@ export interface AskInput {
   argsSchema?: JsonSchema;
   /** `approval` asks only; default true. */
   editable?: boolean;
+  /** Who may decide this ask (§13); without it, any principal of the tenant that may decide at all. */
+  approvers?: Approvers;
+  /** `approval` asks only: distinct principals that must approve the same arguments (§13), 1–5; default 1. */
+  approvals?: number;
 }
 
 /** What a pause records (the HTTP pause body plus the tenant and run): part one's `toolCallId`, or `asks`. */
@@ -93,6 +100,12 @@ export interface PauseInput {
   metadata?: Record<string, unknown>;
   /** The request's `Idempotency-Key`: the same key with the same body returns the first pause again. */
   idempotencyKey?: string;
+  /** The principal pausing (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
+  by?: Actor;
+  /** The principal that paused may not decide it (§13). */
+  fourEyes?: boolean;
+  /** Whom to tell, and where (§14); without it, the deployment's defaults. */
+  notify?: NotifyEntry[];
 }
 
 /** Names one pause of one tenant. */
@@ -116,6 +129,8 @@ export interface ResumeInput {
   interruptId: string;
   /** Any JSON value, at most 256 KB. */
   answer: unknown;
+  /** Who decides (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
+  by?: Actor;
 }
 
 /** Decisions for some or all of a pause's asks. */
@@ -124,6 +139,8 @@ export interface DecideInput {
   runId: string;
   interruptId: string;
   decisions: Decision[];
+  /** Who decides (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
+  by?: Actor;
 }
 
 /** A cancel (§10). */
@@ -133,6 +150,8 @@ export interface CancelInput {
   interruptId: string;
   /** Text of at most 2 KB, written into every undecided ask's rejection. */
   reason?: string;
+  /** Who decides (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
+  by?: Actor;
 }
 
 /** A closing's outcome: the continuation, whether this call replayed an earlier one, and the pause's task token. */

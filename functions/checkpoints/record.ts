@@ -16,7 +16,6 @@ import { formatId } from './ids.ts';
  * place) and hands back to the persistence to write. Pure: no I/O, no clock (time comes in as an argument).
  */
 
-
 /** One ask as recorded at pause time: the reserved call it is about, and what a person may do with it. */
 export interface Ask {
   toolCallId: string;
@@ -34,7 +33,6 @@ export interface Ask {
   /** `approval` asks only; default true. */
   editable?: boolean;
 }
-
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), and when. */
 export interface RecordedDecision {

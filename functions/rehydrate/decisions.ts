@@ -1,13 +1,6 @@
 import { BadRequestError, InvalidAnswerError } from '../errors.ts';
 import { type AskKind, LIMITS } from '../vocabulary.ts';
-import type {
-  AnswerDecision,
-  ApproveDecision,
-  Decision,
-  DispatchCall,
-  EditDecision,
-  RejectDecision,
-} from '../wire.ts';
+import type { AnswerDecision, ApproveDecision, Decision, DispatchCall, EditDecision, RejectDecision } from '../wire.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
 import { badRequest, isRecord } from './formats/shared.ts';
 import {
