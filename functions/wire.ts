@@ -106,8 +106,15 @@ export interface DispatchCall {
   args: unknown;
 }
 
-/** A recorded decision, as sent (without the ask it is for). */
-export type RecordedDecisionView = DecisionBody;
+/** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
+export type RecordedDecisionView = DecisionBody & { by?: Principal };
+
+/** One vote on an ask with a quorum, in the order recorded (§13). */
+export type VoteView = (
+  | { decision: 'approve' }
+  | { decision: 'edit'; args: Record<string, unknown> }
+  | { decision: 'reject'; reason?: string }
+) & { by: Principal; at: string };
 
 /** An ask as GET shows it: what it is about, and its recorded decision (with the original args kept when edited). */
 export interface AskView {
@@ -123,6 +130,14 @@ export interface AskView {
   editable?: boolean;
   decision?: RecordedDecisionView;
   decidedAt?: string;
+  /** Who may decide it (§13). */
+  approvers?: Approvers;
+  /** Distinct approvals it needs, when more than one (§13). */
+  approvals?: number;
+  /** The votes so far, for an ask with a quorum (§13). */
+  votes?: VoteView[];
+  /** For the principal asking: whether they may decide it now (§13). */
+  mayDecide?: boolean;
 }
 
 /** The turn's words a person deciding needs: the last user text, the assistant's text in the paused round. */
@@ -152,6 +167,12 @@ export interface PauseView {
   /** The last user text and the assistant's text in the paused round, for the person deciding. */
   context?: TurnContext;
   onExpiry: OnExpiry;
+  /** Who paused it (§13). */
+  pausedBy?: Principal;
+  /** Who cancelled it (§13). */
+  cancelledBy?: Principal;
+  /** The principal that paused it may not decide it (§13). */
+  fourEyes?: true;
   createdAt: string;
   expiresAt: string;
   remindAt?: string;
@@ -176,6 +197,8 @@ export interface PendingDecisions {
   pending: string[];
   /** True when every decision in the request was already recorded. */
   replayed: boolean;
+  /** The asks with a quorum still waiting for votes, and how many count of how many they need (§13). */
+  votes?: Record<string, { have: number; need: number }>;
 }
 
 /** A continuation: the rebuilt messages, named by `continuationId` (the resume body of §5, §9, §10). */

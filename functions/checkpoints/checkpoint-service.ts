@@ -1,13 +1,10 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import {
-  AlreadyDecidedError,
   AlreadyResumedError,
-  type AnswerFailure,
   BadRequestError,
   ContinuationNotFoundError,
   CorruptCheckpointError,
   IdempotencyKeyReusedError,
-  InvalidAnswerError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
@@ -20,7 +17,7 @@ import { checkDecisions, type Decision, rebuildWithDecisions } from '../rehydrat
 import type { PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
 import { formatOf } from '../rehydrate/formats/index.ts';
 import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
-import type { DecisionBody } from '../wire.ts';
+import type { Actor, PendingDecisions, Principal } from '../wire.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -28,7 +25,6 @@ import type {
   ContinuationKey,
   DecideInput,
   DecideResult,
-  JsonSchema,
   ListPausesQuery,
   PauseCreated,
   PauseInput,
@@ -54,6 +50,17 @@ import {
   UndecodableTranscript,
 } from './codec.ts';
 import { copyInto, MessagesJson, withLazyMessages } from './continuation-json.ts';
+import {
+  answerDecision,
+  checkAgainstAskSchema,
+  checkAuthority,
+  conflictError,
+  conflictOf,
+  matchDecisions,
+  needsSchemaCheck,
+  recordDecisions,
+  voteCounts,
+} from './deciding.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
 import { capitalize, shown, utf8Bytes } from './json.ts';
 import type { CheckedPause } from './pause-checks.ts';
@@ -64,6 +71,7 @@ import {
   decidedAndPending,
   effectiveDecisions,
   expiresAtOf,
+  expiryReason,
   interruptIdOf,
   isKnownStatus,
   isOpenAt,
@@ -74,6 +82,7 @@ import {
 } from './record.ts';
 import { checkAnswer, checkDecisionsInput, checkListQuery, checkReason, checkRun } from './validation.ts';
 import { toPauseCreated, toPauseView } from './views.ts';
+import { checkActor, LIBRARY_PRINCIPAL, mayDecide, recorded, SWEEP_PRINCIPAL } from './who-decides.ts';
 
 /**
  * The rules of pausing and deciding, storage-agnostic (STYLE 3b): one open pause per run, idempotent pause
@@ -189,7 +198,9 @@ export class CheckpointService implements CheckpointStore {
         rev: 1,
         transcript,
         dueAtMs: 0,
+        pausedBy: pause.pausedBy,
       };
+      if (pause.fourEyes === true) record.fourEyes = true;
       if (pause.metadata !== undefined) record.metadata = pause.metadata;
       if (pause.taskToken !== undefined) record.taskToken = pause.taskToken;
       if (Object.keys(pause.context).length > 0) record.context = pause.context;
@@ -215,7 +226,7 @@ export class CheckpointService implements CheckpointStore {
     checkRun(input?.tenant, input?.runId);
     checkAnswer(input.answer);
     const id = this.#idOf(input.runId, input.interruptId);
-    const result = await this.#decide(input, id, { answer: input.answer });
+    const result = await this.#decide(input, id, { answer: input.answer }, actorOf(input.by));
     // A pause with exactly one ask closes with its one decision.
     if (result.kind !== 'closed') throw new Error('A one-ask pause was left pending by its answer.');
     return copyInto({}, result, ['kind']);
@@ -225,54 +236,53 @@ export class CheckpointService implements CheckpointStore {
     checkRun(input?.tenant, input?.runId);
     const decisions = checkDecisionsInput(input.decisions);
     const id = this.#idOf(input.runId, input.interruptId);
-    return this.#decide(input, id, { decisions });
+    return this.#decide(input, id, { decisions }, actorOf(input.by));
   }
 
   async cancel(input: CancelInput): Promise<ResumeResult> {
     checkRun(input?.tenant, input?.runId);
     const id = this.#idOf(input.runId, input.interruptId);
     if (input.reason !== undefined) checkReason(input.reason);
+    const by = recorded(actorOf(input.by));
     const key = { tenant: input.tenant, runId: input.runId, seq: id.seq };
-    for (let round = 0; round < WRITE_ROUNDS; round++) {
-      const stored = await this.#read(key, id, true);
-      const record = stored.record;
-      const nowMs = this.#clock().getTime();
-      const status = statusAt(record, nowMs);
-      switch (status) {
-        case Status.Cancelled:
-          return this.#closedResult(stored, true);
-        case Status.Resumed:
-          throw new AlreadyResumedError(record.runId, interruptIdOf(record), record.closing?.continuationId ?? '');
-        case Status.Expired:
-          throw new PauseExpiredError(record.runId, interruptIdOf(record), expiresAtOf(record));
-        case Status.Paused:
-          break;
-        default:
-          throw new UnsupportedRecordError(record.runId, interruptIdOf(record), `status ${JSON.stringify(status)}`);
-      }
-      const next = { ...record, rev: record.rev + 1 };
-      const closed = this.#close(next, await this.#round(stored), 'cancelled', nowMs, input.reason);
-      if ((await this.#persistence.update(record, closed.record)) === 'updated') {
-        this.#changed(record, closed.record);
-        return closed.result;
-      }
-    }
-    throw overloaded();
+    return this.#commit(
+      () => this.#read(key, id, true),
+      async (stored, nowMs) => {
+        const record = stored.record;
+        const status = statusAt(record, nowMs);
+        switch (status) {
+          case Status.Cancelled:
+            return { result: await this.#closedResult(stored, true) };
+          case Status.Resumed:
+            throw new AlreadyResumedError(record.runId, interruptIdOf(record), record.closing?.continuationId ?? '');
+          case Status.Expired:
+            throw new PauseExpiredError(record.runId, interruptIdOf(record), expiresAtOf(record));
+          case Status.Paused:
+            break;
+          default:
+            throw new UnsupportedRecordError(record.runId, interruptIdOf(record), `status ${JSON.stringify(status)}`);
+        }
+        const next = { ...record, rev: record.rev + 1 };
+        const closed = this.#close(next, await this.#round(stored), 'cancelled', nowMs, by, input.reason);
+        return { after: closed.record, result: closed.result };
+      },
+    );
   }
 
-  async getPause(key: PauseKey, options: { includeMessages?: boolean } = {}): Promise<PauseView> {
+  async getPause(key: PauseKey, options: { includeMessages?: boolean; by?: Actor } = {}): Promise<PauseView> {
     checkRun(key?.tenant, key?.runId);
     const id = this.#idOf(key.runId, key.interruptId);
+    const viewer = options.by === undefined ? undefined : checkActor(options.by);
     const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
     let stored = await this.#read(recordKey, id, options.includeMessages === true);
     const omitted = stored.record.asks.some((ask) => ask.argsOmitted);
     if (omitted && stored.parts === undefined) stored = await this.#read(recordKey, id, true);
     const nowMs = this.#clock().getTime();
-    if (stored.parts === undefined) return toPauseView(stored.record, nowMs);
+    if (stored.parts === undefined) return toPauseView(stored.record, nowMs, undefined, viewer);
     const messages = await this.#transcript(stored);
     const round = formatOf(stored.record.format).findRound(messages);
     const calls = new Map(round.calls.map((call) => [call.id, call]));
-    const view = toPauseView(stored.record, nowMs, calls);
+    const view = toPauseView(stored.record, nowMs, calls, viewer);
     return options.includeMessages ? { ...view, messages } : view;
   }
 
@@ -293,30 +303,44 @@ export class CheckpointService implements CheckpointStore {
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
-    const { limit, status } = checkListQuery(query);
+    const checked = checkListQuery(query);
+    const viewer = query.waitingFor === undefined ? undefined : checkActor(query.waitingFor, '/waitingFor');
+    const { limit } = checked;
+    // Only an open pause waits for anyone: `waitingFor` reads the open pauses.
+    if (viewer !== undefined && checked.status !== undefined && checked.status !== Status.Paused) {
+      const message = 'waitingFor (mine=true) lists open pauses only: give status "paused" or no status';
+      throw new BadRequestError(`${capitalize(message)}.`, [{ path: '/status', message }]);
+    }
+    const status = viewer === undefined ? checked.status : Status.Paused;
     const { tenant } = query;
-    let cursor = query.cursor === undefined ? undefined : readCursor(query.cursor, status);
+    let cursor = query.cursor === undefined ? undefined : readCursor(query.cursor, status, viewer !== undefined);
     const nowMs = this.#clock().getTime();
     const items: PauseView[] = [];
     let bytes = 0;
     let after: string | undefined;
+    const cursorOf = (at: string) => writeCursor(at, status, viewer !== undefined);
+    // `mine`: the open pauses (the sparse index, never the tenant's history), filtered to those waiting for the viewer.
+    const wanted = (record: PauseRecord, view: PauseView) =>
+      (status === undefined || view.status === status) &&
+      (viewer === undefined || record.asks.some((_, index) => mayDecide(record, index, viewer)));
     for (let round = 0; round < LIST_ROUNDS; round++) {
+      const filtered = status !== undefined || viewer !== undefined;
       const page = await this.#persistence.list({
         tenant,
         openOnly: status === Status.Paused,
-        limit: status === undefined ? limit - items.length + 1 : 100,
+        limit: filtered ? LIMITS.pageSize.max : limit - items.length + 1,
         ...(cursor === undefined ? {} : { cursor }),
       });
       for (const entry of page.entries) {
-        const view = toPauseView(entry.record, nowMs);
-        if (status !== undefined && view.status !== status) {
+        const view = toPauseView(entry.record, nowMs, undefined, viewer);
+        if (!wanted(entry.record, view)) {
           after = entry.after;
           continue;
         }
         // A page stays well inside a Lambda response (6 MB) whatever its pauses carry: cut it short, with a cursor.
         const size = utf8Bytes(JSON.stringify(view));
         if (items.length === limit || (items.length > 0 && bytes + size > LIMITS.pageBytes)) {
-          return { items, cursor: writeCursor(after as string, status) };
+          return { items, cursor: cursorOf(after as string) };
         }
         items.push(view);
         bytes += size;
@@ -327,7 +351,7 @@ export class CheckpointService implements CheckpointStore {
       after = page.next;
     }
     // The page is short because the filter dropped many pauses; the cursor resumes where the reading stopped.
-    return { items, cursor: writeCursor(cursor as string, status) };
+    return { items, cursor: cursorOf(cursor as string) };
   }
 
   async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
@@ -338,126 +362,171 @@ export class CheckpointService implements CheckpointStore {
     return result;
   }
 
-  /** Acts on one due pause: its reminder, or its expiry. Another sweeper or a person may act first; then nothing. */
-  async #sweepOne(key: RecordKey, result: SweepResult): Promise<void> {
-    for (let round = 0; round < WRITE_ROUNDS; round++) {
-      const nowMs = this.#clock().getTime();
-      const read = await this.#persistence.read(key);
-      const record = read?.record;
-      // Closed, unknown, or not due any more (the index lags the table): nothing to do.
-      if (record === undefined || record.status !== Status.Paused || record.dueAtMs === undefined) return;
-      if (record.dueAtMs > nowMs) return;
-      if (nowMs >= record.expiresAtMs) {
-        if (record.onExpiry === 'fail') {
-          const after: PauseRecord = { ...record, status: Status.Expired, rev: record.rev + 1 };
-          delete after.dueAtMs;
-          if ((await this.#persistence.update(record, after)) === 'updated') {
-            this.#changed(record, after);
-            result.expired.push(toPauseView(after, nowMs));
-            return;
-          }
-          continue;
-        }
-        const stored = await this.#persistence.read(key, { token: record.token, parts: record.transcript.chunkCount });
-        if (stored === undefined || stored.record.rev !== record.rev) continue;
-        const next = { ...record, rev: record.rev + 1 };
-        const closed = this.#close(next, await this.#round(stored), 'expired', nowMs);
-        if ((await this.#persistence.update(record, closed.record)) === 'updated') {
-          this.#changed(record, closed.record);
-          result.closed.push(closed.result);
-          return;
-        }
-        continue;
-      }
-      const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };
-      after.dueAtMs = nextDueAt(after);
-      if ((await this.#persistence.update(record, after)) === 'updated') {
-        this.#changed(record, after);
-        result.reminded.push(toPauseView(after, nowMs));
-        return;
-      }
-    }
+  async acknowledgeHandoff(key: PauseKey): Promise<void> {
+    checkRun(key?.tenant, key?.runId);
+    const id = this.#idOf(key.runId, key.interruptId);
+    const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
+    await this.#commit(
+      () => this.#read(recordKey, id, false),
+      async (stored) => {
+        const record = stored.record;
+        if (record.handoffDue !== true) return { result: undefined };
+        const after: PauseRecord = { ...record, rev: record.rev + 1 };
+        delete after.handoffDue;
+        delete after.dueAtMs;
+        return { after, result: undefined };
+      },
+    );
   }
 
   /**
-   * Records decisions (`decisions`), or part one's answer to the pause's one `answer` ask (`answer`). Loops: read,
-   * decide against what was read, write conditionally on its revision; a lost race reads again.
+   * Acts on one due pause: its reminder, its expiry, or the hand-off of a closing the sweep made that was not yet
+   * delivered. Another sweeper or a person may act first; then nothing.
+   */
+  async #sweepOne(key: RecordKey, result: SweepResult): Promise<void> {
+    await this.#commit(
+      () => this.#persistence.read(key),
+      async (read, nowMs) => {
+        const record = read?.record;
+        // Unknown, or not due any more (the index lags the table): nothing to do.
+        if (record === undefined || record.dueAtMs === undefined || record.dueAtMs > nowMs)
+          return { result: undefined };
+        // A closing whose hand-off was not acknowledged yet: deliver it again (§6, at least once).
+        if (record.handoffDue === true && record.closing !== undefined) {
+          const stored = await this.#persistence.read(key, {
+            token: record.token,
+            parts: record.transcript.chunkCount,
+          });
+          if (stored?.record.rev === record.rev) {
+            result.closed.push(copyInto({ tenant: record.tenant }, await this.#closedResult(stored, true)));
+          }
+          // Not acknowledged by the next tick: looked at again then.
+          const after: PauseRecord = { ...record, dueAtMs: nowMs + HANDOFF_RETRY_MS, rev: record.rev + 1 };
+          return { after, result: undefined, quiet: true };
+        }
+        if (record.status !== Status.Paused) return { result: undefined };
+        if (nowMs >= record.expiresAtMs) {
+          if (record.onExpiry === 'fail') {
+            const after: PauseRecord = {
+              ...record,
+              status: Status.Expired,
+              rev: record.rev + 1,
+              closing: undefined,
+            };
+            delete after.closing;
+            delete after.dueAtMs;
+            return { after, result: undefined, onWritten: () => result.expired.push(toPauseView(after, nowMs)) };
+          }
+          const stored = await this.#persistence.read(key, {
+            token: record.token,
+            parts: record.transcript.chunkCount,
+          });
+          if (stored === undefined || stored.record.rev !== record.rev) return { retry: true };
+          const next: PauseRecord = { ...record, rev: record.rev + 1 };
+          const closed = this.#close(next, await this.#round(stored), 'expired', nowMs, SWEEP_PRINCIPAL);
+          // Delivered by the caller, then acknowledged; until then the sweep comes back to it (§6: at least once).
+          closed.record.handoffDue = true;
+          closed.record.dueAtMs = nowMs + HANDOFF_RETRY_MS;
+          return {
+            after: closed.record,
+            result: undefined,
+            onWritten: () => result.closed.push(copyInto({ tenant: record.tenant }, closed.result)),
+          };
+        }
+        const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };
+        after.dueAtMs = nextDueAt(after);
+        return { after, result: undefined, onWritten: () => result.reminded.push(toPauseView(after, nowMs)) };
+      },
+      { onOverload: 'give-up' },
+    );
+  }
+
+  /**
+   * The commit loop every change runs (pause aside, which creates): read, decide against what was read (a pure change
+   * or a refusal), write conditionally on the revision that was read; a lost race reads again and decides again, at
+   * most `WRITE_ROUNDS` times. `then` runs once the write is in; `quiet` writes tell no observer (bookkeeping only).
+   */
+  async #commit<S, T>(
+    read: () => Promise<S>,
+    change: (stored: S, nowMs: number) => Promise<Step<T>>,
+    options: { onOverload?: 'throw' | 'give-up' } = {},
+  ): Promise<T> {
+    for (let round = 0; round < WRITE_ROUNDS; round++) {
+      const stored = await read();
+      const step = await change(stored, this.#clock().getTime());
+      if ('retry' in step) continue;
+      if (step.after === undefined) return step.result;
+      const before = recordOf(stored);
+      if ((await this.#persistence.update(before, step.after)) === 'updated') {
+        if (step.quiet !== true) this.#changed(before, step.after);
+        step.onWritten?.();
+        return step.result;
+      }
+    }
+    if (options.onOverload === 'give-up') return undefined as T;
+    throw overloaded();
+  }
+
+  /**
+   * Records decisions (`decisions`), or part one's answer to the pause's one `answer` ask (`answer`), by `actor`:
+   * the request is checked against what was read (asks, kinds, schemas, who may decide), then recorded in one
+   * conditional write; the write that records the last decision commits the continuation.
    */
   async #decide(
     input: { tenant: string; runId: string; interruptId: string },
     id: IdParts,
     request: { decisions: Decision[] } | { answer: unknown },
+    actor: Actor,
   ): Promise<DecideResult> {
     const key = { tenant: input.tenant, runId: input.runId, seq: id.seq };
     const answerForm = 'answer' in request;
-    for (let round = 0; round < WRITE_ROUNDS; round++) {
+    return this.#commit(
       // The one read: the record and its transcript, in one request where the backend can.
-      const stored = await this.#read(key, id, true);
-      const record = stored.record;
-      const interruptId = interruptIdOf(record);
-      const decisions = answerForm ? answerDecision(record, request.answer) : request.decisions;
-      const matched = matchDecisions(record, decisions);
-      // Kinds, editability and what the format can carry: a request that can never be right is a 4xx before anything.
-      checkDecisions(formatOf(record.format), roundOfAsks(record), record.asks, decisions);
-      const nowMs = this.#clock().getTime();
-      const status = statusAt(record, nowMs);
-
-      const conflict = matched.find((match) => match.recorded !== undefined && match.recorded.hash !== match.hash);
-      switch (status) {
-        case Status.Paused:
-          break;
-        case Status.Resumed: {
-          const continuationId = record.closing?.continuationId ?? '';
-          if (answerForm && conflict !== undefined)
-            throw new AlreadyResumedError(record.runId, interruptId, continuationId);
-          if (conflict !== undefined) throw new AlreadyDecidedError(record.runId, interruptId, conflict.ask.toolCallId);
-          // Every ask is decided once resumed: each decision here is a replay of its recorded one.
-          return copyInto({ kind: 'closed' as const }, await this.#closedResult(stored, true));
+      () => this.#read(key, id, true),
+      async (stored, nowMs): Promise<Step<DecideResult>> => {
+        const record = stored.record;
+        const interruptId = interruptIdOf(record);
+        const decisions = answerForm ? answerDecision(record, request.answer) : request.decisions;
+        const matched = matchDecisions(record, decisions);
+        // Kinds, editability and what the format can carry: a request that can never be right is a 4xx before anything.
+        checkDecisions(formatOf(record.format), roundOfAsks(record), record.asks, decisions);
+        // Who may decide (§13), for every decision of the request, before anything is written.
+        checkAuthority(record, matched, actor);
+        const status = statusAt(record, nowMs);
+        const conflict = conflictOf(matched);
+        switch (status) {
+          case Status.Paused:
+            break;
+          case Status.Resumed:
+            if (conflict !== undefined) throw conflictError(record, conflict, answerForm);
+            // Every ask is decided once resumed: each decision here is a replay of its recorded one.
+            return { result: copyInto({ kind: 'closed' as const }, await this.#closedResult(stored, true)) };
+          case Status.Cancelled:
+            throw new PauseCancelledError(record.runId, interruptId, record.closing?.continuationId);
+          case Status.Expired:
+            throw new PauseExpiredError(record.runId, interruptId, expiresAtOf(record));
+          default:
+            throw new UnsupportedRecordError(record.runId, interruptId, `status ${JSON.stringify(status)}`);
         }
-        case Status.Cancelled:
-          throw new PauseCancelledError(record.runId, interruptId, record.closing?.continuationId);
-        case Status.Expired:
-          throw new PauseExpiredError(record.runId, interruptId, expiresAtOf(record));
-        default:
-          throw new UnsupportedRecordError(record.runId, interruptId, `status ${JSON.stringify(status)}`);
-      }
-      if (conflict !== undefined) {
-        throw answerForm
-          ? new AlreadyResumedError(record.runId, interruptId, record.closing?.continuationId ?? '')
-          : new AlreadyDecidedError(record.runId, interruptId, conflict.ask.toolCallId);
-      }
-      const fresh = matched.filter((match) => match.recorded === undefined);
-      if (fresh.length === 0) return { kind: 'pending', ...pending(record, true) };
-      if (fresh.some((match) => hasSchemaFor(match.ask, match.decision))) {
-        if (this.#checks.schemas === undefined) throw missingCheck('schemas');
-        const { schemaFailures } = await this.#checks.schemas();
-        for (const match of fresh) {
-          // Failure paths point into what the client sent: part one's `answer`, or the decision's place in the request.
-          const at = answerForm ? undefined : `/decisions/${match.position}`;
-          checkAgainstAskSchema(schemaFailures, match.ask, match.decision, at);
+        if (conflict !== undefined) throw conflictError(record, conflict, answerForm);
+        const fresh = matched.filter((match) => match.recorded === undefined);
+        if (fresh.some(needsSchemaCheck)) {
+          if (this.#checks.schemas === undefined) throw missingCheck('schemas');
+          const { schemaFailures } = await this.#checks.schemas();
+          for (const match of fresh) {
+            // Failure paths point into what the client sent: part one's `answer`, or the decision's place in the request.
+            checkAgainstAskSchema(schemaFailures, match, answerForm ? undefined : `/decisions/${match.position}`);
+          }
         }
-      }
-
-      const decidedAt = new Date(nowMs).toISOString();
-      const after: PauseRecord = { ...record, decisions: [...record.decisions], rev: record.rev + 1 };
-      for (const match of fresh) {
-        after.decisions[match.index] = { body: bodyOf(match.decision), hash: match.hash, decidedAt };
-      }
-      checkDecisionsSize(after);
-      if (after.decisions.every((decision) => decision !== undefined)) {
-        const closed = this.#close(after, await this.#round(stored), 'resumed', nowMs);
-        if ((await this.#persistence.update(record, closed.record)) === 'updated') {
-          this.#changed(record, closed.record);
-          return copyInto({ kind: 'closed' as const }, closed.result);
+        const { after, complete } = recordDecisions(record, fresh, actor, nowMs);
+        if (after === undefined) return { result: { kind: 'pending', ...pending(record, true) } };
+        if (complete) {
+          const closed = this.#close(after, await this.#round(stored), 'resumed', nowMs, recorded(actor));
+          return { after: closed.record, result: copyInto({ kind: 'closed' as const }, closed.result) };
         }
-        continue;
-      }
-      if ((await this.#persistence.update(record, after)) === 'updated') {
-        this.#changed(record, after);
-        return { kind: 'pending', ...pending(after, false) };
-      }
-    }
-    throw overloaded();
+        return { after, result: { kind: 'pending', ...pending(after, false) } };
+      },
+    );
   }
 
   /**
@@ -470,8 +539,11 @@ export class CheckpointService implements CheckpointStore {
     transcript: DecodedRound,
     outcome: Outcome,
     nowMs: number,
+    by: Principal,
     reason?: string,
   ): { record: PauseRecord; result: ResumeResult } {
+    const closedAt = new Date(nowMs).toISOString();
+    if (outcome === 'expired') record = withExpiryDecisions(record, closedAt);
     const rebuilt = rebuild(record, transcript.round, outcome, reason);
     const text = continuationText(rebuilt);
     const closing: Closing = {
@@ -480,9 +552,10 @@ export class CheckpointService implements CheckpointStore {
         parts: record.transcript.chunkCount,
         token: randomToken(this.#randomBytes),
       }),
-      closedAt: new Date(nowMs).toISOString(),
+      closedAt,
       outcome,
       continuationSha256: sha256(text),
+      by,
     };
     if (reason !== undefined) closing.reason = reason;
     const status = outcome === 'resumed' ? Status.Resumed : outcome === 'cancelled' ? Status.Cancelled : Status.Expired;
@@ -597,118 +670,10 @@ export class CheckpointService implements CheckpointStore {
   }
 }
 
-/** A request's decisions, each with the ask it is for, its position, its hash and what was recorded for it. */
-interface MatchedDecision {
-  decision: Decision;
-  ask: Ask;
-  /** The ask's index in the pause. */
-  index: number;
-  /** The decision's index in the request. */
-  position: number;
-  hash: string;
-  recorded: PauseRecord['decisions'][number];
-}
-
-function matchDecisions(record: PauseRecord, decisions: readonly Decision[]): MatchedDecision[] {
-  const indexOf = new Map(record.asks.map((ask, index) => [ask.toolCallId, index]));
-  const seen = new Set<string>();
-  return decisions.map((decision, position) => {
-    const index = indexOf.get(decision.toolCallId);
-    if (index === undefined) {
-      const message = `toolCallId ${JSON.stringify(decision.toolCallId)} is not an ask of this pause; its asks: ${record.asks.map((ask) => JSON.stringify(ask.toolCallId)).join(', ')}`;
-      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}/toolCallId`, message }]);
-    }
-    if (seen.has(decision.toolCallId)) {
-      const message = `the ask ${JSON.stringify(decision.toolCallId)} has two decisions in this request`;
-      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}`, message }]);
-    }
-    seen.add(decision.toolCallId);
-    const ask = record.asks[index] as Ask;
-    return {
-      decision,
-      ask,
-      index,
-      position,
-      hash: sha256(canonicalJson(bodyOf(decision))),
-      recorded: record.decisions[index],
-    };
-  });
-}
-
-/** Part one's answer as the decision of the pause's one `answer` ask. */
-function answerDecision(record: PauseRecord, answer: unknown): Decision[] {
-  const [ask] = record.asks;
-  if (record.asks.length !== 1 || ask?.kind !== 'answer') {
-    const message = `this pause has ${record.asks.length} asks (${record.asks.map((a) => `${a.toolCallId}: ${a.kind}`).join(', ')}); send decisions, not an answer`;
-    throw new BadRequestError(`${capitalize(message)}.`, [{ path: '/answer', message }]);
-  }
-  return [{ toolCallId: ask.toolCallId, answer }];
-}
-
 /** The paused round as far as the asks tell it: enough for the decision rules, without parsing the transcript. */
 function roundOfAsks(record: PauseRecord): PausedRound {
   const calls: ToolCall[] = record.asks.map((ask) => ({ id: ask.toolCallId, name: ask.name, args: ask.args }));
   return { start: 0, calls, answered: new Set() };
-}
-
-/**
- * Checks an answer against its `answerSchema`, or edited args against their `argsSchema`; each failure's path starts
- * at `at` (`/decisions/<position>/answer|args` in the request; part one's paths stay relative to its `answer`), so a client deciding several
- * asks at once knows which one to correct.
- */
-function checkAgainstAskSchema(
-  schemaFailures: (schema: JsonSchema, value: unknown) => AnswerFailure[],
-  ask: Ask,
-  decision: Decision,
-  at: string | undefined,
-): void {
-  const refuse = (schema: JsonSchema, value: unknown, field: 'answer' | 'args', what: string) => {
-    const failures = schemaFailures(schema, value).map((failure) => ({
-      path: at === undefined ? failure.path : `${at}/${field}${failure.path}`,
-      message: failure.message,
-    }));
-    if (failures.length === 0) return;
-    throw new InvalidAnswerError(`${what}: ${failures.map((f) => `${f.path} ${f.message}`).join('; ')}.`, failures);
-  };
-  if ('answer' in decision && ask.answerSchema !== undefined) {
-    refuse(
-      ask.answerSchema,
-      decision.answer,
-      'answer',
-      `The answer to ${ask.toolCallId} does not match its answerSchema`,
-    );
-  }
-  if ('decision' in decision && decision.decision === 'edit' && ask.argsSchema !== undefined) {
-    refuse(ask.argsSchema, decision.args, 'args', `The edited args of ${ask.toolCallId} do not match its argsSchema`);
-  }
-}
-
-/** Whether `decision` is checked against a schema of `ask`: an answer to an ask with `answerSchema`, or an edit with `argsSchema`. */
-function hasSchemaFor(ask: Ask, decision: Decision): boolean {
-  if ('answer' in decision) return ask.answerSchema !== undefined;
-  return decision.decision === 'edit' && ask.argsSchema !== undefined;
-}
-
-/** Every decision of a pause together stays under its budget, so the record stays under the item limit. */
-function checkDecisionsSize(record: PauseRecord): void {
-  const bytes = utf8Bytes(JSON.stringify(record.decisions));
-  if (bytes > LIMITS.decisionsBytes) {
-    const message = `the decisions of this pause would take ${bytes} bytes together, over the limit of ${LIMITS.decisionsBytes}`;
-    throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '/decisions', message }]);
-  }
-}
-
-/** The decision without the ask it names, as recorded. */
-function bodyOf(decision: Decision): DecisionBody {
-  if ('answer' in decision) return { answer: decision.answer };
-  switch (decision.decision) {
-    case 'approve':
-      return { decision: 'approve' };
-    case 'edit':
-      return { decision: 'edit', args: decision.args };
-    case 'reject':
-      return decision.reason === undefined ? { decision: 'reject' } : { decision: 'reject', reason: decision.reason };
-  }
 }
 
 function rebuild(record: PauseRecord, messages: readonly unknown[], outcome: Outcome, reason?: string) {
@@ -753,15 +718,51 @@ function resultOf(
   return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages, roundText));
 }
 
-function pending(record: PauseRecord, replayed: boolean) {
-  return {
+function pending(record: PauseRecord, replayed: boolean): PendingDecisions {
+  const body: PendingDecisions = {
     runId: record.runId,
     interruptId: interruptIdOf(record),
     status: 'paused' as const,
     ...decidedAndPending(record),
     replayed,
   };
+  const votes = voteCounts(record);
+  if (votes !== undefined) body.votes = votes;
+  return body;
 }
+
+/** A step of the commit loop: a result without a write, a write and its result, or a read again. */
+type Step<T> =
+  | { result: T; after?: undefined; onWritten?: undefined; quiet?: undefined }
+  | { after: PauseRecord; result: T; onWritten?: () => void; quiet?: boolean }
+  | { retry: true };
+
+/** The record a commit-loop read holds: a stored pause, or undefined (then nothing is written). */
+function recordOf(stored: unknown): PauseRecord {
+  return (stored as StoredPause).record;
+}
+
+/** The principal of a request: the caller's, checked, or the library's (§13). */
+function actorOf(by: unknown): Actor {
+  return by === undefined ? LIBRARY_PRINCIPAL : checkActor(by);
+}
+
+/**
+ * An expiry that acts records the sweep's rejection as the decision of each ask no one decided (§13), with the
+ * reason §10 gives, so the audit trail says who closed what.
+ */
+function withExpiryDecisions(record: PauseRecord, closedAt: string): PauseRecord {
+  const reason = expiryReason(record);
+  const body = { decision: 'reject' as const, reason };
+  const hash = sha256(canonicalJson(body));
+  return {
+    ...record,
+    decisions: record.decisions.map((decision) => decision ?? { body, hash, decidedAt: closedAt, by: SWEEP_PRINCIPAL }),
+  };
+}
+
+/** Milliseconds after which the sweep delivers again a closing of its own whose hand-off was not acknowledged. */
+const HANDOFF_RETRY_MS = 60_000;
 
 /**
  * The asks as the record keeps them: their definitions must fit the record's budget, and their args are kept while
@@ -799,11 +800,12 @@ function requestFields(input: PauseInput): Record<string, unknown> {
 }
 
 /** The service's listing cursor: the persistence's cursor and the status filter it was made for. */
-function writeCursor(after: string, status: string | undefined): string {
-  return Buffer.from(JSON.stringify({ v: 2, s: status ?? null, c: after })).toString('base64url');
+function writeCursor(after: string, status: string | undefined, mine: boolean): string {
+  const fields = mine ? { v: 2, s: status ?? null, m: true, c: after } : { v: 2, s: status ?? null, c: after };
+  return Buffer.from(JSON.stringify(fields)).toString('base64url');
 }
 
-function readCursor(cursor: unknown, status: string | undefined): string {
+function readCursor(cursor: unknown, status: string | undefined, mine: boolean): string {
   const refuse = (why: string) =>
     new BadRequestError(`The cursor ${why}: pass the cursor of the previous page unchanged, with the same status.`, [
       { path: '/cursor', message: why },
@@ -815,9 +817,10 @@ function readCursor(cursor: unknown, status: string | undefined): string {
   } catch {
     throw refuse('is not a cursor');
   }
-  const { v, s, c } = (parsed ?? {}) as { v?: unknown; s?: unknown; c?: unknown };
+  const { v, s, m, c } = (parsed ?? {}) as { v?: unknown; s?: unknown; m?: unknown; c?: unknown };
   if (v !== 2 || typeof c !== 'string') throw refuse('is not a cursor');
-  if (s !== (status ?? null)) throw refuse('was made for a listing with another status');
+  if (s !== (status ?? null) || (m === true) !== mine)
+    throw refuse('was made for a listing with another status or filter');
   return c;
 }
 

@@ -32,7 +32,7 @@ export interface CheckpointStore {
   /** Cancels a pause (§10): every undecided ask rejected with the reason, the continuation committed. */
   cancel(input: CancelInput): Promise<ResumeResult>;
   /** One pause, with its messages when asked. */
-  getPause(key: PauseKey, options?: { includeMessages?: boolean }): Promise<PauseView>;
+  getPause(key: PauseKey, options?: { includeMessages?: boolean; by?: Actor }): Promise<PauseView>;
   /** The continuation that closed a pause. */
   getContinuation(key: ContinuationKey): Promise<Continuation>;
   /** The tenant's pauses, newest first, by status when given. */
@@ -42,6 +42,11 @@ export interface CheckpointStore {
    * with their continuation. Each action happens exactly once, whoever else sweeps or decides at the same time.
    */
   closeDue(options?: { limit?: number }): Promise<SweepResult>;
+  /**
+   * Tells the store that the continuation of a closing the sweep made (`closeDue`'s `closed`) was handed off, so the
+   * sweep stops delivering it again (§6: at least once).
+   */
+  acknowledgeHandoff(key: PauseKey): Promise<void>;
 }
 
 export type {
@@ -173,6 +178,11 @@ export interface ListPausesQuery {
   limit?: number;
   /** The `cursor` of the previous page, opaque. */
   cursor?: string;
+  /**
+   * Only pauses with an ask this principal may decide and has not decided or voted on (§13, `mine=true`); read from
+   * the open pauses, so give `status: 'paused'` with it.
+   */
+  waitingFor?: Actor;
 }
 
 /** What one sweep did. */
@@ -181,6 +191,9 @@ export interface SweepResult {
   reminded: PauseView[];
   /** `onExpiry: "fail"` pauses marked expired by this sweep. */
   expired: PauseView[];
-  /** `onExpiry: "reject"` pauses this sweep closed, with their continuations (to hand off). */
-  closed: ResumeResult[];
+  /**
+   * `onExpiry: "reject"` pauses this sweep closed, with their continuations (to hand off, then acknowledge), and
+   * closings of earlier sweeps whose hand-off was not acknowledged (then `replayed`).
+   */
+  closed: Array<ResumeResult & { tenant: string }>;
 }

@@ -2,11 +2,13 @@ import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import { roundContext } from '../rehydrate/context.ts';
 import { readPauseAsks } from '../rehydrate/rehydrate.ts';
 import { ASK_KINDS, FORMAT_NAMES, isOneOf, LIMITS, ON_EXPIRY, type OnExpiry } from '../vocabulary.ts';
+import type { Principal } from '../wire.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes, shown } from './json.ts';
 import { schemaProblems } from './json-schema.ts';
 import type { Ask } from './record.ts';
 import { describe, isIdempotencyKey, isRunId, jsonFailure, runIdProblem, tenantProblemOf } from './validation.ts';
+import { checkActor, checkApprovers, isAnonymous, LIBRARY_PRINCIPAL, recorded } from './who-decides.ts';
 
 /**
  * The checks of a pause input, pure, apart from the checks every request shares (`validation.ts`): only the entry
@@ -30,6 +32,9 @@ export interface CheckedPause {
   taskToken?: string;
   metadata?: Record<string, unknown>;
   idempotencyKey?: string;
+  /** Who paused it (§13). */
+  pausedBy: Principal;
+  fourEyes?: true;
 }
 
 /**
@@ -98,6 +103,23 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   if (!isOneOf(FORMAT_NAMES, input.format)) {
     fail('/format', `format must be one of ${FORMAT_NAMES.join(', ')}, got ${describe(input.format)}`);
   }
+  if (input.fourEyes !== undefined && typeof input.fourEyes !== 'boolean') {
+    fail('/fourEyes', 'fourEyes must be a boolean');
+  }
+  let pausedBy = LIBRARY_PRINCIPAL;
+  if (input.by !== undefined) {
+    try {
+      pausedBy = recorded(checkActor(input.by));
+    } catch (error) {
+      for (const failure of (error as { failures?: Array<{ path: string; message: string }> }).failures ?? []) {
+        fail(failure.path, failure.message);
+      }
+    }
+  }
+  // Without auth there are no identities to match: approvers would lock every ask (§13).
+  if (isAnonymous(pausedBy) && asks.some((ask) => isPlainObject(ask) && ask.approvers !== undefined)) {
+    fail('/asks', 'approvers need identities, and auth is off: sign requests with a token (see docs/local.md)');
+  }
   if (failures.length > 0) {
     throw new BadRequestError(`The pause is malformed: ${failures.map((f) => f.message).join('; ')}.`, failures);
   }
@@ -125,12 +147,16 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
         ...(ask.answerSchema === undefined ? {} : { answerSchema: ask.answerSchema }),
         ...(ask.argsSchema === undefined ? {} : { argsSchema: ask.argsSchema }),
         ...(kind === 'approval' ? { editable: ask.editable ?? true } : {}),
+        ...(ask.approvers === undefined ? {} : { approvers: ask.approvers }),
+        ...(ask.approvals === undefined || ask.approvals === 1 ? {} : { approvals: ask.approvals }),
       };
     }),
     context: roundContext(format, messages, round, LIMITS.contextChars),
     expiresInSeconds,
     onExpiry,
+    pausedBy,
   };
+  if (input.fourEyes === true) checked.fourEyes = true;
   if (input.remindBeforeSeconds !== undefined) checked.remindBeforeSeconds = input.remindBeforeSeconds;
   if (input.taskToken !== undefined) checked.taskToken = input.taskToken;
   if (input.metadata !== undefined) checked.metadata = input.metadata;
@@ -197,6 +223,14 @@ function checkAsk(ask: AskInput, at: string, fail: (path: string, message: strin
   }
   if (kind === 'approval' && ask.answerSchema !== undefined) {
     fail(`${at}/answerSchema`, 'answerSchema belongs to answer asks');
+  }
+  if (ask.approvers !== undefined) checkApprovers(ask.approvers, `${at}/approvers`, fail);
+  if (ask.approvals !== undefined) {
+    const { min, max } = LIMITS.approvals;
+    if (kind !== 'approval') fail(`${at}/approvals`, 'approvals belongs to approval asks');
+    else if (!Number.isInteger(ask.approvals) || ask.approvals < min || ask.approvals > max) {
+      fail(`${at}/approvals`, `approvals must be an integer from ${min} to ${max}, got ${shown(ask.approvals)}`);
+    }
   }
   if (ask.editable !== undefined && typeof ask.editable !== 'boolean')
     fail(`${at}/editable`, 'editable must be a boolean');

@@ -7,7 +7,7 @@ import {
   type PauseStatus,
   Status,
 } from '../vocabulary.ts';
-import type { DecisionBody, JsonSchema, TurnContext } from '../wire.ts';
+import type { Approvers, DecisionBody, JsonSchema, Principal, TurnContext } from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
 
@@ -32,14 +32,34 @@ export interface Ask {
   argsSchema?: JsonSchema;
   /** `approval` asks only; default true. */
   editable?: boolean;
+  /** Who may decide it (§13); absent = any principal of the tenant that may decide at all. */
+  approvers?: Approvers;
+  /** `approval` asks only: distinct approvals of the same arguments it needs (§13); absent = 1. */
+  approvals?: number;
 }
 
-/** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), and when. */
+/** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), when, by whom. */
 export interface RecordedDecision {
   body: DecisionBody;
   /** sha256 of the body's canonical JSON. */
   hash: string;
   decidedAt: string;
+  /** Who decided it (§13); absent on decisions recorded before principals were. */
+  by?: Principal;
+}
+
+/** One vote on an `approval` ask with a quorum (§13), in the order recorded. */
+export interface RecordedVote {
+  body:
+    | { decision: 'approve' }
+    | { decision: 'edit'; args: Record<string, unknown> }
+    | { decision: 'reject'; reason?: string };
+  /** sha256 of the body's canonical JSON: the same vote again is a replay. */
+  hash: string;
+  /** The arguments it is for: the model's (an approve of them) or an edit's, hashed; a reject's is empty. */
+  argsHash: string;
+  by: Principal;
+  at: string;
 }
 
 /** What closing a pause adds: the continuation's id, when, how, and the hash its rebuilds must match. */
@@ -51,6 +71,8 @@ export interface Closing {
   reason?: string;
   /** sha256 (base64url) of the continuation's messages from the paused round on. */
   continuationSha256: string;
+  /** Who closed it: the canceller, the sweep, or the last decider (§13); absent on closings before principals. */
+  by?: Principal;
 }
 
 /** One pause, as every backend stores it. */
@@ -65,6 +87,12 @@ export interface PauseRecord {
   asks: Ask[];
   /** Aligned with `asks`: the recorded decision of each, or undefined while it waits. */
   decisions: Array<RecordedDecision | undefined>;
+  /** Aligned with `asks`, for asks with a quorum: the votes so far (§13). Absent when no ask has any. */
+  votes?: Array<RecordedVote[] | undefined>;
+  /** Who paused it (§13); the library's principal on pauses recorded before principals were. */
+  pausedBy: Principal;
+  /** The principal that paused it may not decide it (§13). */
+  fourEyes?: true;
   metadata?: Record<string, unknown>;
   taskToken?: string;
   /** The turn's context for the person deciding (the last user text, the assistant's text in the round). */
@@ -81,8 +109,13 @@ export interface PauseRecord {
   status: string;
   /** Incremented by every write: each change is conditional on the revision that was read. */
   rev: number;
-  /** When the sweep must next look at this pause (a reminder or the expiry); undefined once it is closed. */
+  /**
+   * When the sweep must next look at this pause: a reminder or the expiry while it is open; the hand-off of a closing
+   * the sweep made, until it is acknowledged (`handoffDue`); else undefined.
+   */
   dueAtMs?: number;
+  /** A closing the sweep made whose hand-off has not been acknowledged yet: the sweep delivers it again (§6). */
+  handoffDue?: true;
   /** The stored transcript's header (its bytes live beside the record). */
   transcript: TranscriptHeader;
   closing?: Closing;

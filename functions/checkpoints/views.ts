@@ -1,4 +1,5 @@
 import type { ToolCall } from '../rehydrate/formats/format.ts';
+import type { Actor } from '../wire.ts';
 import type { AskView, PauseCreated, PauseView } from './checkpoint-store.ts';
 import {
   type Ask,
@@ -9,14 +10,31 @@ import {
   type RecordedDecision,
   statusAt,
 } from './record.ts';
+import { mayDecide } from './who-decides.ts';
 
 /** What callers see of a record, pure: the GET-pause body, the 201 body. Nothing here reads storage or a clock. */
 
-/** The GET-pause body of `record` at `nowMs`; `calls` fills in args the record left out (from the transcript). */
-export function toPauseView(record: PauseRecord, nowMs: number, calls?: ReadonlyMap<string, ToolCall>): PauseView {
-  const asks = record.asks.map((ask, index) => toAskView(ask, record.decisions[index], calls));
-  const first = asks[0] as AskView;
+/**
+ * The GET-pause body of `record` at `nowMs`; `calls` fills in args the record left out (from the transcript); with a
+ * `viewer`, each ask says whether that principal may decide it now (§13).
+ */
+export function toPauseView(
+  record: PauseRecord,
+  nowMs: number,
+  calls?: ReadonlyMap<string, ToolCall>,
+  viewer?: Actor,
+): PauseView {
   const status = statusAt(record, nowMs);
+  const asks = record.asks.map((ask, index) => {
+    const view = toAskView(ask, record.decisions[index], calls);
+    const votes = record.votes?.[index];
+    if (votes !== undefined && votes.length > 0) {
+      view.votes = votes.map((vote) => ({ ...vote.body, by: vote.by, at: vote.at }));
+    }
+    if (viewer !== undefined) view.mayDecide = status === 'paused' && mayDecide(record, index, viewer);
+    return view;
+  });
+  const first = asks[0] as AskView;
   const { decided, pending } = decidedAndPending(record);
   const view: PauseView = {
     runId: record.runId,
@@ -32,6 +50,7 @@ export function toPauseView(record: PauseRecord, nowMs: number, calls?: Readonly
     pending: status === 'paused' ? pending : [],
     metadata: record.metadata ?? null,
     onExpiry: record.onExpiry,
+    pausedBy: record.pausedBy,
     createdAt: record.createdAt,
     expiresAt: expiresAtOf(record),
   };
@@ -41,7 +60,9 @@ export function toPauseView(record: PauseRecord, nowMs: number, calls?: Readonly
     view.resumedAt = record.closing.closedAt;
     view.continuationId = record.closing.continuationId;
     view.outcome = record.closing.outcome;
+    if (record.closing.outcome === 'cancelled' && record.closing.by !== undefined) view.cancelledBy = record.closing.by;
   }
+  if (record.fourEyes === true) view.fourEyes = true;
   return view;
 }
 
@@ -58,8 +79,10 @@ function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: Rea
   if (ask.answerSchema !== undefined) view.answerSchema = ask.answerSchema;
   if (ask.argsSchema !== undefined) view.argsSchema = ask.argsSchema;
   if (ask.kind === 'approval') view.editable = ask.editable ?? true;
+  if (ask.approvers !== undefined) view.approvers = ask.approvers;
+  if (ask.approvals !== undefined) view.approvals = ask.approvals;
   if (recorded !== undefined) {
-    view.decision = recorded.body;
+    view.decision = recorded.by === undefined ? recorded.body : { ...recorded.body, by: recorded.by };
     view.decidedAt = recorded.decidedAt;
   }
   return view;

@@ -120,9 +120,9 @@ export async function cancelTurn(deps: UseCaseDeps, input: CancelInput, trigger:
 }
 
 /**
- * The sweep (§10): due reminders, expiries marked, `onExpiry: "reject"` pauses closed and handed off. A hand-off
- * that fails is logged and counted, and the sweep goes on: the continuation is committed, and a replay of the
- * pause (a person's late retry, or an operator's) delivers it again.
+ * The sweep (§10): due reminders, expiries marked, `onExpiry: "reject"` pauses closed and handed off. The store keeps
+ * each closing it made due until its hand-off is acknowledged, so a target that refuses now gets the continuation on a
+ * later tick (§6: at least once); a hand-off that fails is logged and counted, and the sweep goes on.
  */
 export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = {}): Promise<SweepResult> {
   const result = await deps.store.closeDue(options);
@@ -132,12 +132,18 @@ export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = 
     deps.logger.info('Expired', idsOf(view));
   }
   for (const closed of result.closed) {
-    deps.metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
+    if (!closed.replayed) deps.metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
     try {
       await handOff(deps, closed, 'sweep');
     } catch {
-      // Counted and logged by handOff; the next pause is not held up by this one's target.
+      // Counted and logged by handOff; still due, so a later tick delivers it. The next pause is not held up.
+      continue;
     }
+    await deps.store.acknowledgeHandoff({
+      tenant: closed.tenant,
+      runId: closed.runId,
+      interruptId: closed.interruptId,
+    });
   }
   return result;
 }

@@ -81,10 +81,19 @@ describe('npm start: asks, decisions by two people, and the agent going on', () 
     );
     expect(checkTranscript('openai-chat', completed)).toEqual([]);
     const shown = await request(`${service.url}/runs/${runId}/pauses/${interruptId}`, 'GET');
+    // Each decision as recorded, with who made it (§13).
     expect(shown.body.asks.map((ask: { decision?: unknown }) => ask.decision)).toEqual([
-      { answer: 'partial' },
-      { decision: 'edit', args: { orderId: 'A-1042', amount: 60 } },
-      { decision: 'reject', reason: 'I will call the customer.' },
+      { answer: 'partial', by: expect.objectContaining({ kind: expect.any(String), subject: expect.any(String) }) },
+      {
+        decision: 'edit',
+        args: { orderId: 'A-1042', amount: 60 },
+        by: expect.objectContaining({ subject: expect.any(String) }),
+      },
+      {
+        decision: 'reject',
+        reason: 'I will call the customer.',
+        by: expect.objectContaining({ subject: expect.any(String) }),
+      },
     ]);
     await service.stop();
   });

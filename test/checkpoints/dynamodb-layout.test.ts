@@ -74,7 +74,8 @@ describe('the DynamoDB layout', () => {
     expect(commands.map((c) => c.command)).toEqual(['BatchGetItemCommand', 'UpdateItemCommand']);
     const [read, write] = commands;
     expect(JSON.stringify(read?.input)).toContain('"ConsistentRead":true');
-    expect(write?.consumedCapacity).toMatchObject({ CapacityUnits: 1 });
+    // A write is billed for the whole item (this one's ~1.1 KB, with who paused and who decided): at most 2 units.
+    expect(write?.consumedCapacity?.CapacityUnits).toBeLessThanOrEqual(2);
     expect(write?.input).toMatchObject({ ConditionExpression: '#token = :token AND #rev = :rev' });
     expect(JSON.stringify(write?.input).length).toBeLessThan(2_000);
   });

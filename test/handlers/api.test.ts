@@ -535,6 +535,7 @@ describe('the HTTP API handler', () => {
       getContinuation: failing,
       listPauses: failing,
       closeDue: failing,
+      acknowledgeHandoff: failing,
     };
   };
 

@@ -1,9 +1,11 @@
 import { CorruptCheckpointError, UnsupportedRecordError } from '../../errors.ts';
 import { FORMAT_NAMES, isOneOf, ON_EXPIRY, OUTCOMES, Status } from '../../vocabulary.ts';
+import type { Principal } from '../../wire.ts';
 import { Codec } from '../codec.ts';
 import { formatId } from '../ids.ts';
-import type { Ask, Closing, PauseRecord, RecordedDecision } from '../record.ts';
+import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedVote } from '../record.ts';
 import { TABLE } from '../table.ts';
+import { isLibrary, LIBRARY_PRINCIPAL } from '../who-decides.ts';
 import { Keys } from './keys.ts';
 
 /**
@@ -26,6 +28,11 @@ export type Item = Record<string, unknown>;
 /** The attribute of decision `index` (0–15): each is written once, by the request that records it. */
 export function decisionAttribute(index: number): string {
   return `d${index}`;
+}
+
+/** The attribute of the votes on ask `index` (0–15), for asks with a quorum (§13). */
+export function votesAttribute(index: number): string {
+  return `w${index}`;
 }
 
 /** The pause item of `record`; `ttl` is epoch seconds after which DynamoDB may delete it. */
@@ -84,6 +91,13 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
   record.decisions.forEach((decision, index) => {
     if (decision !== undefined) item[decisionAttribute(index)] = JSON.stringify(decision);
   });
+  record.votes?.forEach((votes, index) => {
+    if (votes !== undefined && votes.length > 0) item[votesAttribute(index)] = JSON.stringify(votes);
+  });
+  // The library's principal is what a pause item without one reads as: not stored, so a library pause costs no bytes.
+  if (!isLibrary(record.pausedBy)) item.pausedBy = JSON.stringify(record.pausedBy);
+  if (record.fourEyes === true) item.fourEyes = true;
+  if (record.handoffDue === true) item.handoffDue = true;
   if (record.metadata !== undefined) item.metadata = JSON.stringify(record.metadata);
   if (record.taskToken !== undefined) item.taskToken = record.taskToken;
   if (record.context !== undefined) item.context = JSON.stringify(record.context);
@@ -99,6 +113,7 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
     item.outcome = record.closing.outcome;
     item.continuationSha256 = record.closing.continuationSha256;
     if (record.closing.reason !== undefined) item.closeReason = record.closing.reason;
+    if (record.closing.by !== undefined) item.closedBy = JSON.stringify(record.closing.by);
   }
   return item;
 }
@@ -171,6 +186,8 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
     format: raw.format,
     asks,
     decisions: asks.map((_, index) => json<RecordedDecision>(decisionAttribute(index))),
+    // Pauses recorded before principals were are the library's.
+    pausedBy: json<Principal>('pausedBy') ?? LIBRARY_PRINCIPAL,
     createdAt: raw.createdAt as string,
     expiresAtMs: raw.expiresAtMs as number,
     onExpiry: raw.onExpiry,
@@ -188,6 +205,10 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   if (Number.isSafeInteger(raw.roundIndex) && Number.isSafeInteger(raw.roundOffset)) {
     record.transcript.round = { index: raw.roundIndex as number, offset: raw.roundOffset as number };
   }
+  const votes = asks.map((_, index) => json<RecordedVote[]>(votesAttribute(index)));
+  if (votes.some((list) => list !== undefined)) record.votes = votes;
+  if (raw.fourEyes === true) record.fourEyes = true;
+  if (raw.handoffDue === true) record.handoffDue = true;
   const metadata = json<Record<string, unknown>>('metadata');
   if (metadata !== undefined) record.metadata = metadata;
   const context = json<{ user?: string; assistant?: string }>('context');
@@ -213,6 +234,8 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
       continuationSha256: raw.continuationSha256 as string,
     };
     if (typeof raw.closeReason === 'string') closing.reason = raw.closeReason;
+    const closedBy = json<Principal>('closedBy');
+    if (closedBy !== undefined) closing.by = closedBy;
     record.closing = closing;
   } else if (raw.status === Status.Resumed || raw.status === Status.Cancelled) {
     throw corrupt(`it is ${raw.status} but its pause item has no continuation`);

@@ -26,6 +26,7 @@ export function record(overrides: Partial<PauseRecord> = {}): PauseRecord {
     rev: 1,
     dueAtMs: Date.parse('2026-01-08T00:00:00.000Z'),
     transcript: { codec: 'br', chunkCount: 2, byteLength: 6, rawLength: 10, sha256: 'h' },
+    pausedBy: { kind: 'service', subject: 'library', via: 'library' },
     ...overrides,
   };
 }

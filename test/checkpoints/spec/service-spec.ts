@@ -31,6 +31,9 @@ export type StoreFactory = () => Promise<
   (options: { clock: () => Date; onChange?: (change: PauseChange) => void }) => CheckpointStore
 >;
 
+/** The library's principal, which the store records when a caller names none (§13). */
+const LIBRARY = { kind: 'service', subject: 'library', via: 'library' };
+
 /** An openai-chat round of four calls: a question, two approval-gated tools, and one call nobody is asked about. */
 export function approvalTranscript(): unknown[] {
   return [
@@ -677,7 +680,9 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         expect(checkTranscript('openai-chat', cancelled.messages)).toEqual([]);
         const view = await store.getPause(key);
         expect(view).toMatchObject({ status: 'cancelled', outcome: 'cancelled', decided: ['call_ask', 'call_refund'] });
-        expect(view.asks[1]?.decision).toEqual({ decision: 'approve' });
+        // The approval stays in the audit trail as recorded, with who made it; the cancel says who cancelled.
+        expect(view.asks[1]?.decision).toEqual({ decision: 'approve', by: LIBRARY });
+        expect(view.cancelledBy).toEqual(LIBRARY);
       });
 
       it('answers a second cancel with the same continuation, and refuses decisions after it', async () => {
@@ -771,8 +776,10 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         ]);
         const view = await store.getPause(key);
         expect(view).toMatchObject({ status: 'expired', outcome: 'expired', continuationId: closed?.continuationId });
-        // Nothing waits once it is closed; what people decided stays as the audit trail.
-        expect(view).toMatchObject({ decided: ['call_refund'], pending: [] });
+        // Nothing waits once it is closed; what people decided stays as the audit trail, and each ask the expiry
+        // rejected names the sweep as its decider (§13).
+        expect(view).toMatchObject({ decided: ['call_ask', 'call_refund', 'call_email'], pending: [] });
+        expect(view.asks.map((ask) => ask.decision?.by?.subject)).toEqual(['service:sweep', 'library', 'service:sweep']);
         const continuation = await store.getContinuation({ ...key, continuationId: closed?.continuationId as string });
         expect(continuation.messages).toEqual(closed?.messages);
         expect(await store.closeDue()).toEqual({ reminded: [], expired: [], closed: [] });

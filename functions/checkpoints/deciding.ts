@@ -1,0 +1,258 @@
+import {
+  AlreadyDecidedError,
+  AlreadyResumedError,
+  type AnswerFailure,
+  BadRequestError,
+  InvalidAnswerError,
+  PayloadTooLargeError,
+} from '../errors.ts';
+import type { Decision } from '../rehydrate/decisions.ts';
+import { LIMITS } from '../vocabulary.ts';
+import type { Actor, DecisionBody, JsonSchema } from '../wire.ts';
+import { canonicalJson, sha256 } from './codec.ts';
+import { capitalize, utf8Bytes } from './json.ts';
+import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
+import {
+  alreadyVoted,
+  approvalsNeeded,
+  countingVoters,
+  currentArgsHash,
+  recorded,
+  refusalOf,
+  voteOf,
+} from './who-decides.ts';
+
+/**
+ * What a decision request does to a pause record (§9, §13), pure: the decisions matched to their asks, every refusal
+ * decided before anything is written, votes counted, and the record the request would write. The service reads,
+ * calls `recordDecisions`, and writes what it returns conditionally; a lost race runs it again on what was re-read.
+ */
+
+/** A request's decision with the ask it is for, its position, its hash, and what was recorded for it. */
+export interface MatchedDecision {
+  decision: Decision;
+  ask: Ask;
+  /** The ask's index in the pause. */
+  index: number;
+  /** The decision's index in the request. */
+  position: number;
+  hash: string;
+  recorded: PauseRecord['decisions'][number];
+}
+
+/** The arguments hash of a vote for the model's own arguments. */
+const MODEL_ARGS = 'model';
+
+/** Matches each decision to its ask; an unknown ask, or two decisions for one, is a `BadRequestError`. */
+export function matchDecisions(record: PauseRecord, decisions: readonly Decision[]): MatchedDecision[] {
+  const indexOf = new Map(record.asks.map((ask, index) => [ask.toolCallId, index]));
+  const seen = new Set<string>();
+  return decisions.map((decision, position) => {
+    const index = indexOf.get(decision.toolCallId);
+    if (index === undefined) {
+      const message = `toolCallId ${JSON.stringify(decision.toolCallId)} is not an ask of this pause; its asks: ${record.asks.map((ask) => JSON.stringify(ask.toolCallId)).join(', ')}`;
+      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}/toolCallId`, message }]);
+    }
+    if (seen.has(decision.toolCallId)) {
+      const message = `the ask ${JSON.stringify(decision.toolCallId)} has two decisions in this request`;
+      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}`, message }]);
+    }
+    seen.add(decision.toolCallId);
+    const ask = record.asks[index] as Ask;
+    return {
+      decision,
+      ask,
+      index,
+      position,
+      hash: sha256(canonicalJson(bodyOf(decision))),
+      recorded: record.decisions[index],
+    };
+  });
+}
+
+/** Part one's answer as the decision of the pause's one `answer` ask. */
+export function answerDecision(record: PauseRecord, answer: unknown): Decision[] {
+  const [ask] = record.asks;
+  if (record.asks.length !== 1 || ask?.kind !== 'answer') {
+    const message = `this pause has ${record.asks.length} asks (${record.asks.map((a) => `${a.toolCallId}: ${a.kind}`).join(', ')}); send decisions, not an answer`;
+    throw new BadRequestError(`${capitalize(message)}.`, [{ path: '/answer', message }]);
+  }
+  return [{ toolCallId: ask.toolCallId, answer }];
+}
+
+/** The first recorded decision a request contradicts (a different decision for an ask already decided). */
+export function conflictOf(matched: readonly MatchedDecision[]): MatchedDecision | undefined {
+  return matched.find((match) => match.recorded !== undefined && match.recorded.hash !== match.hash);
+}
+
+/** The error of a request that contradicts a recorded decision: part one's `already_resumed`, else `already_decided`. */
+export function conflictError(record: PauseRecord, conflict: MatchedDecision, answerForm: boolean): Error {
+  return answerForm
+    ? new AlreadyResumedError(record.runId, interruptIdOf(record), record.closing?.continuationId ?? '')
+    : new AlreadyDecidedError(record.runId, interruptIdOf(record), conflict.ask.toolCallId);
+}
+
+/** Throws the first refusal of any decision in the request (§13): a request with one refused decision records none. */
+export function checkAuthority(record: PauseRecord, matched: readonly MatchedDecision[], actor: Actor): void {
+  for (const match of matched) {
+    const refusal = refusalOf(record, match.ask, actor);
+    if (refusal !== undefined) throw refusal;
+  }
+}
+
+/** The decisions of a request that still need a schema check: an answer with `answerSchema`, an edit with `argsSchema`. */
+export function needsSchemaCheck(match: MatchedDecision): boolean {
+  const { ask, decision } = match;
+  if ('answer' in decision) return ask.answerSchema !== undefined;
+  return decision.decision === 'edit' && ask.argsSchema !== undefined;
+}
+
+/**
+ * Checks an answer against its `answerSchema`, or edited args against their `argsSchema`; each failure's path starts
+ * at `at` (`/decisions/<position>/answer|args` in the request; part one's paths stay relative to its `answer`), so a
+ * client deciding several asks at once knows which one to correct.
+ */
+export function checkAgainstAskSchema(
+  schemaFailures: (schema: JsonSchema, value: unknown) => AnswerFailure[],
+  match: MatchedDecision,
+  at: string | undefined,
+): void {
+  const { ask, decision } = match;
+  const refuse = (schema: JsonSchema, value: unknown, field: 'answer' | 'args', what: string) => {
+    const failures = schemaFailures(schema, value).map((failure) => ({
+      path: at === undefined ? failure.path : `${at}/${field}${failure.path}`,
+      message: failure.message,
+    }));
+    if (failures.length === 0) return;
+    throw new InvalidAnswerError(`${what}: ${failures.map((f) => `${f.path} ${f.message}`).join('; ')}.`, failures);
+  };
+  if ('answer' in decision && ask.answerSchema !== undefined) {
+    refuse(
+      ask.answerSchema,
+      decision.answer,
+      'answer',
+      `The answer to ${ask.toolCallId} does not match its answerSchema`,
+    );
+  }
+  if ('decision' in decision && decision.decision === 'edit' && ask.argsSchema !== undefined) {
+    refuse(ask.argsSchema, decision.args, 'args', `The edited args of ${ask.toolCallId} do not match its argsSchema`);
+  }
+}
+
+/** What recording a request's decisions makes of a record. */
+export interface RecordedRequest {
+  /** The record to write (revision incremented), or undefined when every decision was already recorded (a replay). */
+  after: PauseRecord | undefined;
+  /** Whether every ask is now decided: the write must commit the continuation. */
+  complete: boolean;
+}
+
+/**
+ * Records the decisions of a request that passed every check (§9, §13). An ask without a quorum is decided by its
+ * one decision. An `approval` ask with `approvals: n` takes votes: each approve or edit is a vote for a set of
+ * arguments (an edit's own, an approve's the current ones), and the ask is approved once n distinct principals voted
+ * for the current arguments; an edit makes earlier votes stop counting; one reject vetoes. The same vote again is a
+ * replay; another vote by the same principal is `already_voted`.
+ */
+export function recordDecisions(
+  record: PauseRecord,
+  matched: readonly MatchedDecision[],
+  actor: Actor,
+  nowMs: number,
+): RecordedRequest {
+  const at = new Date(nowMs).toISOString();
+  const by = recorded(actor);
+  const after: PauseRecord = { ...record, decisions: [...record.decisions], rev: record.rev + 1 };
+  let changed = false;
+  for (const match of matched) {
+    if (match.recorded !== undefined) continue;
+    const body = bodyOf(match.decision);
+    if (approvalsNeeded(match.ask) === 1 || 'answer' in body) {
+      after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by };
+      changed = true;
+      continue;
+    }
+    const votes = after.votes?.[match.index] ?? [];
+    const mine = voteOf(votes, actor);
+    if (mine !== undefined) {
+      if (mine.hash === match.hash) continue;
+      throw alreadyVoted(record, match.ask);
+    }
+    const vote: RecordedVote = {
+      body,
+      hash: match.hash,
+      argsHash:
+        body.decision === 'edit'
+          ? sha256(canonicalJson(body.args))
+          : body.decision === 'approve'
+            ? currentArgsHash(votes, MODEL_ARGS)
+            : '',
+      by,
+      at,
+    };
+    const next = [...votes, vote];
+    after.votes = Array.from({ length: record.asks.length }, (_, index) =>
+      index === match.index ? next : after.votes?.[index],
+    );
+    changed = true;
+    if (body.decision === 'reject') {
+      after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by };
+      continue;
+    }
+    if (countingVoters(next, MODEL_ARGS).length >= approvalsNeeded(match.ask)) {
+      const settled = settledBody(next);
+      after.decisions[match.index] = {
+        body: settled,
+        hash: sha256(canonicalJson(settled)),
+        decidedAt: at,
+        by,
+      };
+    }
+  }
+  if (!changed) return { after: undefined, complete: false };
+  checkDecisionsSize(after);
+  return { after, complete: after.decisions.every((decision) => decision !== undefined) };
+}
+
+/** The votes that count on a quorum ask, as the 202 body shows them (§13): `{have, need}` per pending ask. */
+export function voteCounts(record: PauseRecord): Record<string, { have: number; need: number }> | undefined {
+  let counts: Record<string, { have: number; need: number }> | undefined;
+  record.asks.forEach((ask, index) => {
+    const need = approvalsNeeded(ask);
+    if (need === 1 || record.decisions[index] !== undefined) return;
+    counts ??= {};
+    counts[ask.toolCallId] = { have: countingVoters(record.votes?.[index] ?? [], MODEL_ARGS).length, need };
+  });
+  return counts;
+}
+
+/** The decision a quorum settles on: the newest edit's arguments, or an approve of the model's own. */
+function settledBody(votes: readonly RecordedVote[]): DecisionBody {
+  for (let index = votes.length - 1; index >= 0; index--) {
+    const vote = votes[index] as RecordedVote;
+    if (vote.body.decision === 'edit') return { decision: 'edit', args: vote.body.args };
+  }
+  return { decision: 'approve' };
+}
+
+/** The decision without the ask it names, as recorded. */
+export function bodyOf(decision: Decision): DecisionBody {
+  if ('answer' in decision) return { answer: decision.answer };
+  switch (decision.decision) {
+    case 'approve':
+      return { decision: 'approve' };
+    case 'edit':
+      return { decision: 'edit', args: decision.args };
+    case 'reject':
+      return decision.reason === undefined ? { decision: 'reject' } : { decision: 'reject', reason: decision.reason };
+  }
+}
+
+/** Every decision and vote of a pause together stays under its budget, so the record stays under the item limit. */
+function checkDecisionsSize(record: PauseRecord): void {
+  const bytes = utf8Bytes(JSON.stringify(record.decisions)) + utf8Bytes(JSON.stringify(record.votes ?? []));
+  if (bytes > LIMITS.decisionsBytes) {
+    const message = `the decisions of this pause would take ${bytes} bytes together, over the limit of ${LIMITS.decisionsBytes}`;
+    throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '/decisions', message }]);
+  }
+}
