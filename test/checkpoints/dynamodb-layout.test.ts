@@ -75,7 +75,7 @@ describe('the DynamoDB layout', () => {
     const [read, write] = commands;
     expect(JSON.stringify(read?.input)).toContain('"ConsistentRead":true');
     // A write is billed for the whole item (this one's ~1.1 KB, with who paused and who decided): at most 2 units.
-    expect(write?.consumedCapacity?.CapacityUnits).toBeLessThanOrEqual(2);
+    expect((write?.consumedCapacity as { CapacityUnits?: number } | undefined)?.CapacityUnits).toBeLessThanOrEqual(2);
     expect(write?.input).toMatchObject({ ConditionExpression: '#token = :token AND #rev = :rev' });
     expect(JSON.stringify(write?.input).length).toBeLessThan(2_000);
   });
