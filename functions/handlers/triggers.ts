@@ -13,7 +13,7 @@ import {
   resumeBody,
   STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES,
 } from '../resume/fit.ts';
-import { parseTriggerRequest } from '../resume/request.ts';
+import { parseTriggerRequest, type TriggerVia } from '../resume/request.ts';
 import { cancelTurn, decideTurn, resumeTurn, sweepDue, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
 import { Metric } from '../resume/telemetry.ts';
 import { isPermanent, statusOf } from './problem.ts';
@@ -28,28 +28,29 @@ import { isPermanent, statusOf } from './problem.ts';
 export type TriggerOutput = ResumeBody | PendingBody;
 
 /** Runs one trigger request; the output is sized for Step Functions (`messagesOmitted` past 256 KB). */
-async function run(deps: UseCaseDeps, input: unknown, trigger: Trigger): Promise<TriggerOutput> {
-  const request = parseTriggerRequest(input);
-  const { tenant, runId, interruptId } = request;
+async function run(deps: UseCaseDeps, input: unknown, trigger: TriggerVia): Promise<TriggerOutput> {
+  const request = parseTriggerRequest(input, trigger);
+  const { tenant, runId, interruptId, by } = request;
   switch (request.action) {
     case 'cancel': {
       const cancel = {
         tenant,
         runId,
         interruptId,
+        by,
         ...(request.reason === undefined ? {} : { reason: request.reason }),
       };
       return resumeBody(await cancelTurn(deps, cancel, trigger), STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
     }
     case 'decide': {
       const decisions = request.decisions as Decision[];
-      const result = await decideTurn(deps, { tenant, runId, interruptId, decisions }, trigger);
+      const result = await decideTurn(deps, { tenant, runId, interruptId, decisions, by }, trigger);
       if (result.kind === 'closed') return resumeBody(result, STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES);
       return pendingBody(result);
     }
     case 'resume':
       return resumeBody(
-        await resumeTurn(deps, { tenant, runId, interruptId, answer: request.answer }, trigger),
+        await resumeTurn(deps, { tenant, runId, interruptId, answer: request.answer, by }, trigger),
         STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES,
       );
   }
@@ -106,7 +107,7 @@ export function createEventBridgeHandler(deps: UseCaseDeps) {
 
 async function resumeOrReject(
   deps: UseCaseDeps,
-  trigger: Trigger,
+  trigger: TriggerVia,
   read: () => unknown,
   ids: Record<string, string>,
 ): Promise<void> {

@@ -1,5 +1,10 @@
 import { BadRequestError } from '../errors.ts';
-import { RUN_ID_PATTERN } from '../vocabulary.ts';
+import { LIMITS, RUN_ID_PATTERN } from '../vocabulary.ts';
+import type { Actor } from '../wire.ts';
+
+/** The triggers that take resume requests (§6). */
+export type TriggerVia = 'step-functions' | 'sqs' | 'eventbridge';
+
 import * as z from '../zod.ts';
 
 /**
@@ -35,6 +40,16 @@ export const triggerRequest = z
     decisions: z.optional(z.array(z.unknown())),
     reason: z.optional(z.string()),
     tenant: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    by: z.optional(
+      z.strictObject({
+        subject: z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars)),
+        email: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
+        name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
+        groups: z.optional(
+          z.array(z.string().check(z.maxLength(LIMITS.approvers.chars))).check(z.maxLength(LIMITS.approvers.entries)),
+        ),
+      }),
+    ),
   })
   .check(
     z.refine(
@@ -46,11 +61,12 @@ export const triggerRequest = z
     ),
   );
 
-/** A trigger's request, checked: what to do, to which pause of which tenant. */
-export type TriggerRequest =
-  | { action: 'resume'; tenant: string; runId: string; interruptId: string; answer: unknown }
-  | { action: 'decide'; tenant: string; runId: string; interruptId: string; decisions: unknown[] }
-  | { action: 'cancel'; tenant: string; runId: string; interruptId: string; reason?: string };
+/** A trigger's request, checked: what to do, to which pause of which tenant, by whom (§13). */
+export type TriggerRequest = { tenant: string; runId: string; interruptId: string; by: Actor } & (
+  | { action: 'resume'; answer: unknown }
+  | { action: 'decide'; decisions: unknown[] }
+  | { action: 'cancel'; reason?: string }
+);
 
 /** Parses `input` with `schema`, or throws a `BadRequestError` whose message and failures name each bad field. */
 export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
@@ -87,14 +103,23 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
 
-/** A trigger's request, checked as data; the answer and decisions are checked by the store's own rules. */
-export function parseTriggerRequest(input: unknown): TriggerRequest {
+/**
+ * A trigger's request, checked as data; the answer and decisions are checked by the store's own rules. Its principal
+ * (§13): the `by` the deployment vouches for (IAM decides who may send), as a person reaching Handback through
+ * `via`; without `by`, the trigger itself, a service, which may decide only asks without approvers.
+ */
+export function parseTriggerRequest(input: unknown, via: TriggerVia): TriggerRequest {
   checkJsonDepth(input, 'request');
   const request = parseOrThrow(triggerRequest, input, 'request');
+  const by: Actor =
+    request.by === undefined
+      ? { kind: 'service', subject: `service:${via}`, via }
+      : { kind: 'person', ...request.by, via };
   const base = {
     tenant: request.tenant ?? DEFAULT_TENANT,
     runId: request.runId,
     interruptId: request.interruptId,
+    by,
   };
   if (request.action === 'cancel') {
     return request.reason === undefined

@@ -7,6 +7,7 @@ import { createTable } from '../../functions/local/embedded-dynamodb.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import { persistenceSpec } from './spec/persistence-spec.ts';
 import { serviceSpec } from './spec/service-spec.ts';
+import { whoDecidesSpec } from './spec/who-decides-spec.ts';
 
 const table = useTestTable();
 const tables: string[] = [];
@@ -18,6 +19,13 @@ persistenceSpec(
 
 // A table per case: the sweep reads the whole due index, and each case's clock is its own.
 serviceSpec('the DynamoDB adapter (dynalite)', async () => {
+  const tableName = `handback-spec-${randomUUID()}`;
+  await createTable(table.newClient(), tableName);
+  tables.push(tableName);
+  return (options) => createDynamoDBCheckpointStore({ client: table.client, tableName, ...options });
+});
+
+whoDecidesSpec('the DynamoDB adapter (dynalite)', async () => {
   const tableName = `handback-spec-${randomUUID()}`;
   await createTable(table.newClient(), tableName);
   tables.push(tableName);

@@ -135,7 +135,7 @@ describe('every library export, on arbitrary input', () => {
 
   it('the trigger request parser throws only named errors', () => {
     fc.assert(
-      fc.property(fc.anything(), (input) => expectNamed(() => parseTriggerRequest(input))),
+      fc.property(fc.anything(), (input) => expectNamed(() => parseTriggerRequest(input, 'sqs'))),
       { numRuns: RUNS },
     );
   });

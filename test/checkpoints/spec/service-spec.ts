@@ -779,7 +779,11 @@ export function serviceSpec(name: string, factory: StoreFactory): void {
         // Nothing waits once it is closed; what people decided stays as the audit trail, and each ask the expiry
         // rejected names the sweep as its decider (§13).
         expect(view).toMatchObject({ decided: ['call_ask', 'call_refund', 'call_email'], pending: [] });
-        expect(view.asks.map((ask) => ask.decision?.by?.subject)).toEqual(['service:sweep', 'library', 'service:sweep']);
+        expect(view.asks.map((ask) => ask.decision?.by?.subject)).toEqual([
+          'service:sweep',
+          'library',
+          'service:sweep',
+        ]);
         const continuation = await store.getContinuation({ ...key, continuationId: closed?.continuationId as string });
         expect(continuation.messages).toEqual(closed?.messages);
         expect(await store.closeDue()).toEqual({ reminded: [], expired: [], closed: [] });
