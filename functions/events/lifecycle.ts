@@ -53,9 +53,11 @@ function typeOf(before: PauseRecord | undefined, after: PauseRecord): LifecycleT
     }
   }
   if (before.remindedAt === undefined && after.remindedAt !== undefined) return LifecycleType.Reminder;
-  const decidedBefore = before.decisions.filter((d) => d !== undefined).length;
-  const decidedAfter = after.decisions.filter((d) => d !== undefined).length;
-  return decidedAfter > decidedBefore ? LifecycleType.Decided : undefined;
+  // A decision, or a vote on an ask with a quorum (§13: each vote emits Pause Decided).
+  const count = (record: PauseRecord) =>
+    record.decisions.filter((d) => d !== undefined).length +
+    (record.votes ?? []).reduce((sum, votes) => sum + (votes?.length ?? 0), 0);
+  return count(after) > count(before) ? LifecycleType.Decided : undefined;
 }
 
 function detailOf(record: PauseRecord): LifecycleDetail {
