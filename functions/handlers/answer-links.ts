@@ -13,7 +13,7 @@ import { logger, tracer } from './observability.ts';
  */
 
 /** How long one read of the key may take in all, retries included, before it counts as failed. */
-const READ_DEADLINE_MS = 2_000;
+const READ_DEADLINE_MS = 1_000;
 
 /** Answer links on the key in `linkSecretArn`, read when first needed; undefined when no secret is configured. */
 export function loadAnswerLinks(linkSecretArn: string | undefined): AnswerLinks | undefined {
@@ -23,7 +23,7 @@ export function loadAnswerLinks(linkSecretArn: string | undefined): AnswerLinks 
   const client = tracer.captureAWSv3Client(
     new SecretsManagerClient({
       maxAttempts: 2,
-      requestHandler: { connectionTimeout: 500, requestTimeout: 1_000, throwOnRequestTimeout: true },
+      requestHandler: { connectionTimeout: 500, requestTimeout: 800, throwOnRequestTimeout: true },
     }),
   );
   const read = async (): Promise<Uint8Array> => {
