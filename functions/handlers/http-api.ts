@@ -353,7 +353,8 @@ function decided(result: DecideResult): ApiResult {
 function principalOf(event: ApiEvent): Principal {
   const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const scopes = String(claims.scope ?? '').split(/\s+/);
+  const scope = claims.scope;
+  const scopes = Array.isArray(scope) ? scope.map(String) : String(scope ?? '').split(/\s+/);
   const agent = scopes.includes(SCOPES.agent) && !scopes.includes(SCOPES.decide);
   const email = text(claims.email);
   const name = text(claims.name);

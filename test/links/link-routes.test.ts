@@ -163,7 +163,9 @@ describe('an agent', () => {
       auth,
     );
     expect(refused).toMatchObject({ status: 403, body: { code: 'forbidden' } });
-    // A person's pause still carries its own link.
+    // A person's pause still carries its own link, and so does one whose scopes also open deciding.
     expect((await pause(await person())).body.answerUrl).toMatch(/\/inbox#/);
+    const both = await bearer({ sub: 'both', scope: 'handback/agent handback/decide' });
+    expect((await pause(both)).body.answerUrl).toMatch(/\/inbox#/);
   });
 });
