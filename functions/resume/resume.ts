@@ -130,7 +130,7 @@ export async function createLink(
   if (deps.links === undefined || inboxUrl === undefined) {
     throw new LinksNotConfiguredError();
   }
-  const view = await deps.store.getPause({ tenant, runId, interruptId });
+  const view = await getPause(deps, { tenant, runId, interruptId });
   const answerUrl = await deps.links.linkFor({ tenant, runId, interruptId, expiresAt: view.expiresAt }, inboxUrl, {
     recipient,
   });
