@@ -57,6 +57,8 @@ export const LIMITS = {
   approvals: { min: 1, max: 5, default: 1 },
   /** Entries of a pause's `notify`. */
   notifyEntries: 10,
+  /** Characters of a link recipient's `email` and of its `name` (§13). */
+  recipientChars: 256,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */

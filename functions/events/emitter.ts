@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
+import { LinkKeyUnavailableError } from '../errors.ts';
 import type { AnswerLinks } from '../links/answer-links.ts';
 import { LIFECYCLE_SOURCE } from '../vocabulary.ts';
 import { type LifecycleEvent, lifecycleEventOf, wantsAnswerLink } from './lifecycle.ts';
@@ -55,7 +56,17 @@ export function createLifecycleEmitter(options: EmitterOptions): LifecycleEmitte
       if (event === undefined) continue;
       if (links !== undefined && inboxUrl !== undefined && wantsAnswerLink(event)) {
         const { tenant, runId, interruptId, expiresAt } = event.detail;
-        event.detail.answerUrl = await links.linkFor({ tenant, runId, interruptId, expiresAt }, inboxUrl);
+        try {
+          event.detail.answerUrl = await links.linkFor({ tenant, runId, interruptId, expiresAt }, inboxUrl);
+        } catch (error) {
+          if (!(error instanceof LinkKeyUnavailableError)) throw error;
+          // The event still tells of the change; people reach the pause through the inbox or a link made later.
+          log.warn('Lifecycle event without its answer link: the link key is unavailable', {
+            type: event.type,
+            runId,
+            interruptId,
+          });
+        }
       }
       events.push(event);
     }

@@ -1,6 +1,7 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { decidedAndPending, expiresAtOf, interruptIdOf, type PauseRecord } from '../checkpoints/record.ts';
-import { type AskKind, LifecycleType, type Outcome, Status } from '../vocabulary.ts';
+import { type AskKind, isOneOf, LifecycleType, type Outcome, PRINCIPAL_KINDS, Status, VIAS } from '../vocabulary.ts';
+import type { Principal } from '../wire.ts';
 
 /**
  * Lifecycle events (§11), pure: each committed change of a pause is one event, named by what changed. The detail says
@@ -23,6 +24,8 @@ export interface LifecycleDetail {
   /** Closings: how, and the continuation to read. */
   outcome?: Outcome;
   continuationId?: string;
+  /** Who made the change (§13), when the record names them: who paused, decided, cancelled, or the sweep. */
+  by?: Principal;
 }
 
 /** One event: its detail-type and detail. */
@@ -35,7 +38,11 @@ export interface LifecycleEvent {
 export function lifecycleEventOf(change: PauseChange): LifecycleEvent | undefined {
   const { before, after } = change;
   const type = typeOf(before, after);
-  return type === undefined ? undefined : { type, detail: detailOf(after) };
+  if (type === undefined) return undefined;
+  const detail = detailOf(after);
+  const by = byOf(type, before, after);
+  if (by !== undefined) detail.by = by;
+  return { type, detail };
 }
 
 function typeOf(before: PauseRecord | undefined, after: PauseRecord): LifecycleType | undefined {
@@ -83,6 +90,50 @@ function detailOf(record: PauseRecord): LifecycleDetail {
     detail.continuationId = record.closing.continuationId;
   }
   return detail;
+}
+
+/**
+ * Who made the change, from the record's newest principal field for it: `pausedBy` for a creation, the `by` of the
+ * decision this change recorded for a decision, `closing.by` (else the newest decision's) for a closing. Read by name
+ * and checked, since records written before principals have none; only the principal's own fields are copied, never
+ * what it decided.
+ */
+function byOf(type: LifecycleType, before: PauseRecord | undefined, after: PauseRecord): Principal | undefined {
+  const fields = after as unknown as { pausedBy?: unknown; closing?: { by?: unknown } };
+  const decisionsBy = (record: PauseRecord | undefined) =>
+    (record?.decisions ?? []).map((decision) => (decision as { by?: unknown } | undefined)?.by);
+  const newest = () => {
+    const was = decisionsBy(before);
+    const now = decisionsBy(after);
+    const added = now.filter((by, i) => by !== undefined && was[i] === undefined);
+    return added.at(-1) ?? now.filter((by) => by !== undefined).at(-1);
+  };
+  switch (type) {
+    case LifecycleType.Created:
+      return principalOf(fields.pausedBy);
+    case LifecycleType.Decided:
+      return principalOf(newest());
+    case LifecycleType.Resumed:
+    case LifecycleType.Cancelled:
+    case LifecycleType.Expired:
+      return principalOf(fields.closing?.by) ?? principalOf(newest());
+    default:
+      return undefined;
+  }
+}
+
+/** A recorded principal's own fields, or undefined for anything that is not one. */
+function principalOf(value: unknown): Principal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { kind, subject, email, name, via } = value as Record<string, unknown>;
+  if (!isOneOf(PRINCIPAL_KINDS, kind) || typeof subject !== 'string' || !isOneOf(VIAS, via)) return undefined;
+  return {
+    kind,
+    subject,
+    ...(typeof email === 'string' ? { email } : {}),
+    ...(typeof name === 'string' ? { name } : {}),
+    via,
+  };
 }
 
 /** Whether an event's detail carries an answer link: the events a person acts on. */

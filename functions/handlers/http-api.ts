@@ -8,8 +8,16 @@ import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isPlainObject } from '../checkpoints/json.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
-import { BadRequestError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
-import { LINK_HEADER, LinkClosedError, type LinkGrant, LinkRefusedError } from '../links/answer-links.ts';
+import { BadRequestError, LinkKeyUnavailableError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
+import {
+  checkNamesOnlyItsPause,
+  isPlausibleEmail,
+  LINK_HEADER,
+  LinkClosedError,
+  type LinkGrant,
+  LinkRefusedError,
+  LinksNotConfiguredError,
+} from '../links/answer-links.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import {
   fitMessages,
@@ -22,6 +30,7 @@ import {
 import { checkJsonDepth, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
 import {
   cancelTurn,
+  createLink,
   decideTurn,
   getContinuation,
   getPause,
@@ -30,7 +39,8 @@ import {
   resumeTurn,
   type UseCaseDeps,
 } from '../resume/resume.ts';
-import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../vocabulary.ts';
+import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES, SCOPES } from '../vocabulary.ts';
+import type { Principal } from '../wire.ts';
 import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
@@ -103,6 +113,13 @@ const linkResumeBody = z
     z.refine((body) => 'answer' in body !== (body.decisions !== undefined), 'give exactly one of answer or decisions'),
   );
 const cancelBody = z.object({ reason: z.optional(z.string()) });
+/** A recipient's link (§13): whom it is for. */
+const linkBody = z.object({
+  email: z
+    .string()
+    .check(z.refine(isPlausibleEmail, `must be an email address of at most ${LIMITS.recipientChars} characters`)),
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars))),
+});
 const runParams = z.object({ runId });
 const pauseParams = z.object({ runId, interruptId: opaqueId });
 const continuationParams = z.object({ runId, continuationId: opaqueId });
@@ -148,9 +165,11 @@ export function createApiHandler(
     } catch (error) {
       throw linkProblem(error);
     }
+    checkNamesOnlyItsPause(grant, { body: event.body, query: event.queryStringParameters });
+    const key = { tenant: grant.tenant, runId: grant.runId, interruptId: grant.interruptId };
     let view: PauseView;
     try {
-      view = await getPause(deps, grant, includeMessages ? { includeMessages } : undefined);
+      view = await getPause(deps, key, includeMessages ? { includeMessages } : undefined);
     } catch (error) {
       if (error instanceof PauseNotFoundError) throw linkProblem(new LinkRefusedError());
       throw error;
@@ -178,7 +197,13 @@ export function createApiHandler(
         }
         const created = await pauseTurn(
           deps,
-          { tenant, runId: params.runId, ...body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) },
+          {
+            tenant,
+            runId: params.runId,
+            ...body,
+            ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+            by: principalOf(event),
+          },
           { inboxUrl: inboxUrlOf(event) },
         );
         const { replayed: _, ...response } = created;
@@ -266,12 +291,34 @@ export function createApiHandler(
       handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
         const link = await linkOf(event);
         const body = parseOrThrow(linkResumeBody, event.body, 'resume body');
-        const key = { tenant: link.tenant, runId: link.runId, interruptId: link.interruptId };
+        // Decided as the link's own principal (§13): its recipient, or the pause's link.
+        const key = { tenant: link.tenant, runId: link.runId, interruptId: link.interruptId, by: link.principal };
         if (body.decisions === undefined) {
           const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'link');
           return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
         }
         return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'link'));
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/runs/{runId}/pauses/{interruptId}/links',
+      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
+        const tenant = tenantOf(event);
+        const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
+        const body = parseOrThrow(linkBody, event.body, 'link body');
+        const recipient = { email: body.email, ...(body.name === undefined ? {} : { name: body.name }) };
+        try {
+          const link = await createLink(
+            deps,
+            { tenant, ...params, recipient, by: principalOf(event) },
+            { inboxUrl: inboxUrlOf(event) },
+          );
+          return json(201, link, { 'Cache-Control': 'no-store' });
+        } catch (error) {
+          if (error instanceof LinksNotConfiguredError) throw new HttpProblem(404, EdgeCode.NotFound, error.message);
+          throw error;
+        }
       }),
     },
     ...(options.routes ?? []),
@@ -299,7 +346,29 @@ function decided(result: DecideResult): ApiResult {
   return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
 }
 
-function linkProblem(error: unknown): HttpProblem {
+/**
+ * Who makes a request (§13), from the authorizer's claims: `sub`, `email`, `name`; `kind: "agent"` when its scopes
+ * hold `handback/agent` but not `handback/decide`; with auth off, `anonymous`.
+ */
+function principalOf(event: ApiEvent): Principal {
+  const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const scope = claims.scope;
+  const scopes = Array.isArray(scope) ? scope.map(String) : String(scope ?? '').split(/\s+/);
+  const agent = scopes.includes(SCOPES.agent) && !scopes.includes(SCOPES.decide);
+  const email = text(claims.email);
+  const name = text(claims.name);
+  return {
+    kind: agent ? 'agent' : 'person',
+    subject: text(claims.sub) ?? 'anonymous',
+    ...(email === undefined ? {} : { email }),
+    ...(name === undefined ? {} : { name }),
+    via: 'api',
+  };
+}
+
+function linkProblem(error: unknown): HttpProblem | LinkKeyUnavailableError {
+  if (error instanceof LinkKeyUnavailableError) return error;
   if (error instanceof LinkClosedError) return new HttpProblem(410, EdgeCode.LinkClosed, error.message);
   return new HttpProblem(401, EdgeCode.Unauthorized, new LinkRefusedError().message);
 }

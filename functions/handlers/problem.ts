@@ -11,6 +11,7 @@ import {
   InvalidAnswerError,
   InvalidTranscriptError,
   isFinal,
+  LinkKeyUnavailableError,
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
@@ -92,7 +93,13 @@ export function problemOf(error: unknown, requestId: string): { problem: Problem
     // A retryable failure says when to retry: a committed resume whose hand-off failed replays and delivers again; a
     // storage timeout may or may not have happened, and every request is safe to repeat.
     const headers: Record<string, string> = fate.retryable
-      ? { 'Retry-After': String(error instanceof StorageUnavailableError ? error.retryAfterSeconds : 1) }
+      ? {
+          'Retry-After': String(
+            error instanceof StorageUnavailableError || error instanceof LinkKeyUnavailableError
+              ? error.retryAfterSeconds
+              : 1,
+          ),
+        }
       : {};
     return { problem: { ...base(error.code, title, status, error.message), ...extensions(error) }, headers };
   }

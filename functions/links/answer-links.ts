@@ -1,26 +1,49 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { ForbiddenError, LinkKeyUnavailableError } from '../errors.ts';
+import { LIMITS, LINK_HEADER } from '../vocabulary.ts';
+import type { Principal } from '../wire.ts';
 
 /**
- * Answer links (§11): a link to the inbox page with a signed token in the URL's fragment (never in a path or query
- * that reaches server logs), so that a person without an account can decide one pause from an email or a chat
+ * Answer links (§11, §13): a link to the inbox page with a signed token in the URL's fragment (never in a path or
+ * query that reaches server logs), so that a person without an account can decide one pause from an email or a chat
  * message. The token is a JWT signed HS256 with the deployment's link key; it names exactly one pause of one tenant
  * and grants exactly one thing — to see that pause's asks and context and decide them — until the pause closes (its
  * `exp` is the pause's expiry, and every use checks the pause is still open). It lists nothing, reads no other pause
- * and works for no other tenant. Tokens are never logged.
+ * and works for no other tenant. A link is a capability: whoever holds it decides with it, as its principal — the
+ * recipient it was made for, or the pause's own link. Tokens are never logged.
  */
 
-/** What a valid link token names. */
+export { LINK_HEADER };
+
+/** Whom a link was made for (§13): its decisions are recorded as theirs. */
+export interface LinkRecipient {
+  email: string;
+  name?: string;
+}
+
+/** What a valid link token names, and who decides with it. */
 export interface LinkGrant {
   tenant: string;
   runId: string;
   interruptId: string;
+  /** The recipient it was made for; none on the pause's own `answerUrl`. */
+  recipient?: LinkRecipient;
+  /** Who decides with it (§13): `email:<address>` for a recipient's link, `link:<interruptId>` for the pause's own. */
+  principal: Principal;
+}
+
+/** The pause a link is signed for. */
+export interface LinkedPause {
+  tenant: string;
+  runId: string;
+  interruptId: string;
+  /** The pause's expiry: the token's. */
+  expiresAt: string;
 }
 
 /** The audience and type of a link token: no other token of the deployment verifies as one, nor one as another. */
 const AUDIENCE = 'handback:answer-link';
 const TYPE = 'handback-link+jwt';
-/** The header the inbox page sends a link token in (never a query string). */
-export const LINK_HEADER = 'x-handback-link';
 /** The smallest link key: HS256 wants 256 bits. */
 export const MIN_LINK_SECRET_BYTES = 32;
 
@@ -40,27 +63,50 @@ export class LinkClosedError extends Error {
   }
 }
 
+/** A link asked for where the deployment has no link key or no inbox (the HTTP edge answers 404, as the link routes). */
+export class LinksNotConfiguredError extends Error {
+  constructor() {
+    super('Answer links are not configured.');
+    this.name = 'LinksNotConfiguredError';
+  }
+}
+
 /** Signs and verifies answer links with one key. */
 export interface AnswerLinks {
-  /** `<inboxUrl>#<token>` for a pause (its token expires with the pause). */
-  linkFor(grant: LinkGrant & { expiresAt: string }, inboxUrl: string): Promise<string>;
-  /** The grant of a token; `LinkRefusedError` (401) or `LinkClosedError` (410, its time has passed). */
+  /**
+   * `<inboxUrl>#<token>` for a pause (its token expires with the pause); with `recipient`, that person's own link,
+   * whose decisions are recorded as theirs (§13). `LinkKeyUnavailableError` when the key cannot be had just now.
+   */
+  linkFor(pause: LinkedPause, inboxUrl: string, options?: { recipient?: LinkRecipient }): Promise<string>;
+  /**
+   * The grant of a token; `LinkRefusedError` (401), `LinkClosedError` (410, its time has passed), or
+   * `LinkKeyUnavailableError` (503) when the key cannot be had just now.
+   */
   verify(token: unknown): Promise<LinkGrant>;
 }
 
-/** Answer links signed with `secret` (at least 32 bytes); `clock` for tests. */
-export function createAnswerLinks(secret: Uint8Array, clock: () => Date = () => new Date()): AnswerLinks {
-  if (secret.length < MIN_LINK_SECRET_BYTES) {
-    throw new Error(`The answer-link key must be at least ${MIN_LINK_SECRET_BYTES} bytes (HS256 wants 256 bits).`);
-  }
+/** Where the key comes from: the bytes, or a function that reads them (see `createKeyCache`). */
+export type LinkKey = Uint8Array | (() => Promise<Uint8Array>);
+
+/** Answer links signed with `key` (at least 32 bytes, or a function reading it); `clock` for tests. */
+export function createAnswerLinks(key: LinkKey, clock: () => Date = () => new Date()): AnswerLinks {
+  if (key instanceof Uint8Array) checkKeyLength(key);
+  const keyNow = key instanceof Uint8Array ? async () => key : key;
   return {
-    async linkFor(grant, inboxUrl) {
+    async linkFor(pause, inboxUrl, options = {}) {
+      const secret = await keyNow();
       const now = Math.floor(clock().getTime() / 1000);
-      const token = await new SignJWT({ tnt: grant.tenant, run: grant.runId, pid: grant.interruptId })
+      const { recipient } = options;
+      const claims: Record<string, string> = { tnt: pause.tenant, run: pause.runId, pid: pause.interruptId };
+      if (recipient !== undefined) {
+        claims.eml = recipient.email;
+        if (recipient.name !== undefined) claims.nam = recipient.name;
+      }
+      const token = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'HS256', typ: TYPE })
         .setAudience(AUDIENCE)
         .setIssuedAt(now)
-        .setExpirationTime(Math.ceil(Date.parse(grant.expiresAt) / 1000))
+        .setExpirationTime(Math.ceil(Date.parse(pause.expiresAt) / 1000))
         .sign(secret);
       return `${inboxUrl.split('#')[0]}#${token}`;
     },
@@ -70,6 +116,7 @@ export function createAnswerLinks(secret: Uint8Array, clock: () => Date = () => 
       if (typeof token !== 'string' || token.length > 4096 || !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) {
         throw new LinkRefusedError();
       }
+      const secret = await keyNow();
       try {
         const { payload, protectedHeader } = await jwtVerify(token, secret, {
           algorithms: ['HS256'],
@@ -78,16 +125,26 @@ export function createAnswerLinks(secret: Uint8Array, clock: () => Date = () => 
           currentDate: clock(),
           requiredClaims: ['exp', 'tnt', 'run', 'pid'],
         });
-        const { tnt, run, pid } = payload as Record<string, unknown>;
+        const { tnt, run, pid, eml, nam } = payload as Record<string, unknown>;
         if (
           protectedHeader.typ !== TYPE ||
           typeof tnt !== 'string' ||
           typeof run !== 'string' ||
-          typeof pid !== 'string'
+          typeof pid !== 'string' ||
+          (eml !== undefined && typeof eml !== 'string') ||
+          (nam !== undefined && typeof nam !== 'string')
         ) {
           throw new LinkRefusedError();
         }
-        return { tenant: tnt, runId: run, interruptId: pid };
+        // A token made before links had recipients has no `eml`: it is the pause's own link, as it always was.
+        const recipient = eml === undefined ? undefined : { email: eml, ...(nam === undefined ? {} : { name: nam }) };
+        return {
+          tenant: tnt,
+          runId: run,
+          interruptId: pid,
+          ...(recipient === undefined ? {} : { recipient }),
+          principal: linkPrincipal(pid, recipient),
+        };
       } catch (error) {
         if (error instanceof errors.JWTExpired) throw new LinkClosedError({ cause: error });
         if (error instanceof LinkRefusedError) throw error;
@@ -95,4 +152,120 @@ export function createAnswerLinks(secret: Uint8Array, clock: () => Date = () => 
       }
     },
   };
+}
+
+/** Who decides with a link (§13): its recipient, by email (lower case), or the pause's own link. */
+export function linkPrincipal(interruptId: string, recipient: LinkRecipient | undefined): Principal {
+  if (recipient === undefined) return { kind: 'link', subject: `link:${interruptId}`, via: 'link' };
+  return {
+    kind: 'link',
+    subject: `email:${recipient.email.toLowerCase()}`,
+    email: recipient.email,
+    ...(recipient.name === undefined ? {} : { name: recipient.name }),
+    via: 'link',
+  };
+}
+
+/**
+ * Refuses a link request that names another pause than its token's (§11 amendment): a `runId` or `interruptId` in the
+ * body or the query that differs from the grant's is 403 `forbidden`, before anything is read or written. It is never
+ * applied to the token's own pause instead.
+ */
+export function checkNamesOnlyItsPause(
+  grant: Pick<LinkGrant, 'runId' | 'interruptId'>,
+  request: { body?: unknown; query?: Record<string, string | undefined> | undefined },
+): void {
+  const sources = [request.query ?? {}, isRecord(request.body) ? request.body : {}];
+  for (const source of sources) {
+    for (const field of ['runId', 'interruptId'] as const) {
+      if (!Object.hasOwn(source, field)) continue;
+      if (source[field] !== grant[field]) {
+        throw new ForbiddenError(
+          `This answer link is for one pause only; the request names another ${field}. Nothing was changed.`,
+        );
+      }
+    }
+  }
+}
+
+/** A plausible email address: one `@`, something on each side, no spaces, a dot in the domain, at most 256 chars. */
+export function isPlausibleEmail(value: string): boolean {
+  return value.length <= LIMITS.recipientChars && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value);
+}
+
+/** How a key cache behaves; the defaults are the ones `docs/choices.md` explains. */
+export interface KeyCacheOptions {
+  /** How long a key read is used before it is read again. @default 300_000 (5 minutes) */
+  ttlMs?: number;
+  /** How long a failed read is remembered before the next request tries again. @default 5_000 */
+  failureTtlMs?: number;
+  /** Milliseconds since the epoch; for tests. */
+  now?: () => number;
+  /** Told of each failed read (never the key). */
+  onFailure?: (error: unknown) => void;
+}
+
+/**
+ * The link key read on first use, not at cold start, so a slow or failing key store costs only the routes that need
+ * the key: kept `ttlMs` (so a rotated key is picked up), one read at a time however many requests wait. A failed read
+ * is remembered `failureTtlMs` (requests meanwhile fail fast) and is `LinkKeyUnavailableError`, unless a key read
+ * before is still at hand: then that one goes on serving until a read succeeds.
+ */
+export function createKeyCache(
+  load: () => Promise<Uint8Array>,
+  options: KeyCacheOptions = {},
+): () => Promise<Uint8Array> {
+  const ttlMs = options.ttlMs ?? 300_000;
+  const failureTtlMs = options.failureTtlMs ?? 5_000;
+  const now = options.now ?? Date.now;
+  let key: Uint8Array | undefined;
+  let freshUntil = 0;
+  let failedUntil = 0;
+  let reading: Promise<Uint8Array> | undefined;
+
+  const read = async (): Promise<Uint8Array> => {
+    try {
+      const loaded = await load();
+      checkKeyLength(loaded);
+      key = loaded;
+      freshUntil = now() + ttlMs;
+      failedUntil = 0;
+      return loaded;
+    } catch (error) {
+      options.onFailure?.(error);
+      failedUntil = now() + failureTtlMs;
+      if (key !== undefined) return key;
+      throw unavailable(failureTtlMs, error);
+    } finally {
+      reading = undefined;
+    }
+  };
+
+  return async () => {
+    const at = now();
+    if (key !== undefined && at < freshUntil) return key;
+    if (at < failedUntil) {
+      if (key !== undefined) return key;
+      throw unavailable(failedUntil - at);
+    }
+    reading ??= read();
+    return reading;
+  };
+}
+
+function unavailable(retryInMs: number, cause?: unknown): LinkKeyUnavailableError {
+  return new LinkKeyUnavailableError(undefined, {
+    retryAfterSeconds: Math.max(1, Math.ceil(retryInMs / 1000)),
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+function checkKeyLength(key: Uint8Array): void {
+  if (key.length < MIN_LINK_SECRET_BYTES) {
+    throw new Error(`The answer-link key must be at least ${MIN_LINK_SECRET_BYTES} bytes (HS256 wants 256 bits).`);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

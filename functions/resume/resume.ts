@@ -20,12 +20,15 @@ import { messageCount } from '../checkpoints/continuation-json.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
+  ForbiddenError,
   HandbackError,
+  LinkKeyUnavailableError,
   PauseCancelledError,
   PauseExpiredError,
 } from '../errors.ts';
 import type { Handoff } from '../handoff/handoff.ts';
-import type { AnswerLinks } from '../links/answer-links.ts';
+import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '../links/answer-links.ts';
+import type { Principal } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, type Telemetry } from './telemetry.ts';
 
@@ -75,13 +78,64 @@ export async function pauseTurn(
     expiresAt: created.expiresAt,
   });
   const inboxUrl = deps.inboxUrl ?? options.inboxUrl;
-  if (deps.links === undefined || inboxUrl === undefined) return created;
+  // A link is a capability (§13): an agent is never given one; its pause reaches people another way.
+  if (deps.links === undefined || inboxUrl === undefined || input.by?.kind === 'agent') return created;
   const { replayed: _, ...body } = created;
-  const answerUrl = await deps.links.linkFor(
-    { tenant: input.tenant, runId: created.runId, interruptId: created.interruptId, expiresAt: created.expiresAt },
-    inboxUrl,
-  );
-  return { ...body, answerUrl };
+  try {
+    const answerUrl = await deps.links.linkFor(
+      { tenant: input.tenant, runId: created.runId, interruptId: created.interruptId, expiresAt: created.expiresAt },
+      inboxUrl,
+    );
+    return { ...body, answerUrl };
+  } catch (error) {
+    if (!(error instanceof LinkKeyUnavailableError)) throw error;
+    // The pause is committed: it is answered without its link rather than failed.
+    deps.logger.warn('Pause created without its answer link: the link key is unavailable', {
+      runId: created.runId,
+      interruptId: created.interruptId,
+    });
+    return body;
+  }
+}
+
+/** What `createLink` needs: the pause, whom the link is for, and who asks for it. */
+export interface CreateLinkInput extends PauseKey {
+  recipient: LinkRecipient;
+  /** Who asks (§13): only a `person` may hand out a link. */
+  by: Principal;
+}
+
+/** A recipient's link (§13): the 201 body. */
+export interface CreatedLink {
+  answerUrl: string;
+  recipient: LinkRecipient;
+}
+
+/**
+ * Makes an answer link for one recipient (§13), whose decisions are recorded as theirs. Only a `person` that may read
+ * the pause may: an agent never holds a link (403 `forbidden`), and an unknown or another tenant's pause is 404.
+ */
+export async function createLink(
+  deps: UseCaseDeps,
+  input: CreateLinkInput,
+  options: { inboxUrl?: string } = {},
+): Promise<CreatedLink> {
+  const { tenant, runId, interruptId, recipient, by } = input;
+  if (by.kind !== 'person') {
+    throw new ForbiddenError(
+      `Only a person may create an answer link; this request is by a principal of kind ${by.kind}.`,
+    );
+  }
+  const inboxUrl = deps.inboxUrl ?? options.inboxUrl;
+  if (deps.links === undefined || inboxUrl === undefined) {
+    throw new LinksNotConfiguredError();
+  }
+  const view = await getPause(deps, { tenant, runId, interruptId });
+  const answerUrl = await deps.links.linkFor({ tenant, runId, interruptId, expiresAt: view.expiresAt }, inboxUrl, {
+    recipient,
+  });
+  deps.logger.info('Link created', { runId, interruptId });
+  return { answerUrl, recipient };
 }
 
 /** Part one: answers a pause's one `answer` ask exactly once and hands the continuation off. */

@@ -9,6 +9,7 @@ import type { PauseChange } from '../../functions/checkpoints/checkpoint-service
 import { pauseItem } from '../../functions/checkpoints/dynamodb/items.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createLifecycleEmitter, createWebhookSink, putEventsEntries } from '../../functions/events/emitter.ts';
+import { createEventBridgeSink } from '../../functions/events/eventbridge-sink.ts';
 import { type LifecycleEvent, lifecycleEventOf } from '../../functions/events/lifecycle.ts';
 import { changeOf, createLifecycleStreamHandler } from '../../functions/handlers/stream.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
@@ -223,7 +224,7 @@ describe('the lifecycle stream handler', () => {
     ).toBeUndefined();
   });
 
-  it('puts one event per changed pause on the bus, and reports a record whose events were refused', async () => {
+  it('puts one event per changed pause on the bus through the EventBridge sink, and reports a record whose events were refused', async () => {
     const { changes } = await lifeOfAPause();
     const sent: unknown[] = [];
     const client = new EventBridgeClient({ region: 'eu-west-1' });
@@ -237,14 +238,7 @@ describe('the lifecycle stream handler', () => {
     const telemetry = testTelemetry();
     const handler = createLifecycleStreamHandler({
       emitter: createLifecycleEmitter({
-        sinks: [
-          {
-            async deliver(events) {
-              const out = await client.send(new PutEventsCommand({ Entries: putEventsEntries(events, 'bus') }));
-              if ((out.FailedEntryCount ?? 0) > 0) throw new Error('refused');
-            },
-          },
-        ],
+        sinks: [createEventBridgeSink(client, 'bus')],
         log: telemetry.logger,
       }),
       logger: telemetry.logger,

@@ -1,6 +1,14 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { createAnswerLinks, LinkClosedError, LinkRefusedError } from '../../functions/links/answer-links.ts';
+import { ForbiddenError, LinkKeyUnavailableError } from '../../functions/errors.ts';
+import {
+  checkNamesOnlyItsPause,
+  createAnswerLinks,
+  createKeyCache,
+  isPlausibleEmail,
+  LinkClosedError,
+  LinkRefusedError,
+} from '../../functions/links/answer-links.ts';
 
 const key = new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!');
 const grant = { tenant: 'acme', runId: 'run-1', interruptId: '1.1.AAAAAAAAAAAAAAAAAAAAAA' };
@@ -12,7 +20,7 @@ describe('answer links', () => {
     const url = await links.linkFor({ ...grant, expiresAt: '2026-01-08T00:00:00.000Z' }, 'https://h.example/inbox?x=1');
     expect(url.startsWith('https://h.example/inbox?x=1#')).toBe(true);
     expect(url.slice(0, url.indexOf('#'))).not.toContain(tokenOf(url).slice(0, 10));
-    expect(await links.verify(tokenOf(url))).toEqual(grant);
+    expect(await links.verify(tokenOf(url))).toMatchObject(grant);
   });
 
   it('closes the link when the pause expires', async () => {
@@ -55,5 +63,184 @@ describe('answer links', () => {
 
   it('refuses a key shorter than 256 bits', () => {
     expect(() => createAnswerLinks(new TextEncoder().encode('short'))).toThrow(/at least 32 bytes/);
+  });
+});
+
+describe('answer links for a recipient', () => {
+  const pause = { ...grant, expiresAt: '2099-01-01T00:00:00.000Z' };
+
+  it('carries the recipient, and decides as them by their email in lower case', async () => {
+    const links = createAnswerLinks(key);
+    const url = await links.linkFor(pause, 'https://h/inbox', {
+      recipient: { email: 'Ada.Lovelace@Example.com', name: 'Ada Lovelace' },
+    });
+    expect(await links.verify(tokenOf(url))).toEqual({
+      ...grant,
+      recipient: { email: 'Ada.Lovelace@Example.com', name: 'Ada Lovelace' },
+      principal: {
+        kind: 'link',
+        subject: 'email:ada.lovelace@example.com',
+        email: 'Ada.Lovelace@Example.com',
+        name: 'Ada Lovelace',
+        via: 'link',
+      },
+    });
+  });
+
+  it('decides as the pause’s own link when it has no recipient', async () => {
+    const links = createAnswerLinks(key);
+    const url = await links.linkFor(pause, 'https://h/inbox');
+    const verified = await links.verify(tokenOf(url));
+    expect(verified.recipient).toBeUndefined();
+    expect(verified.principal).toEqual({ kind: 'link', subject: `link:${grant.interruptId}`, via: 'link' });
+  });
+
+  it('still verifies a token made before links had recipients, as the pause’s own link', async () => {
+    // Exactly what part two signed: no `eml`, no `nam`.
+    const old = await new SignJWT({ tnt: grant.tenant, run: grant.runId, pid: grant.interruptId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'handback-link+jwt' })
+      .setAudience('handback:answer-link')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(key);
+    expect(await createAnswerLinks(key).verify(old)).toEqual({
+      ...grant,
+      principal: { kind: 'link', subject: `link:${grant.interruptId}`, via: 'link' },
+    });
+  });
+
+  it('refuses a token whose recipient is not a string', async () => {
+    const odd = await new SignJWT({ tnt: grant.tenant, run: grant.runId, pid: grant.interruptId, eml: 42 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'handback-link+jwt' })
+      .setAudience('handback:answer-link')
+      .setExpirationTime('1h')
+      .sign(key);
+    await expect(createAnswerLinks(key).verify(odd)).rejects.toBeInstanceOf(LinkRefusedError);
+  });
+});
+
+describe('a link request', () => {
+  const own = { runId: 'run-1', interruptId: '1.1.AAAA' };
+
+  it.each([
+    ['nothing', {}],
+    ['its own interruptId in the body', { body: { interruptId: own.interruptId, answer: 1 } }],
+    ['its own runId in the query', { query: { runId: own.runId } }],
+    ['a body that is not an object', { body: ['interruptId'] }],
+  ])('passes when it names %s', (_, request) => {
+    expect(() => checkNamesOnlyItsPause(own, request)).not.toThrow();
+  });
+
+  it.each([
+    ['another interruptId in the body', { body: { interruptId: '5.1.BBBB', answer: 1 } }],
+    ['another runId in the body', { body: { runId: 'run-5' } }],
+    ['an interruptId that is not a string', { body: { interruptId: 5 } }],
+    ['another interruptId in the query', { query: { interruptId: '5.1.BBBB' } }],
+    ['another runId in the query', { query: { runId: 'run-5' } }],
+  ])('is forbidden when it names %s', (_, request) => {
+    const error = (() => {
+      try {
+        checkNamesOnlyItsPause(own, request);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as ForbiddenError).code).toBe('forbidden');
+  });
+});
+
+describe('a plausible email', () => {
+  it.each(['ada@example.com', 'A.B+tag@sub.example.co.uk'])('takes %s', (email) => {
+    expect(isPlausibleEmail(email)).toBe(true);
+  });
+
+  it.each([
+    ['no @', 'ada.example.com'],
+    ['two @', 'ada@b@example.com'],
+    ['a space', 'ada lovelace@example.com'],
+    ['no dot in the domain', 'ada@localhost'],
+    ['an empty local part', '@example.com'],
+    ['more than 256 characters', `${'a'.repeat(250)}@example.com`],
+  ])('refuses one with %s', (_, email) => {
+    expect(isPlausibleEmail(email)).toBe(false);
+  });
+});
+
+describe('the link key read on first use', () => {
+  const good = new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!');
+
+  function harness(results: Array<Uint8Array | Error>) {
+    let now = 1_000_000;
+    const reads: number[] = [];
+    const failures: unknown[] = [];
+    const get = createKeyCache(
+      async () => {
+        reads.push(now);
+        const next = results.shift() ?? new Error('no more');
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      { ttlMs: 300_000, failureTtlMs: 5_000, now: () => now, onFailure: (error) => failures.push(error) },
+    );
+    return { get, reads, failures, advance: (ms: number) => (now += ms) };
+  }
+
+  it('reads nothing until asked, then keeps the key for five minutes, then reads it again', async () => {
+    const h = harness([good, good]);
+    expect(h.reads).toEqual([]);
+    expect(await h.get()).toBe(good);
+    h.advance(299_999);
+    await h.get();
+    expect(h.reads).toHaveLength(1);
+    h.advance(1);
+    await h.get();
+    expect(h.reads).toHaveLength(2);
+  });
+
+  it('reads once for many requests waiting at once', async () => {
+    const h = harness([good]);
+    const keys = await Promise.all([h.get(), h.get(), h.get()]);
+    expect(keys).toEqual([good, good, good]);
+    expect(h.reads).toHaveLength(1);
+  });
+
+  it('fails fast with link_key_unavailable for five seconds after a failed read, then tries again', async () => {
+    const h = harness([new Error('timed out'), good]);
+    const first = await h.get().catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(LinkKeyUnavailableError);
+    expect(first).toMatchObject({ code: 'link_key_unavailable', retryAfterSeconds: 5 });
+    h.advance(3_000);
+    await expect(h.get()).rejects.toMatchObject({ code: 'link_key_unavailable', retryAfterSeconds: 2 });
+    expect(h.reads).toHaveLength(1);
+    h.advance(2_000);
+    expect(await h.get()).toBe(good);
+    expect(h.reads).toHaveLength(2);
+    expect(h.failures).toEqual([new Error('timed out')]);
+  });
+
+  it('goes on with the key it had when a later read fails', async () => {
+    const h = harness([good, new Error('throttled')]);
+    await h.get();
+    h.advance(300_000);
+    expect(await h.get()).toBe(good);
+    expect(h.failures).toHaveLength(1);
+  });
+
+  it('counts a key shorter than 256 bits as unavailable', async () => {
+    const h = harness([new TextEncoder().encode('short')]);
+    await expect(h.get()).rejects.toBeInstanceOf(LinkKeyUnavailableError);
+    expect(String(h.failures[0])).toMatch(/at least 32 bytes/);
+  });
+
+  it('makes links sign and verify with the key once it is read, and refuse with 503 while it cannot be', async () => {
+    const h = harness([new Error('down'), good]);
+    const links = createAnswerLinks(h.get);
+    const pause = { ...grant, expiresAt: '2099-01-01T00:00:00.000Z' };
+    await expect(links.linkFor(pause, 'https://h/inbox')).rejects.toBeInstanceOf(LinkKeyUnavailableError);
+    await expect(links.verify('a.b.c')).rejects.toBeInstanceOf(LinkKeyUnavailableError);
+    h.advance(5_000);
+    const url = await links.linkFor(pause, 'https://h/inbox');
+    expect((await links.verify(tokenOf(url))).interruptId).toBe(grant.interruptId);
   });
 });
