@@ -106,7 +106,11 @@ function byOf(type: LifecycleType, before: PauseRecord | undefined, after: Pause
     const was = decisionsBy(before);
     const now = decisionsBy(after);
     const added = now.filter((by, i) => by !== undefined && was[i] === undefined);
-    return added.at(-1) ?? now.filter((by) => by !== undefined).at(-1);
+    // A vote on an ask with a quorum decides nothing yet: its voter is who made the change.
+    const votesBefore = (before?.votes ?? []).reduce((sum, votes) => sum + (votes?.length ?? 0), 0);
+    const votes = (after.votes ?? []).flatMap((list) => list ?? []).sort((a, b) => a.at.localeCompare(b.at));
+    const voted = votes.length > votesBefore ? votes.at(-1)?.by : undefined;
+    return added.at(-1) ?? voted ?? now.filter((by) => by !== undefined).at(-1);
   };
   switch (type) {
     case LifecycleType.Created:

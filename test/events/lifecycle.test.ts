@@ -76,6 +76,8 @@ describe('lifecycle events', () => {
       expiresAt: '2026-01-01T00:01:40.000Z',
       outcome: 'resumed',
       continuationId: expect.any(String),
+      // The library's principal: this pause was decided through the store with no `by` (§13).
+      by: { kind: 'service', subject: 'library', via: 'library' },
     });
     const text = JSON.stringify(changes.map((change) => lifecycleEventOf(change)));
     for (const secret of ['a secret answer', '"amount":99', 'Refund order A-1042 and tell', 'A-1042']) {
