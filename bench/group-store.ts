@@ -1,6 +1,5 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  CHUNK_BYTES,
   decodeRound,
   decodeTranscript,
   encodeTranscript,
@@ -8,6 +7,7 @@ import {
   serializeTranscript,
   sha256,
 } from '../functions/checkpoints/codec.ts';
+import { PART_BYTES } from '../functions/checkpoints/dynamodb/parts.ts';
 import { formatOf } from '../functions/rehydrate/formats/index.ts';
 import { rebuildTranscript } from '../functions/rehydrate/rehydrate.ts';
 import type { FormatName } from '../functions/vocabulary.ts';
@@ -89,11 +89,11 @@ async function breakdown(t: BenchTranscript, runs: number): Promise<Breakdown> {
     }
     return quantile(samples, 0.5);
   };
-  const { round: parsed } = await decodeRound(encoded, encoded.chunks);
+  const { round: parsed } = await decodeRound(encoded.header, encoded.bytes);
   const rebuilt = rebuildTranscript(formatOf(t.format), parsed, t.toolCallId, ANSWER);
   return {
-    decodeUs: await time(() => decodeRound(encoded, encoded.chunks)),
-    decodeWholeUs: await time(() => decodeTranscript(encoded, encoded.chunks)),
+    decodeUs: await time(() => decodeRound(encoded.header, encoded.bytes)),
+    decodeWholeUs: await time(() => decodeTranscript(encoded.header, encoded.bytes)),
     rebuildUs: await time(() => rebuildTranscript(formatOf(t.format), parsed, t.toolCallId, ANSWER)),
     // As the service hashes a continuation: the rebuilt messages from the paused round on (here all of `parsed`).
     continuationHashUs: await time(() => sha256(JSON.stringify(rebuilt))),
@@ -499,4 +499,4 @@ export async function runScale(options: GroupOptions): Promise<ScaleResult> {
 }
 
 /** The chunk size the store writes (for the report's explanation of item counts). */
-export const STORE_CHUNK_BYTES = CHUNK_BYTES;
+export const STORE_CHUNK_BYTES = PART_BYTES;

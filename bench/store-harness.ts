@@ -4,6 +4,7 @@ import { type AttributeValue, BatchGetItemCommand, DynamoDBClient, UpdateItemCom
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CheckpointStore } from '../functions/checkpoints/checkpoint-store.ts';
 import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
+import { partsOfHint } from '../functions/checkpoints/dynamodb/parts.ts';
 import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
 import { parseId } from '../functions/checkpoints/ids.ts';
 import { EMBEDDED_CLIENT_CONFIG } from '../functions/local/embedded-dynamodb.ts';
@@ -131,10 +132,12 @@ export async function startStoreFixture(): Promise<StoreFixture> {
     },
     async floor(p) {
       // The raw floor reads what a resume reads, by key: the pause item and its transcript's parts.
-      const id = parseId(p.interruptId) ?? { seq: 0, parts: 0, token: '' };
+      const id = parseId(p.interruptId) ?? { seq: 0, hint: '0', token: '' };
+      // The DynamoDB adapter's read hint is the transcript's part count.
+      const parts = partsOfHint(id.hint) ?? 0;
       const seq = id.seq;
       const pk = Keys.run(TENANT, p.runId);
-      const keys = [Keys.pause(seq), ...Array.from({ length: id.parts }, (_, i) => Keys.part(seq, id.token, i))].map(
+      const keys = [Keys.pause(seq), ...Array.from({ length: parts }, (_, i) => Keys.part(seq, id.token, i))].map(
         (sk) => ({ pk: { S: pk }, sk: { S: sk } }),
       );
       let requests = 0;

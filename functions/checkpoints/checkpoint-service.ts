@@ -68,6 +68,7 @@ import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
   type Ask,
   type Closing,
+  continuationIdOf,
   decidedAndPending,
   effectiveDecisions,
   expiresAtOf,
@@ -160,7 +161,8 @@ export class CheckpointService implements CheckpointStore {
     const expiresAtMs = now.getTime() + pause.expiresInSeconds * 1000;
     const round = roundPosition(json, pause.messages, pause.roundStart);
     const encoded = await encodeTranscript(json, { codec: this.#codec, ...(round === undefined ? {} : { round }) });
-    const { chunks: parts, ...transcript } = encoded;
+    const { header: transcript, bytes } = encoded;
+    const readHint = this.#persistence.readHint(bytes.length);
 
     for (let round = 1; ; round++) {
       const latest = await this.#persistence.latest(pause.tenant, pause.runId);
@@ -188,6 +190,7 @@ export class CheckpointService implements CheckpointStore {
         runId: pause.runId,
         seq,
         token: randomToken(this.#randomBytes),
+        readHint,
         format: pause.format,
         asks,
         decisions: asks.map(() => undefined),
@@ -209,7 +212,7 @@ export class CheckpointService implements CheckpointStore {
         record.idempotency = { key: pause.idempotencyKey, hash: requestHash };
       }
       record.dueAtMs = nextDueAt(record);
-      if ((await this.#persistence.create(record, parts)) === 'created') {
+      if ((await this.#persistence.create(record, bytes)) === 'created') {
         this.#changed(undefined, record);
         return toPauseCreated(record);
       }
@@ -276,9 +279,9 @@ export class CheckpointService implements CheckpointStore {
     const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
     let stored = await this.#read(recordKey, id, options.includeMessages === true);
     const omitted = stored.record.asks.some((ask) => ask.argsOmitted);
-    if (omitted && stored.parts === undefined) stored = await this.#read(recordKey, id, true);
+    if (omitted && stored.transcript === undefined) stored = await this.#read(recordKey, id, true);
     const nowMs = this.#clock().getTime();
-    if (stored.parts === undefined) return toPauseView(stored.record, nowMs, undefined, viewer);
+    if (stored.transcript === undefined) return toPauseView(stored.record, nowMs, undefined, viewer);
     const messages = await this.#transcript(stored);
     const round = formatOf(stored.record.format).findRound(messages);
     const calls = new Map(round.calls.map((call) => [call.id, call]));
@@ -292,12 +295,12 @@ export class CheckpointService implements CheckpointStore {
     const notFound = () => new ContinuationNotFoundError(key.runId, shown(key.continuationId));
     if (id === undefined) throw notFound();
     const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
-    // Two reads: the continuation's id names the record, and the record names its transcript's parts.
+    // Two reads: the continuation's id names the record, and the record names its write attempt.
     const head = await this.#persistence.read(recordKey);
     const isIt = (record: PauseRecord | undefined): record is PauseRecord & { closing: Closing } =>
       record?.tenant === key.tenant && record.closing?.continuationId === key.continuationId;
     if (!isIt(head?.record)) throw notFound();
-    const stored = await this.#persistence.read(recordKey, { token: head.record.token, parts: id.parts });
+    const stored = await this.#persistence.read(recordKey, { token: head.record.token, hint: id.hint });
     if (stored === undefined || !isIt(stored.record)) throw notFound();
     return copyInto({}, await this.#closedResult(stored, true), ['replayed', 'taskToken']);
   }
@@ -393,10 +396,7 @@ export class CheckpointService implements CheckpointStore {
           return { result: undefined };
         // A closing whose hand-off was not acknowledged yet: deliver it again (§6, at least once).
         if (record.handoffDue === true && record.closing !== undefined) {
-          const stored = await this.#persistence.read(key, {
-            token: record.token,
-            parts: record.transcript.chunkCount,
-          });
+          const stored = await this.#persistence.read(key, { token: record.token, hint: record.readHint });
           if (stored?.record.rev === record.rev) {
             result.closed.push(copyInto({ tenant: record.tenant }, await this.#closedResult(stored, true)));
           }
@@ -417,10 +417,7 @@ export class CheckpointService implements CheckpointStore {
             delete after.dueAtMs;
             return { after, result: undefined, onWritten: () => result.expired.push(toPauseView(after, nowMs)) };
           }
-          const stored = await this.#persistence.read(key, {
-            token: record.token,
-            parts: record.transcript.chunkCount,
-          });
+          const stored = await this.#persistence.read(key, { token: record.token, hint: record.readHint });
           if (stored === undefined || stored.record.rev !== record.rev) return { retry: true };
           const next: PauseRecord = { ...record, rev: record.rev + 1 };
           const closed = this.#close(next, await this.#round(stored), 'expired', nowMs, SWEEP_PRINCIPAL);
@@ -547,11 +544,7 @@ export class CheckpointService implements CheckpointStore {
     const rebuilt = rebuild(record, transcript.round, outcome, reason);
     const text = continuationText(rebuilt);
     const closing: Closing = {
-      continuationId: formatId({
-        seq: record.seq,
-        parts: record.transcript.chunkCount,
-        token: randomToken(this.#randomBytes),
-      }),
+      continuationId: continuationIdOf(record, randomToken(this.#randomBytes)),
       closedAt,
       outcome,
       continuationSha256: sha256(text),
@@ -593,17 +586,18 @@ export class CheckpointService implements CheckpointStore {
 
   /**
    * Reads the record an id names, with its transcript when asked; `PauseNotFoundError` unless it is this tenant's,
-   * with this token and part count.
+   * with this token and read hint.
    */
   async #read(key: RecordKey, id: IdParts, withTranscript: boolean): Promise<StoredPause> {
-    const stored = await this.#persistence.read(key, withTranscript ? { token: id.token, parts: id.parts } : undefined);
+    const stored = await this.#persistence.read(key, withTranscript ? { token: id.token, hint: id.hint } : undefined);
     const record = stored?.record;
     if (
       stored === undefined ||
       record === undefined ||
       record.tenant !== key.tenant ||
       record.token !== id.token ||
-      record.transcript.chunkCount !== id.parts
+      record.readHint !== id.hint ||
+      (withTranscript && stored.transcript === undefined)
     ) {
       throw new PauseNotFoundError(key.runId, formatId(id));
     }
@@ -618,17 +612,21 @@ export class CheckpointService implements CheckpointStore {
 
   /** The stored transcript, decoded and checked; any failure is a `CorruptCheckpointError` naming the pause. */
   async #transcript(stored: StoredPause): Promise<unknown[]> {
-    return this.#decoded(stored, () => decodeTranscript(stored.record.transcript, stored.parts ?? []));
+    return this.#decoded(stored, () =>
+      decodeTranscript(stored.record.transcript, stored.transcript ?? new Uint8Array()),
+    );
   }
 
   /**
-   * The stored transcript as a closing needs it: checked as `#transcript` checks it (chunks, length, the sha256 of
+   * The stored transcript as a closing needs it: checked as `#transcript` checks it (length, the sha256 of
    * the stored bytes, decompression), with only the paused round parsed — the messages before it stay text, handed
    * on as stored. The round must be where the pause item says: its format's shape, its first message the round's.
    */
   async #round(stored: StoredPause): Promise<DecodedRound> {
     const { record } = stored;
-    const decoded = await this.#decoded(stored, () => decodeRound(record.transcript, stored.parts ?? []));
+    const decoded = await this.#decoded(stored, () =>
+      decodeRound(record.transcript, stored.transcript ?? new Uint8Array()),
+    );
     if (record.transcript.round === undefined) return decoded;
     const format = formatOf(record.format);
     const misplaced = () =>

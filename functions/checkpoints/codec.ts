@@ -3,8 +3,9 @@ import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, gunzip, gunzipSync, gzip } from 'node:zlib';
 
 /**
- * The transcript codec: JSON text → compressed bytes → chunks under DynamoDB's 400 KB item limit, and back, with
- * every check a reader needs to refuse a partial or altered checkpoint. Pure apart from zlib (no I/O, no clock);
+ * The transcript codec: JSON text → compressed bytes, and back, with every check a reader needs to refuse a partial
+ * or altered checkpoint. The bytes go to the persistence whole; how a backend lays them out (the DynamoDB adapter
+ * splits them into parts under its 400 KB item limit, `dynamodb/parts.ts`) is the backend's own. Pure apart from zlib (no I/O, no clock);
  * zlib runs on libuv's thread pool so a 16 MB transcript does not block the event loop of the local server.
  *
  * Why brotli (quality 5, text mode) and not gzip: measured with `npx tsx test/checkpoints/measure-codec.ts`
@@ -25,9 +26,6 @@ import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, gunz
  * slower. brotli has no checksum of its own; the sha256 over the stored bytes covers that. gzip stays readable
  * (`codec` is stored on the pause item), so changing the default later needs no migration.
  */
-
-/** The bytes of one chunk: well under the 400 KB item limit, leaving room for keys and attribute names. */
-export const CHUNK_BYTES = 256 * 1024;
 
 /** The compression algorithms a stored checkpoint may name. */
 export const Codec = { Gzip: 'gzip', Brotli: 'br' } as const;
@@ -52,9 +50,7 @@ const MAX_CHUNK_SIZE = 32 * 1024 * 1024;
 /** What a reader needs to check and reassemble a stored transcript; kept on the pause item. */
 export interface TranscriptHeader {
   codec: Codec;
-  /** Number of chunk items. */
-  chunkCount: number;
-  /** Compressed bytes, all chunks together. */
+  /** Bytes of the compressed transcript, as stored. */
   byteLength: number;
   /** Bytes of the transcript's JSON text (UTF-8). */
   rawLength: number;
@@ -84,9 +80,10 @@ export interface DecodedRound {
   round: unknown[];
 }
 
-/** A transcript ready to be written: its header and its chunks, in order. */
-export interface EncodedTranscript extends TranscriptHeader {
-  chunks: Uint8Array[];
+/** A transcript ready to be written: its header and its compressed bytes. */
+export interface EncodedTranscript {
+  header: TranscriptHeader;
+  bytes: Uint8Array;
 }
 
 /** A stored transcript that cannot be turned back into the messages it was made from; `reason` says why. */
@@ -120,40 +117,29 @@ export function roundPosition(
   return Buffer.compare(json.subarray(offset), tail.subarray(1)) === 0 ? { index, offset } : undefined;
 }
 
-/** Compresses a transcript's JSON text and splits it into chunks of at most `chunkBytes`. */
+/** Compresses a transcript's JSON text: its header and the bytes to store. */
 export async function encodeTranscript(
   json: Uint8Array,
-  options: { codec?: Codec; chunkBytes?: number; round?: RoundPosition } = {},
+  options: { codec?: Codec; round?: RoundPosition } = {},
 ): Promise<EncodedTranscript> {
   const codec = options.codec ?? DEFAULT_CODEC;
-  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   const compressed = await compress(codec, json);
-  const chunks: Uint8Array[] = [];
-  for (let offset = 0; offset < compressed.length; offset += chunkBytes) {
-    chunks.push(compressed.subarray(offset, Math.min(offset + chunkBytes, compressed.length)));
-  }
-  const encoded: EncodedTranscript = {
+  const header: TranscriptHeader = {
     codec,
-    chunks,
-    chunkCount: chunks.length,
     byteLength: compressed.length,
     rawLength: json.length,
     sha256: sha256(compressed),
   };
-  if (options.round !== undefined) encoded.round = options.round;
-  return encoded;
+  if (options.round !== undefined) header.round = options.round;
+  return { header, bytes: compressed };
 }
 
 /**
- * Reassembles and decodes a stored transcript. `chunks[i]` is the chunk stored at index i (undefined when none was
- * found). Every check runs before the bytes are trusted: all chunks present and no extra, total length, hash, then
- * decompression bounded by the recorded length, then JSON. Throws `UndecodableTranscript` naming the first failure.
+ * Decodes a stored transcript. Every check runs before the bytes are trusted: length, hash, then decompression
+ * bounded by the recorded length, then JSON. Throws `UndecodableTranscript` naming the first failure.
  */
-export async function decodeTranscript(
-  header: TranscriptHeader,
-  chunks: ReadonlyArray<Uint8Array | undefined>,
-): Promise<unknown[]> {
-  return messagesOf(await decodeTranscriptBytes(header, chunks), 'it');
+export async function decodeTranscript(header: TranscriptHeader, bytes: Uint8Array): Promise<unknown[]> {
+  return messagesOf(await decodeTranscriptBytes(header, bytes), 'it');
 }
 
 /**
@@ -161,11 +147,8 @@ export async function decodeTranscript(
  * round stay text, and only the round is parsed, a non-empty array of messages. Without a recorded round position,
  * the whole text is parsed (and `before` is 0).
  */
-export async function decodeRound(
-  header: TranscriptHeader,
-  chunks: ReadonlyArray<Uint8Array | undefined>,
-): Promise<DecodedRound> {
-  const json = await decodeTranscriptBytes(header, chunks);
+export async function decodeRound(header: TranscriptHeader, bytes: Uint8Array): Promise<DecodedRound> {
+  const json = await decodeTranscriptBytes(header, bytes);
   const position = header.round;
   if (position === undefined) return { head: json.subarray(0, 1), before: 0, round: messagesOf(json, 'it') };
   const { index, offset } = position;
@@ -179,33 +162,17 @@ export async function decodeRound(
 }
 
 /**
- * A stored transcript's JSON bytes, with every check that comes before trusting them: all chunks present and no extra,
- * total length, hash, decompression bounded by the recorded length. Throws `UndecodableTranscript` naming the first
- * failure.
+ * A stored transcript's JSON bytes, with every check that comes before trusting them: length, hash, decompression
+ * bounded by the recorded length. Throws `UndecodableTranscript` naming the first failure.
  */
-export async function decodeTranscriptBytes(
-  header: TranscriptHeader,
-  chunks: ReadonlyArray<Uint8Array | undefined>,
-): Promise<Buffer> {
-  if (chunks.length > header.chunkCount) {
-    throw new UndecodableTranscript(`it has ${chunks.length} chunks where ${header.chunkCount} were written`);
-  }
-  const parts: Uint8Array[] = [];
-  for (let index = 0; index < header.chunkCount; index++) {
-    const chunk = chunks[index];
-    if (chunk === undefined) {
-      throw new UndecodableTranscript(`chunk ${index} of ${header.chunkCount} is missing`);
-    }
-    parts.push(chunk);
-  }
-  const compressed = Buffer.concat(parts);
+export async function decodeTranscriptBytes(header: TranscriptHeader, compressed: Uint8Array): Promise<Buffer> {
   if (compressed.length !== header.byteLength) {
     throw new UndecodableTranscript(
-      `its chunks hold ${compressed.length} bytes where ${header.byteLength} were written`,
+      `its stored bytes are ${compressed.length} where ${header.byteLength} were written`,
     );
   }
   if (sha256(compressed) !== header.sha256) {
-    throw new UndecodableTranscript('the sha256 of its chunks does not match the one recorded');
+    throw new UndecodableTranscript('the sha256 of its stored bytes does not match the one recorded');
   }
   let json: Buffer;
   try {

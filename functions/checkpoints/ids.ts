@@ -1,27 +1,32 @@
 /**
- * The public ids of pauses and continuations, pure: `<seq>.<parts>.<token>` — the pause's number in its run, the
- * number of parts its stored transcript was written in, and 128 random bits (base64url). The number and the parts
- * let a reader fetch the pause and its whole transcript in one request by key; the random part is checked against
- * the stored record on every read, so an id cannot be guessed from another.
+ * The public ids of pauses and continuations, pure: `<seq>.<hint>.<token>` — the pause's number in its run, the
+ * persistence's read hint (opaque here: see `CheckpointPersistence.readHint`), and 128 random bits (base64url). The
+ * number and the hint let a backend fetch the pause and its whole transcript in one request by key; the random part
+ * is checked against the stored record on every read, so an id cannot be guessed from another.
+ *
+ * Ids made before the hint was opaque carried the DynamoDB adapter's part count there (`1`–`99`): they are ids of
+ * this shape, and that adapter still reads its hint so.
  */
 
 /** The largest sequence number a run's pauses can reach. */
 export const MAX_SEQ = 9_999_999_999;
-/** The most parts a stored transcript can have (16 MB of incompressible JSON in 256 KiB parts is 64). */
-export const MAX_PARTS = 99;
 
-const ID_PATTERN = /^([1-9][0-9]{0,9})\.([1-9][0-9]?)\.([A-Za-z0-9_-]{22})$/;
+/** What a read hint may be: 1–16 ASCII letters and digits (so an id stays one URL path segment). */
+export const READ_HINT_PATTERN = /^[A-Za-z0-9]{1,16}$/;
+
+const ID_PATTERN = /^([1-9][0-9]{0,9})\.([A-Za-z0-9]{1,16})\.([A-Za-z0-9_-]{22})$/;
 
 /** The parts of an id. */
 export interface IdParts {
   seq: number;
-  parts: number;
+  /** The persistence's read hint, opaque to the rules. */
+  hint: string;
   token: string;
 }
 
-/** An id `<seq>.<parts>.<token>`. */
+/** An id `<seq>.<hint>.<token>`. */
 export function formatId(id: IdParts): string {
-  return `${id.seq}.${id.parts}.${id.token}`;
+  return `${id.seq}.${id.hint}.${id.token}`;
 }
 
 /** The parts of an id made by `formatId`, or undefined for anything else. */
@@ -30,8 +35,7 @@ export function parseId(id: unknown): IdParts | undefined {
   const match = ID_PATTERN.exec(id);
   if (match === null) return undefined;
   const seq = Number(match[1]);
-  const parts = Number(match[2]);
-  return seq <= MAX_SEQ && parts <= MAX_PARTS ? { seq, parts, token: match[3] as string } : undefined;
+  return seq <= MAX_SEQ ? { seq, hint: match[2] as string, token: match[3] as string } : undefined;
 }
 
 /** `size` random bytes as base64url: 16 bytes make the 22 characters of an id's random part. */

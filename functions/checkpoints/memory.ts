@@ -1,19 +1,24 @@
 import { BadRequestError } from '../errors.ts';
 import { Status } from '../vocabulary.ts';
-import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRef } from './persistence.ts';
+import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRead } from './persistence.ts';
 import type { PauseRecord, RecordKey } from './record.ts';
 
 /**
  * The in-memory persistence: the port's primitives over a `Map`, for the rules' fast tests and for trying the library
  * without a table. Records are copied in and out (structured clones), so no caller can change a stored record
- * by holding on to an object; each write is atomic because nothing awaits between its check and its change.
+ * by holding on to an object; each write is atomic because nothing awaits between its check and its change. A
+ * transcript is kept whole beside its record (no item limit here), so the read hint is a constant.
  */
 export class MemoryPersistence implements CheckpointPersistence {
   readonly #records = new Map<string, PauseRecord>();
-  readonly #parts = new Map<string, Uint8Array[]>();
+  readonly #transcripts = new Map<string, Uint8Array>();
   /** Insertion order of records, per tenant: the listing's "newest first" is by `createdAt`, then this. */
   #order = 0;
   readonly #orderOf = new Map<string, number>();
+
+  readHint(): string {
+    return '1';
+  }
 
   async latest(tenant: string, runId: string): Promise<PauseRecord | undefined> {
     let latest: PauseRecord | undefined;
@@ -25,27 +30,23 @@ export class MemoryPersistence implements CheckpointPersistence {
     return latest === undefined ? undefined : structuredClone(latest);
   }
 
-  async create(record: PauseRecord, parts: readonly Uint8Array[]): Promise<'created' | 'taken'> {
+  async create(record: PauseRecord, transcript: Uint8Array): Promise<'created' | 'taken'> {
     const key = keyOf(record);
     if (this.#records.has(key)) return 'taken';
     this.#records.set(key, structuredClone(record));
-    this.#parts.set(
-      partsKey(record),
-      parts.map((part) => Uint8Array.from(part)),
-    );
+    this.#transcripts.set(key, Uint8Array.from(transcript));
     this.#orderOf.set(key, this.#order++);
     return 'created';
   }
 
-  async read(key: RecordKey, transcript?: TranscriptRef): Promise<StoredPause | undefined> {
+  async read(key: RecordKey, transcript?: TranscriptRead): Promise<StoredPause | undefined> {
     const record = this.#records.get(keyOf(key));
     if (record === undefined) return undefined;
-    if (transcript === undefined) return { record: structuredClone(record) };
-    const stored = this.#parts.get(partsKey({ ...key, token: transcript.token })) ?? [];
-    return {
-      record: structuredClone(record),
-      parts: stored.slice(0, transcript.parts).map((part) => Uint8Array.from(part)),
-    };
+    const bytes = this.#transcripts.get(keyOf(key));
+    if (transcript === undefined || record.token !== transcript.token || bytes === undefined) {
+      return { record: structuredClone(record) };
+    }
+    return { record: structuredClone(record), transcript: Uint8Array.from(bytes) };
   }
 
   async update(before: PauseRecord, after: PauseRecord): Promise<'updated' | 'conflict'> {
@@ -90,10 +91,6 @@ export class MemoryPersistence implements CheckpointPersistence {
 
 function keyOf(key: RecordKey): string {
   return JSON.stringify([key.tenant, key.runId, key.seq]);
-}
-
-function partsKey(key: RecordKey & { token: string }): string {
-  return JSON.stringify([key.tenant, key.runId, key.seq, key.token]);
 }
 
 function writeCursor(tenant: string, at: [string, number]): string {

@@ -83,6 +83,11 @@ export interface PauseRecord {
   seq: number;
   /** The random part of the interruptId; random per write attempt. */
   token: string;
+  /**
+   * The middle of the interruptId: the persistence's read hint for this record's transcript
+   * (`CheckpointPersistence.readHint`), opaque to the rules, which only compare it with an id's.
+   */
+  readHint: string;
   format: FormatName;
   asks: Ask[];
   /** Aligned with `asks`: the recorded decision of each, or undefined while it waits. */
@@ -116,7 +121,7 @@ export interface PauseRecord {
   dueAtMs?: number;
   /** A closing the sweep made whose hand-off has not been acknowledged yet: the sweep delivers it again (§6). */
   handoffDue?: true;
-  /** The stored transcript's header (its bytes live beside the record). */
+  /** The stored transcript's header (its bytes are written and read beside the record, whole). */
   transcript: TranscriptHeader;
   closing?: Closing;
 }
@@ -129,8 +134,13 @@ export interface RecordKey {
 }
 
 /** The public id of a record. */
-export function interruptIdOf(record: Pick<PauseRecord, 'seq' | 'token' | 'transcript'>): string {
-  return formatId({ seq: record.seq, parts: record.transcript.chunkCount, token: record.token });
+export function interruptIdOf(record: Pick<PauseRecord, 'seq' | 'token' | 'readHint'>): string {
+  return formatId({ seq: record.seq, hint: record.readHint, token: record.token });
+}
+
+/** A continuation id of `record`: its number and read hint (the continuation is read from its transcript), `token`. */
+export function continuationIdOf(record: Pick<PauseRecord, 'seq' | 'readHint'>, token: string): string {
+  return formatId({ seq: record.seq, hint: record.readHint, token });
 }
 
 /** The ISO instant of `expiresAtMs`. */

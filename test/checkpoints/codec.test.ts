@@ -1,72 +1,61 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  CHUNK_BYTES,
   Codec,
   canonicalJson,
   decodeTranscript,
   encodeTranscript,
   serializeTranscript,
+  sha256,
   UndecodableTranscript,
 } from '../../functions/checkpoints/codec.ts';
 import { chatTranscript } from './support.ts';
 
 describe('the transcript codec', () => {
-  it.each(Object.values(Codec))('round-trips a transcript through %s and chunks', async (codec) => {
+  it.each(Object.values(Codec))('round-trips a transcript through %s, as one run of bytes', async (codec) => {
     const messages = chatTranscript(600_000);
-    const encoded = await encodeTranscript(serializeTranscript(messages), { codec, chunkBytes: 100_000 });
-    expect(encoded.chunks.length).toBe(encoded.chunkCount);
-    expect(encoded.chunkCount).toBeGreaterThan(4);
-    for (const chunk of encoded.chunks) expect(chunk.length).toBeLessThanOrEqual(100_000);
-    expect(await decodeTranscript(encoded, encoded.chunks)).toEqual(messages);
-  });
-
-  it('keeps chunks well under the 400 KB item limit', () => {
-    expect(CHUNK_BYTES).toBeLessThanOrEqual(300 * 1024);
+    const { header, bytes } = await encodeTranscript(serializeTranscript(messages), { codec });
+    expect(header).toMatchObject({ codec, byteLength: bytes.length, sha256: sha256(bytes) });
+    expect(await decodeTranscript(header, bytes)).toEqual(messages);
   });
 
   it('round-trips any JSON array of messages (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.jsonValue(), { minLength: 1, maxLength: 20 }),
-        fc.integer({ min: 1, max: 64 }),
-        async (value, chunkBytes) => {
-          const messages = JSON.parse(JSON.stringify(value)) as unknown[];
-          const encoded = await encodeTranscript(serializeTranscript(messages), { chunkBytes });
-          expect(await decodeTranscript(encoded, encoded.chunks)).toEqual(messages);
-        },
-      ),
+      fc.asyncProperty(fc.array(fc.jsonValue(), { minLength: 1, maxLength: 20 }), async (value) => {
+        const messages = JSON.parse(JSON.stringify(value)) as unknown[];
+        const { header, bytes } = await encodeTranscript(serializeTranscript(messages));
+        expect(await decodeTranscript(header, bytes)).toEqual(messages);
+      }),
       { numRuns: 50 },
     );
   });
 
   it.each([
-    ['a missing chunk', (c: Uint8Array[]) => [c[0], undefined, ...c.slice(2)], /chunk 1 of \d+ is missing/],
-    ['an extra chunk', (c: Uint8Array[]) => [...c, new Uint8Array(3)], /chunks where/],
-    ['a truncated chunk', (c: Uint8Array[]) => [c[0]?.subarray(1), ...c.slice(1)], /bytes where/],
+    ['truncated bytes', (b: Uint8Array) => b.subarray(1), /bytes are \d+ where/],
+    ['an extra byte', (b: Uint8Array) => Buffer.concat([b, new Uint8Array(1)]), /bytes are \d+ where/],
+    ['a flipped byte', (b: Uint8Array) => Uint8Array.from(b, (x, i) => (i === 7 ? x ^ 0xff : x)), /sha256/],
     [
-      'a flipped byte',
-      (c: Uint8Array[]) => [Uint8Array.from(c[0] ?? [], (b, i) => (i === 7 ? b ^ 0xff : b)), ...c.slice(1)],
+      'swapped halves',
+      (b: Uint8Array) => Buffer.concat([b.subarray(b.length >> 1), b.subarray(0, b.length >> 1)]),
       /sha256/,
     ],
-    ['swapped chunks', (c: Uint8Array[]) => [c[1], c[0], ...c.slice(2)], /sha256/],
   ])('refuses %s', async (_, damage, reason) => {
-    const encoded = await encodeTranscript(serializeTranscript(chatTranscript(50_000)), { chunkBytes: 10_000 });
-    const error = await decodeTranscript(encoded, damage(encoded.chunks) as Uint8Array[]).catch((e: unknown) => e);
+    const { header, bytes } = await encodeTranscript(serializeTranscript(chatTranscript(50_000)));
+    const error = await decodeTranscript(header, damage(bytes)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UndecodableTranscript);
     expect((error as Error).message).toMatch(reason);
   });
 
   it('refuses bytes that decompress to another length than recorded', async () => {
-    const encoded = await encodeTranscript(serializeTranscript(chatTranscript()));
-    await expect(decodeTranscript({ ...encoded, rawLength: encoded.rawLength - 1 }, encoded.chunks)).rejects.toThrow(
+    const { header, bytes } = await encodeTranscript(serializeTranscript(chatTranscript()));
+    await expect(decodeTranscript({ ...header, rawLength: header.rawLength - 1 }, bytes)).rejects.toThrow(
       UndecodableTranscript,
     );
   });
 
   it('refuses an unknown codec', async () => {
-    const encoded = await encodeTranscript(serializeTranscript(chatTranscript()));
-    await expect(decodeTranscript({ ...encoded, codec: 'zstd' as Codec }, encoded.chunks)).rejects.toThrow(/zstd/);
+    const { header, bytes } = await encodeTranscript(serializeTranscript(chatTranscript()));
+    await expect(decodeTranscript({ ...header, codec: 'zstd' as Codec }, bytes)).rejects.toThrow(/zstd/);
   });
 });
 

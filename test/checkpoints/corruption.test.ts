@@ -32,7 +32,7 @@ describe('a corrupt checkpoint', () => {
       interruptId: run.interruptId,
       runId: run.input.runId,
     });
-    expect((error as Error).message).toContain('chunk 1 of');
+    expect((error as Error).message).toContain('part 1 of');
     await expect(run.store.getPause(run.key, { includeMessages: true })).rejects.toBeInstanceOf(CorruptCheckpointError);
   });
 
@@ -50,7 +50,7 @@ describe('a corrupt checkpoint', () => {
   it('is reported when the recorded length does not match the chunks', async () => {
     const run = await pausedRun(1_000);
     await setAttribute(table, run.pause, 'byteLength', (run.pause.byteLength as number) + 1);
-    await expect(run.store.resume({ ...run.key, answer: 'yes' })).rejects.toThrow(/bytes where/);
+    await expect(run.store.resume({ ...run.key, answer: 'yes' })).rejects.toThrow(/bytes are \d+ where/);
   });
 
   it('is reported when the bytes match their hash but do not decompress', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHUNK_BYTES } from '../../functions/checkpoints/codec.ts';
+import { PART_BYTES } from '../../functions/checkpoints/dynamodb/parts.ts';
 import { NOT_DISPATCHED } from '../../functions/rehydrate/rehydrate.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import { chatTranscript, expectedContinuation, pauseInput, runItems, storeOn } from './support.ts';
@@ -29,7 +29,7 @@ describe('transcript sizes', () => {
       const pauseItem = items.find((item) => item.kind === 'pause');
       expect(chunkItems).toHaveLength(pauseItem?.chunkCount as number);
       expect(chunkItems.length).toBeGreaterThanOrEqual(chunks);
-      for (const item of chunkItems) expect((item.data as Uint8Array).length).toBeLessThanOrEqual(CHUNK_BYTES);
+      for (const item of chunkItems) expect((item.data as Uint8Array).length).toBeLessThanOrEqual(PART_BYTES);
 
       // One read serves both checks: the continuation is the stored transcript, byte for byte, plus the results.
       const result = await store.resume({ tenant: 'acme', runId: input.runId, interruptId, answer: 'yes' });

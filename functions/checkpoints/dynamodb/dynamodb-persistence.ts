@@ -8,14 +8,15 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { StorageUnavailableError } from '../../errors.ts';
-import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRef } from '../persistence.ts';
+import { CorruptCheckpointError, StorageUnavailableError } from '../../errors.ts';
+import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRead } from '../persistence.ts';
 import type { PauseRecord, RecordKey } from '../record.ts';
 import { TABLE } from '../table.ts';
 import { decodeCursor, encodeCursor, type Listing, type ListingKey } from './cursor.ts';
-import { type Item, ItemKind, idOfItem, partData, partItem, pauseItem, recordOf } from './items.ts';
+import { chunkCountOf, type Item, ItemKind, idOfItem, partData, partItem, pauseItem, recordOf } from './items.ts';
 import { Keys, parseRunKey, parseSortKey } from './keys.ts';
 import * as params from './params.ts';
+import { hintOf, joinParts, MAX_PARTS, partCount, partsOfHint, splitParts } from './parts.ts';
 
 /** How a `DynamoDBPersistence` is built. */
 export interface DynamoDBPersistenceOptions {
@@ -34,11 +35,13 @@ const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 /** Part writes (and best-effort deletes) in flight at once for one pause. */
 const PART_CONCURRENCY = 4;
 /** Answers in a row without any item after which a BatchGetItem gives up on unprocessed keys (throttling). */
-const UNPROCESSED_ROUNDS = 5;
+const UNPROCESSED_ROUNDS = 6;
+/** The first backoff after an answer that brought no item; it doubles each time (full jitter). */
+const BACKOFF_MS = 25;
 
 /**
- * The persistence port on one DynamoDB table (see `keys.ts` for the layout): keys, parts, cursors and condition
- * expressions live here, command inputs come from `params.ts`, and SDK errors never leak — a condition that failed is
+ * The persistence port on one DynamoDB table (see `keys.ts` for the layout): keys, parts (`parts.ts`: a transcript
+ * cut under the 400 KB item limit, its part count the read hint in ids), cursors and condition expressions live here, command inputs come from `params.ts`, and SDK errors never leak — a condition that failed is
  * an answer of the port (`taken`, `conflict`), a table that does not answer in time is a `StorageUnavailableError`.
  */
 export class DynamoDBPersistence implements CheckpointPersistence {
@@ -50,6 +53,10 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     this.#client = options.client;
     this.#tableName = options.tableName;
     this.#retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  }
+
+  readHint(byteLength: number): string {
+    return hintOf(partCount(byteLength));
   }
 
   async latest(tenant: string, runId: string): Promise<PauseRecord | undefined> {
@@ -69,7 +76,14 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     }
   }
 
-  async create(record: PauseRecord, parts: readonly Uint8Array[]): Promise<'created' | 'taken'> {
+  async create(record: PauseRecord, transcript: Uint8Array): Promise<'created' | 'taken'> {
+    const parts = splitParts(transcript);
+    // The ids the service makes carry the hint; one that is not this layout's would name parts that do not exist.
+    if (parts.length > MAX_PARTS || record.readHint !== hintOf(parts.length)) {
+      throw new RangeError(
+        `A transcript of ${transcript.length} bytes is written in ${parts.length} parts (at most ${MAX_PARTS}), read hint ${hintOf(parts.length)}; the record says ${record.readHint}.`,
+      );
+    }
     const ttl = this.#ttlOf(record);
     // Parts first: they are invisible until the pause item that names their token exists.
     await forEachLimited(parts, PART_CONCURRENCY, (data, index) =>
@@ -88,25 +102,40 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     return 'taken';
   }
 
-  async read(key: RecordKey, transcript?: TranscriptRef): Promise<StoredPause | undefined> {
-    const names = { runId: key.runId, interruptId: '' };
-    if (transcript === undefined) {
-      const output = await this.#call(() => this.#client.send(new GetCommand(params.getPause(this.#tableName, key))));
-      if (output.Item === undefined) return undefined;
-      return { record: recordOf(output.Item, { ...names, interruptId: idOfItem(output.Item, key.seq) }) };
-    }
-    const items = await this.#batchGet(params.getPauseWithParts(this.#tableName, key, transcript));
+  async read(key: RecordKey, transcript?: TranscriptRead): Promise<StoredPause | undefined> {
+    const hinted = partsOfHint(transcript?.hint);
+    // With the id's hint, the pause item and every part in one request; without, the pause item names its parts.
+    const items =
+      transcript === undefined || hinted === undefined
+        ? await this.#getPause(key)
+        : await this.#batchGet(params.getPauseWithParts(this.#tableName, key, transcript.token, hinted));
     const pauseSk = Keys.pause(key.seq);
     const raw = items.find((item) => item.sk === pauseSk);
     if (raw === undefined) return undefined;
-    const interruptId = idOfItem(raw, key.seq);
+    const names = { runId: key.runId, interruptId: idOfItem(raw, key.seq) };
+    const record = recordOf(raw, names);
+    if (transcript === undefined || record.token !== transcript.token) return { record };
+    const count = chunkCountOf(raw);
     const parts: Array<Uint8Array | undefined> = [];
-    for (const item of items) {
-      const sk = parseSortKey(item.sk);
-      if (sk.kind !== 'part' || sk.token !== transcript.token) continue;
-      parts[sk.index] = partData(item, { runId: key.runId, interruptId });
+    const collect = (found: readonly Item[]) => {
+      for (const item of found) {
+        const sk = parseSortKey(item.sk);
+        if (sk.kind === 'part' && sk.token === record.token && sk.index < count)
+          parts[sk.index] = partData(item, names);
+      }
+    };
+    collect(items);
+    // Parts the hint did not name (no hint, or another's): a second request, by the count the pause item holds.
+    const unasked = Array.from({ length: count }, (_, index) => index).filter((index) => index >= (hinted ?? 0));
+    if (unasked.length > 0) {
+      const keys = params.partKeys(key, record.token, unasked);
+      for (const input of params.getKeys(this.#tableName, keys)) collect(await this.#batchGet(input));
     }
-    return { record: recordOf(raw, { runId: key.runId, interruptId }), parts };
+    const joined = joinParts(parts, count);
+    if ('missing' in joined) {
+      throw new CorruptCheckpointError(key.runId, names.interruptId, `part ${joined.missing} of ${count} is missing`);
+    }
+    return { record, transcript: joined.bytes };
   }
 
   async update(before: PauseRecord, after: PauseRecord): Promise<'updated' | 'conflict'> {
@@ -135,18 +164,12 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     }));
     // The index is eventually consistent (and the embedded store writes an index entry before its item): every
     // pause is read again from the table by key, and an entry whose pause is gone is stepped over.
-    const items =
-      positions.length === 0
-        ? []
-        : await this.#batchGet(
-            params.getPauses(
-              this.#tableName,
-              positions.map((position) => ({
-                [TABLE.partitionKey.name]: position.pk,
-                [TABLE.sortKey.name]: position.sk,
-              })),
-            ),
-          );
+    const keys = positions.map((position) => ({
+      [TABLE.partitionKey.name]: position.pk,
+      [TABLE.sortKey.name]: position.sk,
+    }));
+    const batches = await Promise.all(params.getKeys(this.#tableName, keys).map((input) => this.#batchGet(input)));
+    const items = batches.flat();
     const byKey = new Map(items.map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
     const entries: ListPage['entries'] = [];
     for (const position of positions) {
@@ -190,17 +213,24 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     return Math.ceil(record.expiresAtMs / 1000) + this.#retentionSeconds;
   }
 
+  /** The pause item alone, strongly consistent (as a list, as `#batchGet` answers). */
+  async #getPause(key: RecordKey): Promise<Item[]> {
+    const output = await this.#call(() => this.#client.send(new GetCommand(params.getPause(this.#tableName, key))));
+    return output.Item === undefined ? [] : [output.Item];
+  }
+
   /**
-   * A BatchGetItem of one table, asking again for the keys DynamoDB left unprocessed: at once while each answer brings
-   * items (a response holds at most 16 MB on AWS, about 1 MB on the embedded store), with a backoff when one brings
-   * none (throttling). The items found, in no order.
+   * A BatchGetItem of one table (at most 100 keys: `params.getKeys`), asking again for the keys DynamoDB left
+   * unprocessed: at once while each answer brings items (a response holds at most 16 MB on AWS, about 1 MB on the
+   * embedded store), after an exponential backoff with full jitter when one brings none (throttling), giving up as
+   * `StorageUnavailableError` after a few such answers in a row. The items found, in no order.
    */
   async #batchGet(input: BatchGetCommandInput): Promise<Item[]> {
     const items: Item[] = [];
     let request: BatchGetCommandInput['RequestItems'] | undefined = input.RequestItems;
     let idle = 0;
     while (request !== undefined && Object.keys(request).length > 0) {
-      if (idle > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** idle));
+      if (idle > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * BACKOFF_MS * 2 ** idle));
       const pending: NonNullable<BatchGetCommandInput['RequestItems']> = request;
       const output = await this.#call(() => this.#client.send(new BatchGetCommand({ RequestItems: pending })));
       const found = output.Responses?.[this.#tableName] ?? [];

@@ -7,6 +7,7 @@ import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedVote } from '
 import { TABLE } from '../table.ts';
 import { isLibrary, LIBRARY_PRINCIPAL } from '../who-decides.ts';
 import { Keys } from './keys.ts';
+import { hintOf, MAX_PARTS, partsOfHint } from './parts.ts';
 
 /**
  * Records as DynamoDB items and back, pure. Every item carries `v`, the schema version: a reader that meets a newer
@@ -35,10 +36,23 @@ export function votesAttribute(index: number): string {
   return `w${index}`;
 }
 
-/** The pause item of `record`; `ttl` is epoch seconds after which DynamoDB may delete it. */
+/**
+ * The pause item of `record`; `ttl` is epoch seconds after which DynamoDB may delete it. `chunkCount`, the number of
+ * parts its transcript is written in, is the adapter's own attribute: the record carries it only as its read hint.
+ */
 export function pauseItem(record: PauseRecord, ttl: number): Item {
   const pk = Keys.run(record.tenant, record.runId);
-  return { pk, sk: Keys.pause(record.seq), v: SCHEMA_VERSION, kind: ItemKind.Pause, ttl, ...attributesOf(record, pk) };
+  const chunkCount = partsOfHint(record.readHint);
+  if (chunkCount === undefined) throw new RangeError(`The read hint ${record.readHint} is not a part count.`);
+  return {
+    pk,
+    sk: Keys.pause(record.seq),
+    v: SCHEMA_VERSION,
+    kind: ItemKind.Pause,
+    ttl,
+    chunkCount,
+    ...attributesOf(record, pk),
+  };
 }
 
 /** The item of part `index` of a pause's transcript. */
@@ -55,7 +69,8 @@ export function partItem(record: PauseRecord, index: number, data: Uint8Array, t
 
 /**
  * Every attribute a record sets, derived ones included (the indexes' keys): a write of `after` over `before` sets the
- * attributes whose value changed and removes those that are gone.
+ * attributes whose value changed and removes those that are gone. The layout's own (`chunkCount`, `ttl`) are written
+ * once, with the item, and never change.
  */
 export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, record.runId)): Item {
   const item: Item = {
@@ -72,7 +87,6 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
     status: record.status,
     rev: record.rev,
     codec: record.transcript.codec,
-    chunkCount: record.transcript.chunkCount,
     byteLength: record.transcript.byteLength,
     rawLength: record.transcript.rawLength,
     sha256: record.transcript.sha256,
@@ -161,6 +175,9 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   for (const name of ['seq', 'rev', 'expiresAtMs', 'chunkCount', 'byteLength', 'rawLength']) {
     if (!Number.isSafeInteger(raw[name])) throw corrupt(`its pause item has no ${name}`);
   }
+  if ((raw.chunkCount as number) < 1 || (raw.chunkCount as number) > MAX_PARTS) {
+    throw corrupt(`its pause item names ${raw.chunkCount} parts`);
+  }
   if (!isOneOf(FORMAT_NAMES, raw.format)) throw newer(`format ${JSON.stringify(raw.format)}`);
   if (raw.codec !== Codec.Gzip && raw.codec !== Codec.Brotli) throw newer(`codec ${JSON.stringify(raw.codec)}`);
   if (!isOneOf(ON_EXPIRY, raw.onExpiry)) throw newer(`onExpiry ${JSON.stringify(raw.onExpiry)}`);
@@ -183,6 +200,7 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
     runId: raw.runId as string,
     seq: raw.seq as number,
     token: raw.token as string,
+    readHint: hintOf(raw.chunkCount as number),
     format: raw.format,
     asks,
     decisions: asks.map((_, index) => json<RecordedDecision>(decisionAttribute(index))),
@@ -195,7 +213,6 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
     rev: raw.rev as number,
     transcript: {
       codec: raw.codec,
-      chunkCount: raw.chunkCount as number,
       byteLength: raw.byteLength as number,
       rawLength: raw.rawLength as number,
       sha256: raw.sha256 as string,
@@ -243,10 +260,15 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   return record;
 }
 
+/** The number of parts a pause item's transcript was written in (checked by `recordOf`). */
+export function chunkCountOf(raw: Item): number {
+  return raw.chunkCount as number;
+}
+
 /** The id a raw pause item would have, for error messages about it (best effort: the item may be broken). */
 export function idOfItem(raw: Item, seq: number): string {
   const parts = Number.isSafeInteger(raw.chunkCount) ? (raw.chunkCount as number) : 0;
-  return formatId({ seq, parts, token: String(raw.token) });
+  return formatId({ seq, hint: hintOf(parts), token: String(raw.token) });
 }
 
 /** Reads a raw part item; an unknown schema version or a missing `data` is a `CorruptCheckpointError`. */

@@ -90,23 +90,49 @@ export function getPause(tableName: string, key: RecordKey): GetCommandInput {
   return { TableName: tableName, Key: keyOf(key), ConsistentRead: true };
 }
 
-/** The pause item and `parts` parts of the attempt `token`, strongly consistent, in one request. */
+/** The most keys DynamoDB takes in one BatchGetItem. */
+export const BATCH_GET_KEYS = 100;
+
+/**
+ * The pause item and its first `parts` parts, written by the attempt `token`, strongly consistent: one request (at
+ * most 99 parts and the pause item are 100 keys, `MAX_PARTS`).
+ */
 export function getPauseWithParts(
   tableName: string,
   key: RecordKey,
-  transcript: { token: string; parts: number },
+  token: string,
+  parts: number,
 ): BatchGetCommandInput {
-  const pk = Keys.run(key.tenant, key.runId);
-  const keys = [keyOf(key)];
-  for (let index = 0; index < transcript.parts; index++) {
-    keys.push({ [partitionKey.name]: pk, [sortKey.name]: Keys.part(key.seq, transcript.token, index) });
-  }
-  return { RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } };
+  const requests = getKeys(tableName, [
+    keyOf(key),
+    ...partKeys(
+      key,
+      token,
+      Array.from({ length: parts }, (_, i) => i),
+    ),
+  ]);
+  if (requests.length !== 1) throw new RangeError(`A pause and ${parts} parts do not fit one BatchGetItem.`);
+  return requests[0] as BatchGetCommandInput;
 }
 
-/** Pause items by key, strongly consistent (a listing's page, verified against the table). */
-export function getPauses(tableName: string, keys: ReadonlyArray<{ [name: string]: string }>): BatchGetCommandInput {
-  return { RequestItems: { [tableName]: { Keys: [...keys], ConsistentRead: true } } };
+/** Parts `indexes` of pause `key`, written by the attempt `token`: the keys of `getKeys`. */
+export function partKeys(key: RecordKey, token: string, indexes: readonly number[]): Array<{ [name: string]: string }> {
+  const pk = Keys.run(key.tenant, key.runId);
+  return indexes.map((index) => ({ [partitionKey.name]: pk, [sortKey.name]: Keys.part(key.seq, token, index) }));
+}
+
+/**
+ * Items by key, strongly consistent: one BatchGetItem input per `BATCH_GET_KEYS` keys (DynamoDB refuses a larger
+ * one), in key order; no input for no keys.
+ */
+export function getKeys(tableName: string, keys: ReadonlyArray<{ [name: string]: string }>): BatchGetCommandInput[] {
+  const inputs: BatchGetCommandInput[] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
+    inputs.push({
+      RequestItems: { [tableName]: { Keys: keys.slice(start, start + BATCH_GET_KEYS), ConsistentRead: true } },
+    });
+  }
+  return inputs;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { PauseRecord } from '../../../functions/checkpoints/record.ts';
  */
 
 /** A record of `tenant`'s run `runId`, pause `seq`, as the service would write it. */
-export function record(overrides: Partial<PauseRecord> = {}): PauseRecord {
+export function recordOf(overrides: Partial<PauseRecord> = {}): PauseRecord {
   return {
     tenant: 'acme',
     runId: `run-${randomUUID()}`,
@@ -25,45 +25,85 @@ export function record(overrides: Partial<PauseRecord> = {}): PauseRecord {
     status: 'paused',
     rev: 1,
     dueAtMs: Date.parse('2026-01-08T00:00:00.000Z'),
-    transcript: { codec: 'br', chunkCount: 2, byteLength: 6, rawLength: 10, sha256: 'h' },
+    readHint: '1',
+    transcript: { codec: 'br', byteLength: 6, rawLength: 10, sha256: 'h' },
     pausedBy: { kind: 'service', subject: 'library', via: 'library' },
     ...overrides,
   };
 }
 
-const PARTS = [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])];
+const BYTES = new Uint8Array([1, 2, 3, 4, 5, 6]);
 
-export function persistenceSpec(name: string, factory: () => CheckpointPersistence): void {
+export function persistenceSpec(name: string, make: () => CheckpointPersistence): void {
+  /** A persistence, with each record's read hint the one it gives for the record's transcript. */
+  let hints: CheckpointPersistence;
+  const factory = () => {
+    hints = make();
+    return hints;
+  };
+  const record = (overrides: Partial<PauseRecord> = {}) => {
+    const made = recordOf(overrides);
+    return { ...made, readHint: hints.readHint(made.transcript.byteLength) };
+  };
   describe(`the persistence port on ${name}`, () => {
     it('creates a record once per sequence number: a second create of the same number is taken', async () => {
       const persistence = factory();
       const first = record();
-      expect(await persistence.create(first, PARTS)).toBe('created');
+      expect(await persistence.create(first, BYTES)).toBe('created');
       const rival = record({ runId: first.runId, token: 'rivalTokenrivalTokenAA' });
-      expect(await persistence.create(rival, PARTS)).toBe('taken');
+      expect(await persistence.create(rival, BYTES)).toBe('taken');
       expect((await persistence.read(first))?.record).toEqual(first);
     });
 
-    it('reads a record alone, or with the parts of its own write attempt', async () => {
+    it('gives a read hint of 1–16 letters and digits, the same for the same length', () => {
+      const persistence = factory();
+      for (const length of [1, 6, 300_000, 16 * 1024 * 1024]) {
+        expect(persistence.readHint(length)).toMatch(/^[A-Za-z0-9]{1,16}$/);
+        expect(persistence.readHint(length)).toBe(persistence.readHint(length));
+      }
+    });
+
+    it('reads a record alone, or with its transcript bytes, with the hint or without', async () => {
       const persistence = factory();
       const stored = record();
-      await persistence.create(stored, PARTS);
-      const alone = await persistence.read(stored);
-      expect(alone).toEqual({ record: stored });
-      const withParts = await persistence.read(stored, { token: stored.token, parts: 2 });
-      expect(withParts?.record).toEqual(stored);
-      expect(withParts?.parts?.map((part) => [...(part ?? [])])).toEqual([
-        [1, 2, 3],
-        [4, 5, 6],
-      ]);
-      const otherAttempt = await persistence.read(stored, { token: 'someoneElsesTokenAAAAA', parts: 2 });
-      expect(otherAttempt?.parts?.filter((part) => part !== undefined)).toEqual([]);
+      await persistence.create(stored, BYTES);
+      expect(await persistence.read(stored)).toEqual({ record: stored });
+      for (const transcript of [{ token: stored.token, hint: stored.readHint }, { token: stored.token }]) {
+        const read = await persistence.read(stored, transcript);
+        expect(read?.record).toEqual(stored);
+        expect([...(read?.transcript ?? [])]).toEqual([1, 2, 3, 4, 5, 6]);
+      }
+    });
+
+    it('never returns the transcript of another write attempt than the one asked for', async () => {
+      const persistence = factory();
+      const stored = record();
+      await persistence.create(stored, BYTES);
+      const read = await persistence.read(stored, { token: 'someoneElsesTokenAAAAA', hint: stored.readHint });
+      expect(read).toEqual({ record: stored });
+    });
+
+    it('stores a large transcript whole and reads it back byte for byte, whatever hint comes with the read', async () => {
+      const persistence = factory();
+      const bytes = Uint8Array.from({ length: 1_500_000 }, (_, index) => (index * 7919) % 251);
+      const stored = record({
+        transcript: { codec: 'br', byteLength: bytes.length, rawLength: 2_000_000, sha256: 'h' },
+      });
+      expect(await persistence.create(stored, bytes)).toBe('created');
+      for (const hint of [stored.readHint, persistence.readHint(1), undefined]) {
+        const read = await persistence.read(
+          stored,
+          hint === undefined ? { token: stored.token } : { token: stored.token, hint },
+        );
+        expect(read?.transcript?.length).toBe(bytes.length);
+        expect(Buffer.from(read?.transcript ?? []).equals(Buffer.from(bytes))).toBe(true);
+      }
     });
 
     it('reads nothing for a sequence number, run or tenant without a record', async () => {
       const persistence = factory();
       const stored = record();
-      await persistence.create(stored, PARTS);
+      await persistence.create(stored, BYTES);
       expect(await persistence.read({ ...stored, seq: 2 })).toBeUndefined();
       expect(await persistence.read({ ...stored, runId: 'another-run' })).toBeUndefined();
       expect(await persistence.read({ ...stored, tenant: 'globex' })).toBeUndefined();
@@ -72,9 +112,9 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
     it('returns the latest record of a run, and nothing for a run that never paused', async () => {
       const persistence = factory();
       const first = record();
-      await persistence.create(first, PARTS);
+      await persistence.create(first, BYTES);
       const second = record({ runId: first.runId, seq: 2, createdAt: '2026-01-02T00:00:00.000Z' });
-      await persistence.create(second, PARTS);
+      await persistence.create(second, BYTES);
       expect(await persistence.latest('acme', first.runId)).toEqual(second);
       expect(await persistence.latest('acme', 'never-paused')).toBeUndefined();
       expect(await persistence.latest('globex', first.runId)).toBeUndefined();
@@ -83,7 +123,7 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
     it('updates a record only from the revision that was read; a stale revision is a conflict', async () => {
       const persistence = factory();
       const before = record();
-      await persistence.create(before, PARTS);
+      await persistence.create(before, BYTES);
       const decided: PauseRecord = {
         ...before,
         rev: 2,
@@ -98,7 +138,7 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
     it('removes what a change drops, and keeps what it leaves alone', async () => {
       const persistence = factory();
       const before = record({ remindAtMs: 5, metadata: { ticket: 'T-1' } });
-      await persistence.create(before, PARTS);
+      await persistence.create(before, BYTES);
       const { dueAtMs: _, ...closedRest } = before;
       const closed: PauseRecord = {
         ...closedRest,
@@ -118,7 +158,7 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
     it('keeps a record that came from a newer writer, with a status this version does not know', async () => {
       const persistence = factory();
       const stored = record({ status: 'archived' });
-      await persistence.create(stored, PARTS);
+      await persistence.create(stored, BYTES);
       expect((await persistence.read(stored))?.record.status).toBe('archived');
     });
 
@@ -128,7 +168,7 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
       const records = Array.from({ length: 5 }, (_, index) =>
         record({ tenant, createdAt: `2026-01-0${index + 1}T00:00:00.000Z` }),
       );
-      for (const each of records) await persistence.create(each, PARTS);
+      for (const each of records) await persistence.create(each, BYTES);
       const first = await persistence.list({ tenant, openOnly: false, limit: 2 });
       expect(first.entries.map((entry) => entry.record.createdAt)).toEqual([
         '2026-01-05T00:00:00.000Z',
@@ -150,8 +190,8 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
       const tenant = `t-${randomUUID()}`;
       const open = record({ tenant });
       const closing = record({ tenant, createdAt: '2026-01-02T00:00:00.000Z' });
-      await persistence.create(open, PARTS);
-      await persistence.create(closing, PARTS);
+      await persistence.create(open, BYTES);
+      await persistence.create(closing, BYTES);
       const { dueAtMs: _, ...rest } = closing;
       await persistence.update(closing, { ...rest, rev: 2, status: 'expired' });
       const page = await persistence.list({ tenant, openOnly: true, limit: 10 });
@@ -164,8 +204,8 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
       const persistence = factory();
       const mine = record({ tenant: 'a#b' });
       const theirs = record({ tenant: 'a', runId: 'b' });
-      await persistence.create(mine, PARTS);
-      await persistence.create(theirs, PARTS);
+      await persistence.create(mine, BYTES);
+      await persistence.create(theirs, BYTES);
       const page = await persistence.list({ tenant: 'a#b', openOnly: false, limit: 10 });
       expect(page.entries.map((entry) => entry.record.tenant)).toEqual(['a#b']);
     });
@@ -173,7 +213,7 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
     it('refuses a cursor made for another tenant or listing', async () => {
       const persistence = factory();
       const tenant = `t-${randomUUID()}`;
-      for (let index = 0; index < 3; index++) await persistence.create(record({ tenant }), PARTS);
+      for (let index = 0; index < 3; index++) await persistence.create(record({ tenant }), BYTES);
       const page = await persistence.list({ tenant, openOnly: false, limit: 1 });
       const cursor = page.entries[0]?.after as string;
       await expect(
@@ -191,7 +231,7 @@ export function persistenceSpec(name: string, factory: () => CheckpointPersisten
       const later = record({ runId: `${runId}-b`, dueAtMs: 5_000 });
       const { dueAtMs: _, ...closedRest } = record({ runId: `${runId}-c` });
       const closed: PauseRecord = { ...closedRest, status: 'expired' };
-      for (const each of [soon, later, closed]) await persistence.create(each, PARTS);
+      for (const each of [soon, later, closed]) await persistence.create(each, BYTES);
       const due = await persistence.due(2_000, 100);
       expect(due).toContainEqual({ tenant: 'acme', runId, seq: 1 });
       expect(due).not.toContainEqual(expect.objectContaining({ runId: `${runId}-b` }));

@@ -1,0 +1,54 @@
+/**
+ * How the DynamoDB adapter lays a transcript out, pure: the compressed bytes the service hands the port, cut into
+ * parts under DynamoDB's 400 KB item limit, and the read hint that names how many there are. The hint is the part
+ * count as decimal digits — what ids carried before the hint was opaque, so those ids read the same way.
+ */
+
+/** The bytes of one part: well under the 400 KB item limit, leaving room for keys and attribute names. */
+export const PART_BYTES = 256 * 1024;
+/**
+ * The most parts a transcript can have: with the pause item, one BatchGetItem of at most 100 keys reads it all
+ * (16 MB of incompressible JSON in 256 KiB parts is 64).
+ */
+export const MAX_PARTS = 99;
+
+const HINT = /^[1-9][0-9]?$/;
+
+/** How many parts `byteLength` compressed bytes are written in (at least one). */
+export function partCount(byteLength: number, partBytes = PART_BYTES): number {
+  return Math.max(1, Math.ceil(byteLength / partBytes));
+}
+
+/** `bytes` cut into `partCount(bytes.length)` parts, in order (views of `bytes`, not copies). */
+export function splitParts(bytes: Uint8Array, partBytes = PART_BYTES): Uint8Array[] {
+  return Array.from({ length: partCount(bytes.length, partBytes) }, (_, index) =>
+    bytes.subarray(index * partBytes, Math.min((index + 1) * partBytes, bytes.length)),
+  );
+}
+
+/** The read hint of a transcript written in `count` parts. */
+export function hintOf(count: number): string {
+  return String(count);
+}
+
+/** The part count a read hint names, or undefined for a hint this adapter did not make. */
+export function partsOfHint(hint: string | undefined): number | undefined {
+  return hint !== undefined && HINT.test(hint) ? Number(hint) : undefined;
+}
+
+/**
+ * The transcript's bytes from `parts[i]`, the part stored at index i (undefined when none was found), `count` of
+ * them; `missing` is the first index without a part.
+ */
+export function joinParts(
+  parts: ReadonlyArray<Uint8Array | undefined>,
+  count: number,
+): { bytes: Uint8Array } | { missing: number } {
+  const found: Uint8Array[] = [];
+  for (let index = 0; index < count; index++) {
+    const part = parts[index];
+    if (part === undefined) return { missing: index };
+    found.push(part);
+  }
+  return { bytes: found.length === 1 ? (found[0] as Uint8Array) : Buffer.concat(found) };
+}
