@@ -4,7 +4,7 @@ import { readPauseAsks } from '../rehydrate/rehydrate.ts';
 import { ASK_KINDS, FORMAT_NAMES, isOneOf, LIMITS, ON_EXPIRY, type OnExpiry } from '../vocabulary.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes, shown } from './json.ts';
-import { schemaProblems } from './json-schema.ts';
+import { schemaProblems } from './json-schema/index.ts';
 import type { Ask } from './record.ts';
 import { describe, isIdempotencyKey, isRunId, jsonFailure, runIdProblem, tenantProblemOf } from './validation.ts';
 

@@ -14,7 +14,7 @@ import { type BuildOptions, build } from 'esbuild';
  * - `app-<hash>.js`: the page (preact, TSX), an IIFE; no `eval`, no inline script, so the page's CSP stays strict.
  * - `app-<hash>.css`: its style sheet.
  * - `validator-<hash>.js`: a dedicated worker running the server's own JSON Schema module
- *   (`functions/checkpoints/json-schema.ts`, ajv 2020), so the page refuses exactly what the server refuses. ajv
+ *   (`functions/checkpoints/json-schema/index.ts`, ajv 2020), so the page refuses exactly what the server refuses. ajv
  *   compiles schemas with `new Function`; the worker is served with a CSP of its own that allows that, while the
  *   page, which shows untrusted text, never allows `eval`. It is loaded only when an ask has a schema.
  */
