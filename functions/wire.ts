@@ -123,6 +123,24 @@ export interface AskView {
   editable?: boolean;
   decision?: RecordedDecisionView;
   decidedAt?: string;
+  /** Who recorded `decision` (§13). */
+  decidedBy?: Principal;
+  /** Who may decide this ask (§13); absent: any principal of the tenant that may decide at all. */
+  approvers?: Approvers;
+  /** Whether the principal reading the pause may decide this ask now (§13). */
+  mayDecide?: boolean;
+  /** Distinct approvals the ask needs (§13 quorum), when more than one. */
+  approvals?: number;
+  /** The quorum's votes so far, in the order recorded (§13). */
+  votes?: Vote[];
+}
+
+/** One vote on an ask with a quorum (§13): an approve, an edit (with its arguments) or a reject, and who cast it. */
+export interface Vote {
+  decision: 'approve' | 'edit' | 'reject';
+  args?: Record<string, unknown>;
+  by: Principal;
+  at: string;
 }
 
 /** The turn's words a person deciding needs: the last user text, the assistant's text in the paused round. */
@@ -159,6 +177,10 @@ export interface PauseView {
   continuationId?: string;
   outcome?: Outcome;
   messages?: unknown[];
+  /** Who made the pause (§13). */
+  pausedBy?: Principal;
+  /** Who cancelled it, when cancelled (§13). */
+  cancelledBy?: Principal;
 }
 
 /** A page of pauses, newest first; `cursor` when more follow. */
