@@ -479,4 +479,38 @@ describe('the inbox, signed in with auth off', () => {
     await page.getByText('Must match pattern "^[A-Z0-9 -]+$".').waitFor();
     await context.close();
   });
+
+  it('names each list row by what it asks, so five refunds read as five different links', async () => {
+    const orders = ['A-2001', 'A-2002', 'A-2003', 'A-2004', 'A-2005'];
+    for (const order of orders) {
+      await createPause(service.url, {
+        messages: turn([{ ...refundCall, args: { orderId: order, amount: 10 } }]),
+        asks: [{ toolCallId: refundCall.id, kind: 'approval', prompt: `Refund 10.00 EUR for order ${order}?` }],
+      });
+    }
+    const unprompted = await createPause(service.url, {
+      messages: turn([refundCall]),
+      asks: [{ toolCallId: refundCall.id, kind: 'approval' }],
+    });
+    const { context, page } = await newPage(browser);
+    await page.goto(`${service.url}/inbox`);
+    await page.locator('li.card', { hasText: unprompted.runId }).waitFor();
+    for (const order of orders) {
+      const name = `refund_order: Refund 10.00 EUR for order ${order}?`;
+      expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
+    }
+    expect(await page.getByRole('link', { name: `refund_order, run ${unprompted.runId}`, exact: true }).count()).toBe(
+      1,
+    );
+    // The visible text starts the name (WCAG 2.5.3, label in name), so "refund_order" still finds each row.
+    expect(await page.getByRole('link', { name: 'refund_order' }).count()).toBeGreaterThanOrEqual(6);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // "Waiting for me" asks the API for the requester's own pauses only (§13).
+    const asked = page.waitForRequest((r) => r.url().includes('/pauses?') && r.url().includes('mine=true'));
+    await page.getByRole('button', { name: 'Waiting for me' }).click();
+    await asked;
+    expect(await page.getByRole('button', { name: 'Waiting for me' }).getAttribute('aria-pressed')).toBe('true');
+    await context.close();
+  });
 });

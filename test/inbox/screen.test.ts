@@ -16,6 +16,7 @@ import {
   readOnlyText,
   readRefusal,
   resumedText,
+  rowName,
   submitState,
   votesText,
 } from '../../functions/inbox/page/screen.ts';
@@ -343,5 +344,15 @@ describe('who may decide (§13)', () => {
   it('says who decided a decided ask, when the API says', () => {
     expect(decidedByText({ ...refund, decision: { decision: 'approve' }, decidedBy: ann })).toBe('by Ann');
     expect(decidedByText({ ...refund, decision: { decision: 'approve' } })).toBeUndefined();
+  });
+});
+
+describe('rowName', () => {
+  it.each([
+    [[refund], 'refund_order: Refund order A1?'],
+    [[{ ...refund, prompt: null }], 'refund_order, run run-1'],
+    [[{ ...refund, prompt: '' }, question], 'refund_order, ask_customer: Which account?'],
+  ])('names a row of %j by what it asks', (asks, name) => {
+    expect(rowName({ runId: 'run-1', asks })).toBe(name);
   });
 });

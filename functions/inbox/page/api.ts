@@ -100,11 +100,11 @@ export function createApi(base: URL, access: Access) {
 
   return {
     access,
-    /** The tenant's open pauses, newest first. */
-    list: (cursor?: string) =>
+    /** The tenant's open pauses, newest first; `mine`: only those waiting for the requester's decision (§13). */
+    list: (cursor?: string, mine = false) =>
       call<PausePage>(
         'GET',
-        `pauses?status=paused&limit=${PAGE_SIZE}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+        `pauses?status=paused&limit=${PAGE_SIZE}${mine ? '&mine=true' : ''}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
       ),
     /** One pause (the link's own, from a link). */
     pause: (ref: PauseRef) => call<PauseView>('GET', access.kind === 'link' ? 'links/pause' : pausePath(ref)),

@@ -4,6 +4,7 @@ import { type Access, type Api, createApi, type PauseRef, problemText, savedToke
 import { kindText, shortJson } from './decide.ts';
 import { describedBy, ErrorText } from './fields.tsx';
 import { PauseScreen } from './pause.tsx';
+import { rowName } from './screen.ts';
 import { fullTime, relativeTime, timeLeft } from './time.ts';
 import type { PausePage, Problem } from './types.ts';
 
@@ -239,6 +240,8 @@ function PauseList({
 }) {
   // The cursors of the pages before this one, to go back to newer pauses.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  // "Waiting for me" (§13): only the pauses with an ask the person may decide and has not yet decided or voted on.
+  const [mine, setMine] = useState(false);
   const [page, setPage] = useState<PausePage | undefined>();
   const [problem, setProblem] = useState<Problem | undefined>();
   const [loading, setLoading] = useState(true);
@@ -247,7 +250,7 @@ function PauseList({
 
   const load = async () => {
     setLoading(true);
-    const result = await api.list(cursor);
+    const result = await api.list(cursor, mine);
     setLoading(false);
     if (!result.ok) {
       if (result.problem.status === 401) onUnauthorized(result.problem);
@@ -259,7 +262,7 @@ function PauseList({
   };
   useEffect(() => {
     void load();
-  }, [cursor]);
+  }, [cursor, mine]);
   useEffect(() => heading.current?.focus(), []);
 
   const items = page?.items ?? [];
@@ -280,6 +283,16 @@ function PauseList({
                   : 'Nothing is waiting for you.'
                 : `${items.length} request${items.length === 1 ? '' : 's'}${cursors.length > 1 ? ` (page ${cursors.length})` : ''}, newest first.`}
         </p>
+        <button
+          type="button"
+          aria-pressed={mine}
+          onClick={() => {
+            setCursors([undefined]);
+            setMine(!mine);
+          }}
+        >
+          Waiting for me
+        </button>
         <button type="button" onClick={() => void load()} disabled={loading}>
           Refresh
         </button>
@@ -299,6 +312,7 @@ function PauseList({
               <h2>
                 <a
                   href={href}
+                  aria-label={rowName(pause)}
                   onClick={(event) => {
                     event.preventDefault();
                     onOpen(ref);

@@ -1,4 +1,13 @@
-import { type Draft, describeDecision, draftDecision, firstDraft, formOf, idsOf, type SchemaCheck } from './decide.ts';
+import {
+  type Draft,
+  describeDecision,
+  draftDecision,
+  firstDraft,
+  formOf,
+  idsOf,
+  type SchemaCheck,
+  shortJson,
+} from './decide.ts';
 import { attribute, type FieldError, failureText, sentence } from './forms.ts';
 import { problemText } from './problems.ts';
 import type {
@@ -327,4 +336,16 @@ export function decidedByText(ask: AskView): string | undefined {
 function list(items: readonly string[], conjunction: 'and' | 'or'): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
+}
+
+/**
+ * A list row's accessible name: what it asks, not only the tool, so five refunds do not read "refund_order" five
+ * times — the tools, then the first prompt, else the run.
+ */
+export function rowName(pause: Pick<PauseView, 'asks' | 'runId'>): string {
+  const tools = pause.asks.map((ask) => ask.name).join(', ');
+  const prompt = pause.asks.find((ask) => ask.prompt !== null && ask.prompt !== '')?.prompt;
+  return prompt === undefined || prompt === null
+    ? `${tools}, run ${pause.runId}`
+    : `${tools}: ${shortJson(prompt, 120)}`;
 }
