@@ -375,7 +375,7 @@ describe('the inbox, signed in with auth off', () => {
     const { context, page } = await newPage(browser);
     await page.goto(`${service.url}/inbox`);
     await page.locator('li.card', { hasText: pause.runId }).waitFor();
-    const path = await tabTo(page, (f) => f.tag === 'a' && f.name === 'keyboard_refund');
+    const path = await tabTo(page, (f) => f.tag === 'a' && f.name === 'keyboard_refund: Approve with the keyboard?');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: `Request from ${pause.runId}` }).waitFor();
     path.push(...(await tabTo(page, (f) => f.tag === 'input' && f.name === 'Approve')));
