@@ -513,4 +513,40 @@ describe('the inbox, signed in with auth off', () => {
     expect(await page.getByRole('button', { name: 'Waiting for me' }).getAttribute('aria-pressed')).toBe('true');
     await context.close();
   });
+
+  it('shows a pause the person may not decide as read-only, saying who may, with the votes so far and who paused it', async () => {
+    const pause = await approvalPause();
+    const { context, page } = await newPage(browser);
+    // This service computes none of §13's fields yet: the test adds them to its real answer, as the API will send them.
+    await page.route(`**/runs/${pause.runId}/pauses/${pause.interruptId}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.pausedBy = { kind: 'agent', subject: 'agent-1', name: 'Refund bot', via: 'api' };
+      body.asks[0] = {
+        ...body.asks[0],
+        mayDecide: false,
+        approvers: { groups: ['finance'] },
+        approvals: 2,
+        votes: [
+          {
+            decision: 'approve',
+            by: { kind: 'person', subject: 'u-ann', name: 'Ann', via: 'api' },
+            at: body.createdAt,
+          },
+        ],
+      };
+      await route.fulfill({ response, json: body });
+    });
+    await open(page, pause);
+    await page.getByText('You may not decide this request. Only the group finance may decide it.').waitFor();
+    expect(await page.getByText('1 of 2 approvals: Ann', { exact: true }).count()).toBe(1);
+    expect(await page.getByRole('radio').count()).toBe(0);
+    const submit = page.getByRole('button', { name: 'Submit decision' });
+    expect(await submit.isDisabled()).toBe(true);
+    expect(await submit.getAttribute('aria-describedby')).toBe('submit-why');
+    expect(await page.locator('#submit-why').textContent()).toMatch(/^Nothing here is yours to decide/);
+    expect(await page.locator('p.meta').first().textContent()).toContain('paused by Refund bot');
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
 });
