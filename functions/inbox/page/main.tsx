@@ -23,10 +23,8 @@ import type { PausePage, Problem } from './types.ts';
 /**
  * The inbox page (§12): the person who decides sees the tenant's open pauses, or — opened from an answer link — that
  * one pause, and decides its asks. Preact with TSX, bundled by esbuild (`functions/inbox/build.ts`); nothing is
- * loaded from elsewhere. Sizes as `npm run build:inbox` prints them (minified / gzip -9): the page's script 43.8 KB /
- * 16.0 KB (preact, its hooks and JSX runtime 13.6 KB / 5.7 KB of it), its style sheet 4.2 KB / 1.5 KB, the HTML 0.5 KB; the
- * validator worker, fetched only when an ask has a schema and then cached, 198 KB / 60 KB (ajv and the server's
- * schema module). `test/inbox/assets.test.ts` holds the page to 20 KB and 3 KB gzipped.
+ * loaded from elsewhere. Its sizes are in `docs/inbox.md`; `test/inbox/assets.test.ts` holds the page to its budget.
+ * With an OIDC issuer (`inbox/config.json`), it signs people in through a chunk of its own (`signin.ts`, §13).
  *
  * An answer link is `<inbox>#<token>`: the token is read from the fragment, kept for this tab's session (so a reload
  * still shows the pause) and taken out of the address bar at once. Signed in, the page shows a pause at
