@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { schemaFailures, schemaProblems } from '../functions/checkpoints/json-schema.ts';
+import { schemaFailures, schemaProblems } from '../functions/checkpoints/json-schema/index.ts';
 import { buildBundle } from './bundle.ts';
 import { importPeer } from './group-peers.ts';
 import { quantile } from './measure.ts';

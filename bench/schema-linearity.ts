@@ -1,9 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { SCHEMA_LIMITS, schemaFailures, schemaProblems } from '../functions/checkpoints/json-schema.ts';
+import { SCHEMA_LIMITS, schemaFailures, schemaProblems } from '../functions/checkpoints/json-schema/index.ts';
 
 /**
  * Answer size against check time, for the schemas a hostile tenant or person could pick: Handback's checks
- * (`functions/checkpoints/json-schema.ts`) beside stock ajv with the same options (its own regular expressions and
+ * (`functions/checkpoints/json-schema/index.ts`) beside stock ajv with the same options (its own regular expressions and
  * keywords). Then what a refusal costs at pause time. `npx tsx bench/schema-linearity.ts`; a run takes about a minute.
  * Stock ajv runs only where it finishes within seconds; "—" marks a size it would take far longer on. The two `anyOf`
  * cases are the heaviest union a schema may apply to each item: past its budget of work (`SCHEMA_LIMITS.checkWork`)

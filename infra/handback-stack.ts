@@ -157,6 +157,12 @@ export class HandbackStack extends Stack {
       ...logging,
     });
     acknowledgeSynchronous(inbox, 'API Gateway invokes it synchronously and returns its errors to the caller');
+    if (userPool) {
+      // The page signs people in with the pool (§13): `GET /inbox/config.json` tells it the issuer and its client.
+      inbox.function.addEnvironment('OIDC_ISSUER', userPool.issuer);
+      inbox.function.addEnvironment('OIDC_CLIENT_ID', userPool.client.userPoolClientId);
+      inbox.function.addEnvironment('OIDC_SCOPES', 'openid email handback/decide');
+    }
     const httpApi = new HandbackHttpApi(this, 'Http', {
       handler: api.function,
       inboxHandler: inbox.function,

@@ -3,7 +3,7 @@ import { validator as schemasafe } from '@exodus/schemasafe';
 
 /**
  * The lighter JSON Schema 2020-12 validators weighed against Handback's (ajv + re2js, `functions/checkpoints/
- * json-schema.ts`), each behind the same question: does `value` pass `schema`? `refused` when the validator will not
+ * json-schema/`), each behind the same question: does `value` pass `schema`? `refused` when the validator will not
  * take the schema at all.
  */
 export interface Candidate {

@@ -19,7 +19,7 @@ export interface CheckpointChecks {
 /** Every check: what the library's stores, the local service and the HTTP API run with. */
 export const ALL_CHECKS: Required<CheckpointChecks> = {
   pause: () => import('./pause-checks.ts'),
-  schemas: () => import('./json-schema.ts'),
+  schemas: () => import('./json-schema/index.ts'),
 };
 
 /** The error of a store asked for what its entry point was built without: a wiring mistake, never a request's. */

@@ -5,7 +5,7 @@ import { ASK_KINDS, FORMAT_NAMES, isOneOf, LIMITS, ON_EXPIRY, type OnExpiry } fr
 import type { Principal } from '../wire.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes, shown } from './json.ts';
-import { schemaProblems } from './json-schema.ts';
+import { schemaProblems } from './json-schema/index.ts';
 import type { Ask } from './record.ts';
 import { describe, isIdempotencyKey, isRunId, jsonFailure, runIdProblem, tenantProblemOf } from './validation.ts';
 import { checkActor, checkApprovers, isAnonymous, LIBRARY_PRINCIPAL, recorded } from './who-decides.ts';

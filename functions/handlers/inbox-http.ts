@@ -4,13 +4,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Route } from '@middy/http-router';
-import { inboxAsset } from '../inbox/assets.ts';
+import { type InboxSettings, inboxAsset, inboxSettings } from '../inbox/assets.ts';
 import type { ApiEvent, ApiResult } from './http-api.ts';
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
 
 /**
- * The inbox page's routes (§12), served without a token (its data calls carry one): `GET /inbox` and
- * `GET /inbox/{file}`, with each file's security headers, gzipped for clients that take it. On AWS they are a
+ * The inbox page's routes (§12), served without a token (its data calls carry one): `GET /inbox`,
+ * `GET /inbox/config.json` (how the page signs people in, §13) and `GET /inbox/{file}`, with each file's security headers, gzipped for clients that take it. On AWS they are a
  * function of their own (`createInboxHandler`), so the page's files (about 250 KB, its validator included) stay out of
  * the API function's bundle and cold start; the local service adds them to its one API handler.
  */
@@ -19,7 +19,10 @@ export const INBOX_ROUTES: Array<Route<ApiEvent, ApiResult>> = [
   {
     method: 'GET',
     path: '/inbox/{file}',
-    handler: async (event: ApiEvent) => asset(event.pathParameters?.file ?? '', event),
+    handler: async (event: ApiEvent) => {
+      const file = event.pathParameters?.file ?? '';
+      return file === CONFIG_FILE ? config() : asset(file, event);
+    },
   },
 ];
 
@@ -39,12 +42,35 @@ export function createInboxHandler(logger: Logger) {
     );
 }
 
+/** The page's sign-in configuration, at `inbox/config.json`. */
+const CONFIG_FILE = 'config.json';
+
+/** Read from the environment once per container, on first use. */
+let settings: InboxSettings | undefined;
+const currentSettings = () => {
+  settings ??= inboxSettings(process.env);
+  return settings;
+};
+
+/** The config document: small, not cached for long, so a changed issuer is picked up within a minute. */
+function config(): ApiResult {
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'max-age=60',
+      'X-Content-Type-Options': 'nosniff',
+    },
+    body: JSON.stringify(currentSettings().config),
+  };
+}
+
 /** The gzip of each inbox file, made once per container: API Gateway HTTP APIs do not compress responses. */
 const gzipped = new Map<string, string>();
 
 /** A file of the inbox page, or 404; gzipped when the client takes it. */
 function asset(file: string, event: ApiEvent): ApiResult {
-  const found = inboxAsset(file);
+  const found = inboxAsset(file, currentSettings().connectOrigins);
   if (found === undefined) throw new HttpProblem(404, EdgeCode.NotFound, `No inbox file ${JSON.stringify(file)}.`);
   const headers = { 'Content-Type': found.contentType, ...found.headers, Vary: 'Accept-Encoding' };
   if (!/\bgzip\b/i.test(event.headers?.['accept-encoding'] ?? '') || found.body.length < 1024) {

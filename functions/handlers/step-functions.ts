@@ -6,5 +6,5 @@ import { createStepFunctionsHandler } from './triggers.ts';
  * cancels but never records a pause, so its store runs only the answers' schema checks.
  */
 export const handler = createStepFunctionsHandler(
-  useCaseDeps({ schemas: () => import('../checkpoints/json-schema.ts') }),
+  useCaseDeps({ schemas: () => import('../checkpoints/json-schema/index.ts') }),
 );

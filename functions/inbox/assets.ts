@@ -5,7 +5,7 @@ import { TRUSTED_TYPES_POLICY } from './page/policy.ts';
  * The inbox page's files as the HTTP API serves them (§12), from the module `npm run build:inbox` generates, with
  * their security headers. The page shows text that comes from models and agents (prompts, arguments, transcripts),
  * so its policy allows no inline script, no `eval`, no framing, no `<base>`, and Trusted Types for every script
- * sink; its data calls go to its own origin only.
+ * sink; its data calls go to its own origin only, and with sign-in configured to the identity provider's.
  */
 
 /** A file of the inbox page: its media type, body and headers. */
@@ -15,20 +15,70 @@ export interface InboxAsset {
   headers: Record<string, string>;
 }
 
-/** The page's Content-Security-Policy. */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  // The validator runs in a dedicated worker from the page's own origin.
-  "worker-src 'self'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "require-trusted-types-for 'script'",
-  `trusted-types ${TRUSTED_TYPES_POLICY}`,
-].join('; ');
+/**
+ * How the page signs people in (§13), as `GET /inbox/config.json` serves it: with an OIDC issuer and the inbox's
+ * client id, the authorization-code flow with PKCE; without, the pasted token (or none, with auth off).
+ */
+export interface InboxConfig {
+  issuer?: string;
+  clientId?: string;
+  /** Space-separated scopes the page asks for. */
+  scopes?: string;
+}
+
+/** What the server knows beside the config: the origins the page may call for sign-in (the issuer's, and more). */
+export interface InboxSettings {
+  config: InboxConfig;
+  connectOrigins: string[];
+}
+
+/** The scopes the page asks for when none are configured: who the person is (its name and email). */
+export const DEFAULT_SCOPES = 'openid email profile';
+
+/**
+ * The inbox's sign-in settings from `env`: on AWS `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_SCOPES` (set by the stack),
+ * locally `HANDBACK_JWT_ISSUER` and `HANDBACK_OIDC_CLIENT_ID` (the service's own token validation reads them too).
+ * `OIDC_ENDPOINT_ORIGINS` (space-separated) names origins the issuer's endpoints live on besides its own, such as
+ * Cognito's managed-login domain, whose token endpoint is not on the issuer's origin. Throws on an issuer that is not
+ * a URL: a misconfigured deployment fails at once, not in every person's browser.
+ */
+export function inboxSettings(env: Record<string, string | undefined>): InboxSettings {
+  const issuer = env.OIDC_ISSUER || env.HANDBACK_JWT_ISSUER || undefined;
+  const clientId = env.OIDC_CLIENT_ID || env.HANDBACK_OIDC_CLIENT_ID || undefined;
+  if (issuer === undefined || clientId === undefined) return { config: {}, connectOrigins: [] };
+  const origins = [issuer, ...(env.OIDC_ENDPOINT_ORIGINS ?? '').split(/\s+/).filter(Boolean)].map((value) => {
+    try {
+      return new URL(value).origin;
+    } catch {
+      throw new Error(`The inbox's OIDC setting ${JSON.stringify(value)} is not a URL.`);
+    }
+  });
+  return {
+    config: { issuer, clientId, scopes: env.OIDC_SCOPES || DEFAULT_SCOPES },
+    connectOrigins: [...new Set(origins)],
+  };
+}
+
+/** The page's Content-Security-Policy; `connectOrigins`: the identity provider's origins sign-in calls. */
+export function pageCsp(connectOrigins: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    // Its own API; with sign-in, the issuer's discovery, token and userinfo endpoints, and nothing else.
+    ["connect-src 'self'", ...connectOrigins].join(' '),
+    // The validator runs in a dedicated worker from the page's own origin.
+    "worker-src 'self'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "require-trusted-types-for 'script'",
+    `trusted-types ${TRUSTED_TYPES_POLICY}`,
+  ].join('; ');
+}
+
+/** The page's Content-Security-Policy without sign-in. */
+export const PAGE_CSP = pageCsp();
 
 /**
  * The validator worker's own Content-Security-Policy (a worker fetched over HTTP(S) is governed by its response's
@@ -43,14 +93,14 @@ const COMMON_HEADERS = {
 } as const;
 
 /** The inbox page's files by name (`''` is the page itself). */
-export function inboxAsset(file: string): InboxAsset | undefined {
+export function inboxAsset(file: string, connectOrigins: readonly string[] = []): InboxAsset | undefined {
   if (!Object.hasOwn(INBOX_FILES, file)) return undefined;
   const found = INBOX_FILES[file];
   if (found === undefined) return undefined;
   const { contentType, hashed, body } = found;
   const headers: Record<string, string> = {
     ...COMMON_HEADERS,
-    'Content-Security-Policy': file.startsWith('validator-') ? WORKER_CSP : PAGE_CSP,
+    'Content-Security-Policy': file.startsWith('validator-') ? WORKER_CSP : pageCsp(connectOrigins),
     // Hashed names change with their content: cache them for good. The page itself must be revalidated, so a new
     // build's names are picked up at once.
     'Cache-Control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../checkpoints/checkpoint-store.ts';
-import { schemaFailures } from '../checkpoints/json-schema.ts';
+import { schemaFailures } from '../checkpoints/json-schema/index.ts';
 import type { AnswerFailure } from '../errors.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { build } from 'esbuild';
 import fc from 'fast-check';
@@ -10,7 +10,7 @@ import {
   SCHEMA_LIMITS,
   schemaFailures,
   schemaProblems,
-} from '../../functions/checkpoints/json-schema.ts';
+} from '../../functions/checkpoints/json-schema/index.ts';
 import { BadRequestError, InvalidAnswerError } from '../../functions/errors.ts';
 
 /** `value` behind proxies that count every read the checks make of it (a get, a key list, a descriptor, an `in`). */
@@ -776,7 +776,11 @@ describe('the JSON helpers', () => {
 
 describe('the schema module in a browser', () => {
   it('uses no Node.js built-in', () => {
-    for (const file of ['json-schema.ts', 'json.ts']) {
+    const modules = readdirSync(new URL('../../functions/checkpoints/json-schema/', import.meta.url)).map(
+      (name) => `json-schema/${name}`,
+    );
+    expect(modules).toContain('json-schema/index.ts');
+    for (const file of [...modules, 'json.ts']) {
       const source = readFileSync(new URL(`../../functions/checkpoints/${file}`, import.meta.url), 'utf8');
       expect(source).not.toMatch(/\bBuffer\.|from 'node:|require\(/);
     }
@@ -784,7 +788,7 @@ describe('the schema module in a browser', () => {
 
   it('bundles for the browser platform', async () => {
     const bundled = await build({
-      entryPoints: [new URL('../../functions/checkpoints/json-schema.ts', import.meta.url).pathname],
+      entryPoints: [new URL('../../functions/checkpoints/json-schema/index.ts', import.meta.url).pathname],
       bundle: true,
       platform: 'browser',
       format: 'esm',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { schemaFailures } from '../../functions/checkpoints/json-schema.ts';
+import { schemaFailures } from '../../functions/checkpoints/json-schema/index.ts';
 import { type Field, type FormValues, fieldsOf, formFor, readForm } from '../../functions/inbox/page/forms.ts';
 import type { JsonSchema } from '../../functions/inbox/page/types.ts';
 import { inProcessApi } from './api.ts';
@@ -8,7 +8,7 @@ import { inProcessApi } from './api.ts';
 /**
  * The page refuses exactly what the server refuses, for the schemas it makes forms of. The page's verdict is its own
  * reading of the form (`readForm`: required choices, numbers) and then the validator worker's check — which runs
- * `schemaFailures` of `functions/checkpoints/json-schema.ts`, the function called here. The server's verdict is the
+ * `schemaFailures` of `functions/checkpoints/json-schema/index.ts`, the function called here. The server's verdict is the
  * API's answer to the same value (or, where the page refused to make one, the nearest value a form could send: the
  * text as typed, the empty choice left out).
  */

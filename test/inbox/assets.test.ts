@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createInboxHandler } from '../../functions/handlers/inbox-http.ts';
-import { inboxAsset, PAGE_CSP, WORKER_CSP } from '../../functions/inbox/assets.ts';
+import {
+  DEFAULT_SCOPES,
+  inboxAsset,
+  inboxSettings,
+  PAGE_CSP,
+  pageCsp,
+  WORKER_CSP,
+} from '../../functions/inbox/assets.ts';
 import { type BuiltFile, buildInboxFiles } from '../../functions/inbox/build.ts';
 import { INBOX_FILES } from '../../functions/inbox/generated.ts';
 import { httpEvent, lambdaContext } from '../handlers/events.ts';
@@ -11,12 +18,13 @@ const files = await buildInboxFiles();
 const byPrefix = (prefix: string) => files.find((f) => f.name.startsWith(prefix)) as BuiltFile;
 
 describe('the inbox build', () => {
-  it('names the script, the style sheet and the validator by their content hash', () => {
+  it('names the script, the style sheet, the validator and the sign-in chunk by their content hash', () => {
     expect(files.map((f) => f.name)).toEqual([
       '',
       expect.stringMatching(/^app-[\w-]{10}\.js$/),
       expect.stringMatching(/^app-[\w-]{10}\.css$/),
       expect.stringMatching(/^validator-[\w-]{10}\.js$/),
+      expect.stringMatching(/^signin-[\w-]{10}\.js$/),
     ]);
   });
 
@@ -40,6 +48,15 @@ describe('the inbox build', () => {
     expect((files[2] as BuiltFile).gzipBytes).toBeLessThanOrEqual(3 * 1024);
     // ajv and the server's schema module; room for its linear-time pattern engine.
     expect(byPrefix('validator-').gzipBytes).toBeLessThanOrEqual(160 * 1024);
+    // oauth4webapi and the code flow, loaded only when the inbox serves an issuer (§13).
+    expect(byPrefix('signin-').gzipBytes).toBeLessThanOrEqual(10 * 1024);
+  });
+
+  it('keeps oauth4webapi out of the page script, which imports the sign-in chunk by name only when needed', () => {
+    const app = byPrefix('app-').body;
+    expect(app).toContain(byPrefix('signin-').name);
+    expect(app).not.toContain('code_verifier');
+    expect(byPrefix('signin-').body).toContain('code_verifier');
   });
 
   it('leaves eval and Function out of the page script, and starts the validator it was built with', () => {
@@ -148,5 +165,51 @@ describe('the inbox function', () => {
     const missing = await call(httpEvent('GET', '/pauses', { claims: null }));
     expect(missing.statusCode).toBe(404);
     expect(JSON.parse(String(missing.body))).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('inboxSettings', () => {
+  it.each([
+    [{}, {}, []],
+    [{ HANDBACK_JWT_ISSUER: 'http://127.0.0.1:4000' }, {}, []],
+    [
+      { HANDBACK_JWT_ISSUER: 'http://127.0.0.1:4000', HANDBACK_OIDC_CLIENT_ID: 'inbox' },
+      { issuer: 'http://127.0.0.1:4000', clientId: 'inbox', scopes: DEFAULT_SCOPES },
+      ['http://127.0.0.1:4000'],
+    ],
+    [
+      {
+        OIDC_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
+        OIDC_CLIENT_ID: 'client',
+        OIDC_SCOPES: 'openid email handback/decide',
+        OIDC_ENDPOINT_ORIGINS: 'https://login.example.auth.eu-west-1.amazoncognito.com/',
+      },
+      {
+        issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
+        clientId: 'client',
+        scopes: 'openid email handback/decide',
+      },
+      ['https://cognito-idp.eu-west-1.amazonaws.com', 'https://login.example.auth.eu-west-1.amazoncognito.com'],
+    ],
+  ])('reads %j as the config %j, calling %j', (env, config, origins) => {
+    expect(inboxSettings(env)).toEqual({ config, connectOrigins: origins });
+  });
+
+  it('refuses an issuer that is not a URL, naming it', () => {
+    expect(() => inboxSettings({ OIDC_ISSUER: 'not a url', OIDC_CLIENT_ID: 'c' })).toThrow(/"not a url" is not a URL/);
+  });
+
+  it("adds only the issuer's origins to connect-src", () => {
+    const csp = pageCsp(['https://idp.example.com']);
+    expect(csp).toBe(PAGE_CSP.replace("connect-src 'self'", "connect-src 'self' https://idp.example.com"));
+  });
+});
+
+describe('GET /inbox/config.json', () => {
+  it('says there is no sign-in when no issuer is configured', async () => {
+    const handler = createInboxHandler(testTelemetry().logger);
+    const config = await handler(httpEvent('GET', '/inbox/config.json', { claims: null }), lambdaContext());
+    expect(config).toMatchObject({ statusCode: 200, headers: { 'Content-Type': 'application/json' } });
+    expect(JSON.parse(String(config.body))).toEqual({});
   });
 });

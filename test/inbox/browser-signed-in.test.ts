@@ -181,7 +181,7 @@ describe('the inbox, signed in with auth off', () => {
     await page.getByRole('button', { name: 'Submit decision' }).click();
     expect(await outcome(page)).toBe('Resumed: the agent will now run refund_order.');
     await page.getByText('Approved', { exact: true }).waitFor();
-    expect((await shown(pause)).asks[0].decision).toEqual({ decision: 'approve' });
+    expect((await shown(pause)).asks[0].decision).toMatchObject({ decision: 'approve' });
     await context.close();
   });
 
@@ -212,7 +212,7 @@ describe('the inbox, signed in with auth off', () => {
     await page.getByRole('button', { name: 'Submit decision' }).click();
     expect(await outcome(page)).toBe('Resumed: the agent will now run refund_order.');
     expect(writes()).toHaveLength(1);
-    expect((await shown(pause)).asks[0].decision).toEqual({
+    expect((await shown(pause)).asks[0].decision).toMatchObject({
       decision: 'edit',
       args: { orderId: 'A-1042', amount: 40 },
     });
@@ -228,7 +228,7 @@ describe('the inbox, signed in with auth off', () => {
     await page.getByRole('button', { name: 'Submit decision' }).click();
     expect(await outcome(page)).toBe('Resumed: the agent goes on with your decisions.');
     await page.getByText('Rejected: The customer already got a voucher.').waitFor();
-    expect((await shown(pause)).asks[0].decision).toEqual({
+    expect((await shown(pause)).asks[0].decision).toMatchObject({
       decision: 'reject',
       reason: 'The customer already got a voucher.',
     });
@@ -256,7 +256,7 @@ describe('the inbox, signed in with auth off', () => {
     await notice.getByRole('radio', { name: 'Reject' }).check();
     await page.getByRole('button', { name: 'Submit decision' }).click();
     expect(await outcome(page)).toBe('Resumed: the agent will now run refund_order.');
-    expect((await shown(pause)).asks.map((a: { decision: unknown }) => a.decision)).toEqual([
+    expect((await shown(pause)).asks.map((a: { decision: unknown }) => a.decision)).toMatchObject([
       { decision: 'approve' },
       { decision: 'reject' },
     ]);
@@ -282,7 +282,7 @@ describe('the inbox, signed in with auth off', () => {
     await second.page.locator('#a0').getByRole('radio', { name: 'Reject' }).check();
     await second.page.getByRole('button', { name: 'Submit decisions' }).click();
     expect(await outcome(second.page)).toBe('Someone else decided first; nothing of yours was sent.');
-    await second.page.locator('#a0-note').getByText('Already decided by someone else: Approved.').waitFor();
+    await second.page.locator('#a0-note').getByText(/^Already decided by .+: Approved\.$/).waitFor();
     await second.page.locator('#a0').getByText('Approved', { exact: true }).waitFor();
     // The other ask is still theirs to decide.
     await second.page.locator('#a1').getByRole('radio', { name: 'Reject' }).check();
@@ -375,7 +375,7 @@ describe('the inbox, signed in with auth off', () => {
     const { context, page } = await newPage(browser);
     await page.goto(`${service.url}/inbox`);
     await page.locator('li.card', { hasText: pause.runId }).waitFor();
-    const path = await tabTo(page, (f) => f.tag === 'a' && f.name === 'keyboard_refund');
+    const path = await tabTo(page, (f) => f.tag === 'a' && f.name === 'keyboard_refund: Approve with the keyboard?');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: `Request from ${pause.runId}` }).waitFor();
     path.push(...(await tabTo(page, (f) => f.tag === 'input' && f.name === 'Approve')));
@@ -477,6 +477,76 @@ describe('the inbox, signed in with auth off', () => {
     await page.getByLabel('Account (required)').fill('lower case');
     await page.getByRole('button', { name: 'Submit decision' }).click();
     await page.getByText('Must match pattern "^[A-Z0-9 -]+$".').waitFor();
+    await context.close();
+  });
+
+  it('names each list row by what it asks, so five refunds read as five different links', async () => {
+    const orders = ['A-2001', 'A-2002', 'A-2003', 'A-2004', 'A-2005'];
+    for (const order of orders) {
+      await createPause(service.url, {
+        messages: turn([{ ...refundCall, args: { orderId: order, amount: 10 } }]),
+        asks: [{ toolCallId: refundCall.id, kind: 'approval', prompt: `Refund 10.00 EUR for order ${order}?` }],
+      });
+    }
+    const unprompted = await createPause(service.url, {
+      messages: turn([refundCall]),
+      asks: [{ toolCallId: refundCall.id, kind: 'approval' }],
+    });
+    const { context, page } = await newPage(browser);
+    await page.goto(`${service.url}/inbox`);
+    await page.locator('li.card', { hasText: unprompted.runId }).waitFor();
+    for (const order of orders) {
+      const name = `refund_order: Refund 10.00 EUR for order ${order}?`;
+      expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
+    }
+    expect(await page.getByRole('link', { name: `refund_order, run ${unprompted.runId}`, exact: true }).count()).toBe(
+      1,
+    );
+    // The visible text starts the name (WCAG 2.5.3, label in name), so "refund_order" still finds each row.
+    expect(await page.getByRole('link', { name: 'refund_order' }).count()).toBeGreaterThanOrEqual(6);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // "Waiting for me" asks the API for the requester's own pauses only (§13).
+    const asked = page.waitForRequest((r) => r.url().includes('/pauses?') && r.url().includes('mine=true'));
+    await page.getByRole('button', { name: 'Waiting for me' }).click();
+    await asked;
+    expect(await page.getByRole('button', { name: 'Waiting for me' }).getAttribute('aria-pressed')).toBe('true');
+    await context.close();
+  });
+
+  it('shows a pause the person may not decide as read-only, saying who may, with the votes so far and who paused it', async () => {
+    const pause = await approvalPause();
+    const { context, page } = await newPage(browser);
+    // This service computes none of §13's fields yet: the test adds them to its real answer, as the API will send them.
+    await page.route(`**/runs/${pause.runId}/pauses/${pause.interruptId}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.pausedBy = { kind: 'agent', subject: 'agent-1', name: 'Refund bot', via: 'api' };
+      body.asks[0] = {
+        ...body.asks[0],
+        mayDecide: false,
+        approvers: { groups: ['finance'] },
+        approvals: 2,
+        votes: [
+          {
+            decision: 'approve',
+            by: { kind: 'person', subject: 'u-ann', name: 'Ann', via: 'api' },
+            at: body.createdAt,
+          },
+        ],
+      };
+      await route.fulfill({ response, json: body });
+    });
+    await open(page, pause);
+    await page.getByText('You may not decide this request. Only the group finance may decide it.').waitFor();
+    expect(await page.getByText('1 of 2 approvals: Ann', { exact: true }).count()).toBe(1);
+    expect(await page.getByRole('radio').count()).toBe(0);
+    const submit = page.getByRole('button', { name: 'Submit decision' });
+    expect(await submit.isDisabled()).toBe(true);
+    expect(await submit.getAttribute('aria-describedby')).toBe('submit-why');
+    expect(await page.locator('#submit-why').textContent()).toMatch(/^Nothing here is yours to decide/);
+    expect(await page.locator('p.meta').first().textContent()).toContain('paused by Refund bot');
+    expect(await axeViolations(page)).toEqual([]);
     await context.close();
   });
 });

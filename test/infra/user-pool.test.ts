@@ -34,6 +34,19 @@ describe('a stack that creates its user pool', () => {
     });
   });
 
+  it("tells the inbox function the pool's issuer, its client and scopes, for the page's sign-in", () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('^Handback inbox page'),
+      Environment: {
+        Variables: Match.objectLike({
+          OIDC_ISSUER: getAtt('UsersPool', 'ProviderURL'),
+          OIDC_CLIENT_ID: ref('UsersPoolApiClient'),
+          OIDC_SCOPES: 'openid email handback/decide',
+        }),
+      },
+    });
+  });
+
   it('keeps the tenant in a custom attribute', () => {
     template.hasResourceProperties('AWS::Cognito::UserPool', {
       Schema: [

@@ -8,6 +8,8 @@ import type {
   Problem,
 } from './types.ts';
 
+export { problemText } from './problems.ts';
+
 /**
  * The page's calls to the API, on its own origin. Signed in, they carry the bearer token the person pasted (kept in
  * `sessionStorage`, so it lasts for the browser session only), or none when the API asks for none. From an answer
@@ -98,11 +100,11 @@ export function createApi(base: URL, access: Access) {
 
   return {
     access,
-    /** The tenant's open pauses, newest first. */
-    list: (cursor?: string) =>
+    /** The tenant's open pauses, newest first; `mine`: only those waiting for the requester's decision (§13). */
+    list: (cursor?: string, mine = false) =>
       call<PausePage>(
         'GET',
-        `pauses?status=paused&limit=${PAGE_SIZE}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+        `pauses?status=paused&limit=${PAGE_SIZE}${mine ? '&mine=true' : ''}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
       ),
     /** One pause (the link's own, from a link). */
     pause: (ref: PauseRef) => call<PauseView>('GET', access.kind === 'link' ? 'links/pause' : pausePath(ref)),
@@ -131,26 +133,4 @@ export type Api = ReturnType<typeof createApi>;
 
 function problem(status: number, code: string, detail: string): { ok: false; problem: Problem } {
   return { ok: false, problem: { status, code, detail } };
-}
-
-/** A problem in words for the person, when nothing more specific applies. */
-export function problemText(p: Problem): string {
-  switch (p.code) {
-    case 'unauthorized':
-      return 'The service did not accept your access token.';
-    case 'pause_expired':
-      return 'This request expired before a decision was made; nothing was sent.';
-    case 'pause_cancelled':
-      return 'This request was cancelled; nothing was sent.';
-    case 'link_closed':
-      return 'This request is closed.';
-    case 'already_resumed':
-      return 'This request was already settled.';
-    case 'storage_unavailable':
-      return 'The service did not answer in time. What you sent may or may not have been recorded; sending it again is safe.';
-    case 'pause_not_found':
-      return 'There is no such request, or it is not yours to see.';
-    default:
-      return p.detail ?? p.title ?? `The service answered ${p.status}.`;
-  }
 }

@@ -1,6 +1,7 @@
 import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
+import { decidedByText, votesText } from './screen.ts';
 import { fullTime, relativeTime } from './time.ts';
 import type { AskView } from './types.ts';
 
@@ -22,6 +23,8 @@ interface AskProps {
   index: number;
   /** False once the pause has closed: nothing can be decided. */
   open: boolean;
+  /** Why the person may not decide this ask (§13): it is shown read-only, with who may. */
+  readOnly: string | undefined;
   /** More than one ask is waiting: each may be left for later. */
   several: boolean;
   draft: Draft;
@@ -33,11 +36,13 @@ interface AskProps {
 }
 
 /** An ask and its decision controls. */
-export function AskCard({ ask, index, open, several, draft, errors, note, nowMs, onDraft }: AskProps) {
+export function AskCard({ ask, index, open, readOnly, several, draft, errors, note, nowMs, onDraft }: AskProps) {
   const ids = idsOf(index);
   const titleId = `${ids.ask}-title`;
   const choiceError = errors[ids.choice];
   const set = (change: Partial<Draft>) => onDraft({ ...draft, ...change });
+  const votes = votesText(ask);
+  const by = decidedByText(ask);
   return (
     <section class="ask" id={ids.ask} aria-labelledby={titleId}>
       <h3 id={titleId}>
@@ -55,6 +60,7 @@ export function AskCard({ ask, index, open, several, draft, errors, note, nowMs,
       {ask.decision !== undefined ? (
         <p class="decided">
           <strong>{describeDecision(ask.decision)}</strong>
+          {by === undefined ? null : ` ${by}`}
           {ask.decidedAt === undefined ? null : (
             <>
               {' '}
@@ -65,12 +71,18 @@ export function AskCard({ ask, index, open, several, draft, errors, note, nowMs,
           )}
         </p>
       ) : null}
+      {votes === undefined || ask.decision !== undefined ? null : <p class="votes">{votes}</p>}
+      {readOnly === undefined ? null : (
+        <p class="note readonly" id={`${ids.ask}-readonly`}>
+          {readOnly}
+        </p>
+      )}
       {note === undefined ? null : (
         <p class="note" id={`${ids.ask}-note`}>
           {note}
         </p>
       )}
-      {ask.decision === undefined && open ? (
+      {ask.decision === undefined && open && readOnly === undefined ? (
         <>
           <fieldset class="choices" aria-describedby={describedBy(ids.choice, false, choiceError)}>
             <legend>Your decision</legend>

@@ -4,16 +4,27 @@ import { type Access, type Api, createApi, type PauseRef, problemText, savedToke
 import { kindText, shortJson } from './decide.ts';
 import { describedBy, ErrorText } from './fields.tsx';
 import { PauseScreen } from './pause.tsx';
+import { rowName } from './screen.ts';
+import {
+  forgetSession,
+  type Identity,
+  identityText,
+  isCallback,
+  loadConfig,
+  loadSignIn,
+  redirectUri,
+  savedIdentity,
+  saveIdentity,
+} from './session.ts';
+import type { SignInConfig } from './signin.ts';
 import { fullTime, relativeTime, timeLeft } from './time.ts';
 import type { PausePage, Problem } from './types.ts';
 
 /**
  * The inbox page (§12): the person who decides sees the tenant's open pauses, or — opened from an answer link — that
  * one pause, and decides its asks. Preact with TSX, bundled by esbuild (`functions/inbox/build.ts`); nothing is
- * loaded from elsewhere. Sizes as `npm run build:inbox` prints them (minified / gzip -9): the page's script 43.8 KB /
- * 16.0 KB (preact, its hooks and JSX runtime 13.6 KB / 5.7 KB of it), its style sheet 4.2 KB / 1.5 KB, the HTML 0.5 KB; the
- * validator worker, fetched only when an ask has a schema and then cached, 198 KB / 60 KB (ajv and the server's
- * schema module). `test/inbox/assets.test.ts` holds the page to 20 KB and 3 KB gzipped.
+ * loaded from elsewhere. Its sizes are in `docs/inbox.md`; `test/inbox/assets.test.ts` holds the page to its budget.
+ * With an OIDC issuer (`inbox/config.json`), it signs people in through a chunk of its own (`signin.ts`, §13).
  *
  * An answer link is `<inbox>#<token>`: the token is read from the fragment, kept for this tab's session (so a reload
  * still shows the pause) and taken out of the address bar at once. Signed in, the page shows a pause at
@@ -61,13 +72,39 @@ function useNow(): number {
   return now;
 }
 
-function App({ base, link }: { base: URL; link: string | undefined }) {
+interface AppProps {
+  base: URL;
+  link: string | undefined;
+  /** The inbox's OIDC issuer and client (§13), when it serves one. */
+  signIn: SignInConfig | undefined;
+  /** Why coming back from the provider did not sign the person in. */
+  signInError: string | undefined;
+}
+
+function App({ base, link, signIn, signInError }: AppProps) {
   const access: Access = link === undefined ? { kind: 'signed-in' } : { kind: 'link', token: link };
   const [api] = useState(() => createApi(base, access));
   const [route, setRoute] = useState<Route>(() => routeOf(location.search));
-  const [unauthorized, setUnauthorized] = useState<Problem | undefined>();
+  const [unauthorized, setUnauthorized] = useState<Problem | undefined>(
+    signInError === undefined ? undefined : { status: 401, code: 'sign_in_failed', detail: signInError },
+  );
   const [signedInWith, setSignedInWith] = useState(savedToken());
+  const [identity, setIdentity] = useState<Identity | undefined>(savedIdentity());
+  const [leaving, setLeaving] = useState<string | undefined>();
   const nowMs = useNow();
+  /** Leaves for the provider's login; comes back to this address. */
+  const startSignIn =
+    signIn === undefined
+      ? undefined
+      : async () => {
+          setLeaving('Going to sign in…');
+          try {
+            await (await loadSignIn(base)).startSignIn(signIn, redirectUri(), location.search);
+          } catch (error) {
+            setLeaving(undefined);
+            setUnauthorized({ status: 401, code: 'sign_in_failed', detail: signInFailure(error) });
+          }
+        };
 
   useEffect(() => {
     const onPop = () => setRoute(routeOf(location.search));
@@ -100,15 +137,26 @@ function App({ base, link }: { base: URL; link: string | undefined }) {
       ? undefined
       : () => {
           saveToken(undefined);
+          forgetSession();
           setSignedInWith(undefined);
+          setIdentity(undefined);
           setUnauthorized({ status: 401, code: 'signed_out' });
         };
+
+  if (leaving !== undefined) {
+    return (
+      <Shell>
+        <p role="status">{leaving}</p>
+      </Shell>
+    );
+  }
 
   if (unauthorized !== undefined) {
     return (
       <Shell>
         <TokenForm
           problem={unauthorized}
+          onSignIn={startSignIn}
           onToken={(token) => {
             saveToken(token);
             setSignedInWith(token);
@@ -120,7 +168,7 @@ function App({ base, link }: { base: URL; link: string | undefined }) {
   }
 
   return (
-    <Shell onSignOut={signOut}>
+    <Shell onSignOut={signOut} onSignIn={signedInWith === undefined ? startSignIn : undefined} identity={identity}>
       {route.kind === 'pause' ? (
         <>
           <p class="back">
@@ -155,14 +203,31 @@ function App({ base, link }: { base: URL; link: string | undefined }) {
   );
 }
 
-function Shell({ children, onSignOut }: { children: ComponentChildren; onSignOut?: (() => void) | undefined }) {
+interface ShellProps {
+  children: ComponentChildren;
+  onSignOut?: (() => void) | undefined;
+  onSignIn?: (() => Promise<void>) | undefined;
+  identity?: Identity | undefined;
+}
+
+function Shell({ children, onSignOut, onSignIn, identity }: ShellProps) {
   return (
     <>
       <header class="bar">
         <p class="brand">Handback inbox</p>
+        {identity === undefined || onSignOut === undefined ? null : (
+          <p class="who">
+            Signed in as <strong>{identityText(identity)}</strong>
+          </p>
+        )}
         {onSignOut === undefined ? null : (
           <button type="button" class="quiet" onClick={onSignOut}>
             Sign out
+          </button>
+        )}
+        {onSignIn === undefined || onSignOut !== undefined ? null : (
+          <button type="button" class="quiet" onClick={() => void onSignIn()}>
+            Sign in
           </button>
         )}
       </header>
@@ -172,10 +237,22 @@ function Shell({ children, onSignOut }: { children: ComponentChildren; onSignOut
 }
 
 /** Asks for a bearer token when the API wants one; it is kept for this browser session only. */
-function TokenForm({ problem, onToken }: { problem: Problem; onToken(token: string): void }) {
+function TokenForm({
+  problem,
+  onToken,
+  onSignIn,
+}: {
+  problem: Problem;
+  onToken(token: string): void;
+  onSignIn: (() => Promise<void>) | undefined;
+}) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | undefined>(
-    problem.code === 'signed_out' ? undefined : savedToken() === undefined ? undefined : problemText(problem),
+    problem.code === 'signed_out' || problem.code === 'sign_in_failed'
+      ? undefined
+      : savedToken() === undefined
+        ? undefined
+        : problemText(problem),
   );
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
@@ -199,9 +276,24 @@ function TokenForm({ problem, onToken }: { problem: Problem; onToken(token: stri
       <h1 id="token-title" tabIndex={-1} ref={heading}>
         Sign in
       </h1>
+      {problem.code === 'signed_out' && onSignIn !== undefined ? <p role="status">You are signed out.</p> : null}
+      {problem.code === 'sign_in_failed' ? (
+        <p class="error" role="alert">
+          {problem.detail}
+        </p>
+      ) : null}
+      {onSignIn === undefined ? null : (
+        <p>
+          <button type="button" class="primary" onClick={() => void onSignIn()}>
+            Sign in with your account
+          </button>
+        </p>
+      )}
       <p>
-        The inbox needs the access token (a JWT) you use with the Handback API. It is kept in this browser tab until you
-        close it or sign out.
+        {onSignIn === undefined
+          ? 'The inbox needs the access token (a JWT) you use with the Handback API.'
+          : 'Or, for development, paste an access token (a JWT) for the Handback API.'}{' '}
+        It is kept in this browser tab until you close it or sign out.
       </p>
       <div class="field">
         <label for="token">Access token</label>
@@ -218,8 +310,8 @@ function TokenForm({ problem, onToken }: { problem: Problem; onToken(token: stri
         />
         <ErrorText id="token" error={error} />
       </div>
-      <button type="submit" class="primary">
-        Sign in
+      <button type="submit" class={onSignIn === undefined ? 'primary' : ''}>
+        {onSignIn === undefined ? 'Sign in' : 'Use this token'}
       </button>
     </form>
   );
@@ -239,6 +331,8 @@ function PauseList({
 }) {
   // The cursors of the pages before this one, to go back to newer pauses.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  // "Waiting for me" (§13): only the pauses with an ask the person may decide and has not yet decided or voted on.
+  const [mine, setMine] = useState(false);
   const [page, setPage] = useState<PausePage | undefined>();
   const [problem, setProblem] = useState<Problem | undefined>();
   const [loading, setLoading] = useState(true);
@@ -247,7 +341,7 @@ function PauseList({
 
   const load = async () => {
     setLoading(true);
-    const result = await api.list(cursor);
+    const result = await api.list(cursor, mine);
     setLoading(false);
     if (!result.ok) {
       if (result.problem.status === 401) onUnauthorized(result.problem);
@@ -259,7 +353,7 @@ function PauseList({
   };
   useEffect(() => {
     void load();
-  }, [cursor]);
+  }, [cursor, mine]);
   useEffect(() => heading.current?.focus(), []);
 
   const items = page?.items ?? [];
@@ -280,6 +374,16 @@ function PauseList({
                   : 'Nothing is waiting for you.'
                 : `${items.length} request${items.length === 1 ? '' : 's'}${cursors.length > 1 ? ` (page ${cursors.length})` : ''}, newest first.`}
         </p>
+        <button
+          type="button"
+          aria-pressed={mine}
+          onClick={() => {
+            setCursors([undefined]);
+            setMine(!mine);
+          }}
+        >
+          Waiting for me
+        </button>
         <button type="button" onClick={() => void load()} disabled={loading}>
           Refresh
         </button>
@@ -299,6 +403,7 @@ function PauseList({
               <h2>
                 <a
                   href={href}
+                  aria-label={rowName(pause)}
                   onClick={(event) => {
                     event.preventDefault();
                     onOpen(ref);
@@ -355,11 +460,34 @@ function PauseList({
 }
 
 const root = document.getElementById('app');
-if (root !== null) {
+if (root !== null) void start(root);
+
+/** Learns whether the inbox signs people in, finishes a sign-in coming back from the provider, and renders. */
+async function start(root: HTMLElement) {
   // The API's root: the page's own URL without its last segment (`…/inbox` → `…/`), so a stage or base path is kept.
   const base = new URL('.', location.href);
+  const link = linkToken();
+  const signIn = link === undefined ? await loadConfig(base) : undefined;
+  let signInError: string | undefined;
+  if (signIn !== undefined && isCallback(location.search)) {
+    try {
+      const signedIn = await (await loadSignIn(base)).finishSignIn(signIn, redirectUri(), new URL(location.href));
+      saveToken(signedIn.accessToken);
+      saveIdentity(signedIn);
+      history.replaceState(null, '', `${location.pathname}${signedIn.returnTo}`);
+    } catch (error) {
+      signInError = signInFailure(error);
+      history.replaceState(null, '', location.pathname);
+    }
+  }
   root.replaceChildren();
-  render(<App base={base} link={linkToken()} />, root);
+  render(<App base={base} link={link} signIn={signIn} signInError={signInError} />, root);
+}
+
+/** Why signing in failed, for the person. */
+function signInFailure(error: unknown): string {
+  const why = error instanceof Error ? error.message : String(error);
+  return `Signing in did not work (${why}). Try again, or paste an access token.`;
 }
 
 /** The page's own address of a pause: `?run=…&pause=…`. */

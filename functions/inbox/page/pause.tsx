@@ -1,10 +1,28 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, type PauseRef, problemText } from './api.ts';
 import { AskCard } from './ask.tsx';
-import { type Draft, describeDecision, draftDecision, firstDraft, formOf, idsOf } from './decide.ts';
+import { type Draft, firstDraft } from './decide.ts';
 import { describedBy, ErrorText } from './fields.tsx';
-import { attribute, type FieldError, failureText, sentence } from './forms.ts';
+import type { FieldError } from './forms.ts';
 import { prettyJson } from './json.ts';
+import {
+  alreadyDecidedText,
+  closedKind,
+  closedLocally,
+  collectDecisions,
+  failureErrors,
+  loadProblemText,
+  mergeErrors,
+  nextDrafts,
+  type Outcome,
+  pendingText,
+  principalText,
+  readOnlyText,
+  readRefusal,
+  resumedText,
+  submitState,
+  waitingAsks,
+} from './screen.ts';
 import { fullTime, relativeTime, timeLeft } from './time.ts';
 import type { ContinuationBody, Decision, PauseView, PendingDecisions, Problem } from './types.ts';
 import { checkSchema } from './validate.ts';
@@ -23,12 +41,6 @@ interface PauseProps {
   nowMs: number;
   /** The API refused the bearer token. */
   onUnauthorized(problem: Problem): void;
-}
-
-/** What the page says after a submission or a cancel. */
-interface Outcome {
-  tone: 'good' | 'bad';
-  text: string;
 }
 
 /** The screen of one pause. */
@@ -55,14 +67,7 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
     const fresh = result.body;
     setView(fresh);
     setLoadProblem(undefined);
-    const waiting = fresh.asks.filter((ask) => ask.decision === undefined).length;
-    setDrafts((old) => {
-      const next: Record<string, Draft> = {};
-      fresh.asks.forEach((ask, index) => {
-        next[ask.toolCallId] = old[ask.toolCallId] ?? firstDraft(ask, index, waiting > 1);
-      });
-      return next;
-    });
+    setDrafts((old) => nextDrafts(old, fresh));
     return fresh;
   };
 
@@ -81,20 +86,17 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
   }, [focusError]);
 
   if (view === undefined) {
+    const said = loadProblem === undefined ? undefined : loadProblemText(loadProblem, signedIn);
     return (
       <section aria-labelledby="pause-title">
         <h1 id="pause-title" tabIndex={-1} ref={heading}>
-          {loadProblem?.code === 'link_closed' ? 'This request is closed' : 'Request'}
+          {said?.title ?? 'Request'}
         </h1>
-        {loadProblem === undefined ? (
+        {said === undefined ? (
           <p role="status">Loading…</p>
         ) : (
           <p class="error" role="alert">
-            {loadProblem.status === 401 && !signedIn
-              ? 'This link is not valid. Ask whoever sent it for a new one.'
-              : loadProblem.code === 'link_closed'
-                ? 'Whatever it asked has been settled, has expired or was cancelled.'
-                : problemText(loadProblem)}
+            {said.text}
           </p>
         )}
       </section>
@@ -102,9 +104,8 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
   }
 
   const open = view.status === 'paused';
-  const waiting = view.asks.filter((ask) => ask.decision === undefined);
-  const names = (ids: readonly string[]) =>
-    ids.map((id) => view.asks.find((ask) => ask.toolCallId === id)?.name ?? id).join(', ');
+  const waiting = waitingAsks(view);
+  const submitting = submitState(view, busy);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -112,37 +113,16 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
     setFormError(undefined);
     setOutcome(undefined);
     setNotes({});
-    const found: FieldError[] = [];
-    const decisions: Decision[] = [];
-    const checks: Array<Promise<void>> = [];
-    view.asks.forEach((ask, index) => {
-      const draft = drafts[ask.toolCallId];
-      if (ask.decision !== undefined || draft === undefined) return;
-      const drafted = draftDecision(ask, index, draft);
-      if (drafted.kind === 'none') return;
-      if (drafted.kind === 'decision') decisions.push(drafted.decision);
-      const known = drafted.kind === 'errors' ? drafted.errors : [];
-      found.push(...known);
-      const { check } = drafted;
-      if (check === undefined) return;
-      checks.push(
-        checkSchema(check.schema, check.value).then((failures) => {
-          if (failures === undefined || failures.length === 0) return;
-          if (check.field === 'args') {
-            found.push({ id: idsOf(index).args, message: argsMessage(failures) });
-            return;
-          }
-          // A field the form already marked keeps its own words (a missing choice is not also "required").
-          const marked = new Set(known.map((error) => error.id));
-          found.push(...attribute(check.field, failures).filter((error) => !marked.has(error.id)));
-        }),
-      );
-    });
+    const { decisions, errors: known, checks } = collectDecisions(view, drafts);
+    const found: FieldError[] = [...known];
     setBusy(true);
-    await Promise.all(checks);
+    const verdicts = await Promise.all(checks.map(({ check }) => checkSchema(check.schema, check.value)));
+    checks.forEach((pending, i) => {
+      found.push(...failureErrors(pending, verdicts[i]));
+    });
     if (found.length > 0) {
       setBusy(false);
-      setErrors(merge(found));
+      setErrors(mergeErrors(found));
       setFormError('Nothing was sent: correct what is marked, then submit again.');
       setFocusError((n) => n + 1);
       return;
@@ -157,8 +137,7 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
     setBusy(false);
     if (result.ok) {
       if (result.status === 202) {
-        const pending = (result.body as PendingDecisions).pending;
-        setOutcome({ tone: 'good', text: `Recorded. Still waiting for a decision on: ${names(pending)}.` });
+        setOutcome({ tone: 'good', text: pendingText(view, result.body as PendingDecisions) });
         await load();
         return;
       }
@@ -173,61 +152,33 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
 
   /** A refusal in words, by what it is about. */
   const refused = async (problem: Problem, decisions: Decision[]) => {
-    if (problem.status === 401) {
-      if (signedIn) onUnauthorized(problem);
-      else setFormError('This link is not valid any more. Ask whoever sent it for a new one.');
-      return;
-    }
-    if (problem.code === 'already_decided') {
-      const fresh = await load();
-      const ask = fresh?.asks.find((a) => a.toolCallId === problem.toolCallId);
-      const recorded = ask?.decision === undefined ? 'see the request' : describeDecision(ask.decision);
-      if (problem.toolCallId !== undefined) {
-        setNotes({ [problem.toolCallId]: `Already decided by someone else: ${recorded}.` });
+    const refusal = readRefusal(view, problem, decisions, signedIn);
+    switch (refusal.kind) {
+      case 'unauthorized':
+        onUnauthorized(problem);
+        return;
+      case 'already-decided': {
+        const said = alreadyDecidedText(problem, await load());
+        setNotes(said.notes);
+        setFormError(said.formError);
+        setOutcome(said.outcome);
+        return;
       }
-      setFormError(
-        fresh === undefined
-          ? `Nothing was sent: someone else decided ${ask?.name ?? 'a request'} first, and this request is now closed.`
-          : `Nothing was sent: someone else decided ${ask?.name ?? 'a request'} first (${recorded}). Check your other decisions and submit again.`,
-      );
-      setOutcome({ tone: 'bad', text: 'Someone else decided first; nothing of yours was sent.' });
-      return;
+      case 'closed':
+        if (signedIn) await load();
+        else setView({ ...view, status: refusal.status });
+        setOutcome(refusal.outcome);
+        return;
+      case 'attributed':
+        setErrors(mergeErrors(refusal.errors));
+        setFormError(refusal.formError);
+        setFocusError((n) => n + 1);
+        return;
+      default:
+        setFormError(refusal.formError);
     }
-    if (['already_resumed', 'pause_expired', 'pause_cancelled', 'link_closed'].includes(problem.code)) {
-      if (signedIn) await load();
-      else setView({ ...view, status: problem.code === 'pause_expired' ? 'expired' : 'closed' });
-      setOutcome({ tone: 'bad', text: problemText(problem) });
-      return;
-    }
-    const attributed = attributeProblem(problem, decisions);
-    if (attributed.length > 0) {
-      setErrors(merge(attributed));
-      setFormError(`Nothing was recorded: ${problem.detail ?? 'the service refused these decisions.'}`);
-      setFocusError((n) => n + 1);
-      return;
-    }
-    setFormError(problemText(problem));
   };
 
-  /** The API's failures by the ask and field they name (paths `/decisions/<i>/…`, or the one decision sent). */
-  const attributeProblem = (problem: Problem, decisions: Decision[]): FieldError[] => {
-    const failures = problem.failures ?? [];
-    return failures.flatMap(({ path, message }) => {
-      const match = /^\/decisions\/(\d+)(\/(answer|args|reason|decision|toolCallId))?(.*)$/.exec(path);
-      const decision =
-        match === null ? (decisions.length === 1 ? decisions[0] : undefined) : decisions[Number(match[1])];
-      const index = view.asks.findIndex((ask) => ask.toolCallId === decision?.toolCallId);
-      const ask = view.asks[index];
-      if (ask === undefined || decision === undefined) return [];
-      const ids = idsOf(index);
-      const part = match === null ? ('answer' in decision ? 'answer' : 'args') : match[3];
-      const rest = match === null ? path : (match[4] ?? '');
-      if (part === 'answer') return attribute(formOf(ask, index), [{ path: rest, message }]);
-      if (part === 'args') return [{ id: ids.args, message: argsMessage([{ path: rest, message }]) }];
-      if (part === 'reason') return [{ id: ids.reason, message: sentence(message) }];
-      return [{ id: ids.ask, message: sentence(message) }];
-    });
-  };
   const outcomeRegion = (
     <div class={`outcome ${outcome?.tone ?? ''}`} role="status" aria-live="polite">
       {outcome?.text}
@@ -248,6 +199,8 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
         <time dateTime={view.expiresAt} title={fullTime(view.expiresAt)}>
           {timeLeft(view.expiresAt, nowMs)}
         </time>
+        {view.pausedBy === undefined ? null : <> · paused by {principalText(view.pausedBy)}</>}
+        {view.cancelledBy === undefined ? null : <> · cancelled by {principalText(view.cancelledBy)}</>}
       </p>
       <StatusBanner view={view} nowMs={nowMs} />
       <Context api={api} pauseRef={pauseRef} view={view} />
@@ -259,6 +212,7 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
             ask={ask}
             index={index}
             open={open}
+            readOnly={open ? readOnlyText(ask, view) : undefined}
             several={waiting.length > 1}
             draft={drafts[ask.toolCallId] ?? firstDraft(ask, index, waiting.length > 1)}
             errors={errors}
@@ -272,11 +226,19 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
             <button
               type="submit"
               class="primary"
-              disabled={busy}
-              aria-describedby={formError ? 'form-error' : undefined}
+              disabled={submitting.disabled}
+              aria-describedby={
+                [submitting.why ? 'submit-why' : '', formError ? 'form-error' : ''].filter(Boolean).join(' ') ||
+                undefined
+              }
             >
-              {busy ? 'Sending…' : waiting.length > 1 ? 'Submit decisions' : 'Submit decision'}
+              {submitting.label}
             </button>
+            {submitting.why === undefined ? null : (
+              <p class="help" id="submit-why">
+                {submitting.why}
+              </p>
+            )}
           </div>
         ) : null}
         {formError === undefined ? null : (
@@ -291,39 +253,10 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
   );
 }
 
-function merge(errors: FieldError[]): Record<string, string> {
-  const byId: Record<string, string> = {};
-  for (const { id, message } of errors) byId[id] = byId[id] === undefined ? message : `${byId[id]} ${message}`;
-  return byId;
-}
-
-function argsMessage(failures: ReadonlyArray<{ path: string; message: string }>): string {
-  return failures.map(failureText).join(' ');
-}
-
-function resumedText(closed: ContinuationBody): string {
-  if (closed.outcome === 'cancelled') return 'Cancelled. The agent has been told.';
-  const run = closed.dispatch.map((call) => call.name);
-  return run.length === 0
-    ? 'Resumed: the agent goes on with your decisions.'
-    : `Resumed: the agent will now run ${run.join(', ')}.`;
-}
-
-/** From a link the pause cannot be read once closed: what the page knows of it, from what it sent. */
-function closedLocally(view: PauseView, decisions: Decision[], closed: ContinuationBody): PauseView {
-  const asks = view.asks.map((ask) => {
-    if (ask.decision !== undefined) return ask;
-    const sent = decisions.find((d) => d.toolCallId === ask.toolCallId);
-    if (sent === undefined) return ask;
-    const { toolCallId: _, ...decision } = sent;
-    return { ...ask, decision: decision as NonNullable<typeof ask.decision>, decidedAt: closed.resumedAt };
-  });
-  return { ...view, asks, status: 'resumed', outcome: closed.outcome, resumedAt: closed.resumedAt };
-}
-
 /** Says how a pause that is no longer waiting ended. */
 function StatusBanner({ view, nowMs }: { view: PauseView; nowMs: number }) {
-  if (view.status === 'paused') return null;
+  const kind = closedKind(view);
+  if (kind === undefined) return null;
   const when = view.resumedAt ?? view.expiresAt;
   const time = (
     <time dateTime={when} title={fullTime(when)}>
@@ -331,11 +264,11 @@ function StatusBanner({ view, nowMs }: { view: PauseView; nowMs: number }) {
     </time>
   );
   const text =
-    view.status === 'cancelled' || view.outcome === 'cancelled' ? (
+    kind === 'cancelled' ? (
       <>Cancelled {time}: every undecided ask was rejected.</>
-    ) : view.status === 'expired' || view.outcome === 'expired' ? (
+    ) : kind === 'expired' ? (
       <>Expired {time}: no decision can be made now.</>
-    ) : view.status === 'resumed' ? (
+    ) : kind === 'resumed' ? (
       <>Resumed {time}: every ask was decided.</>
     ) : (
       <>This request is closed.</>

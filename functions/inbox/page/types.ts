@@ -7,13 +7,16 @@ import type { AnswerFailure, DispatchCall } from '../../wire.ts';
 
 export type {
   AnswerFailure,
+  Approvers,
   AskView,
   Decision,
   JsonSchema,
   PausePage,
   PauseView,
   PendingDecisions,
+  Principal,
   RecordedDecisionView,
+  VoteView as Vote,
 } from '../../wire.ts';
 
 /** The 200 body of a decision that closed the pause (or of a cancel), as far as the page reads it. */
