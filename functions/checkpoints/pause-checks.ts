@@ -28,6 +28,7 @@ export interface CheckedPause {
   onExpiry: OnExpiry;
   remindBeforeSeconds?: number;
   taskToken?: string;
+  callbackId?: string;
   metadata?: Record<string, unknown>;
   idempotencyKey?: string;
 }
@@ -72,6 +73,13 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
       fail('/taskToken', 'taskToken must be a non-empty string');
     } else if (input.taskToken.length > LIMITS.taskTokenChars) {
       fail('/taskToken', `taskToken must be at most ${LIMITS.taskTokenChars} characters`);
+    }
+  }
+  if (input.callbackId !== undefined) {
+    if (typeof input.callbackId !== 'string' || input.callbackId.length === 0) {
+      fail('/callbackId', 'callbackId must be a non-empty string');
+    } else if (input.callbackId.length > LIMITS.callbackIdChars) {
+      fail('/callbackId', `callbackId must be at most ${LIMITS.callbackIdChars} characters`);
     }
   }
   if (input.metadata !== undefined) {
@@ -133,6 +141,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   };
   if (input.remindBeforeSeconds !== undefined) checked.remindBeforeSeconds = input.remindBeforeSeconds;
   if (input.taskToken !== undefined) checked.taskToken = input.taskToken;
+  if (input.callbackId !== undefined) checked.callbackId = input.callbackId;
   if (input.metadata !== undefined) checked.metadata = input.metadata;
   if (input.idempotencyKey !== undefined) checked.idempotencyKey = input.idempotencyKey;
   return checked;

@@ -67,6 +67,8 @@ export interface PauseRecord {
   decisions: Array<RecordedDecision | undefined>;
   metadata?: Record<string, unknown>;
   taskToken?: string;
+  /** A Lambda durable function's callback id, completed when the pause closes. */
+  callbackId?: string;
   /** The turn's context for the person deciding (the last user text, the assistant's text in the round). */
   context?: TurnContext;
   createdAt: string;
