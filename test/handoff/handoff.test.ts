@@ -217,7 +217,7 @@ describe('createHandoff', () => {
 });
 
 describe('createHandoff for a pause that carries a durable callback id', () => {
-  const decode = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
+  const decode = (bytes: unknown) => new TextDecoder().decode(bytes as Uint8Array);
 
   it('sends SendDurableExecutionCallbackSuccess with the pointer as the result', async () => {
     lambdaMock.on(SendDurableExecutionCallbackSuccessCommand).resolves({});
