@@ -39,6 +39,8 @@ export const LIMITS = {
   runIdChars: 128,
   /** Characters of a Step Functions task token (the API allows up to 1,024). */
   taskTokenChars: 1024,
+  /** A durable function's callback id (`handback/durable`): the Lambda API takes up to 1,024 characters. */
+  callbackIdChars: 1024,
   /** An `Idempotency-Key`: 1–255 visible ASCII characters. */
   idempotencyKey: /^[\x21-\x7e]{1,255}$/,
   /** Bytes of JSON a page of pauses holds at most: 100 pauses of 96 KB would pass a Lambda response's 6 MB. */

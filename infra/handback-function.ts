@@ -1,9 +1,12 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   ApplicationLogLevel,
   Architecture,
+  type CfnFunction,
+  type DurableConfig,
+  type IFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
@@ -99,6 +102,11 @@ export interface HandbackFunctionProps {
    * @default - bundled for every target
    */
   readonly handoffTarget?: 'sqs' | 'eventbridge' | 'lambda' | 'none';
+  /**
+   * Makes it a Lambda durable function (`handback/durable`), with the checkpoint permissions its SDK needs.
+   * @default - a plain function
+   */
+  readonly durableConfig?: DurableConfig;
 }
 
 /** The esbuild `define`s of a function bundled for `handoffTarget` (see `HandbackFunctionProps.handoffTarget`). */
@@ -160,6 +168,7 @@ export class HandbackFunction extends Construct {
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       systemLogLevelV2: SystemLogLevel.WARN,
       tracing: Tracing.ACTIVE,
+      ...(props.durableConfig === undefined ? {} : { durableConfig: props.durableConfig }),
       projectRoot: repoPath(''),
       depsLockFilePath: repoPath('package-lock.json'),
       bundling: {
@@ -184,6 +193,26 @@ export class HandbackFunction extends Construct {
         ...props.environment,
       },
     });
+
+    if (props.durableConfig !== undefined) {
+      // What AWSLambdaBasicDurableExecutionRolePolicy grants, on this function alone: the SDK checkpoints and reads
+      // its execution's state, which runs on a version (`<arn>:<qualifier>`).
+      // A policy of its own, not the role's default one: the function depends on that, and this names the function.
+      const durable = new Policy(this, 'DurableExecutionPolicy', {
+        roles: [this.role],
+        statements: [
+          new PolicyStatement({
+            actions: ['lambda:CheckpointDurableExecution', 'lambda:GetDurableExecutionState'],
+            resources: [this.function.functionArn, `${this.function.functionArn}:*`],
+          }),
+        ],
+      });
+      Validations.of(durable).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.function.node.defaultChild as CfnFunction)}.Arn>:*]`,
+        reason:
+          'A durable execution runs on a qualified version of this function ($LATEST or a number): the grant covers that one function.',
+      });
+    }
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -225,6 +254,27 @@ export class HandbackFunction extends Construct {
         new PolicyStatement({ actions: ['kms:Decrypt'], resources: [secret.encryptionKey.keyArn] }),
       );
     }
+    return this;
+  }
+
+  /**
+   * Lets the function complete the callbacks of one durable function's executions (`handback/durable`):
+   * `SendDurableExecutionCallbackSuccess` and `SendDurableExecutionCallbackFailure`, on that function and its versions.
+   */
+  grantDurableCallbacks(durable: IFunction): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['lambda:SendDurableExecutionCallbackFailure', 'lambda:SendDurableExecutionCallbackSuccess'],
+        resources: [durable.functionArn, `${durable.functionArn}:*`],
+      }),
+    );
+    const child = durable.node.defaultChild;
+    const arn = CfnResource.isCfnResource(child) ? `<${Stack.of(child).getLogicalId(child)}.Arn>` : durable.functionArn;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${arn}:*]`,
+      reason:
+        "A durable execution's callbacks belong to a qualified version of the function ($LATEST or a number): the grant covers that one function.",
+    });
     return this;
   }
 

@@ -5,7 +5,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { Metric as HandbackMetric } from '../functions/resume/telemetry.ts';
 import { HandbackAlarms } from './alarms.ts';
-import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow } from './approval-workflow.ts';
+import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow, WAIT_BEYOND_EXPIRY } from './approval-workflow.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { Handoff } from './handoff.ts';
@@ -135,6 +135,27 @@ export class HandbackStack extends Stack {
     ];
     for (const fn of resumers) {
       fn.grantTaskCallbacks(approval.stateMachine);
+    }
+
+    if (settings.exampleAgent === 'durable') {
+      // The example agent as a durable function: it waits through `handback/durable`, and whatever closes a pause
+      // completes its callback.
+      const durable = new HandbackFunction(this, 'DurableExampleAgent', {
+        entry: ENTRY.durableExampleAgent,
+        description: 'Handback example agent as a durable function: waitForDecision, then the approved calls',
+        memorySize: 256,
+        durableConfig: {
+          executionTimeout: Duration.seconds(settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + 3600),
+        },
+        ...logging,
+      });
+      durable.bindTable(table, 'readWrite');
+      Validations.of(durable).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'A durable execution keeps its own state, retries and history (GetDurableExecutionHistory): a failed one is there, not in a dead-letter queue.',
+      });
+      for (const fn of resumers) fn.grantDurableCallbacks(durable.function);
     }
 
     let userPool: HandbackUserPool | undefined;

@@ -21,5 +21,6 @@ export const ENTRY = {
   lifecycleEvents: repoPath('functions/handlers/lifecycle-events.ts'),
   inbox: repoPath('functions/handlers/inbox.ts'),
   exampleAgent: repoPath('infra/example-agent/handler.ts'),
+  durableExampleAgent: repoPath('infra/example-agent/durable-handler.ts'),
   tenantClaim: repoPath('infra/tenant-claim/handler.ts'),
 } as const;

@@ -126,6 +126,7 @@ export const CONTEXT = {
   eventBusName: 'handback:eventBusName',
   notifyEmail: 'handback:notifyEmail',
   inboxUrl: 'handback:inboxUrl',
+  exampleAgent: 'handback:exampleAgent',
 } as const;
 
 /**
@@ -160,6 +161,8 @@ export interface Settings {
   encryptionKey: HandbackStackProps['encryptionKey'];
   alarmTopic: HandbackStackProps['alarmTopic'];
   pauseExpiry: Duration;
+  /** The example agent the stack offers: the workflow's Lambda step, or a durable function (`handback/durable`). */
+  exampleAgent: 'workflow' | 'durable';
   eventSource: string;
   removalPolicy: RemovalPolicy;
   resumeRequestsVia: 'queue' | 'function';
@@ -389,6 +392,10 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
   if (via !== 'queue' && via !== 'function') {
     throw new ConfigurationError(`Context ${CONTEXT.resumeRequestsVia} must be queue or function, not ${via}.`);
   }
+  const exampleAgent = contextString(scope, CONTEXT.exampleAgent) ?? 'workflow';
+  if (exampleAgent !== 'workflow' && exampleAgent !== 'durable') {
+    throw new ConfigurationError(`Context ${CONTEXT.exampleAgent} must be workflow or durable, not ${exampleAgent}.`);
+  }
   const eventBusName = contextString(scope, CONTEXT.eventBusName);
   const notifyEmail = props.notifyEmail ?? contextString(scope, CONTEXT.notifyEmail);
   if (notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(notifyEmail)) {
@@ -409,6 +416,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     eventSource: props.eventSource ?? contextString(scope, CONTEXT.eventSource) ?? 'handback',
     removalPolicy: props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN),
     resumeRequestsVia: via,
+    exampleAgent,
     eventBus:
       props.eventBus ??
       (eventBusName ? EventBus.fromEventBusName(scope, 'LifecycleEventBus', eventBusName) : undefined),

@@ -206,6 +206,7 @@ export class CheckpointService implements CheckpointStore {
       if (pause.fourEyes === true) record.fourEyes = true;
       if (pause.metadata !== undefined) record.metadata = pause.metadata;
       if (pause.taskToken !== undefined) record.taskToken = pause.taskToken;
+      if (pause.callbackId !== undefined) record.callbackId = pause.callbackId;
       if (Object.keys(pause.context).length > 0) record.context = pause.context;
       if (pause.remindBeforeSeconds !== undefined) record.remindAtMs = expiresAtMs - pause.remindBeforeSeconds * 1000;
       if (pause.idempotencyKey !== undefined && requestHash !== undefined) {
@@ -302,7 +303,7 @@ export class CheckpointService implements CheckpointStore {
     if (!isIt(head?.record)) throw notFound();
     const stored = await this.#persistence.read(recordKey, { token: head.record.token, hint: id.hint });
     if (stored === undefined || !isIt(stored.record)) throw notFound();
-    return copyInto({}, await this.#closedResult(stored, true), ['replayed', 'taskToken']);
+    return copyInto({}, await this.#closedResult(stored, true), ['replayed', 'taskToken', 'callbackId']);
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
@@ -711,6 +712,7 @@ function resultOf(
     replayed,
   };
   if (record.taskToken !== undefined) result.taskToken = record.taskToken;
+  if (record.callbackId !== undefined) result.callbackId = record.callbackId;
   // The hashed text is the messages' own when the rebuilt messages start at the round (the pause recorded where).
   const roundText = rebuilt.roundStart === 0 ? text : undefined;
   return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages, roundText));
@@ -774,6 +776,7 @@ function fitAsks(pause: CheckedPause): Ask[] {
     bytes(pause.metadata) +
     bytes(pause.context) +
     bytes(pause.taskToken) +
+    bytes(pause.callbackId) +
     bytes(pause.idempotencyKey);
   if (fixed > LIMITS.pauseItemBytes) {
     const message = `the asks (prompts, schemas), metadata, turn context and task token take ${fixed} bytes together, over the limit of ${LIMITS.pauseItemBytes}`;

@@ -101,6 +101,11 @@ export interface PauseInput {
   remindBeforeSeconds?: number;
   /** A Step Functions task token to complete on resume. */
   taskToken?: string;
+  /**
+   * A Lambda durable function's callback id (`context.waitForCallback`) to complete when the pause closes, as a task
+   * token is (`handback/durable`).
+   */
+  callbackId?: string;
   /** At most 4 KB of JSON, returned as given. */
   metadata?: Record<string, unknown>;
   /** The request's `Idempotency-Key`: the same key with the same body returns the first pause again. */
@@ -165,6 +170,8 @@ export interface ResumeResult extends Continuation {
   replayed: boolean;
   /** The pause's Step Functions task token, for the hand-off. */
   taskToken?: string;
+  /** The pause's durable-function callback id, for the hand-off. */
+  callbackId?: string;
 }
 
 /** What `decide` answers: still pending, or the committed continuation. */

@@ -30,6 +30,7 @@ export interface CheckedPause {
   onExpiry: OnExpiry;
   remindBeforeSeconds?: number;
   taskToken?: string;
+  callbackId?: string;
   metadata?: Record<string, unknown>;
   idempotencyKey?: string;
   /** Who paused it (§13). */
@@ -77,6 +78,13 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
       fail('/taskToken', 'taskToken must be a non-empty string');
     } else if (input.taskToken.length > LIMITS.taskTokenChars) {
       fail('/taskToken', `taskToken must be at most ${LIMITS.taskTokenChars} characters`);
+    }
+  }
+  if (input.callbackId !== undefined) {
+    if (typeof input.callbackId !== 'string' || input.callbackId.length === 0) {
+      fail('/callbackId', 'callbackId must be a non-empty string');
+    } else if (input.callbackId.length > LIMITS.callbackIdChars) {
+      fail('/callbackId', `callbackId must be at most ${LIMITS.callbackIdChars} characters`);
     }
   }
   if (input.metadata !== undefined) {
@@ -159,6 +167,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   if (input.fourEyes === true) checked.fourEyes = true;
   if (input.remindBeforeSeconds !== undefined) checked.remindBeforeSeconds = input.remindBeforeSeconds;
   if (input.taskToken !== undefined) checked.taskToken = input.taskToken;
+  if (input.callbackId !== undefined) checked.callbackId = input.callbackId;
   if (input.metadata !== undefined) checked.metadata = input.metadata;
   if (input.idempotencyKey !== undefined) checked.idempotencyKey = input.idempotencyKey;
   return checked;

@@ -100,6 +100,8 @@ export interface PauseRecord {
   fourEyes?: true;
   metadata?: Record<string, unknown>;
   taskToken?: string;
+  /** A Lambda durable function's callback id, completed when the pause closes. */
+  callbackId?: string;
   /** The turn's context for the person deciding (the last user text, the assistant's text in the round). */
   context?: TurnContext;
   createdAt: string;

@@ -95,6 +95,7 @@ const pauseBody = z.object({
   onExpiry: z.optional(z.enum(ON_EXPIRY)),
   remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
   taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
+  callbackId: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.callbackIdChars))),
   metadata: z.optional(jsonObject),
 });
 

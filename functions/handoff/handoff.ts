@@ -1,5 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  InvokeCommand,
+  LambdaClient,
+  SendDurableExecutionCallbackFailureCommand,
+  SendDurableExecutionCallbackSuccessCommand,
+} from '@aws-sdk/client-lambda';
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
@@ -12,8 +17,11 @@ import type { FormatName, Outcome } from '../vocabulary.ts';
  * The hand-off (§6, §10): after a pause closes — resumed, cancelled or expired, from any trigger or the sweep — the
  * continuation's pointer goes to the configured target; when the pause carries a task token, Step Functions gets
  * `SendTaskSuccess` with it, or `SendTaskFailure` with `PauseCancelledError` for a cancel, so a workflow's `Catch`
- * sees it. Delivery is at least once: a replayed closing delivers the same pointer again, so consumers dedupe on
- * `continuationId`.
+ * sees it; when it carries a durable function's `callbackId` (`handback/durable`), Lambda gets
+ * `SendDurableExecutionCallbackSuccess` with it, or `SendDurableExecutionCallbackFailure` with `PauseCancelledError`.
+ * The target, the task and the callback are each attempted whatever the others did, so a refusing queue never
+ * leaves a workflow waiting. Delivery is at least once: a replayed closing delivers the same pointer again, so
+ * consumers dedupe on `continuationId`.
  */
 
 /** The hand-off target and the one setting it needs. */
@@ -73,6 +81,7 @@ function pointerWithJson(continuation: Continuation, limitBytes: number): { poin
 export interface HandoffClients {
   sqs?: SQSClient;
   eventBridge?: EventBridgeClient;
+  /** The `lambda` target's client, and the one that completes durable functions' callbacks. */
   lambda?: LambdaClient;
   sfn?: SFNClient;
 }
@@ -86,12 +95,16 @@ export interface HandoffClients {
 // `import()` keeps every command of its package in the bundle (measured: +9.4 KB gzip for Step Functions).
 
 /**
- * The clients a hand-off needs: the configured target's, and Step Functions' (for pauses that carry a task token)
- * unless `withStepFunctions` is false. In a bundle built for one target, any other target fails here, at cold start.
+ * The clients a hand-off needs: the configured target's, Step Functions' (for pauses that carry a task token) unless
+ * `withStepFunctions` is false, and Lambda's (for pauses that carry a durable callback id) unless
+ * `withDurableCallbacks` is false. In a bundle built for one target, any other target fails here, at cold start.
  */
 export async function createHandoffClients(
   target: HandoffConfig['target'],
-  { withStepFunctions = true }: { withStepFunctions?: boolean } = {},
+  {
+    withStepFunctions = true,
+    withDurableCallbacks = true,
+  }: { withStepFunctions?: boolean; withDurableCallbacks?: boolean } = {},
 ): Promise<HandoffClients> {
   if (
     process.env.HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
@@ -120,6 +133,7 @@ export async function createHandoffClients(
   ) {
     clients.lambda = new LambdaClient({});
   }
+  if (withDurableCallbacks) clients.lambda ??= new LambdaClient({});
   return clients;
 }
 
@@ -141,22 +155,46 @@ export interface HandoffLog {
  */
 const SETTLED_TASK_ERRORS = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
 
-/** A hand-off to the configured target, plus `SendTaskSuccess` for pauses that carry a task token. */
+/**
+ * Lambda's errors for a callback already completed or timed out (`CallbackTimeoutException`) or whose execution is
+ * gone (`ResourceNotFoundException`): settled, as `SETTLED_TASK_ERRORS` are.
+ */
+const SETTLED_CALLBACK_ERRORS = new Set(['CallbackTimeoutException', 'ResourceNotFoundException']);
+
+/**
+ * A hand-off to the configured target, plus `SendTaskSuccess` for pauses that carry a task token and
+ * `SendDurableExecutionCallbackSuccess` for pauses that carry a durable callback id. All three are attempted, each
+ * whatever the others did; the first failure is thrown (`HandoffFailedError`) once all have run, so the trigger
+ * retries and the retry sends all three again (a settled token or callback then counts as delivered).
+ */
 export function createHandoff(config: HandoffConfig, clients: HandoffClients, log: HandoffLog): Handoff {
   const send = targetSender(config, clients);
   return {
     async deliver(result) {
       const { pointer, json: body } = pointerWithJson(result, HANDOFF_INLINE_LIMIT_BYTES);
       const ids = { runId: pointer.runId, interruptId: pointer.interruptId, continuationId: pointer.continuationId };
-      try {
-        await send(body);
-      } catch (error) {
-        throw new HandoffFailedError(config.target, pointer.continuationId, { cause: error });
-      }
-      log.info('Handed off the continuation', { ...ids, target: config.target, messagesInline: 'messages' in pointer });
+      const cancelled = pointer.outcome === 'cancelled';
+      const deliveries: Promise<void>[] = [
+        send(body).then(
+          () =>
+            log.info('Handed off the continuation', {
+              ...ids,
+              target: config.target,
+              messagesInline: 'messages' in pointer,
+            }),
+          (error: unknown) => {
+            throw new HandoffFailedError(config.target, pointer.continuationId, { cause: error });
+          },
+        ),
+      ];
       if (result.taskToken !== undefined) {
-        await completeTask(clients.sfn, result.taskToken, body, pointer.outcome === 'cancelled', ids, log);
+        deliveries.push(completeTask(clients.sfn, result.taskToken, body, cancelled, ids, log));
       }
+      if (result.callbackId !== undefined) {
+        deliveries.push(completeCallback(clients.lambda, result.callbackId, body, cancelled, ids, log));
+      }
+      const failed = (await Promise.allSettled(deliveries)).find((settled) => settled.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
     },
   };
 }
@@ -251,6 +289,52 @@ async function completeTask(
     cancelled ? 'Failed the Step Functions task: the pause was cancelled' : 'Completed the Step Functions task',
     ids,
   );
+}
+
+/**
+ * Completes the pause's durable callback: `SendDurableExecutionCallbackSuccess` with the pointer (the durable function
+ * reads it as its `waitForCallback` result), or `SendDurableExecutionCallbackFailure` naming the cancel, with the
+ * pointer as the error's data.
+ */
+async function completeCallback(
+  lambda: LambdaClient | undefined,
+  callbackId: string,
+  output: string,
+  cancelled: boolean,
+  ids: Record<string, string>,
+  log: HandoffLog,
+): Promise<void> {
+  if (lambda === undefined) {
+    // Only the local service runs without one (no AWS account); the Lambda wiring always passes a client.
+    log.warn('No Lambda client: the pause durable callback was not completed', ids);
+    return;
+  }
+  const call = cancelled ? 'SendDurableExecutionCallbackFailure' : 'SendDurableExecutionCallbackSuccess';
+  try {
+    if (cancelled) {
+      await lambda.send(
+        new SendDurableExecutionCallbackFailureCommand({
+          CallbackId: callbackId,
+          Error: { ErrorType: PAUSE_CANCELLED, ErrorMessage: 'A person cancelled the pause.', ErrorData: output },
+        }),
+      );
+    } else {
+      await lambda.send(
+        new SendDurableExecutionCallbackSuccessCommand({
+          CallbackId: callbackId,
+          Result: new TextEncoder().encode(output),
+        }),
+      );
+    }
+  } catch (error) {
+    const name = error instanceof Error ? error.name : '';
+    if (SETTLED_CALLBACK_ERRORS.has(name)) {
+      log.warn('The pause durable callback is already settled; nothing to complete', { ...ids, error: name });
+      return;
+    }
+    throw new HandoffFailedError(`Lambda ${call}`, ids.continuationId ?? '', { cause: error });
+  }
+  log.info(cancelled ? 'Failed the durable callback: the pause was cancelled' : 'Completed the durable callback', ids);
 }
 
 /** The error a cancelled pause's task fails with: the error class's name, as a workflow's `Catch` matches it. */

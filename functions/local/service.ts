@@ -95,7 +95,10 @@ export async function startLocalService(
     createHandoff(
       handoffConfig,
       // Without AWS_REGION there is no Step Functions to complete task tokens with: the hand-off logs that instead.
-      await createHandoffClients(handoffConfig.target, { withStepFunctions: env.AWS_REGION !== undefined }),
+      await createHandoffClients(handoffConfig.target, {
+        withStepFunctions: env.AWS_REGION !== undefined,
+        withDurableCallbacks: env.AWS_REGION !== undefined,
+      }),
       logger,
     );
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');

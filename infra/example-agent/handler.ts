@@ -110,7 +110,7 @@ export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult
 }
 
 /** The fake model's first turn: a question for a person and two calls a person must approve, in one round. */
-function firstTurn(): PauseRequest {
+export function firstTurn(): PauseRequest {
   const refund = { order: '1234', amount: 20, currency: 'EUR' };
   const email = {
     to: 'customer@example.com',
@@ -176,7 +176,7 @@ function call(id: string, name: string, args: Record<string, unknown>) {
 }
 
 /** The fake tools: what a real agent would call its own services for, with the arguments people approved. */
-async function runTool(approved: DispatchCall): Promise<ToolResult> {
+export async function runTool(approved: DispatchCall): Promise<ToolResult> {
   const { toolCallId, name } = approved;
   const args = (approved.args ?? {}) as Record<string, unknown>;
   switch (name) {
@@ -190,7 +190,7 @@ async function runTool(approved: DispatchCall): Promise<ToolResult> {
 }
 
 /** The fake model's next turn, from what happened to its calls. */
-function nextTurn(outcome: Outcome, ran: readonly DispatchCall[]): string {
+export function nextTurn(outcome: Outcome, ran: readonly DispatchCall[]): string {
   if (ran.length === 0) {
     return outcome === 'expired'
       ? 'No one decided in time, so I did not refund the order or send the email.'

@@ -35,6 +35,7 @@ function snippets(): Snippet[] {
         run: block.attributes.check !== 'typecheck',
         code: block.code
           .replaceAll(`from 'handback/local'`, `from '${join(ROOT, 'functions/local/public.ts')}'`)
+          .replaceAll(`from 'handback/durable'`, `from '${join(ROOT, 'functions/adapters/durable.ts')}'`)
           .replaceAll(`from 'handback'`, `from '${join(ROOT, 'functions/index.ts')}'`),
       })),
   );

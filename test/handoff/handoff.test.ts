@@ -1,5 +1,12 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  CallbackTimeoutException,
+  InvokeCommand,
+  LambdaClient,
+  SendDurableExecutionCallbackFailureCommand,
+  SendDurableExecutionCallbackSuccessCommand,
+  ServiceException,
+} from '@aws-sdk/client-lambda';
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, TaskTimedOut } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -180,5 +187,120 @@ describe('createHandoff', () => {
     const { logger } = testTelemetry();
     const delivery = createHandoff({ target: 'sqs', queueUrl: 'q' }, clients, logger).deliver(result);
     await expect(delivery).rejects.toMatchObject({ name: 'HandoffFailedError', continuationId: 'cont-1' });
+  });
+
+  it('completes the Step Functions task even when the target refuses, then fails so the trigger retries', async () => {
+    sqsMock.on(SendMessageCommand).rejects(new Error('AccessDenied'));
+    sfnMock.on(SendTaskSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    const delivery = createHandoff({ target: 'sqs', queueUrl: 'q' }, clients, logger).deliver({
+      ...result,
+      taskToken: 'token-1',
+    });
+    await expect(delivery).rejects.toMatchObject({ name: 'HandoffFailedError', continuationId: 'cont-1' });
+    expect(sfnMock.commandCalls(SendTaskSuccessCommand).map((call) => call.args[0].input)).toEqual([
+      { taskToken: 'token-1', output: JSON.stringify(pointer) },
+    ]);
+  });
+
+  it('sends to the target even when the task token cannot be completed, and fails so the trigger retries', async () => {
+    sqsMock.on(SendMessageCommand).resolves({});
+    sfnMock.on(SendTaskSuccessCommand).rejects(new Error('Throttling'));
+    const { logger } = testTelemetry();
+    const delivery = createHandoff({ target: 'sqs', queueUrl: 'q' }, clients, logger).deliver({
+      ...result,
+      taskToken: 'token-1',
+    });
+    await expect(delivery).rejects.toMatchObject({ name: 'HandoffFailedError' });
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(1);
+  });
+});
+
+describe('createHandoff for a pause that carries a durable callback id', () => {
+  const decode = (bytes: unknown) => new TextDecoder().decode(bytes as Uint8Array);
+
+  it('sends SendDurableExecutionCallbackSuccess with the pointer as the result', async () => {
+    lambdaMock.on(SendDurableExecutionCallbackSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'none' }, clients, logger).deliver({ ...result, callbackId: 'cb-1' });
+    const calls = lambdaMock.commandCalls(SendDurableExecutionCallbackSuccessCommand).map((call) => call.args[0].input);
+    expect(calls.map((input) => [input.CallbackId, decode(input.Result)])).toEqual([['cb-1', JSON.stringify(pointer)]]);
+  });
+
+  it('sends SendDurableExecutionCallbackFailure with PauseCancelledError and the pointer as its data for a cancel', async () => {
+    lambdaMock.on(SendDurableExecutionCallbackFailureCommand).resolves({});
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'none' }, clients, logger).deliver({
+      ...result,
+      outcome: 'cancelled',
+      callbackId: 'cb-2',
+    });
+    expect(
+      lambdaMock.commandCalls(SendDurableExecutionCallbackFailureCommand).map((call) => call.args[0].input),
+    ).toEqual([
+      {
+        CallbackId: 'cb-2',
+        Error: {
+          ErrorType: 'PauseCancelledError',
+          ErrorMessage: 'A person cancelled the pause.',
+          ErrorData: JSON.stringify({ ...pointer, outcome: 'cancelled' }),
+        },
+      },
+    ]);
+    expect(lambdaMock.commandCalls(SendDurableExecutionCallbackSuccessCommand)).toHaveLength(0);
+  });
+
+  it('completes the callback with the expired pointer for a pause closed at its expiry', async () => {
+    lambdaMock.on(SendDurableExecutionCallbackSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'none' }, clients, logger).deliver({
+      ...result,
+      outcome: 'expired',
+      callbackId: 'cb-3',
+    });
+    const sent = lambdaMock.commandCalls(SendDurableExecutionCallbackSuccessCommand)[0]?.args[0].input;
+    expect(JSON.parse(decode(sent?.Result))).toMatchObject({ outcome: 'expired', continuationId: 'cont-1' });
+  });
+
+  it('completes the task token and the callback even when the target refuses, then fails', async () => {
+    sqsMock.on(SendMessageCommand).rejects(new Error('AccessDenied'));
+    sfnMock.on(SendTaskSuccessCommand).resolves({});
+    lambdaMock.on(SendDurableExecutionCallbackSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    const delivery = createHandoff({ target: 'sqs', queueUrl: 'q' }, clients, logger).deliver({
+      ...result,
+      taskToken: 'token-1',
+      callbackId: 'cb-4',
+    });
+    await expect(delivery).rejects.toBeInstanceOf(HandoffFailedError);
+    expect([
+      sqsMock.commandCalls(SendMessageCommand).length,
+      sfnMock.commandCalls(SendTaskSuccessCommand).length,
+      lambdaMock.commandCalls(SendDurableExecutionCallbackSuccessCommand).map((call) => call.args[0].input.CallbackId),
+    ]).toEqual([1, 1, ['cb-4']]);
+  });
+
+  it('counts a callback already completed or timed out as delivered, and warns', async () => {
+    lambdaMock
+      .on(SendDurableExecutionCallbackSuccessCommand)
+      .rejects(new CallbackTimeoutException({ message: 'closed', $metadata: {} }));
+    const { logger, logged } = testTelemetry();
+    await createHandoff({ target: 'none' }, clients, logger).deliver({ ...result, callbackId: 'cb-5' });
+    expect(logged.warn).toHaveBeenCalledWith(
+      expect.stringContaining('already settled'),
+      expect.objectContaining({ error: 'CallbackTimeoutException' }),
+    );
+  });
+
+  it('fails with HandoffFailedError naming the Lambda call when the callback cannot be completed', async () => {
+    lambdaMock
+      .on(SendDurableExecutionCallbackSuccessCommand)
+      .rejects(new ServiceException({ message: 'boom', $metadata: {} }));
+    const { logger } = testTelemetry();
+    const delivery = createHandoff({ target: 'none' }, clients, logger).deliver({ ...result, callbackId: 'cb-6' });
+    await expect(delivery).rejects.toMatchObject({
+      name: 'HandoffFailedError',
+      message: expect.stringContaining('SendDurableExecutionCallbackSuccess'),
+    });
   });
 });

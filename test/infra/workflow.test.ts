@@ -132,7 +132,7 @@ describe('the reference approval workflow', () => {
 
   it('retries the agent step on the retryable errors, with backoff', () => {
     expect(asl.States.Agent?.Retry).toContainEqual({
-      ErrorEquals: ['HandoffFailedError', 'StorageUnavailableError', 'UnsupportedRecordError'],
+      ErrorEquals: [...RETRYABLE_ERRORS],
       IntervalSeconds: 2,
       MaxAttempts: 3,
       BackoffRate: 2,

@@ -105,7 +105,14 @@ describe('the packed tarball', () => {
     const paths = packed.files.map((file) => file.path).sort();
     expect(paths).toContain('package.json');
     expect(paths).toContain('README.md');
-    for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/local/public.js', 'dist/local/public.d.ts']) {
+    for (const entry of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/local/public.js',
+      'dist/local/public.d.ts',
+      'dist/adapters/durable.js',
+      'dist/adapters/durable.d.ts',
+    ]) {
       expect(paths).toContain(entry);
     }
     const unexpected = paths.filter(
@@ -188,6 +195,14 @@ describe('the installed package', () => {
     expect(out.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(out).toMatchObject({ status: 'resumed', count: 4, last: { role: 'tool', tool_call_id: 'call_fare' } });
     expect(result.stderr).toBe('');
+  });
+
+  it('imports handback/durable from plain Node without the durable execution SDK installed (an optional peer)', async () => {
+    const script = `
+      import { idempotencyKeyOf, waitForDecision } from 'handback/durable';
+      console.log(JSON.stringify({ wait: typeof waitForDecision, key: idempotencyKeyOf('cb-1') }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    expect([JSON.parse(result.stdout), result.stderr]).toEqual([{ wait: 'function', key: 'cb-1' }, '']);
   });
 
   const settings = {

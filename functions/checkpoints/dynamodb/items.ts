@@ -114,6 +114,7 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
   if (record.handoffDue === true) item.handoffDue = true;
   if (record.metadata !== undefined) item.metadata = JSON.stringify(record.metadata);
   if (record.taskToken !== undefined) item.taskToken = record.taskToken;
+  if (record.callbackId !== undefined) item.callbackId = record.callbackId;
   if (record.context !== undefined) item.context = JSON.stringify(record.context);
   if (record.remindAtMs !== undefined) item.remindAtMs = record.remindAtMs;
   if (record.remindedAt !== undefined) item.remindedAt = record.remindedAt;
@@ -231,6 +232,7 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   const context = json<{ user?: string; assistant?: string }>('context');
   if (context !== undefined) record.context = context;
   if (typeof raw.taskToken === 'string') record.taskToken = raw.taskToken;
+  if (typeof raw.callbackId === 'string') record.callbackId = raw.callbackId;
   if (typeof raw.remindAtMs === 'number') record.remindAtMs = raw.remindAtMs;
   if (typeof raw.remindedAt === 'string') record.remindedAt = raw.remindedAt;
   if (typeof raw.idemKey === 'string' && typeof raw.idemHash === 'string') {

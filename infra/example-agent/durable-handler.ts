@@ -1,0 +1,41 @@
+/**
+ * The example agent as a Lambda durable function (`-c handback:exampleAgent=durable`): the same fake model and tools
+ * as `handler.ts`, with `handback/durable` instead of the workflow's task token. It pauses its first turn with
+ * `waitForDecision` (the function stops running while people decide), runs the calls they approved in a step of its
+ * own (so a replay never runs them twice), and goes on. Start it with `{runId, tenant?}`.
+ */
+
+import { type DurableContext, withDurableExecution } from '@aws/durable-execution-sdk-js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { waitForDecision } from '../../functions/adapters/durable.ts';
+import { appendResults, createDynamoDBCheckpointStore } from '../../functions/index.ts';
+import { firstTurn, nextTurn, runTool } from './handler.ts';
+
+const tableName = process.env.TABLE_NAME;
+if (!tableName) throw new Error('Environment variable TABLE_NAME is not set: set it in the function configuration.');
+const store = createDynamoDBCheckpointStore({
+  client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
+  tableName,
+});
+
+/** The durable function's input. */
+export interface DurableTurnEvent {
+  runId: string;
+  tenant?: string;
+}
+
+/** The durable entry point. */
+export const handler = withDurableExecution(async (event: DurableTurnEvent, context: DurableContext) => {
+  const tenant = event.tenant ?? 'default';
+  const decided = await waitForDecision(context, { ...firstTurn(), tenant, runId: event.runId }, { store });
+  const results = await context.step('run-approved-calls', () => Promise.all(decided.dispatch.map(runTool)));
+  const transcript = appendResults(decided.format, decided.messages, results);
+  return {
+    runId: event.runId,
+    outcome: decided.outcome,
+    ran: results,
+    messageCount: transcript.length + 1,
+    reply: nextTurn(decided.outcome, decided.dispatch),
+  };
+});
