@@ -52,6 +52,8 @@ export interface BundleSpec {
 
 /** The floor of the stack's default hand-off target: the DynamoDB document client and the SQS client. */
 export const FLOOR = 'dynamodb + sqs (floor)';
+/** The Slack floor: the DynamoDB document client and `fetch` to Slack's Web API. */
+export const SLACK_FLOOR = 'dynamodb + fetch to slack (slack floor)';
 /** The old floor: the DynamoDB document client alone. */
 export const OLD_FLOOR = 'dynamodb-only (old floor)';
 
@@ -83,6 +85,19 @@ export const BUNDLES: BundleSpec[] = [
   { name: FLOOR, kind: 'floor', entry: FLOOR_ENTRIES.sqs },
   { name: 'dynamodb + eventbridge (its floor)', kind: 'floor', entry: FLOOR_ENTRIES.eventbridge },
   { name: OLD_FLOOR, kind: 'old-floor', entry: FLOOR_ENTRIES.none },
+  // The Slack interactions function's floor; its row is "not built" until functions/handlers/slack-interactions.ts is.
+  { name: SLACK_FLOOR, kind: 'floor', entry: join(BENCH, 'entries/dynamodb-slack.ts') },
+  ...(existsSync(join(REPO, 'functions/handlers/slack-interactions.ts'))
+    ? ([
+        {
+          name: 'slack-interactions',
+          kind: 'handler' as const,
+          entry: join(REPO, 'functions/handlers/slack-interactions.ts'),
+          handoffTarget: DEFAULT_TARGET,
+          floor: SLACK_FLOOR,
+        },
+      ] satisfies BundleSpec[])
+    : []),
   { name: 'langgraph resume', kind: 'peer', entry: join(BENCH, 'peers/entries/langgraph-resume.ts') },
   {
     name: 'openai-agents RunState.fromString',
