@@ -1,21 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type BuildOptions, build } from 'esbuild';
-import { bundleDefines, FUNCTION_NODE_OPTIONS, type HandbackFunctionProps } from '../infra/handback-function.ts';
+import { FUNCTION_NODE_OPTIONS, type HandbackFunctionProps } from '../infra/handback-function.ts';
+import { buildLambdaBundle, ESM_REQUIRE_BANNER, LAMBDA_ESBUILD_OPTIONS } from '../infra/lambda-bundle.ts';
 import { ENTRY } from '../infra/paths.ts';
 
 /**
- * The esbuild options of a Lambda bundle, in one place, as the CDK stack builds them: `HandbackFunction`
- * (infra/handback-function.ts) gives `NodejsFunction` `format: ESM, minify, sourceMap (default mode: a .map file
- * beside the bundle), sourcesContent: false, externalModules: [] with bundleAwsSDK (everything bundled),
- * mainFields: module, main`, the createRequire banner, the `define` of the hand-off target the function is bundled for
- * (`bundleDefines`, imported from infra/, so the two cannot part), and runtime Node.js 24 (so esbuild's target is
- * node24), and CDK adds `--bundle --platform=node`. `bannerDrift` reads the banner back out of infra/ so the two
- * cannot part silently. The stack's functions run with `FUNCTION_NODE_OPTIONS` (imported too): "as deployed" imports
- * pass them to Node.
+ * The bundles are built by the very function the stack builds its assets with (`buildLambdaBundle`,
+ * infra/lambda-bundle.ts: ESM with code splitting, minified, source maps beside each file, everything inlined, the
+ * hand-off target's `define`, node24), so the bench and the stack cannot part. The stack's functions run with
+ * `FUNCTION_NODE_OPTIONS` (imported too): "as deployed" imports pass them to Node.
  */
 
 const BENCH = import.meta.dirname;
@@ -23,38 +19,14 @@ const REPO = join(BENCH, '..');
 /** Where bundles are written: outside the repository, so neither git nor the linter sees them. */
 export const OUT_DIR = join(tmpdir(), 'handback-bench-bundles');
 
-/** The banner `HandbackFunction` passes to esbuild. */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __handbackCreateRequire } from 'node:module'; const require = __handbackCreateRequire(import.meta.url);";
+export { ESM_REQUIRE_BANNER };
 
-/** esbuild's target for the stack's runtime (`Runtime.NODEJS_24_X`). */
-export const TARGET = 'node24';
+/** The options every bundle is built with (the stack's own); only the entry and the output directory differ. */
+export const LAMBDA_BUNDLE_OPTIONS = LAMBDA_ESBUILD_OPTIONS;
 
-/** The options every bundle is built with; only the entry and the output file differ. */
-export const LAMBDA_BUNDLE_OPTIONS = {
-  bundle: true,
-  platform: 'node',
-  target: TARGET,
-  format: 'esm',
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  external: [],
-  banner: { js: ESM_REQUIRE_BANNER },
-  logLevel: 'error',
-} as const satisfies BuildOptions;
-
-/** Whether the banner in infra/handback-function.ts still equals ours (undefined), or what it says instead. */
+/** The banner is imported from infra/, so it cannot drift: kept for the report's shape. */
 export function bannerDrift(): string | undefined {
-  try {
-    const source = readFileSync(join(REPO, 'infra/handback-function.ts'), 'utf8');
-    const match = /ESM_REQUIRE_BANNER\s*=\s*\n?\s*"([^"]*)"/.exec(source);
-    if (match === null) return 'ESM_REQUIRE_BANNER not found in infra/handback-function.ts';
-    return match[1] === ESM_REQUIRE_BANNER ? undefined : `infra banner is now: ${match[1]}`;
-  } catch (error) {
-    return `cannot read infra/handback-function.ts: ${(error as Error).message}`;
-  }
+  return undefined;
 }
 
 /** The Node flags the stack's functions run with (`NODE_OPTIONS`), as a list. */
@@ -80,6 +52,8 @@ export interface BundleSpec {
 
 /** The floor of the stack's default hand-off target: the DynamoDB document client and the SQS client. */
 export const FLOOR = 'dynamodb + sqs (floor)';
+/** The Slack floor: the DynamoDB document client and `fetch` to Slack's Web API. */
+export const SLACK_FLOOR = 'dynamodb + fetch to slack (slack floor)';
 /** The old floor: the DynamoDB document client alone. */
 export const OLD_FLOOR = 'dynamodb-only (old floor)';
 
@@ -111,6 +85,19 @@ export const BUNDLES: BundleSpec[] = [
   { name: FLOOR, kind: 'floor', entry: FLOOR_ENTRIES.sqs },
   { name: 'dynamodb + eventbridge (its floor)', kind: 'floor', entry: FLOOR_ENTRIES.eventbridge },
   { name: OLD_FLOOR, kind: 'old-floor', entry: FLOOR_ENTRIES.none },
+  // The Slack interactions function's floor; its row is "not built" until functions/handlers/slack-interactions.ts is.
+  { name: SLACK_FLOOR, kind: 'floor', entry: join(BENCH, 'entries/dynamodb-slack.ts') },
+  ...(existsSync(join(REPO, 'functions/handlers/slack-interactions.ts'))
+    ? ([
+        {
+          name: 'slack-interactions',
+          kind: 'handler' as const,
+          entry: join(REPO, 'functions/handlers/slack-interactions.ts'),
+          handoffTarget: DEFAULT_TARGET,
+          floor: SLACK_FLOOR,
+        },
+      ] satisfies BundleSpec[])
+    : []),
   { name: 'langgraph resume', kind: 'peer', entry: join(BENCH, 'peers/entries/langgraph-resume.ts') },
   {
     name: 'openai-agents RunState.fromString',
@@ -151,9 +138,16 @@ export function beforeSpecs(rev = BEFORE_REV): BundleSpec[] | undefined {
 
 /** What one bundle weighs. */
 export interface BuiltBundle extends BundleSpec {
+  /** The entry file, index.mjs. */
   file: string;
+  /** What a cold start reads and parses: the entry and the chunks it imports statically. */
   bytes: number;
   gzipBytes: number;
+  /** The whole asset, chunks loaded on first use included. */
+  assetBytes: number;
+  assetGzipBytes: number;
+  /** The chunks loaded on first use, by file and gzip bytes. */
+  lazyChunks: Array<{ file: string; gzipBytes: number }>;
   mapBytes: number;
   /** Minified bytes by package (`node_modules/<name>`, or `handback` for the repo's own code), largest first. */
   byPackage: Array<{ name: string; bytes: number }>;
@@ -166,31 +160,50 @@ function packageOf(path: string): string {
   return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? path);
 }
 
-/** Builds `spec` with the Lambda options into bench/.out/<name>/index.mjs and weighs it. */
+/** Builds `spec` as the stack builds it into <tmp>/handback-bench-bundles/<name>/ and weighs it. */
 export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
   const dir = join(OUT_DIR, spec.name.replace(/[^a-z0-9-]+/gi, '-'));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'index.mjs');
-  const result = await build({
-    ...LAMBDA_BUNDLE_OPTIONS,
-    define: bundleDefines(spec.handoffTarget),
-    entryPoints: [spec.entry],
-    outfile: file,
-    metafile: true,
-  });
-  const code = readFileSync(file);
+  rmSync(dir, { recursive: true, force: true });
+  const built = buildLambdaBundle(spec.entry, dir, spec.handoffTarget);
+  const file = built.entry;
+  const outputs = built.metafile.outputs;
+  const key = (path: string) => Object.keys(outputs).find((k) => join(process.cwd(), k) === path || k === path);
+  // What init loads: the entry and, transitively, the chunks it imports statically.
+  const eager = new Set<string>();
+  const visit = (name: string | undefined) => {
+    if (name === undefined || eager.has(name)) return;
+    eager.add(name);
+    for (const imported of outputs[name]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  visit(key(file));
+  const gzip = (path: string) => gzipSync(readFileSync(path), { level: 9 }).length;
+  const files = Object.keys(outputs).filter((k) => k.endsWith('.mjs'));
+  const abs = (k: string) => join(process.cwd(), k);
   const sizes = new Map<string, number>();
-  for (const output of Object.values(result.metafile.outputs)) {
-    for (const [path, input] of Object.entries(output.inputs)) {
+  for (const name of eager) {
+    for (const [path, input] of Object.entries(outputs[name]?.inputs ?? {})) {
       sizes.set(packageOf(path), (sizes.get(packageOf(path)) ?? 0) + input.bytesInOutput);
     }
   }
+  const mapBytes = readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.map'))
+    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+  const eagerFiles = [...eager].map(abs);
   return {
     ...spec,
     file,
-    bytes: code.length,
-    gzipBytes: gzipSync(code, { level: 9 }).length,
-    mapBytes: statSync(`${file}.map`).size,
+    bytes: eagerFiles.reduce((sum, f) => sum + statSync(f).size, 0),
+    gzipBytes: eagerFiles.reduce((sum, f) => sum + gzip(f), 0),
+    assetBytes: files.reduce((sum, f) => sum + statSync(abs(f)).size, 0),
+    assetGzipBytes: files.reduce((sum, f) => sum + gzip(abs(f)), 0),
+    lazyChunks: files
+      .filter((f) => !eager.has(f))
+      .map((f) => ({ file: f.slice(f.indexOf('chunks/')), gzipBytes: gzip(abs(f)) }))
+      .sort((a, b) => b.gzipBytes - a.gzipBytes),
+    mapBytes,
     byPackage: [...sizes]
       .map(([name, bytes]) => ({ name, bytes }))
       .sort((a, b) => b.bytes - a.bytes)

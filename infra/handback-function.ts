@@ -1,31 +1,28 @@
-import { CfnResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { AssetHashType, CfnResource, DockerImage, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   ApplicationLogLevel,
   Architecture,
   type CfnFunction,
+  Code,
   type DurableConfig,
   type IFunction,
+  Function as LambdaFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { INDEXES } from '../functions/checkpoints/table.ts';
+import { type BundledHandoffTarget, buildLambdaBundle, bundleDefines } from './lambda-bundle.ts';
 import { repoPath } from './paths.ts';
 
-/**
- * Lets the ESM bundle load the CommonJS dependencies esbuild inlines (they call `require` for Node built-ins), and
- * names it so it cannot clash with a `require` binding esbuild emits.
- */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __handbackCreateRequire } from 'node:module'; const require = __handbackCreateRequire(import.meta.url);";
+export { bundleDefines };
 
 /**
  * The `NODE_OPTIONS` every function runs with: none. The bundles come with source maps (`index.mjs.map` beside
@@ -101,7 +98,7 @@ export interface HandbackFunctionProps {
    * `HANDOFF_TARGET` says otherwise fails at cold start, naming both).
    * @default - bundled for every target
    */
-  readonly handoffTarget?: 'sqs' | 'eventbridge' | 'lambda' | 'none';
+  readonly handoffTarget?: BundledHandoffTarget;
   /**
    * Makes it a Lambda durable function (`handback/durable`), with the checkpoint permissions its SDK needs.
    * @default - a plain function
@@ -109,22 +106,16 @@ export interface HandbackFunctionProps {
   readonly durableConfig?: DurableConfig;
 }
 
-/** The esbuild `define`s of a function bundled for `handoffTarget` (see `HandbackFunctionProps.handoffTarget`). */
-export function bundleDefines(handoffTarget: HandbackFunctionProps['handoffTarget']): Record<string, string> {
-  return handoffTarget === undefined
-    ? {}
-    : { 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': JSON.stringify(handoffTarget) };
-}
-
 /**
- * A Handback Lambda function with every house default: Node.js 24 on ARM64, an ESM bundle (minified, source maps
- * beside it, every dependency inlined, bundled for its hand-off target), explicit memory and timeout, its own log group with retention, JSON logs, active X-Ray
+ * A Handback Lambda function with every house default: Node.js 24 on ARM64, an ESM bundle with code splitting
+ * (infra/lambda-bundle.ts: what a request may not need in chunks loaded on first use, minified, source maps beside
+ * it, every dependency inlined, bundled for its hand-off target), explicit memory and timeout, its own log group with retention, JSON logs, active X-Ray
  * tracing, and a role of its own that starts with nothing but writing to that log group. Grants are added one by
  * one through `bindTable`, `grantTaskCallbacks` and the hand-off's `bind`.
  */
 export class HandbackFunction extends Construct {
   /** The function. */
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   /** Its execution role. */
   readonly role: Role;
   /** Its log group. */
@@ -154,9 +145,25 @@ export class HandbackFunction extends Construct {
       }),
     );
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+    // Bundled at synth by esbuild with splitting (which NodejsFunction cannot do), as a local bundling of the asset,
+    // as NodejsFunction does it: hashed by its output, skipped like any bundling when `aws:cdk:bundling-stacks` says.
+    const entry = props.entry;
+    const handoffTarget = props.handoffTarget;
+    this.function = new LambdaFunction(this, 'Function', {
+      code: Code.fromAsset(repoPath(''), {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          // Never pulled: the local bundling below always succeeds or throws.
+          image: DockerImage.fromRegistry('dummy'),
+          local: {
+            tryBundle(outputDir: string): boolean {
+              buildLambdaBundle(entry, outputDir, handoffTarget);
+              return true;
+            },
+          },
+        },
+      }),
+      handler: 'index.handler',
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
@@ -169,22 +176,6 @@ export class HandbackFunction extends Construct {
       systemLogLevelV2: SystemLogLevel.WARN,
       tracing: Tracing.ACTIVE,
       ...(props.durableConfig === undefined ? {} : { durableConfig: props.durableConfig }),
-      projectRoot: repoPath(''),
-      depsLockFilePath: repoPath('package-lock.json'),
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        // Everything is bundled, the AWS SDK included: the versions we test are the versions we run.
-        externalModules: [],
-        bundleAwsSDK: true,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        define: bundleDefines(props.handoffTarget),
-        logLevel: LogLevel.WARNING,
-      },
       environment: {
         ...(FUNCTION_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: FUNCTION_NODE_OPTIONS }),
         POWERTOOLS_SERVICE_NAME: 'handback',

@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleDefines } from '../../infra/handback-function.ts';
+import { buildLambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
 
 const TARGETS = ['sqs', 'eventbridge', 'lambda', 'none'] as const;
@@ -22,25 +21,9 @@ const TARGET_ENV: Record<Target, Record<string, string>> = {
 const dir = mkdtempSync(join(tmpdir(), 'handback-bundled-target-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The SQS trigger's entry bundled for `target`, as `HandbackFunction` bundles it (ESM, minified, the defines). */
+/** The SQS trigger's entry bundled for `target`, as `HandbackFunction` bundles it (ESM chunks, the defines). */
 async function bundleFor(target: Target): Promise<string> {
-  const file = join(dir, target, 'index.mjs');
-  await build({
-    entryPoints: [ENTRY.sqs],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    minify: true,
-    mainFields: ['module', 'main'],
-    banner: {
-      js: "import { createRequire as __handbackCreateRequire } from 'node:module'; const require = __handbackCreateRequire(import.meta.url);",
-    },
-    define: bundleDefines(target),
-    logLevel: 'error',
-  });
-  return file;
+  return buildLambdaBundle(ENTRY.sqs, join(dir, target), target).entry;
 }
 
 /** Loads a bundle in a fresh Node with `env`; its exit status and what it printed. */

@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYED_NODE_FLAGS, LAMBDA_BUNDLE_OPTIONS } from '../../bench/bundle.ts';
-import { bundleDefines } from '../../infra/handback-function.ts';
+import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
+import { buildLambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
@@ -28,8 +27,7 @@ let bundle: string;
 const servers: Array<Server | HttpServer> = [];
 
 beforeAll(async () => {
-  bundle = join(dir, 'api', 'index.mjs');
-  await build({ ...LAMBDA_BUNDLE_OPTIONS, entryPoints: [ENTRY.api], outfile: bundle, define: bundleDefines('none') });
+  bundle = buildLambdaBundle(ENTRY.api, join(dir, 'api'), 'none').entry;
   writeFileSync(join(dir, 'drive.mjs'), DRIVER);
 });
 

@@ -1,0 +1,98 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
+
+/**
+ * The Lambda bundle of a Handback function, built at synth by esbuild itself rather than by `NodejsFunction`: CDK
+ * 2.276 always passes `--outfile=index.mjs`, which esbuild refuses beside `--splitting`, so its bundles cannot have
+ * chunks. Here every dynamic `import()` (the pause checks, the JSON Schema checks with ajv and re2js) becomes a chunk
+ * of its own in `chunks/`, read and parsed only when a request first needs it, not at every cold start.
+ */
+
+/**
+ * Lets the ESM bundle load the CommonJS dependencies esbuild inlines (they call `require` for Node built-ins), and
+ * names it so it cannot clash with a `require` binding esbuild emits. Every chunk gets it: each is a module of its own.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __handbackCreateRequire } from 'node:module'; const require = __handbackCreateRequire(import.meta.url);";
+
+/** The hand-off targets a function may be bundled for. */
+export type BundledHandoffTarget = 'sqs' | 'eventbridge' | 'lambda' | 'none';
+
+/** The esbuild `define`s of a function bundled for `handoffTarget`: the other targets' clients become dead code. */
+export function bundleDefines(handoffTarget: BundledHandoffTarget | undefined): Record<string, string> {
+  return handoffTarget === undefined
+    ? {}
+    : { 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': JSON.stringify(handoffTarget) };
+}
+
+/**
+ * The options every Lambda bundle is built with (the bench builds its floors with them too): Node.js 24's target,
+ * ESM with code splitting, minified, source maps beside each file without the sources, every dependency inlined (the
+ * versions we test are the versions we run), `module` before `main`.
+ */
+export const LAMBDA_ESBUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  target: 'node24',
+  format: 'esm',
+  splitting: true,
+  entryNames: 'index',
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  external: [],
+  banner: { js: ESM_REQUIRE_BANNER },
+  logLevel: 'error',
+} as const satisfies BuildOptions;
+
+/** What one bundle holds: its entry file and its chunks, relative to the bundle's directory. */
+export interface LambdaBundle {
+  dir: string;
+  entry: string;
+  chunks: string[];
+  metafile: Metafile;
+}
+
+/**
+ * The check appended to an entry file: every chunk present beside it, or the cold start fails naming the one that is
+ * missing. A chunk the entry imports statically would fail the import anyway; one loaded on first use would otherwise
+ * fail only at the first request that needs it, long after the deploy looked healthy.
+ */
+export function chunkCheck(chunks: readonly string[]): string {
+  return `import{existsSync as __handbackChunkExists}from'node:fs';for(const c of ${JSON.stringify(chunks)})if(!__handbackChunkExists(new URL(c,import.meta.url)))throw new Error(\`This bundle is incomplete: chunk \${c} is missing beside \${new URL(import.meta.url).pathname}; redeploy the function's whole asset.\`);`;
+}
+
+/** Builds `entry` into `dir` (index.mjs and chunks/), with the check that every chunk is there at cold start. */
+export function buildLambdaBundle(entry: string, dir: string, handoffTarget?: BundledHandoffTarget): LambdaBundle {
+  mkdirSync(dir, { recursive: true });
+  const result = buildSync({
+    ...LAMBDA_ESBUILD_OPTIONS,
+    define: bundleDefines(handoffTarget),
+    entryPoints: [entry],
+    outdir: dir,
+    metafile: true,
+  });
+  const chunksDir = join(dir, 'chunks');
+  let chunks: string[] = [];
+  try {
+    chunks = readdirSync(chunksDir)
+      .filter((name) => name.endsWith('.mjs'))
+      .map((name) => `./${relative(dir, join(chunksDir, name))}`)
+      .sort();
+  } catch {
+    // No dynamic import, no chunk.
+  }
+  const index = join(dir, 'index.mjs');
+  if (chunks.length > 0) {
+    // Appended before the source map comment, so no mapping of the lines above moves.
+    const code = readFileSync(index, 'utf8');
+    const at = code.lastIndexOf('//# sourceMappingURL=');
+    const [body, tail] = at < 0 ? [code, ''] : [code.slice(0, at), code.slice(at)];
+    writeFileSync(index, `${body.endsWith('\n') ? body : `${body}\n`}${chunkCheck(chunks)}\n${tail}`);
+  }
+  return { dir, entry: index, chunks, metafile: result.metafile };
+}

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLambdaBundle, type LambdaBundle } from '../../infra/lambda-bundle.ts';
+import { ENTRY } from '../../infra/paths.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'handback-lambda-bundle-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Imports a bundle in a fresh Node with the SQS trigger's environment: its exit status and what it printed. */
+function load(file: string) {
+  const done = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(typeof m.handler);`,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        AWS_REGION: 'eu-west-1',
+        TABLE_NAME: 'checkpoints',
+        HANDOFF_TARGET: 'sqs',
+        HANDOFF_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/handoff',
+      },
+      encoding: 'utf8',
+    },
+  );
+  return { status: done.status, stdout: done.stdout.trim(), stderr: done.stderr };
+}
+
+let bundle: LambdaBundle;
+beforeAll(() => {
+  bundle = buildLambdaBundle(ENTRY.sqs, join(dir, 'sqs'), 'sqs');
+});
+
+describe('a Lambda bundle built with code splitting', () => {
+  it('puts the JSON Schema checks in a chunk of their own, which the entry does not import at init', () => {
+    const schemas = bundle.chunks.filter((chunk) => chunk.includes('json-schema'));
+    expect(schemas).toHaveLength(1);
+    const entry = readFileSync(bundle.entry, 'utf8');
+    expect(entry).not.toContain('json-schema.org/draft/2020-12');
+  });
+
+  it('loads with every chunk beside it and exports a handler', () => {
+    expect(load(bundle.entry)).toMatchObject({ status: 0, stdout: 'function' });
+  });
+
+  it('fails at init, naming the chunk, when a chunk loaded on first use is missing', () => {
+    const copy = buildLambdaBundle(ENTRY.sqs, join(dir, 'sqs-incomplete'), 'sqs');
+    const missing = copy.chunks.find((chunk) => chunk.includes('json-schema')) as string;
+    rmSync(join(copy.dir, missing));
+    const loaded = load(copy.entry);
+    expect(loaded.status).not.toBe(0);
+    expect(loaded.stderr).toContain(`chunk ${missing} is missing`);
+  });
+});
