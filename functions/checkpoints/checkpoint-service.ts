@@ -193,6 +193,7 @@ export class CheckpointService implements CheckpointStore {
       if (pause.metadata !== undefined) record.metadata = pause.metadata;
       if (pause.taskToken !== undefined) record.taskToken = pause.taskToken;
       if (Object.keys(pause.context).length > 0) record.context = pause.context;
+      if (pause.notify !== undefined) record.notify = pause.notify;
       if (pause.remindBeforeSeconds !== undefined) record.remindAtMs = expiresAtMs - pause.remindBeforeSeconds * 1000;
       if (pause.idempotencyKey !== undefined && requestHash !== undefined) {
         record.idempotency = { key: pause.idempotencyKey, hash: requestHash };

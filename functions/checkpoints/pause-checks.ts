@@ -1,3 +1,4 @@
+import { notifyFailures } from '../channels/notify.ts';
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import { roundContext } from '../rehydrate/context.ts';
 import { readPauseAsks } from '../rehydrate/rehydrate.ts';
@@ -30,6 +31,7 @@ export interface CheckedPause {
   taskToken?: string;
   metadata?: Record<string, unknown>;
   idempotencyKey?: string;
+  notify?: PauseInput['notify'];
 }
 
 /**
@@ -86,6 +88,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
       }
     }
   }
+  failures.push(...notifyFailures(input.notify));
   if (input.idempotencyKey !== undefined && !isIdempotencyKey(input.idempotencyKey)) {
     fail('/idempotencyKey', 'idempotencyKey must be 1–255 visible ASCII characters');
   }
@@ -135,6 +138,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   if (input.taskToken !== undefined) checked.taskToken = input.taskToken;
   if (input.metadata !== undefined) checked.metadata = input.metadata;
   if (input.idempotencyKey !== undefined) checked.idempotencyKey = input.idempotencyKey;
+  if (input.notify !== undefined) checked.notify = input.notify;
   return checked;
 }
 

@@ -7,7 +7,7 @@ import {
   type PauseStatus,
   Status,
 } from '../vocabulary.ts';
-import type { DecisionBody, JsonSchema, TurnContext } from '../wire.ts';
+import type { DecisionBody, JsonSchema, NotifyEntry, TurnContext } from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
 
@@ -69,6 +69,8 @@ export interface PauseRecord {
   taskToken?: string;
   /** The turn's context for the person deciding (the last user text, the assistant's text in the round). */
   context?: TurnContext;
+  /** Whom the channels tell (§14); absent: the deployment's defaults. */
+  notify?: NotifyEntry[];
   createdAt: string;
   expiresAtMs: number;
   onExpiry: OnExpiry;

@@ -31,6 +31,7 @@ import {
   type UseCaseDeps,
 } from '../resume/resume.ts';
 import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES } from '../vocabulary.ts';
+import type { NotifyEntry } from '../wire.ts';
 import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
@@ -86,6 +87,8 @@ const pauseBody = z.object({
   remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
   taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
   metadata: z.optional(jsonObject),
+  // Checked by the store with the pause's other fields (§14), each entry named.
+  notify: z.optional(z.array(z.custom<NotifyEntry>(() => true))),
 });
 
 /** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
