@@ -51,6 +51,16 @@ export type ApiResult = Exclude<APIGatewayProxyResultV2, string>;
 export interface ApiDeps extends UseCaseDeps {
   /** The authorizer claim holding the tenant; default `tenant`. */
   tenantClaim?: string;
+  /** Slack's interactions (§14), when the Slack channel is configured. */
+  slack?: SlackInteractions;
+}
+
+/** What answers `POST /channels/slack/interactions`: the raw body and headers in, a status and JSON body out. */
+export interface SlackInteractions {
+  interactions(request: {
+    headers: Record<string, string | undefined>;
+    body: string;
+  }): Promise<{ status: number; body?: object }>;
 }
 
 /** The largest pause body (§5). */
@@ -277,6 +287,29 @@ export function createApiHandler(
         return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'link'));
       }),
     },
+    // Slack's interactions (§14): no bearer token; the body is form-encoded and its signature is the check.
+    ...(deps.slack === undefined
+      ? []
+      : [
+          {
+            method: 'POST' as const,
+            path: '/channels/slack/interactions',
+            handler: async (event: ApiEvent): Promise<ApiResult> => {
+              const { body, isBase64Encoded } = event;
+              const raw =
+                body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+              if (Buffer.byteLength(raw) > MAX_DECISION_BODY_BYTES) {
+                throw new HttpProblem(413, EdgeCode.PayloadTooLarge, 'The body is too large.');
+              }
+              const answer = await (deps.slack as SlackInteractions).interactions({
+                headers: event.headers ?? {},
+                body: raw,
+              });
+              if (answer.body === undefined) return { statusCode: answer.status, body: '' };
+              return json(answer.status, answer.body);
+            },
+          },
+        ]),
     ...(options.routes ?? []),
   ];
 

@@ -52,7 +52,7 @@ export interface UseCaseDeps extends Telemetry {
 }
 
 /** Which entry point asked, for the logs. */
-export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep' | 'link';
+export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep' | 'link' | 'slack';
 
 /** The 201 body, with the answer link when an inbox is configured. */
 export type PauseCreatedBody = PauseCreated & { answerUrl?: string };
