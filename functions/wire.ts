@@ -176,6 +176,8 @@ export interface PauseView {
   createdAt: string;
   expiresAt: string;
   remindAt?: string;
+  /** Whom the channels tell (§14), as the pause gave it. */
+  notify?: NotifyEntry[];
   resumedAt?: string;
   continuationId?: string;
   outcome?: Outcome;

@@ -208,6 +208,7 @@ export class CheckpointService implements CheckpointStore {
       if (pause.taskToken !== undefined) record.taskToken = pause.taskToken;
       if (pause.callbackId !== undefined) record.callbackId = pause.callbackId;
       if (Object.keys(pause.context).length > 0) record.context = pause.context;
+      if (pause.notify !== undefined) record.notify = pause.notify;
       if (pause.remindBeforeSeconds !== undefined) record.remindAtMs = expiresAtMs - pause.remindBeforeSeconds * 1000;
       if (pause.idempotencyKey !== undefined && requestHash !== undefined) {
         record.idempotency = { key: pause.idempotencyKey, hash: requestHash };

@@ -1,3 +1,4 @@
+import { notifyFailures } from '../channels/notify.ts';
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import { roundContext } from '../rehydrate/context.ts';
 import { readPauseAsks } from '../rehydrate/rehydrate.ts';
@@ -36,6 +37,7 @@ export interface CheckedPause {
   /** Who paused it (§13). */
   pausedBy: Principal;
   fourEyes?: true;
+  notify?: PauseInput['notify'];
 }
 
 /**
@@ -99,6 +101,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
       }
     }
   }
+  failures.push(...notifyFailures(input.notify));
   if (input.idempotencyKey !== undefined && !isIdempotencyKey(input.idempotencyKey)) {
     fail('/idempotencyKey', 'idempotencyKey must be 1–255 visible ASCII characters');
   }
@@ -170,6 +173,7 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   if (input.callbackId !== undefined) checked.callbackId = input.callbackId;
   if (input.metadata !== undefined) checked.metadata = input.metadata;
   if (input.idempotencyKey !== undefined) checked.idempotencyKey = input.idempotencyKey;
+  if (input.notify !== undefined) checked.notify = input.notify;
   return checked;
 }
 

@@ -7,7 +7,7 @@ import {
   type PauseStatus,
   Status,
 } from '../vocabulary.ts';
-import type { Approvers, DecisionBody, JsonSchema, Principal, TurnContext } from '../wire.ts';
+import type { Approvers, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
 
@@ -104,6 +104,8 @@ export interface PauseRecord {
   callbackId?: string;
   /** The turn's context for the person deciding (the last user text, the assistant's text in the round). */
   context?: TurnContext;
+  /** Whom the channels tell (§14); absent: the deployment's defaults. */
+  notify?: NotifyEntry[];
   createdAt: string;
   expiresAtMs: number;
   onExpiry: OnExpiry;

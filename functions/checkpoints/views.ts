@@ -56,6 +56,7 @@ export function toPauseView(
   };
   if (record.context !== undefined && Object.keys(record.context).length > 0) view.context = record.context;
   if (record.remindAtMs !== undefined) view.remindAt = new Date(record.remindAtMs).toISOString();
+  if (record.notify !== undefined) view.notify = record.notify;
   if (record.closing !== undefined) {
     view.resumedAt = record.closing.closedAt;
     view.continuationId = record.closing.continuationId;

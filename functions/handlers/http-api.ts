@@ -40,7 +40,7 @@ import {
   type UseCaseDeps,
 } from '../resume/resume.ts';
 import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES, SCOPES } from '../vocabulary.ts';
-import type { Principal } from '../wire.ts';
+import type { NotifyEntry, Principal } from '../wire.ts';
 import * as z from '../zod.ts';
 import openapi from './openapi.json' with { type: 'json' };
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
@@ -60,6 +60,16 @@ export type ApiResult = Exclude<APIGatewayProxyResultV2, string>;
 export interface ApiDeps extends UseCaseDeps {
   /** The authorizer claim holding the tenant; default `tenant`. */
   tenantClaim?: string;
+  /** Slack's interactions (§14), when the Slack channel is configured. */
+  slack?: SlackInteractions;
+}
+
+/** What answers `POST /channels/slack/interactions`: the raw body and headers in, a status and JSON body out. */
+export interface SlackInteractions {
+  interactions(request: {
+    headers: Record<string, string | undefined>;
+    body: string;
+  }): Promise<{ status: number; body?: object }>;
 }
 
 /** The largest pause body (§5). */
@@ -97,6 +107,8 @@ const pauseBody = z.object({
   taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
   callbackId: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.callbackIdChars))),
   metadata: z.optional(jsonObject),
+  // Checked by the store with the pause's other fields (§14), each entry named.
+  notify: z.optional(z.array(z.custom<NotifyEntry>(() => true))),
 });
 
 /** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
@@ -322,6 +334,29 @@ export function createApiHandler(
         }
       }),
     },
+    // Slack's interactions (§14): no bearer token; the body is form-encoded and its signature is the check.
+    ...(deps.slack === undefined
+      ? []
+      : [
+          {
+            method: 'POST' as const,
+            path: '/channels/slack/interactions',
+            handler: async (event: ApiEvent): Promise<ApiResult> => {
+              const { body, isBase64Encoded } = event;
+              const raw =
+                body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+              if (Buffer.byteLength(raw) > MAX_DECISION_BODY_BYTES) {
+                throw new HttpProblem(413, EdgeCode.PayloadTooLarge, 'The body is too large.');
+              }
+              const answer = await (deps.slack as SlackInteractions).interactions({
+                headers: event.headers ?? {},
+                body: raw,
+              });
+              if (answer.body === undefined) return { statusCode: answer.status, body: '' };
+              return json(answer.status, answer.body);
+            },
+          },
+        ]),
     ...(options.routes ?? []),
   ];
 

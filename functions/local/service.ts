@@ -3,6 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { channelsFromEnv } from '../channels/config.ts';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { createDynamoDBCheckpointStore, storageClientConfig } from '../checkpoints/dynamodb-store.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
@@ -112,6 +113,10 @@ export async function startLocalService(
     tenantClaim,
     ...(links === undefined ? {} : { links }),
   };
+  // The channels (§14) from HANDBACK_SLACK_* and HANDBACK_SMTP_URL: one more consumer of the lifecycle events.
+  const channels = channelsFromEnv(env, { useCases: deps, client, tableName });
+  deps.channels = channels.names;
+  if (channels.slack !== undefined) deps.slack = channels.slack;
   // One handler serves the API and the inbox page, as the stack's two functions do behind one HTTP API.
   const handler = createApiHandler(deps, { routes: INBOX_ROUTES });
   const server = createLocalServer({
@@ -140,6 +145,7 @@ export async function startLocalService(
   if (links !== undefined) deps.inboxUrl = optionalEnv(env, 'HANDBACK_INBOX_URL', `${url}/inbox`);
   const webhook = optionalEnv(env, 'HANDBACK_WEBHOOK_URL');
   const sinks: EventSink[] = webhook === undefined ? [] : [createWebhookSink(webhook)];
+  if (channels.sink !== undefined) sinks.push(channels.sink);
   const emitter = createLifecycleEmitter({
     sinks,
     log: logger,

@@ -1,4 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { checkNotifyConfigured, notifyOf } from '../channels/notify.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -28,6 +29,7 @@ import {
 } from '../errors.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '../links/answer-links.ts';
+import type { ChannelName } from '../vocabulary.ts';
 import type { Principal } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, type Telemetry } from './telemetry.ts';
@@ -48,10 +50,12 @@ export interface UseCaseDeps extends Telemetry {
   inboxUrl?: string;
   /** Milliseconds since the epoch; injected for tests. */
   now?: () => number;
+  /** The channels this deployment has configured (§14): a pause's `notify` may name only these. */
+  channels?: readonly ChannelName[];
 }
 
 /** Which entry point asked, for the logs. */
-export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep' | 'link';
+export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep' | 'link' | 'slack';
 
 /** The 201 body, with the answer link when an inbox is configured. */
 export type PauseCreatedBody = PauseCreated & { answerUrl?: string };
@@ -63,6 +67,7 @@ export async function pauseTurn(
   options: { inboxUrl?: string } = {},
 ): Promise<PauseCreatedBody> {
   const bytes = jsonBytes(input.messages);
+  checkNotifyConfigured(notifyOf(input), deps.channels ?? []);
   const created = await deps.store.pause(input);
   if (!created.replayed) {
     deps.metrics.addMetric(Metric.Pauses, MetricUnit.Count, 1);

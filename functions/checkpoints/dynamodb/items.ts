@@ -1,6 +1,6 @@
 import { CorruptCheckpointError, UnsupportedRecordError } from '../../errors.ts';
 import { FORMAT_NAMES, isOneOf, ON_EXPIRY, OUTCOMES, Status } from '../../vocabulary.ts';
-import type { Principal } from '../../wire.ts';
+import type { NotifyEntry, Principal } from '../../wire.ts';
 import { Codec } from '../codec.ts';
 import { formatId } from '../ids.ts';
 import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedVote } from '../record.ts';
@@ -116,6 +116,7 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
   if (record.taskToken !== undefined) item.taskToken = record.taskToken;
   if (record.callbackId !== undefined) item.callbackId = record.callbackId;
   if (record.context !== undefined) item.context = JSON.stringify(record.context);
+  if (record.notify !== undefined) item.notify = JSON.stringify(record.notify);
   if (record.remindAtMs !== undefined) item.remindAtMs = record.remindAtMs;
   if (record.remindedAt !== undefined) item.remindedAt = record.remindedAt;
   if (record.idempotency !== undefined) {
@@ -231,6 +232,8 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   if (metadata !== undefined) record.metadata = metadata;
   const context = json<{ user?: string; assistant?: string }>('context');
   if (context !== undefined) record.context = context;
+  const notify = json<NotifyEntry[]>('notify');
+  if (notify !== undefined) record.notify = notify;
   if (typeof raw.taskToken === 'string') record.taskToken = raw.taskToken;
   if (typeof raw.callbackId === 'string') record.callbackId = raw.callbackId;
   if (typeof raw.remindAtMs === 'number') record.remindAtMs = raw.remindAtMs;

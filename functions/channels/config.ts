@@ -1,0 +1,91 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { EventSink } from '../events/emitter.ts';
+import type { UseCaseDeps } from '../resume/resume.ts';
+import type { ChannelName } from '../vocabulary.ts';
+import { type Channel, channelSink } from './channel.ts';
+import { createDynamoDBDeliveryLog } from './delivery-log.ts';
+import { createEmailChannel, type RecipientLink } from './email.ts';
+import { createSmtpTransport } from './email-smtp.ts';
+import { parseDefaults } from './notify.ts';
+import { createSlackChannel } from './slack.ts';
+import { createSlackCall } from './slack-api.ts';
+
+/**
+ * The channels a local service runs (§14), from its environment: Slack with `HANDBACK_SLACK_BOT_TOKEN` and
+ * `HANDBACK_SLACK_SIGNING_SECRET` (both, or neither), at `HANDBACK_SLACK_API_URL`, defaulting to
+ * `HANDBACK_SLACK_CHANNEL`; email with `HANDBACK_SMTP_URL` from `HANDBACK_EMAIL_FROM`, defaulting to
+ * `HANDBACK_EMAIL_TO` (it needs answer links: `HANDBACK_LINK_SECRET`).
+ */
+
+/** What the service wires: the configured names, the lifecycle sink, Slack's interactions endpoint. */
+export interface ConfiguredChannels {
+  names: ChannelName[];
+  sink?: EventSink;
+  slack?: ReturnType<typeof createSlackChannel>;
+}
+
+/** The channels `env` configures. */
+export function channelsFromEnv(
+  env: NodeJS.ProcessEnv,
+  options: { useCases: UseCaseDeps; client: DynamoDBDocumentClient; tableName: string },
+): ConfiguredChannels {
+  const log = createDynamoDBDeliveryLog({ client: options.client, tableName: options.tableName });
+  const channels: Channel[] = [];
+  const configured: ConfiguredChannels = { names: [] };
+  const token = env.HANDBACK_SLACK_BOT_TOKEN;
+  const secret = env.HANDBACK_SLACK_SIGNING_SECRET;
+  if ((token === undefined) !== (secret === undefined)) {
+    throw new Error('Slack needs both HANDBACK_SLACK_BOT_TOKEN and HANDBACK_SLACK_SIGNING_SECRET, or neither.');
+  }
+  if (token !== undefined && secret !== undefined) {
+    const slack = createSlackChannel({
+      useCases: options.useCases,
+      call: createSlackCall(token, env.HANDBACK_SLACK_API_URL ? { apiUrl: env.HANDBACK_SLACK_API_URL } : {}),
+      log,
+      signingSecret: secret,
+      defaultChannels: parseDefaults('slack', env.HANDBACK_SLACK_CHANNEL),
+    });
+    channels.push(slack);
+    configured.slack = slack;
+    configured.names.push('slack');
+  }
+  const smtp = env.HANDBACK_SMTP_URL;
+  if (smtp !== undefined && smtp !== '') {
+    const from = env.HANDBACK_EMAIL_FROM;
+    if (from === undefined || from === '') throw new Error('Email by HANDBACK_SMTP_URL needs HANDBACK_EMAIL_FROM.');
+    if (options.useCases.links === undefined) {
+      throw new Error('Email carries each recipient’s own answer link: set HANDBACK_LINK_SECRET too.');
+    }
+    channels.push(
+      createEmailChannel({
+        useCases: options.useCases,
+        transport: createSmtpTransport(smtp),
+        from,
+        log,
+        link: recipientLinkOf(options.useCases),
+        defaultRecipients: parseDefaults('email', env.HANDBACK_EMAIL_TO),
+      }),
+    );
+    configured.names.push('email');
+  }
+  if (channels.length > 0) configured.sink = channelSink(channels);
+  return configured;
+}
+
+/**
+ * The recipient's own answer link (§13) from the deployment's link signer, at the inbox URL known once the service
+ * listens. The signer takes the recipient as a third argument where recipient links are built (its two-argument
+ * form ignores it and signs the pause's own link).
+ */
+export function recipientLinkOf(useCases: UseCaseDeps): RecipientLink {
+  return async (pause, recipient) => {
+    const { links, inboxUrl } = useCases;
+    if (links === undefined || inboxUrl === undefined) throw new Error('Answer links are not configured.');
+    const linkFor = links.linkFor as (
+      grant: typeof pause,
+      inboxUrl: string,
+      options: { recipient: typeof recipient },
+    ) => Promise<string>;
+    return linkFor.call(links, pause, inboxUrl, { recipient });
+  };
+}

@@ -1,0 +1,87 @@
+import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import type { LifecycleEvent } from '../events/lifecycle.ts';
+import { getPause, type UseCaseDeps } from '../resume/resume.ts';
+import { LifecycleType } from '../vocabulary.ts';
+import type { Channel } from './channel.ts';
+import type { DeliveryLog } from './delivery-log.ts';
+import { type EmailMessage, pauseEmail } from './email-message.ts';
+import { entryKey, recipientsOf } from './notify.ts';
+
+/**
+ * The email channel (§14): one email per recipient on `Pause Created`, and on `Pause Reminder` one to each recipient
+ * who has not decided, each with the recipient's own answer link. Email cannot be updated, so the other events send
+ * nothing. Each send is claimed in the delivery log first, so a redelivered event mails no one twice.
+ */
+
+/** Sends one email: SMTP locally (`email-smtp.ts`), SES on AWS (`email-ses.ts`). */
+export interface EmailTransport {
+  send(message: EmailMessage & { from: string }): Promise<void>;
+}
+
+/** The recipient's own answer link (§13): decisions made with it are recorded as theirs. */
+export type RecipientLink = (
+  pause: { tenant: string; runId: string; interruptId: string; expiresAt: string },
+  recipient: { email: string; name?: string },
+) => Promise<string>;
+
+/** What the email channel runs on. */
+export interface EmailDeps {
+  useCases: UseCaseDeps;
+  transport: EmailTransport;
+  from: string;
+  log: DeliveryLog;
+  link: RecipientLink;
+  /** `HANDBACK_EMAIL_TO`: whom a pause without `notify` is mailed to. */
+  defaultRecipients: readonly string[];
+  /** Counts and logs a failed send (it never fails the pause; the event is retried). */
+  onFailure?: (error: unknown, to: string) => void;
+}
+
+/** The email channel. */
+export function createEmailChannel(deps: EmailDeps): Channel {
+  const sendOnce = async (event: LifecycleEvent, view: PauseView, to: string, what: string) => {
+    const { tenant, runId, interruptId } = event.detail;
+    const key = { tenant, runId, interruptId, entry: entryKey({ channel: 'email', to }), what };
+    if (!(await deps.log.claim(key))) return;
+    try {
+      const link = await deps.link({ tenant, runId, interruptId, expiresAt: view.expiresAt }, { email: to });
+      await deps.transport.send({
+        from: deps.from,
+        ...pauseEmail(view, to, link, { reminder: what === 'remind' }),
+      });
+    } catch (error) {
+      await deps.log.release(key);
+      deps.onFailure?.(error, to);
+      throw error;
+    }
+    await deps.log.done(key);
+  };
+
+  return {
+    name: 'email',
+    async deliver(event) {
+      if (event.type !== LifecycleType.Created && event.type !== LifecycleType.Reminder) return;
+      const { tenant, runId, interruptId } = event.detail;
+      const view = await getPause(deps.useCases, { tenant, runId, interruptId });
+      // Nothing is asked of anyone once the pause has closed.
+      if (view.status !== 'paused') return;
+      const recipients = recipientsOf(view.notify, 'email', deps.defaultRecipients);
+      const decidedBy = new Set(
+        view.asks.map((ask) => emailOfDecider(ask.decision)).filter((email) => email !== undefined),
+      );
+      const what = event.type === LifecycleType.Created ? 'mail' : 'remind';
+      const failures: unknown[] = [];
+      for (const to of recipients) {
+        if (what === 'remind' && decidedBy.has(to.toLowerCase())) continue;
+        await sendOnce(event, view, to, what).catch((error: unknown) => failures.push(error));
+      }
+      if (failures.length > 0) throw failures[0];
+    },
+  };
+}
+
+/** The decider's email when the store's view names it (`decision.by`, §13). */
+function emailOfDecider(decision: unknown): string | undefined {
+  const email = (decision as { by?: { email?: unknown } } | undefined)?.by?.email;
+  return typeof email === 'string' ? email.toLowerCase() : undefined;
+}

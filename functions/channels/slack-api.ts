@@ -1,0 +1,76 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Slack's Web API by plain `fetch` (docs/choices.md says why not `@slack/web-api`), and Slack's request signature.
+ * A call answers Slack's JSON; `ok: false` is a `SlackApiError` naming the method and Slack's `error`.
+ */
+
+/** Slack answered `ok: false`, or not at all. */
+export class SlackApiError extends Error {
+  readonly method: string;
+  readonly slackError: string;
+  constructor(method: string, slackError: string) {
+    super(`Slack's ${method} failed: ${slackError}`);
+    this.name = 'SlackApiError';
+    this.method = method;
+    this.slackError = slackError;
+  }
+}
+
+/** Calls Slack's Web API with a bot token. */
+export type SlackCall = <T = Record<string, unknown>>(method: string, body: Record<string, unknown>) => Promise<T>;
+
+/** The default base URL of Slack's Web API. */
+export const SLACK_API_URL = 'https://slack.com/api/';
+
+/** A caller of `apiUrl` (default Slack's) with `token`; each call gives up after `timeoutMs`. */
+export function createSlackCall(token: string, options: { apiUrl?: string; timeoutMs?: number } = {}): SlackCall {
+  const base = (options.apiUrl ?? SLACK_API_URL).replace(/\/?$/, '/');
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  return async <T>(method: string, body: Record<string, unknown>) => {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw new SlackApiError(method, error instanceof Error ? error.name : 'request_failed');
+    }
+    const answer = (await response.json().catch(() => ({ ok: false, error: `http_${response.status}` }))) as {
+      ok?: boolean;
+      error?: string;
+    };
+    if (answer.ok !== true) throw new SlackApiError(method, answer.error ?? `http_${response.status}`);
+    return answer as T;
+  };
+}
+
+/** Slack's window for a request's timestamp, in seconds. */
+export const SLACK_SIGNATURE_WINDOW_SECONDS = 300;
+
+/**
+ * Whether a request is Slack's: `X-Slack-Signature` is `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{raw body}` with the
+ * signing secret, and the timestamp is within 300 s of `nowSeconds` (compared in constant time).
+ */
+export function isSlackSignature(request: {
+  secret: string;
+  timestamp: string | undefined;
+  signature: string | undefined;
+  body: string;
+  nowSeconds: number;
+}): boolean {
+  const { secret, timestamp, signature, body, nowSeconds } = request;
+  if (timestamp === undefined || signature === undefined || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(nowSeconds - Number(timestamp)) > SLACK_SIGNATURE_WINDOW_SECONDS) return false;
+  const expected = Buffer.from(`v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`);
+  const given = Buffer.from(signature);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Signs a request as Slack does (for tests and tools). */
+export function slackSignature(secret: string, timestamp: string, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}

@@ -1,0 +1,381 @@
+import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { HandbackError, InvalidAnswerError } from '../errors.ts';
+import type { LifecycleEvent } from '../events/lifecycle.ts';
+import { decideTurn, getPause, type UseCaseDeps } from '../resume/resume.ts';
+import { LifecycleType } from '../vocabulary.ts';
+import type { Actor, Decision } from '../wire.ts';
+import type { Channel } from './channel.ts';
+import type { DeliveryKey, DeliveryLog, MessageRef, PauseOfMessage } from './delivery-log.ts';
+import { recipientsOf } from './notify.ts';
+import { isSlackSignature, SLACK_SIGNATURE_WINDOW_SECONDS, type SlackCall } from './slack-api.ts';
+import {
+  ANSWER_BLOCK,
+  ARGS_BLOCK,
+  type ButtonValue,
+  enumOf,
+  fieldsOf,
+  type ModalMetadata,
+  modalOf,
+  pauseMessage,
+  REASON_BLOCK,
+  SlackAction,
+  SlackModal,
+} from './slack-message.ts';
+
+/**
+ * The Slack channel (§14): posts a pause's message on `Pause Created`, updates it on every later change, replies in its
+ * thread on `Pause Reminder`, and takes the clicks and modal submissions of `POST /channels/slack/interactions`
+ * through `decideTurn` with the clicker as `by`. A click is decided before Slack is answered (the store's write and a
+ * modal's `views.open` fit Slack's 3 s; bench numbers in docs/channels.md), so nothing is lost when a Lambda freezes
+ * after its response.
+ */
+
+/** What the Slack channel runs on. */
+export interface SlackDeps {
+  useCases: UseCaseDeps;
+  call: SlackCall;
+  log: DeliveryLog;
+  signingSecret: string;
+  /** `HANDBACK_SLACK_CHANNEL`: where a pause without `notify` goes. */
+  defaultChannels: readonly string[];
+  /** The inbox page's URL, linked from each message. */
+  inboxUrl?: string;
+  /** Milliseconds since the epoch; injected for tests. */
+  now?: () => number;
+}
+
+/** How many Slack users are kept resolved, and for how long. */
+const USER_CACHE = { entries: 500, ttlMs: 10 * 60_000 };
+
+/** The Slack channel and its interactions endpoint. */
+export function createSlackChannel(deps: SlackDeps): Channel & {
+  interactions(request: {
+    headers: Record<string, string | undefined>;
+    body: string;
+  }): Promise<{ status: number; body?: object }>;
+} {
+  const now = deps.now ?? Date.now;
+  const { call, log } = deps;
+  let team: Promise<string> | undefined;
+  const teamId = () => {
+    team ??= call<{ team_id: string }>('auth.test', {}).then((answer) => answer.team_id);
+    team.catch(() => {
+      team = undefined;
+    });
+    return team;
+  };
+  const users = new Map<string, { actor: Actor; at: number }>();
+
+  const postKey = (pause: PauseOfMessage, to: string, what: string): DeliveryKey => ({
+    ...pause,
+    entry: `slack:${to}`,
+    what,
+  });
+  const deciderKey = (pause: PauseOfMessage, index: number): DeliveryKey => ({
+    ...pause,
+    entry: 'slack',
+    what: `by:${index}`,
+  });
+
+  const render = async (pause: PauseOfMessage, view: PauseView) => {
+    const deciders = new Map<number, string>();
+    await Promise.all(
+      view.asks.map(async (ask, index) => {
+        if (!view.decided.includes(ask.toolCallId)) return;
+        const name = await log.noteOf(deciderKey(pause, index));
+        if (name !== undefined) deciders.set(index, name);
+      }),
+    );
+    const inboxUrl = deps.inboxUrl ?? deps.useCases.inboxUrl;
+    return pauseMessage(view, { deciders, ...(inboxUrl === undefined ? {} : { inboxUrl }) });
+  };
+
+  /** Shows the pause as it is now in one posted message. */
+  const refresh = async (pause: PauseOfMessage, ref: MessageRef, view?: PauseView) => {
+    const current = view ?? (await getPause(deps.useCases, pause));
+    const message = await render(pause, current);
+    await call('chat.update', { channel: ref.channel, ts: ref.ts, ...message });
+  };
+
+  const deliverTo = async (event: LifecycleEvent, pause: PauseOfMessage, to: string, view: PauseView) => {
+    const key = postKey(pause, to, 'post');
+    let ref = await log.ref(key);
+    if (ref === undefined) {
+      // Only Pause Created brings the message; a change that arrives first is shown when it does.
+      if (event.type !== LifecycleType.Created || !(await log.claim(key))) return;
+      try {
+        const answer = await call<{ channel: string; ts: string }>('chat.postMessage', {
+          channel: to,
+          ...(await render(pause, view)),
+        });
+        ref = { channel: answer.channel, ts: answer.ts };
+      } catch (error) {
+        await log.release(key);
+        throw error;
+      }
+      await log.index(ref, pause);
+      await log.done(key, ref);
+      // A change committed between the read and the post found no message to update: show it now.
+      const after = await getPause(deps.useCases, pause);
+      if (after.status !== view.status || after.decided.length !== view.decided.length)
+        await refresh(pause, ref, after);
+      return;
+    }
+    await refresh(pause, ref, view);
+    if (event.type === LifecycleType.Reminder && view.status === 'paused') {
+      const remind = postKey(pause, to, 'remind');
+      if (!(await log.claim(remind))) return;
+      try {
+        await call('chat.postMessage', {
+          channel: ref.channel,
+          thread_ts: ref.ts,
+          text: `Reminder: this still waits for a decision (${view.pending.length} of ${view.asks.length} asks), until ${view.expiresAt}.`,
+        });
+      } catch (error) {
+        await log.release(remind);
+        throw error;
+      }
+      await log.done(remind);
+    }
+  };
+
+  /** The clicker as a principal (§14), with the email Slack knows, so approvers' emails match. */
+  const actorOf = async (teamIdValue: string, userId: string): Promise<Actor> => {
+    const cached = users.get(userId);
+    if (cached !== undefined && cached.at > now() - USER_CACHE.ttlMs) return cached.actor;
+    const answer = await call<{
+      user: { id: string; team_id?: string; real_name?: string; profile?: { email?: string; real_name?: string } };
+    }>('users.info', { user: userId });
+    const email = answer.user.profile?.email;
+    const name = answer.user.profile?.real_name ?? answer.user.real_name;
+    const actor: Actor = {
+      kind: 'person',
+      subject: `slack:${teamIdValue}:${userId}`,
+      ...(email ? { email } : {}),
+      ...(name ? { name } : {}),
+      via: 'slack',
+    };
+    if (users.size >= USER_CACHE.entries) users.delete(users.keys().next().value as string);
+    users.set(userId, { actor, at: now() });
+    return actor;
+  };
+
+  const decide = async (pause: PauseOfMessage, ref: MessageRef, index: number, decision: Decision, actor: Actor) => {
+    await decideTurn(deps.useCases, { ...pause, decisions: [decision], by: actor }, 'slack');
+    await log.note(deciderKey(pause, index), actor.name ?? actor.email ?? actor.subject);
+    // The lifecycle event updates the message too; this shows the decider at once.
+    await refresh(pause, ref).catch(() => undefined);
+  };
+
+  const ephemeral = async (ref: MessageRef, user: string, error: unknown) => {
+    await call('chat.postEphemeral', { channel: ref.channel, user, text: refusalText(error) });
+  };
+
+  const onAction = async (payload: SlackPayload, actor: Actor, userId: string) => {
+    const action = payload.actions?.[0];
+    const channel = payload.container?.channel_id ?? payload.channel?.id;
+    const ts = payload.container?.message_ts ?? payload.message?.ts;
+    if (action === undefined || channel === undefined || ts === undefined) return;
+    const ref = { channel, ts };
+    const pause = await log.lookup(ref);
+    // Only messages this deployment posted are acted on.
+    if (pause === undefined) return;
+    const value = parseJson<ButtonValue>(action.value);
+    if (value === undefined || !Number.isInteger(value.a)) return;
+    let view: PauseView;
+    try {
+      view = await getPause(deps.useCases, pause);
+      const ask = view.asks[value.a];
+      if (ask === undefined) return;
+      if (view.status !== 'paused') throw new ClosedClick(view.status);
+      if (view.decided.includes(ask.toolCallId)) throw new ClosedClick('decided');
+      const actionId = action.action_id.split(':')[0];
+      if (actionId === SlackAction.Approve) {
+        await decide(pause, ref, value.a, { toolCallId: ask.toolCallId, decision: 'approve' }, actor);
+      } else if (actionId === SlackAction.Choose) {
+        const values = enumOf(ask.answerSchema) ?? [];
+        if (value.v === undefined || !(value.v in values)) return;
+        await decide(pause, ref, value.a, { toolCallId: ask.toolCallId, answer: values[value.v] }, actor);
+      } else if (actionId === SlackAction.Edit || actionId === SlackAction.Reject || actionId === SlackAction.Answer) {
+        const kind = actionId === SlackAction.Edit ? 'edit' : actionId === SlackAction.Reject ? 'reject' : 'answer';
+        await call('views.open', {
+          trigger_id: payload.trigger_id,
+          view: modalOf(kind, ask, { channel, ts, a: value.a }),
+        });
+      }
+    } catch (error) {
+      if (error instanceof HandbackError || error instanceof ClosedClick) {
+        await ephemeral(ref, userId, error);
+        return;
+      }
+      throw error;
+    }
+  };
+
+  const onSubmission = async (payload: SlackPayload, actor: Actor): Promise<object | undefined> => {
+    const submitted = payload.view;
+    const metadata = parseJson<ModalMetadata>(submitted?.private_metadata);
+    if (submitted === undefined || metadata === undefined) return undefined;
+    const ref = { channel: metadata.channel, ts: metadata.ts };
+    const pause = await log.lookup(ref);
+    if (pause === undefined) return undefined;
+    const values = submitted.state?.values ?? {};
+    const text = (block: string) => values[block]?.value?.value ?? undefined;
+    const view = await getPause(deps.useCases, pause);
+    const ask = view.asks[metadata.a];
+    if (ask === undefined) return undefined;
+    const firstBlock =
+      (submitted.blocks?.find((block) => block.type === 'input')?.block_id as string | undefined) ?? ANSWER_BLOCK;
+    let decision: Decision;
+    if (submitted.callback_id === SlackModal.Edit) {
+      const args = parseJson<unknown>(text(ARGS_BLOCK) ?? '');
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+        return errors({ [ARGS_BLOCK]: 'The arguments must be a JSON object.' });
+      }
+      decision = { toolCallId: ask.toolCallId, decision: 'edit', args: args as Record<string, unknown> };
+    } else if (submitted.callback_id === SlackModal.Reject) {
+      const reason = text(REASON_BLOCK);
+      decision = { toolCallId: ask.toolCallId, decision: 'reject', ...(reason ? { reason } : {}) };
+    } else if (submitted.callback_id === SlackModal.Answer) {
+      const fields = fieldsOf(ask.answerSchema);
+      if (fields === undefined) {
+        const raw = text(ANSWER_BLOCK) ?? '';
+        const answer = parseJson<unknown>(raw);
+        // A bare word is taken as the string it is: people type answers, not JSON.
+        decision = { toolCallId: ask.toolCallId, answer: answer === undefined ? raw : answer };
+      } else {
+        const answer: Record<string, unknown> = {};
+        for (const field of fields) {
+          const raw = text(`${ANSWER_BLOCK}:${field.name}`);
+          if (raw === undefined || raw === '') continue;
+          answer[field.name] = coerce(raw, field.type);
+        }
+        decision = { toolCallId: ask.toolCallId, answer };
+      }
+    } else {
+      return undefined;
+    }
+    try {
+      if (view.status !== 'paused') throw new ClosedClick(view.status);
+      await decide(pause, ref, metadata.a, decision, actor);
+      return undefined;
+    } catch (error) {
+      if (error instanceof InvalidAnswerError) {
+        // The schema's failures, each beside its field (or the first field when the failure is the whole answer's).
+        const byBlock: Record<string, string> = {};
+        for (const failure of error.failures.length > 0 ? error.failures : [{ path: '', message: error.message }]) {
+          const field = failure.path.split('/')[1];
+          const block =
+            submitted.callback_id === SlackModal.Edit
+              ? ARGS_BLOCK
+              : field !== undefined && values[`${ANSWER_BLOCK}:${field}`] !== undefined
+                ? `${ANSWER_BLOCK}:${field}`
+                : firstBlock;
+          byBlock[block] ??= `${failure.path === '' ? '' : `${failure.path}: `}${failure.message}`.slice(0, 2000);
+        }
+        return errors(byBlock);
+      }
+      if (error instanceof HandbackError || error instanceof ClosedClick)
+        return errors({ [firstBlock]: refusalText(error) });
+      throw error;
+    }
+  };
+
+  return {
+    name: 'slack',
+
+    async deliver(event) {
+      const { tenant, runId, interruptId } = event.detail;
+      const pause = { tenant, runId, interruptId };
+      const view = await getPause(deps.useCases, pause);
+      const recipients = recipientsOf(view.notify, 'slack', deps.defaultChannels);
+      for (const to of recipients) await deliverTo(event, pause, to, view);
+    },
+
+    async interactions(request) {
+      const headers = request.headers;
+      const verified = isSlackSignature({
+        secret: deps.signingSecret,
+        timestamp: headers['x-slack-request-timestamp'],
+        signature: headers['x-slack-signature'],
+        body: request.body,
+        nowSeconds: Math.floor(now() / 1000),
+      });
+      if (!verified) return { status: 401, body: { error: 'The request is not signed by Slack.' } };
+      // The same signed request again (a replay) changes nothing: each signature is taken once in its window.
+      if (!(await log.once(`slack:${headers['x-slack-signature']}`, SLACK_SIGNATURE_WINDOW_SECONDS * 2))) {
+        return { status: 200 };
+      }
+      const payload = parseJson<SlackPayload>(new URLSearchParams(request.body).get('payload') ?? '');
+      if (payload === undefined) return { status: 400, body: { error: 'The body has no payload.' } };
+      const fromTeam = payload.team?.id ?? payload.user?.team_id;
+      const userId = payload.user?.id;
+      // A request from another workspace than the bot token's records nothing.
+      if (fromTeam === undefined || userId === undefined || fromTeam !== (await teamId())) return { status: 200 };
+      const actor = await actorOf(fromTeam, userId);
+      if (payload.type === 'block_actions') {
+        await onAction(payload, actor, userId);
+        return { status: 200 };
+      }
+      if (payload.type === 'view_submission') {
+        const answer = await onSubmission(payload, actor);
+        return answer === undefined ? { status: 200 } : { status: 200, body: answer };
+      }
+      return { status: 200 };
+    },
+  };
+}
+
+/** A click on a pause that has closed, or on an ask that is decided, caught before the store is asked. */
+class ClosedClick extends Error {
+  constructor(readonly state: string) {
+    super(
+      state === 'decided' ? 'This ask is already decided.' : `This pause is ${state}: nothing more can be decided.`,
+    );
+    this.name = 'ClosedClick';
+  }
+}
+
+/** What the person is told when their click cannot be taken. */
+function refusalText(error: unknown): string {
+  if (error instanceof HandbackError || error instanceof ClosedClick) return `Not recorded: ${error.message}`;
+  return 'Not recorded: something went wrong; try the inbox.';
+}
+
+function errors(byBlock: Record<string, string>) {
+  return { response_action: 'errors', errors: byBlock };
+}
+
+function coerce(raw: string, type: string): unknown {
+  if (type === 'string') return raw;
+  if (type === 'boolean') return raw.trim() === 'true' ? true : raw.trim() === 'false' ? false : raw;
+  const number = Number(raw);
+  return raw.trim() !== '' && Number.isFinite(number) ? number : raw;
+}
+
+function parseJson<T>(text: string | undefined | null): T | undefined {
+  if (text === undefined || text === null || text === '') return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parts of Slack's interaction payloads this channel reads. */
+interface SlackPayload {
+  type: string;
+  team?: { id?: string };
+  user?: { id?: string; team_id?: string };
+  trigger_id?: string;
+  channel?: { id?: string };
+  container?: { channel_id?: string; message_ts?: string };
+  message?: { ts?: string };
+  actions?: Array<{ action_id: string; value?: string }>;
+  view?: {
+    callback_id?: string;
+    private_metadata?: string;
+    blocks?: Array<{ type: string; block_id?: string }>;
+    state?: { values?: Record<string, Record<string, { value?: string | null }>> };
+  };
+}

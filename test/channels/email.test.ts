@@ -1,0 +1,162 @@
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createSesTransport } from '../../functions/channels/email-ses.ts';
+import { createAnswerLinks } from '../../functions/links/answer-links.ts';
+import { createTable, EMBEDDED_CLIENT_CONFIG } from '../../functions/local/embedded-dynamodb.ts';
+import { type LocalService, startLocalService } from '../../functions/local/service.ts';
+
+const LINK_SECRET = 'an-answer-link-secret-of-at-least-32-bytes';
+const mails: ParsedMail[] = [];
+let smtp: SMTPServer;
+let service: LocalService;
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, _session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          mails.push(mail);
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const port = (smtp.server.address() as AddressInfo).port;
+  const tableName = `handback-email-${Date.now()}`;
+  const endpoint = inject('dynamodbEndpoint');
+  const raw = new DynamoDBClient({ endpoint, ...EMBEDDED_CLIENT_CONFIG });
+  await createTable(raw, tableName);
+  raw.destroy();
+  service = await startLocalService({
+    PORT: '0',
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: tableName,
+    LOG_LEVEL: 'ERROR',
+    HANDBACK_SWEEP_INTERVAL_MS: '200',
+    HANDBACK_LINK_SECRET: LINK_SECRET,
+    HANDBACK_SMTP_URL: `smtp://127.0.0.1:${port}`,
+    HANDBACK_EMAIL_FROM: 'Handback <handback@example.com>',
+  });
+});
+
+afterAll(async () => {
+  await service?.close();
+  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+});
+
+async function pause(runId: string, extra: object = {}) {
+  const response = await fetch(`${service.url}/runs/${runId}/pauses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      format: 'openai-chat',
+      messages: [
+        { role: 'user', content: 'Please refund order-42, it arrived broken.' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_refund',
+              type: 'function',
+              function: { name: 'refund_order', arguments: '{"orderId":"order-42","amount":30}' },
+            },
+          ],
+        },
+      ],
+      asks: [{ toolCallId: 'call_refund', kind: 'approval', prompt: 'Refund this order?' }],
+      notify: [
+        { channel: 'email', to: 'alice@example.com' },
+        { channel: 'email', to: 'bob@example.com' },
+      ],
+      ...extra,
+    }),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { interruptId: string };
+}
+
+async function until<T>(probe: () => T | undefined | false, what: string, ms = 8_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const to = (mail: ParsedMail) =>
+  (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a?.value.map((v) => v.address));
+
+describe('the email channel through the local service', () => {
+  it('mails each recipient once, with a plain-text and an HTML part, the subject, the ask and an answer link to the pause', async () => {
+    const { interruptId } = await pause('order-42');
+    const got = await until(() => {
+      const found = mails.filter((mail) => mail.subject === 'Approval needed: refund_order — order-42');
+      return found.length >= 2 && found;
+    }, 'two emails');
+    expect(got.map(to).sort()).toEqual([['alice@example.com'], ['bob@example.com']]);
+    const links = createAnswerLinks(new TextEncoder().encode(LINK_SECRET));
+    for (const mail of got) {
+      expect(mail.from?.value[0]?.address).toBe('handback@example.com');
+      expect(mail.text).toContain('Refund this order?');
+      expect(mail.text).toContain('Tool: refund_order');
+      expect(mail.text).toContain('"orderId": "order-42"');
+      expect(mail.text).toContain('Please refund order-42, it arrived broken.');
+      expect(mail.html).toContain('>Review and decide</a>');
+      expect(mail.html).not.toContain('<img');
+      const link = /Review and decide: (\S+)/.exec(mail.text ?? '')?.[1] as string;
+      expect(link.startsWith(`${service.url}/inbox#`)).toBe(true);
+      expect(mail.html).toContain(`href="${link}"`);
+      await expect(links.verify(link.split('#')[1])).resolves.toMatchObject({ runId: 'order-42', interruptId });
+    }
+  });
+
+  it('mails a reminder to those who have not decided, once', async () => {
+    await pause('remind-42', { expiresInSeconds: 5, remindBeforeSeconds: 4 });
+    const reminders = await until(() => {
+      const found = mails.filter((mail) => mail.subject === 'Reminder: Approval needed: refund_order — remind-42');
+      return found.length >= 2 && found;
+    }, 'two reminders');
+    expect(reminders.map(to).sort()).toEqual([['alice@example.com'], ['bob@example.com']]);
+    expect(reminders[0]?.text).toMatch(/^This still waits for your decision/);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(mails.filter((mail) => String(mail.subject).endsWith('remind-42'))).toHaveLength(4);
+  });
+});
+
+describe('the SES transport', () => {
+  it('sends one SendEmail per message from the verified identity, with both parts', async () => {
+    const ses = mockClient(SESv2Client);
+    ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
+    await createSesTransport(new SESv2Client({ region: 'eu-west-1' })).send({
+      from: 'handback@example.com',
+      to: 'alice@example.com',
+      subject: 'Approval needed: refund_order — order-42',
+      text: 'plain',
+      html: '<p>html</p>',
+    });
+    expect(ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input)).toEqual([
+      {
+        FromEmailAddress: 'handback@example.com',
+        Destination: { ToAddresses: ['alice@example.com'] },
+        Content: {
+          Simple: {
+            Subject: { Data: 'Approval needed: refund_order — order-42', Charset: 'UTF-8' },
+            Body: { Text: { Data: 'plain', Charset: 'UTF-8' }, Html: { Data: '<p>html</p>', Charset: 'UTF-8' } },
+          },
+        },
+      },
+    ]);
+    ses.restore();
+  });
+});
