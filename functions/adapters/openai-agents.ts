@@ -35,6 +35,9 @@ import {
  * rejection where the SDK would put its own.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: an agent of any output type, as the SDK's own signatures take it
+type AnyAgent<TContext> = Agent<TContext, any>;
+
 /** What `pause` takes beside the run's result: the run's name and any of the pause body's own fields. */
 export type AgentsPauseOptions = Omit<
   PauseInput,
@@ -58,8 +61,7 @@ export interface OpenAIAgentsHandbackOptions<TContext> {
   /** The tenant every pause and read is for (the HTTP client's token decides its own). */
   tenant: string;
   /** The agent the run started with: its tools run the approved calls, and `run()` goes on from it. */
-  // biome-ignore lint/suspicious/noExplicitAny: an agent of any output type
-  agent: Agent<TContext, any>;
+  agent: AnyAgent<TContext>;
   /** Per tool name: asks of kind `answer` (`ask_human`-like tools), or approval settings. Default: an approval. */
   asks?: Record<string, AskRule>;
   /** Where each approved call's execution is recorded. @default in this process's memory */
@@ -71,7 +73,7 @@ export interface OpenAIAgentsHandbackOptions<TContext> {
 /** A run paused by Handback and resumed from its continuation. */
 export interface OpenAIAgentsHandback<TContext> {
   /** Pauses the run's interrupted round: one ask per `result.interruptions` item, the tool's parameters as `argsSchema`. */
-  pause(result: RunResult<TContext, Agent<TContext, any>>, options: AgentsPauseOptions): Promise<PauseCreated>;
+  pause(result: RunResult<TContext, AnyAgent<TContext>>, options: AgentsPauseOptions): Promise<PauseCreated>;
   /** Runs the approved calls once, appends their results, and goes on with `run()` on the decided transcript. */
   resume(options: AgentsResumeOptions<TContext>): Promise<AgentsResumed<TContext>>;
 }
@@ -80,8 +82,7 @@ export interface OpenAIAgentsHandback<TContext> {
 export interface AgentsResumed<TContext> {
   continuation: Continuation;
   ran: ToolResult[];
-  // biome-ignore lint/suspicious/noExplicitAny: an agent of any output type
-  result: RunResult<TContext, Agent<TContext, any>>;
+  result: RunResult<TContext, AnyAgent<TContext>>;
 }
 
 /** Handback for one agent of the OpenAI Agents SDK. */
@@ -144,8 +145,7 @@ export function openaiAgentsHandback<TContext = unknown>(
 type AnyFunctionTool = FunctionTool<any, any, any>;
 
 /** The agent's function tools by name. */
-// biome-ignore lint/suspicious/noExplicitAny: an agent of any context and output type
-function toolsOf(agent: Agent<any, any>): Map<string, AnyFunctionTool> {
+function toolsOf<T>(agent: AnyAgent<T>): Map<string, AnyFunctionTool> {
   const tools = new Map<string, AnyFunctionTool>();
   for (const tool of agent.tools) if (tool.type === 'function') tools.set(tool.name, tool as AnyFunctionTool);
   return tools;
@@ -197,7 +197,9 @@ type Item = Record<string, unknown> & { type?: unknown; id?: unknown; callId?: u
  * calls that wait for approval, so the round is taken from the last model response (every item it made, in order),
  * followed by the results the SDK already has for it (calls of tools that needed no approval).
  */
-export function transcriptOf(result: RunResult<unknown, Agent<unknown, unknown>>): unknown[] {
+export function transcriptOf(
+  result: Pick<RunResult<unknown, AnyAgent<unknown>>, 'history' | 'rawResponses'>,
+): unknown[] {
   const history = result.history as unknown as Item[];
   const round = (result.rawResponses.at(-1)?.output ?? []) as unknown as Item[];
   const callIds = new Set(round.filter((item) => item.type === 'function_call').map((item) => item.callId));
@@ -274,3 +276,5 @@ export function toAgentItems(messages: readonly unknown[]): AgentInputItem[] {
     }
   });
 }
+
+export { type AskRule, createMemoryToolExecutions, type HandbackStore, type ToolExecutions } from './shared.ts';
