@@ -38,6 +38,13 @@ import {
 // biome-ignore lint/suspicious/noExplicitAny: an agent of any output type, as the SDK's own signatures take it
 type AnyAgent<TContext> = Agent<TContext, any>;
 
+/** What `pause` reads of a run's result (any context: the result of `run()` as it is). */
+// biome-ignore lint/suspicious/noExplicitAny: a result of any context, as `run()` infers it
+export type PausableResult = Pick<
+  RunResult<any, AnyAgent<any>>,
+  'interruptions' | 'history' | 'rawResponses' | 'lastAgent'
+>;
+
 /** What `pause` takes beside the run's result: the run's name and any of the pause body's own fields. */
 export type AgentsPauseOptions = Omit<
   PauseInput,
@@ -73,7 +80,7 @@ export interface OpenAIAgentsHandbackOptions<TContext> {
 /** A run paused by Handback and resumed from its continuation. */
 export interface OpenAIAgentsHandback<TContext> {
   /** Pauses the run's interrupted round: one ask per `result.interruptions` item, the tool's parameters as `argsSchema`. */
-  pause(result: RunResult<TContext, AnyAgent<TContext>>, options: AgentsPauseOptions): Promise<PauseCreated>;
+  pause(result: PausableResult, options: AgentsPauseOptions): Promise<PauseCreated>;
   /** Runs the approved calls once, appends their results, and goes on with `run()` on the decided transcript. */
   resume(options: AgentsResumeOptions<TContext>): Promise<AgentsResumed<TContext>>;
 }
@@ -97,7 +104,7 @@ export function openaiAgentsHandback<TContext = unknown>(
       if (interruptions.length === 0) {
         throw new BadRequestError('The run has no interruptions to pause: it finished or failed.');
       }
-      const tools = toolsOf(result.lastAgent ?? agent);
+      const tools = toolsOf<TContext>(result.lastAgent ?? agent);
       const asks = interruptions.map((item) => askOf(item, tools, options.asks));
       return store.pause({
         ...pauseOptions,

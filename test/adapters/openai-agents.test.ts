@@ -30,12 +30,14 @@ const ROUND = [
 /** Each result the model was given, as `call_id: text`. */
 function resultsSeen(input: AgentInputItem[]): string {
   return input
-    .flatMap((item) =>
-      item.type === 'function_call_result'
-        ? [`${item.callId}: ${item.output.type === 'text' ? item.output.text : JSON.stringify(item.output)}`]
-        : [],
-    )
+    .flatMap((item) => (item.type === 'function_call_result' ? [`${item.callId}: ${textOf(item.output)}`] : []))
     .join(' | ');
+}
+
+/** A result's output as the SDK's text output carries it. */
+function textOf(output: unknown): string {
+  const text = output as { type?: string; text?: string };
+  return text.type === 'text' ? String(text.text) : JSON.stringify(output);
 }
 
 /** A scripted `Model` of the Agents SDK: the round for a new request, then a line of the results it was given. */
@@ -265,7 +267,9 @@ describe('handback/openai-agents with the OpenAI provider', () => {
       return Response.json({ id: `resp_${bodies.length}`, object: 'response', status: 'completed', output });
     };
     const openai = new OpenAI({ apiKey: 'offline', fetch, maxRetries: 0 });
-    const { agent, refunds } = story(new OpenAIResponsesModel(openai, 'gpt-4.1'));
+    // The repository's `openai` is newer than the one the SDK's types name; the client's shape is the same.
+    const client = openai as unknown as ConstructorParameters<typeof OpenAIResponsesModel>[0];
+    const { agent, refunds } = story(new OpenAIResponsesModel(client, 'gpt-4.1'));
     const backend = await localStoreBackend();
     try {
       const handback = openaiAgentsHandback({ store: backend.store, tenant: backend.tenant, agent });
