@@ -38,10 +38,12 @@ import {
 // biome-ignore lint/suspicious/noExplicitAny: an agent of any output type, as the SDK's own signatures take it
 type AnyAgent<TContext> = Agent<TContext, any>;
 
-/** What `pause` reads of a run's result (any context: the result of `run()` as it is). */
 // biome-ignore lint/suspicious/noExplicitAny: a result of any context, as `run()` infers it
+type AnyContext = any;
+
+/** What `pause` reads of a run's result (any context: the result of `run()` as it is). */
 export type PausableResult = Pick<
-  RunResult<any, AnyAgent<any>>,
+  RunResult<AnyContext, AnyAgent<AnyContext>>,
   'interruptions' | 'history' | 'rawResponses' | 'lastAgent'
 >;
 
