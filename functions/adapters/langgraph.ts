@@ -241,4 +241,9 @@ function decisionFor(continuation: Continuation, toolCallId: string, action: Act
   return { type: 'reject', message: typeof content === 'string' ? content : JSON.stringify(content) };
 }
 
+export {
+  createDynamoDBToolExecutions,
+  type DynamoDBToolExecutionsOptions,
+  ToolExecutionInProgressError,
+} from './executions.ts';
 export { type AskRule, createMemoryToolExecutions, type HandbackStore, type ToolExecutions } from './shared.ts';

@@ -286,4 +286,9 @@ export function toAgentItems(messages: readonly unknown[]): AgentInputItem[] {
   });
 }
 
+export {
+  createDynamoDBToolExecutions,
+  type DynamoDBToolExecutionsOptions,
+  ToolExecutionInProgressError,
+} from './executions.ts';
 export { type AskRule, createMemoryToolExecutions, type HandbackStore, type ToolExecutions } from './shared.ts';
