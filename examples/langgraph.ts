@@ -1,31 +1,24 @@
 /**
- * Handback with LangGraph JS: instead of `interrupt()` and a LangGraph checkpointer, the graph ends the turn when the
- * model calls a tool that needs a person, and Handback keeps the messages (`langchain` format) until people decide,
- * minutes or months later. A later invocation rebuilds the messages from the continuation and runs the graph again.
- * - `ask_human` (an `answer` ask) is answered by the customer; `refund_order` (an `approval` ask) is rejected by the
- *   lead, with a reason the model reads.
- * - `lookup_order` is an ordinary tool, not asked: it gets Handback's NOT_DISPATCHED result, so the model calls it
- *   again after the pause and the graph's ToolNode runs it.
+ * Handback with LangGraph JS and LangChain's human-in-the-loop middleware, through `handback/langgraph`: the agent
+ * (`createAgent`) stops on the middleware's interrupt, the adapter pauses it (format `langchain`), two people decide,
+ * and a later invocation resumes the thread with `Command({ resume })` in the middleware's own terms.
+ * - `refund_order` (an approval) is approved by the lead with a smaller amount; `email_customer` (an approval the
+ *   middleware allows no edit of) is approved by support. The graph runs both, with the decided arguments.
+ * - `lookup_order` is an ordinary tool the middleware does not interrupt on: the graph runs it.
+ * The middleware has no `answer` decision (Handback's answers reach it as a reject's message, and a round with a reject
+ * runs none of its other calls: docs/langgraph.md), so this story asks no question.
  *
  * Run: npx tsx examples/langgraph.ts
  */
 import { pathToFileURL } from 'node:url';
-import { BaseChatModel, type BindToolsInput } from '@langchain/core/language_models/chat_models';
-import {
-  AIMessage,
-  type BaseMessage,
-  HumanMessage,
-  mapChatMessagesToStoredMessages,
-  mapStoredMessagesToChatMessages,
-  type StoredMessage,
-  ToolMessage,
-} from '@langchain/core/messages';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
-import { tool } from '@langchain/core/tools';
-import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { type AskInput, appendResults, createDynamoDBCheckpointStore } from 'handback';
+import { MemorySaver } from '@langchain/langgraph';
+import { createDynamoDBCheckpointStore } from 'handback';
+import { langgraphHandback } from 'handback/langgraph';
 import { type LocalStore, startLocalStore } from 'handback/local';
+import { createAgent, humanInTheLoopMiddleware, tool } from 'langchain';
 import { z } from 'zod';
 
 const lookupOrder = tool(async ({ orderId }) => JSON.stringify({ orderId, status: 'delivered', total: 120 }), {
@@ -33,119 +26,100 @@ const lookupOrder = tool(async ({ orderId }) => JSON.stringify({ orderId, status
   description: 'Look an order up',
   schema: z.object({ orderId: z.string() }),
 });
-const refundInput = z.object({ orderId: z.string(), amount: z.number().positive() });
-const refundOrder = tool(async ({ orderId, amount }) => JSON.stringify({ refundId: 'rf_1', orderId, amount }), {
+const refunds: unknown[] = [];
+const refund = async (args: { orderId: string; amount: number }) => {
+  refunds.push(args);
+  return JSON.stringify({ refundId: 'rf_1', ...args });
+};
+const refundOrder = tool(refund, {
   name: 'refund_order',
   description: 'Refund an order',
-  schema: refundInput,
+  schema: z.object({ orderId: z.string(), amount: z.number().positive() }),
 });
-const askHuman = { name: 'ask_human', description: 'Ask the customer', schema: z.object({ question: z.string() }) };
-/** The tools a person settles: their calls end the turn. */
-const NEEDS_A_PERSON = new Set(['ask_human', 'refund_order']);
+const emailCustomer = tool(async ({ text }) => `sent: ${text}`, {
+  name: 'email_customer',
+  description: 'Email the customer',
+  schema: z.object({ text: z.string() }),
+});
 
-/** The scripted model: it reads the conversation as a real one would, and answers from a script. */
+/** The scripted model: three parallel calls for a new request, then a line per tool result it was sent. */
 class ScriptedChatModel extends BaseChatModel {
   _llmType() {
     return 'scripted';
   }
   // A real chat model sends the tools' schemas to its provider; the script knows them already.
-  override bindTools(_tools: BindToolsInput[]) {
+  override bindTools() {
     return this;
   }
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const latest = new Map<string, ToolMessage>(); // each tool's latest result
-    for (const m of messages) if (ToolMessage.isInstance(m)) latest.set(m.name ?? '', m);
-    const lookup = { name: 'lookup_order', args: { orderId: 'A-1042' } };
-    let reply: AIMessage;
-    if (latest.size === 0) {
-      const ask = { id: 'call_ask', name: 'ask_human', args: { question: 'Send a replacement as well?' } };
-      const refund = { id: 'call_refund', name: 'refund_order', args: { orderId: 'A-1042', amount: 120 } };
-      reply = new AIMessage({ content: 'Let me check.', tool_calls: [{ id: 'call_lookup', ...lookup }, ask, refund] });
-    } else if (latest.get('lookup_order')?.status === 'error') {
-      // NOT_DISPATCHED: the lookup never ran, so the model asks for it again.
-      reply = new AIMessage({ content: '', tool_calls: [{ id: 'call_lookup_2', ...lookup }] });
-    } else {
-      const said = (name: string) => `${name}: ${String(latest.get(name)?.content).split('\n').at(-1)}`;
-      reply = new AIMessage(['refund_order', 'lookup_order', 'ask_human'].map(said).join(' | '));
-    }
+    const reply =
+      messages.at(-1)?.type === 'human'
+        ? new AIMessage({
+            content: 'Let me check.',
+            tool_calls: [
+              { id: 'call_lookup', name: 'lookup_order', args: { orderId: 'A-1042' } },
+              { id: 'call_refund', name: 'refund_order', args: { orderId: 'A-1042', amount: 120 } },
+              { id: 'call_email', name: 'email_customer', args: { text: 'Your refund is on its way.' } },
+            ],
+          })
+        : new AIMessage(
+            messages
+              .flatMap((m) => (ToolMessage.isInstance(m) ? [`${m.name}: ${String(m.content).split('\n').at(-1)}`] : []))
+              .join(' | '),
+          );
     return { generations: [{ message: reply, text: String(reply.content) }] };
   }
 }
-const model = new ScriptedChatModel({}).bindTools([askHuman, refundOrder, lookupOrder]);
 
-/** agent ⇄ tools, ending when the model is done or when a call needs a person. */
-const graph = new StateGraph(MessagesAnnotation)
-  .addNode('agent', async ({ messages }) => ({ messages: [await model.invoke(messages)] }))
-  .addNode('tools', new ToolNode([lookupOrder]))
-  .addEdge(START, 'agent')
-  .addConditionalEdges('agent', ({ messages }) => {
-    const calls = (messages.at(-1) as AIMessage).tool_calls ?? [];
-    return calls.length === 0 || calls.some((c) => NEEDS_A_PERSON.has(c.name)) ? END : 'tools';
-  })
-  .addEdge('tools', 'agent')
-  .compile();
+/** The agent, on a checkpointer: in production a durable one (the invocation that resumes is not the one that paused). */
+const graph = createAgent({
+  model: new ScriptedChatModel({}),
+  tools: [lookupOrder, refundOrder, emailCustomer],
+  checkpointer: new MemorySaver(),
+  middleware: [
+    humanInTheLoopMiddleware({
+      interruptOn: { refund_order: true, email_customer: { allowedDecisions: ['approve', 'reject'] } },
+    }),
+  ],
+});
 
 const TENANT = 'acme';
 const RUN_ID = 'ticket-1042';
-
-/** A store built afresh from the table, as each Lambda invocation would: nothing is kept in memory between them. */
-const storeOn = (local: LocalStore) =>
-  createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
-
-/** Invocation 1: the graph ends on a round that needs people; Handback keeps the messages. */
-async function startTurn(local: LocalStore, userText: string) {
-  const { messages } = await graph.invoke({ messages: [new HumanMessage(userText)] });
-  const asks: AskInput[] = [];
-  for (const c of (messages.at(-1) as AIMessage).tool_calls ?? []) {
-    if (c.id === undefined || !NEEDS_A_PERSON.has(c.name)) continue;
-    const answerSchema = { enum: ['yes', 'no'] };
-    if (c.name === 'ask_human') asks.push({ toolCallId: c.id, prompt: c.args.question, answerSchema });
-    else asks.push({ toolCallId: c.id, kind: 'approval', prompt: `Refund ${JSON.stringify(c.args)}?` });
-  }
-  const stored = mapChatMessagesToStoredMessages(messages);
-  return storeOn(local).pause({ tenant: TENANT, runId: RUN_ID, format: 'langchain', messages: stored, asks });
-}
-
-/** Invocation 2, from the hand-off's pointer: run any approved calls, rebuild the messages, run the graph again. */
-async function continueTurn(local: LocalStore, continuationId: string) {
-  const continuation = await storeOn(local).getContinuation({ tenant: TENANT, runId: RUN_ID, continuationId });
-  const results = [];
-  for (const call of continuation.dispatch) {
-    // Approved (or edited) calls: only refund_order can be one, and in this story the lead rejects it.
-    results.push({ toolCallId: call.toolCallId, output: await refundOrder.invoke(refundInput.parse(call.args)) });
-  }
-  const stored = appendResults('langchain', continuation.messages, results) as StoredMessage[];
-  const { messages } = await graph.invoke({ messages: mapStoredMessagesToChatMessages(stored) });
-  return { outcome: continuation.outcome, dispatched: continuation.dispatch, stored, messages };
-}
+/** Handback on a store built afresh from the table, as each Lambda invocation would: nothing kept between them. */
+const handbackOn = (local: LocalStore) =>
+  langgraphHandback({
+    store: createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName }),
+    tenant: TENANT,
+    graph,
+  });
 
 export async function main() {
   const local = await startLocalStore();
   try {
     const trace: string[] = [];
-    const paused = await startTurn(local, 'Order A-1042 arrived broken. Refund me, please.');
-    // Only the table holds the turn now: this process may end here, and the rest happen days later, elsewhere.
-    trace.push(`paused ${paused.runId}: asks ${paused.asks.join(', ')}; lookup_order not asked`);
+    // Invocation 1: the middleware interrupts on the round; the adapter pauses it.
+    const config = { configurable: { thread_id: RUN_ID } };
+    const user = 'Order A-1042 arrived broken. Refund me, please.';
+    await graph.invoke({ messages: [{ role: 'user', content: user }] }, config);
+    const paused = await handbackOn(local).pause(config, { runId: RUN_ID });
+    trace.push(`paused ${RUN_ID}: asks ${paused.asks.join(', ')}; lookup_order not asked`);
 
     // Two people decide, each in their own request (from the inbox page or the HTTP API; here the store itself).
+    const store = createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
     const key = { tenant: TENANT, runId: RUN_ID, interruptId: paused.interruptId };
-    const { asks } = await storeOn(local).getPause(key);
-    const askFor = (name: string) => asks.find((ask) => ask.name === name)?.toolCallId ?? '';
-    const answer = { toolCallId: askFor('ask_human'), answer: 'yes' };
-    const customer = await storeOn(local).decide({ ...key, decisions: [answer] });
-    trace.push(`the customer answered; still pending: ${customer.kind === 'pending' ? customer.pending : 'none'}`);
-    const reason = 'Refunds over 100 need a photo of the damage.';
-    const reject = { toolCallId: askFor('refund_order'), decision: 'reject', reason } as const;
-    const lead = await storeOn(local).decide({ ...key, decisions: [reject] });
+    await store.decide({ ...key, decisions: [{ toolCallId: 'call_email', decision: 'approve' }] });
+    const edit = { toolCallId: 'call_refund', decision: 'edit', args: { orderId: 'A-1042', amount: 80 } } as const;
+    const lead = await store.decide({ ...key, decisions: [edit] });
     if (lead.kind !== 'closed') throw new Error(`Still waiting for ${lead.pending}.`);
-    trace.push(`the lead rejected the refund: ${lead.outcome}, ${lead.dispatch.length} calls to run`);
+    trace.push(`the lead approved the refund with a smaller amount: ${lead.outcome}, ${lead.dispatch.length} to run`);
 
-    const turn = await continueTurn(local, lead.continuationId);
-    const after = turn.messages.slice(turn.stored.length);
-    for (const m of after) if (ToolMessage.isInstance(m)) trace.push(`ran ${m.name} again: ${m.content}`);
-    const text = String(turn.messages.at(-1)?.content);
+    // Invocation 2, from the hand-off's pointer: the thread goes on in the middleware's terms.
+    const resumed = await handbackOn(local).resume({ runId: RUN_ID, continuationId: lead.continuationId });
+    const messages = (resumed.values as { messages: BaseMessage[] }).messages;
+    const text = String(messages.at(-1)?.content);
+    trace.push(`resumed with ${JSON.stringify(Object.values(resumed.resume)[0]?.decisions.map((d) => d.type))}`);
     trace.push(`model: ${text}`);
-    return { trace, text, ...turn };
+    return { trace, text, messages, refunds, ...resumed };
   } finally {
     await local.close();
   }

@@ -36,6 +36,8 @@ function snippets(): Snippet[] {
         code: block.code
           .replaceAll(`from 'handback/local'`, `from '${join(ROOT, 'functions/local/public.ts')}'`)
           .replaceAll(`from 'handback/durable'`, `from '${join(ROOT, 'functions/adapters/durable.ts')}'`)
+          .replaceAll(`from 'handback/openai-agents'`, `from '${join(ROOT, 'functions/adapters/openai-agents.ts')}'`)
+          .replaceAll(`from 'handback/langgraph'`, `from '${join(ROOT, 'functions/adapters/langgraph.ts')}'`)
           .replaceAll(`from 'handback'`, `from '${join(ROOT, 'functions/index.ts')}'`),
       })),
   );

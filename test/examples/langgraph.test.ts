@@ -3,7 +3,7 @@ import {
   mapStoredMessagesToChatMessages,
   ToolMessage,
 } from '@langchain/core/messages';
-import { checkTranscript, NOT_DISPATCHED, REJECTED } from 'handback';
+import { checkTranscript } from 'handback';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../examples/langgraph.ts';
 
@@ -13,35 +13,35 @@ describe('examples/langgraph.ts', () => {
     result = await main();
   });
 
-  it('runs nothing the lead rejected, and the model reads the rejection with its reason', () => {
-    expect(result.outcome).toBe('resumed');
-    expect(result.dispatched).toEqual([]);
-    const refund = result.messages.find((m) => ToolMessage.isInstance(m) && m.tool_call_id === 'call_refund');
-    expect(refund).toMatchObject({
-      status: 'error',
-      content: `${REJECTED}\nReason: Refunds over 100 need a photo of the damage.`,
-    });
-    expect(result.text).toBe(
-      'refund_order: Reason: Refunds over 100 need a photo of the damage. | lookup_order: {"orderId":"A-1042","status":"delivered","total":120} | ask_human: yes',
-    );
-  });
-
-  it("calls lookup_order again after its NOT_DISPATCHED result, and the graph's ToolNode runs it", () => {
-    const lookups = result.messages.filter((m) => ToolMessage.isInstance(m) && m.name === 'lookup_order');
-    expect(lookups).toMatchObject([
-      { tool_call_id: 'call_lookup', status: 'error', content: NOT_DISPATCHED },
+  it("resumes the thread in the middleware's terms: the lead's edit and support's approval", () => {
+    expect(result.continuation.outcome).toBe('resumed');
+    expect(Object.values(result.resume)).toEqual([
       {
-        tool_call_id: 'call_lookup_2',
-        status: 'success',
-        content: '{"orderId":"A-1042","status":"delivered","total":120}',
+        decisions: [
+          { type: 'edit', editedAction: { name: 'refund_order', args: { orderId: 'A-1042', amount: 80 } } },
+          { type: 'approve' },
+        ],
       },
     ]);
   });
 
-  it("hands the graph messages that pass Handback's strict check and LangChain's own round trip", () => {
-    expect(checkTranscript('langchain', result.stored)).toEqual([]);
-    expect(mapChatMessagesToStoredMessages(mapStoredMessagesToChatMessages(result.stored))).toEqual(result.stored);
-    // What the graph added after them is a valid transcript too, in LangChain's own stored form.
+  it('runs the refund once with the edited args, and the tools the middleware does not ask about', () => {
+    expect(result.refunds).toEqual([{ orderId: 'A-1042', amount: 80 }]);
+    const results = result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).name);
+    expect(results).toEqual(['lookup_order', 'refund_order', 'email_customer']);
+    expect(result.text).toBe(
+      'lookup_order: {"orderId":"A-1042","status":"delivered","total":120} | refund_order: {"refundId":"rf_1","orderId":"A-1042","amount":80} | email_customer: sent: Your refund is on its way.',
+    );
+  });
+
+  it("keeps a continuation LangChain reads back, and a thread that passes Handback's strict check", () => {
+    const stored = result.continuation.messages as ReturnType<typeof mapChatMessagesToStoredMessages>;
+    expect(mapChatMessagesToStoredMessages(mapStoredMessagesToChatMessages(stored))).toEqual(stored);
     expect(checkTranscript('langchain', mapChatMessagesToStoredMessages(result.messages))).toEqual([]);
+  });
+
+  it('prints a trace of the pause, the decisions and the resumed thread', () => {
+    expect(result.trace).toHaveLength(4);
+    expect(result.trace[0]).toBe('paused ticket-1042: asks call_refund, call_email; lookup_order not asked');
   });
 });

@@ -282,7 +282,10 @@ describe('the inbox, signed in with auth off', () => {
     await second.page.locator('#a0').getByRole('radio', { name: 'Reject' }).check();
     await second.page.getByRole('button', { name: 'Submit decisions' }).click();
     expect(await outcome(second.page)).toBe('Someone else decided first; nothing of yours was sent.');
-    await second.page.locator('#a0-note').getByText(/^Already decided by .+: Approved\.$/).waitFor();
+    await second.page
+      .locator('#a0-note')
+      .getByText(/^Already decided by .+: Approved\.$/)
+      .waitFor();
     await second.page.locator('#a0').getByText('Approved', { exact: true }).waitFor();
     // The other ask is still theirs to decide.
     await second.page.locator('#a1').getByRole('radio', { name: 'Reject' }).check();

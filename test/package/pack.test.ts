@@ -17,9 +17,9 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 };
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
-/** What the tarball may weigh: today about 85 kB packed, 310 kB unpacked (a third of that the README). */
+/** What the tarball may weigh: today about 110 kB packed, 520 kB unpacked (with the two framework adapters). */
 const MAX_PACKED_BYTES = 150_000;
-const MAX_UNPACKED_BYTES = 500_000;
+const MAX_UNPACKED_BYTES = 600_000;
 
 interface Packed {
   filename: string;
@@ -69,7 +69,12 @@ const transcript = [
 
 let work: string;
 let consumer: string;
+/** A consumer that also installs the adapters' frameworks (the optional peers). */
+let withPeers: string;
 let packed: Packed;
+
+/** The adapters' frameworks, at the repository's versions (in the npm cache `npm ci` filled). */
+const PEERS = ['@openai/agents', 'langchain', '@langchain/core', '@langchain/langgraph'];
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'handback-pack-'));
@@ -94,7 +99,21 @@ beforeAll(async () => {
     ),
     'npm install of the tarball',
   );
-}, 300_000);
+  withPeers = join(work, 'with-peers');
+  await mkdir(withPeers);
+  await writeFile(
+    join(withPeers, 'package.json'),
+    JSON.stringify({ name: 'handback-peers', private: true, type: 'module' }),
+  );
+  const peers = PEERS.map((name) => `${name}@${manifest.devDependencies[name]}`);
+  succeeded(
+    await npm(
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename), ...own, ...peers],
+      withPeers,
+    ),
+    'npm install of the tarball with the optional peers',
+  );
+}, 600_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -105,6 +124,10 @@ describe('the packed tarball', () => {
     const paths = packed.files.map((file) => file.path).sort();
     expect(paths).toContain('package.json');
     expect(paths).toContain('README.md');
+    const adapters = ['openai-agents', 'langgraph'].flatMap((name) => [
+      `dist/adapters/${name}.js`,
+      `dist/adapters/${name}.d.ts`,
+    ]);
     for (const entry of [
       'dist/index.js',
       'dist/index.d.ts',
@@ -112,6 +135,7 @@ describe('the packed tarball', () => {
       'dist/local/public.d.ts',
       'dist/adapters/durable.js',
       'dist/adapters/durable.d.ts',
+      ...adapters,
     ]) {
       expect(paths).toContain(entry);
     }
@@ -205,6 +229,31 @@ describe('the installed package', () => {
     expect([JSON.parse(result.stdout), result.stderr]).toEqual([{ wait: 'function', key: 'cb-1' }, '']);
   });
 
+  it('imports without the optional peers, and an adapter names the framework it needs when that is missing', async () => {
+    const script = `
+      const core = await import('handback');
+      const errors = {};
+      for (const subpath of ['openai-agents', 'langgraph']) {
+        try { await import('handback/' + subpath); errors[subpath] = 'loaded'; }
+        catch (error) { errors[subpath] = error.code + ' ' + error.message; }
+      }
+      console.log(JSON.stringify({ rehydrate: typeof core.rehydrate, errors }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    const out = JSON.parse(result.stdout);
+    expect(out.rehydrate).toBe('function');
+    expect(out.errors['openai-agents']).toMatch(/^ERR_MODULE_NOT_FOUND .*'@openai\/agents'/);
+    expect(out.errors.langgraph).toMatch(/^ERR_MODULE_NOT_FOUND .*'@langchain\/(core|langgraph)'/);
+  });
+
+  it('imports each adapter from plain Node ESM with the optional peers installed', async () => {
+    const script = `
+      const { openaiAgentsHandback, createMemoryToolExecutions } = await import('handback/openai-agents');
+      const { langgraphHandback } = await import('handback/langgraph');
+      console.log(JSON.stringify([typeof openaiAgentsHandback, typeof langgraphHandback, typeof createMemoryToolExecutions]));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], withPeers), 'node');
+    expect(JSON.parse(result.stdout)).toEqual(['function', 'function', 'function']);
+  });
+
   const settings = {
     nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
     bundler: { module: 'preserve', moduleResolution: 'bundler' },
@@ -213,6 +262,7 @@ describe('the installed package', () => {
     'type-checks a strict consumer with lib ES2022 under moduleResolution %s, library declarations included',
     async (name) => {
       await writeFile(join(consumer, 'consumer.ts'), CONSUMER_SOURCE);
+      await writeFile(join(withPeers, 'adapters.ts'), ADAPTERS_SOURCE);
       const config = {
         compilerOptions: {
           ...settings[name],
@@ -229,8 +279,18 @@ describe('the installed package', () => {
       const result = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], consumer);
       expect(result.stdout + result.stderr).toBe('');
       expect(result.code).toBe(0);
+      // With the peers: both adapters, resolved through `exports` as above. The frameworks' own declarations are
+      // skipped (checking langchain's alone outlasts the test's budget); the core's are checked with skipLibCheck off.
+      const adapters = {
+        compilerOptions: { ...config.compilerOptions, skipLibCheck: true },
+        files: ['adapters.ts'],
+      };
+      await writeFile(join(withPeers, `tsconfig.${name}.json`), JSON.stringify(adapters));
+      const typed = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], withPeers);
+      expect(typed.stdout + typed.stderr).toBe('');
+      expect(typed.code).toBe(0);
     },
-    180_000,
+    400_000,
   );
 });
 
@@ -274,4 +334,26 @@ export async function resumeInTest(): Promise<ResumeResult | string> {
 }
 
 export { store, violations, rebuilt };
+`;
+
+/** An agent developer's code on the adapters: each built on the store, with the framework's own types. */
+const ADAPTERS_SOURCE = `
+import { Agent } from '@openai/agents';
+import { MemorySaver } from '@langchain/langgraph';
+import { createMemoryCheckpointStore, type PauseCreated } from 'handback';
+import { type LangGraphResumed, langgraphHandback } from 'handback/langgraph';
+import { type AgentsResumed, createMemoryToolExecutions, openaiAgentsHandback } from 'handback/openai-agents';
+import { createAgent } from 'langchain';
+
+const store = createMemoryCheckpointStore();
+const agent = new Agent({ name: 'support' });
+const agents = openaiAgentsHandback({ store, tenant: 't', agent, executions: createMemoryToolExecutions() });
+const graph = createAgent({ model: 'openai:gpt-4.1', tools: [], checkpointer: new MemorySaver() });
+const graphs = langgraphHandback({ store, tenant: 't', graph });
+
+export const resumeRun = (continuationId: string): Promise<AgentsResumed<unknown>> =>
+  agents.resume({ runId: 'r', continuationId });
+export const pauseThread = (): Promise<PauseCreated> => graphs.pause({ configurable: { thread_id: 'r' } }, { runId: 'r' });
+export const resumeThread = (continuationId: string): Promise<LangGraphResumed> =>
+  graphs.resume({ runId: 'r', continuationId });
 `;

@@ -1,0 +1,249 @@
+import { AIMessage, type BaseMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { Command, type StateSnapshot } from '@langchain/langgraph';
+import type { AskInput, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
+import { BadRequestError } from '../errors.ts';
+import type { Actor, Continuation, JsonSchema } from '../wire.ts';
+import {
+  type AskRule,
+  createMemoryToolExecutions,
+  executionKey,
+  type HandbackStore,
+  sameJson,
+  type ToolExecutions,
+} from './shared.ts';
+
+/**
+ * `handback/langgraph` (§15): a LangGraph graph stopped by `langchain`'s human-in-the-loop middleware (an `interrupt`
+ * whose value is an `HITLRequest`) becomes a Handback pause, one ask per action request, in format `langchain`; the
+ * continuation that closes it becomes `Command({ resume: { [interruptId]: { decisions } } })` in the middleware's own
+ * terms (approve, edit with `editedAction`, reject with `message`), sent to the same thread of the graph's own
+ * checkpointer. The graph's checkpointer keeps the run; Handback keeps the transcript people decide on, the
+ * decisions, and who made them.
+ */
+
+/** One action the middleware asks a person about (`ActionRequest` of `langchain`). */
+interface ActionRequest {
+  name: string;
+  args: Record<string, unknown>;
+  description?: string;
+}
+
+/** What the middleware allows for one action (`ReviewConfig` of `langchain`). */
+interface ReviewConfig {
+  actionName: string;
+  allowedDecisions: Array<'approve' | 'edit' | 'reject'>;
+  argsSchema?: Record<string, unknown>;
+}
+
+/** The middleware's interrupt value (`HITLRequest` of `langchain`). */
+interface HITLRequest {
+  actionRequests: ActionRequest[];
+  reviewConfigs: ReviewConfig[];
+}
+
+/** One decision of the middleware's resume value (`Decision` of `langchain`). */
+export type HITLDecision =
+  | { type: 'approve' }
+  | { type: 'edit'; editedAction: { name: string; args: Record<string, unknown> } }
+  | { type: 'reject'; message?: string };
+
+/** The graph as the adapter uses it: a compiled graph (or `createAgent`'s agent) with a checkpointer. */
+export interface InterruptibleGraph {
+  getState(config: RunnableConfig): Promise<StateSnapshot>;
+  invoke(input: unknown, config?: RunnableConfig): Promise<unknown>;
+}
+
+/** What `pause` takes beside the thread: the run's name and any of the pause body's own fields. */
+export type LangGraphPauseOptions = Omit<
+  PauseInput,
+  'tenant' | 'format' | 'messages' | 'toolCallId' | 'prompt' | 'answerSchema' | 'asks'
+>;
+
+/** The adapter's settings. */
+export interface LangGraphHandbackOptions {
+  /** The store, or the HTTP client (`handback/client`). */
+  store: HandbackStore;
+  /** The tenant every pause and read is for (the HTTP client's token decides its own). */
+  tenant: string;
+  /** The graph, compiled with a checkpointer (any: `MemorySaver`, Postgres, DynamoDB, …). */
+  graph: InterruptibleGraph;
+  /**
+   * Per tool name: asks of kind `answer` (the person's answer reaches the model as the middleware's reject `message`,
+   * the one decision that writes a tool result without running the tool), or approval settings. Default: an approval.
+   */
+  asks?: Record<string, AskRule>;
+  /** Where each continuation's resume is recorded, so a redelivered one is sent to the graph once. @default memory */
+  executions?: ToolExecutions;
+  /** Who pauses (§13). @default the store's */
+  by?: Actor;
+}
+
+/** What `resume` did: the continuation, the middleware's decisions per interrupt id, and the graph's new state. */
+export interface LangGraphResumed {
+  continuation: Continuation;
+  /** The resume value sent, by interrupt id; empty when the thread had already gone past these interrupts. */
+  resume: Record<string, { decisions: HITLDecision[] }>;
+  /** What `graph.invoke` returned; the thread's current values when nothing was sent. */
+  values: unknown;
+}
+
+/** A graph's interrupted thread paused by Handback, and resumed from its continuation. */
+export interface LangGraphHandback {
+  /** Pauses the thread's human-in-the-loop interrupts: one ask per action request, with the action's args. */
+  pause(config: RunnableConfig, options: LangGraphPauseOptions): Promise<PauseCreated>;
+  /** Resumes the thread with the continuation's decisions in the middleware's terms, once. */
+  resume(options: { runId: string; continuationId: string; config?: RunnableConfig }): Promise<LangGraphResumed>;
+}
+
+/** What the pause keeps beside the transcript (in `metadata`): the thread, and which calls each interrupt asks about. */
+interface Recorded {
+  threadId?: string;
+  interrupts: Array<{ id: string; toolCallIds: string[] }>;
+}
+
+const METADATA_KEY = 'handback/langgraph';
+
+/** Handback for one LangGraph graph. */
+export function langgraphHandback(options: LangGraphHandbackOptions): LangGraphHandback {
+  const { store, tenant, graph } = options;
+  const executions = options.executions ?? createMemoryToolExecutions();
+  return {
+    async pause(config, pauseOptions) {
+      const snapshot = await graph.getState(config);
+      const messages = (snapshot.values as { messages?: BaseMessage[] }).messages ?? [];
+      const round = messages.findLast((message) => AIMessage.isInstance(message));
+      const calls = (round as AIMessage | undefined)?.tool_calls ?? [];
+      const interrupts = pendingRequests(snapshot);
+      if (interrupts.length === 0) {
+        throw new BadRequestError('The thread has no human-in-the-loop interrupt to pause.');
+      }
+      const taken = new Set<string>();
+      const asks: AskInput[] = [];
+      const recorded: Recorded = { interrupts: [] };
+      const threadId = config.configurable?.thread_id;
+      if (typeof threadId === 'string') recorded.threadId = threadId;
+      for (const { id, request } of interrupts) {
+        const toolCallIds = request.actionRequests.map((action, index) => {
+          // The middleware asks about the round's calls in call order, each as its name and args.
+          const call = calls.find(
+            (c) => c.id !== undefined && !taken.has(c.id) && c.name === action.name && sameJson(c.args, action.args),
+          );
+          if (call?.id === undefined) {
+            throw new BadRequestError(`No tool call of the paused round matches action ${index} (${action.name}).`);
+          }
+          taken.add(call.id);
+          asks.push(askOf(call.id, action, request.reviewConfigs[index], options.asks));
+          return call.id;
+        });
+        recorded.interrupts.push({ id, toolCallIds });
+      }
+      return store.pause({
+        ...pauseOptions,
+        ...(options.by === undefined || pauseOptions.by !== undefined ? {} : { by: options.by }),
+        metadata: { ...pauseOptions.metadata, [METADATA_KEY]: recorded },
+        tenant,
+        format: 'langchain',
+        messages: mapChatMessagesToStoredMessages(messages),
+        asks,
+      });
+    },
+
+    async resume({ runId, continuationId, config }) {
+      const continuation = await store.getContinuation({ tenant, runId, continuationId });
+      const pause = await store.getPause({ tenant, runId, interruptId: continuation.interruptId });
+      const recorded = pause.metadata?.[METADATA_KEY] as Recorded | undefined;
+      if (recorded === undefined) {
+        throw new BadRequestError(`Pause ${continuation.interruptId} was not made by handback/langgraph.`);
+      }
+      const thread = config ?? { configurable: { thread_id: recorded.threadId } };
+      const pending = new Map(pendingRequests(await graph.getState(thread)).map((entry) => [entry.id, entry.request]));
+      const resume: Record<string, { decisions: HITLDecision[] }> = {};
+      for (const { id, toolCallIds } of recorded.interrupts) {
+        const request = pending.get(id);
+        // Gone from the thread: an earlier delivery of this continuation resumed it already.
+        if (request === undefined) continue;
+        resume[id] = {
+          decisions: toolCallIds.map((toolCallId, index) =>
+            decisionFor(continuation, toolCallId, request.actionRequests[index] as ActionRequest),
+          ),
+        };
+      }
+      if (Object.keys(resume).length === 0) {
+        return { continuation, resume, values: (await graph.getState(thread)).values };
+      }
+      let values: unknown;
+      await executions.once(executionKey(continuationId, continuation.interruptId), async () => {
+        values = await graph.invoke(new Command({ resume }), thread);
+        return 'resumed';
+      });
+      return { continuation, resume, values: values ?? (await graph.getState(thread)).values };
+    },
+  };
+}
+
+/** The thread's pending interrupts whose value is the middleware's `HITLRequest`. */
+function pendingRequests(snapshot: StateSnapshot): Array<{ id: string; request: HITLRequest }> {
+  return snapshot.tasks.flatMap((task) =>
+    (task.interrupts ?? []).flatMap((pending) => {
+      const value = pending.value as Partial<HITLRequest> | undefined;
+      return pending.id !== undefined && Array.isArray(value?.actionRequests) && Array.isArray(value?.reviewConfigs)
+        ? [{ id: pending.id, request: value as HITLRequest }]
+        : [];
+    }),
+  );
+}
+
+/** One action request as an ask: an approval (editable when the middleware allows `edit`), or an answer by the rules. */
+function askOf(
+  toolCallId: string,
+  action: ActionRequest,
+  review: ReviewConfig | undefined,
+  rules: Record<string, AskRule> | undefined,
+): AskInput {
+  const rule = Object.hasOwn(rules ?? {}, action.name) ? rules?.[action.name] : undefined;
+  const prompt = rule?.prompt ?? action.description ?? `${action.name} ${JSON.stringify(action.args)}`;
+  if (rule?.kind === 'answer') {
+    return {
+      toolCallId,
+      kind: 'answer',
+      prompt,
+      ...(rule.answerSchema === undefined ? {} : { answerSchema: rule.answerSchema }),
+    };
+  }
+  const editable = (review?.allowedDecisions ?? ['edit']).includes('edit') && rule?.editable !== false;
+  return {
+    toolCallId,
+    kind: 'approval',
+    prompt,
+    editable,
+    ...(review?.argsSchema === undefined ? {} : { argsSchema: review.argsSchema as JsonSchema }),
+  };
+}
+
+/**
+ * The middleware's decision for one call, from the continuation: a dispatched call is approved (edited when its
+ * args are not the action's); any other call carries its result text in the continuation (an answer, a rejection
+ * with its reason, the cancel's or the expiry's), which the middleware's reject writes as the call's tool message.
+ */
+function decisionFor(continuation: Continuation, toolCallId: string, action: ActionRequest): HITLDecision {
+  const dispatched = continuation.dispatch.find((call) => call.toolCallId === toolCallId);
+  if (dispatched !== undefined) {
+    return sameJson(dispatched.args, action.args)
+      ? { type: 'approve' }
+      : { type: 'edit', editedAction: { name: action.name, args: dispatched.args as Record<string, unknown> } };
+  }
+  const result = continuation.messages.find((message) => {
+    const stored = message as { type?: string; data?: { tool_call_id?: string } };
+    return stored.type === 'tool' && stored.data?.tool_call_id === toolCallId;
+  }) as { data: { content: unknown } } | undefined;
+  const content = result?.data.content;
+  return { type: 'reject', message: typeof content === 'string' ? content : JSON.stringify(content) };
+}
+
+export {
+  createDynamoDBToolExecutions,
+  type DynamoDBToolExecutionsOptions,
+  ToolExecutionInProgressError,
+} from './executions.ts';
+export { type AskRule, createMemoryToolExecutions, type HandbackStore, type ToolExecutions } from './shared.ts';
