@@ -1,29 +1,28 @@
 /**
- * Handback with the AI SDK (`ai` v6): a `generateText` turn that needs a person's answer and a person's approval
- * pauses, and a later invocation resumes it.
- * - `refund_order` uses the SDK's own approval gate (`needsApproval`): its `tool-approval-request` becomes an
- *   `approval` ask. The lead approves it with a smaller amount; the agent runs it with the edited args.
+ * Handback with the AI SDK (`ai` v6), through `handback/ai-sdk`: a `generateText` turn that needs a person's answer
+ * and a person's approval pauses, and a later invocation goes on from the closed pause.
+ * - `refund_order` has `needsApproval`: its `tool-approval-request` becomes an `approval` ask. The lead approves it
+ *   with a smaller amount; the adapter runs the tool's own `execute` with the edited args, once.
  * - `ask_human` has no `execute`, so the SDK stops at it: it becomes an `answer` ask.
  * - `lookup_order` is an ordinary tool: the SDK runs it in the same step, and its result is kept as it is.
  *
  * Run: npx tsx examples/ai-sdk.ts
  */
 import { pathToFileURL } from 'node:url';
-import { generateText, type ModelMessage, modelMessageSchema, stepCountIs, tool } from 'ai';
+import { generateText, type ModelMessage, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { type AskInput, appendResults, createDynamoDBCheckpointStore } from 'handback';
-import { type LocalStore, startLocalStore } from 'handback/local';
+import { createDynamoDBCheckpointStore } from 'handback';
+import { createAiSdkHandback } from 'handback/ai-sdk';
+import { startLocalStore } from 'handback/local';
 import { z } from 'zod';
 
-const refundInput = z.object({ orderId: z.string(), amount: z.number().positive() });
-const refundOrder = async ({ orderId, amount }: z.infer<typeof refundInput>) => ({ refundId: 'rf_1', orderId, amount });
 const tools = {
   ask_human: tool({ description: 'Ask the customer', inputSchema: z.object({ question: z.string() }) }),
   refund_order: tool({
     description: 'Refund an order',
-    inputSchema: refundInput,
+    inputSchema: z.object({ orderId: z.string(), amount: z.number().positive() }),
     needsApproval: true,
-    execute: refundOrder,
+    execute: async ({ orderId, amount }) => ({ refundId: 'rf_1', orderId, amount }),
   }),
   lookup_order: tool({
     description: 'Look an order up',
@@ -37,9 +36,12 @@ const model = new MockLanguageModelV3({
   async doGenerate({ prompt }) {
     const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 } };
     const base = { usage: { ...usage, outputTokens: { total: 0, text: 0, reasoning: 0 } }, warnings: [] };
-    const results = new Map<string, unknown>();
+    const results = new Map<string, string>();
     for (const part of prompt.flatMap((m) => (m.role === 'tool' ? m.content : []))) {
-      if (part.type === 'tool-result' && 'value' in part.output) results.set(part.toolName, part.output.value);
+      if (part.type === 'tool-result' && 'value' in part.output) {
+        const { value } = part.output;
+        results.set(part.toolName, typeof value === 'string' ? value : JSON.stringify(value));
+      }
     }
     if (!results.has('refund_order')) {
       const call = (toolCallId: string, toolName: string, input: unknown) =>
@@ -56,80 +58,36 @@ const model = new MockLanguageModelV3({
   },
 });
 
-const TENANT = 'acme';
-const RUN_ID = 'ticket-1042';
-
-/** A store built afresh from the table, as each Lambda invocation would: nothing is kept in memory between them. */
-const storeOn = (local: LocalStore) =>
-  createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
-
-/** Invocation 1: the step ends with an approval request and an unanswered question, so the turn pauses. */
-async function startTurn(local: LocalStore, userText: string) {
-  const messages: ModelMessage[] = [{ role: 'user', content: userText }];
-  const step = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
-  const asks: AskInput[] = [];
-  for (const part of step.content) {
-    if (part.type === 'tool-approval-request') {
-      const { toolCallId, input } = part.toolCall;
-      const prompt = `Refund ${JSON.stringify(input)}?`;
-      asks.push({ toolCallId, kind: 'approval', prompt, argsSchema: z.toJSONSchema(refundInput) });
-    } else if (part.type === 'tool-call' && !part.dynamic && part.toolName === 'ask_human') {
-      asks.push({ toolCallId: part.toolCallId, prompt: part.input.question, answerSchema: { enum: ['yes', 'no'] } });
-    }
-  }
-  return storeOn(local).pause({
-    tenant: TENANT,
-    runId: RUN_ID,
-    format: 'ai-sdk',
-    // As the SDK returns them: members set to undefined (`providerOptions`) are left out, as JSON leaves them out.
-    messages: [...messages, ...step.response.messages],
-    asks,
-  });
-}
-
-/** Invocation 2, from the hand-off's pointer: run the approved calls, append their results, call the model again. */
-async function continueTurn(local: LocalStore, continuationId: string) {
-  const continuation = await storeOn(local).getContinuation({ tenant: TENANT, runId: RUN_ID, continuationId });
-  const results = [];
-  for (const call of continuation.dispatch) {
-    // `call.args` are the lead's edited args (the transcript's tool-call part carries them too). Only
-    // `refund_order` needs approval here; with more such tools, look the tool up by `call.name`.
-    results.push({ toolCallId: call.toolCallId, output: await refundOrder(refundInput.parse(call.args)) });
-  }
-  // The SDK's own schema checks (and types) the rebuilt messages before they go back to `generateText`.
-  const messages = z.array(modelMessageSchema).parse(appendResults('ai-sdk', continuation.messages, results));
-  const step = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
-  return { dispatched: continuation.dispatch, messages, text: step.text };
-}
-
 export async function main() {
   const local = await startLocalStore();
   try {
+    // A store and an adapter built afresh in each invocation, as each Lambda would: only the table is shared.
+    const store = () => createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
+    const adapter = () => createAiSdkHandback({ handback: { store: store(), tenant: 'acme' }, tools });
     const trace: string[] = [];
-    const paused = await startTurn(local, 'Order A-1042 arrived broken. Refund me, please.');
-    // Only the table holds the turn now: this process may end here, and the rest happen days later, elsewhere.
+
+    // Invocation 1: the step ends with an approval request and an unanswered question, so the turn pauses.
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Order A-1042 arrived broken. Refund me, please.' }];
+    const step = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
+    const paused = await adapter().pauseFromStep({ runId: 'ticket-1042', messages, step });
+    if (paused === undefined) throw new Error('The step asked no one.');
     trace.push(`paused ${paused.runId}: asks ${paused.asks.join(', ')} (lookup_order already ran)`);
 
-    // Two people decide, each in their own request (from the inbox page or the HTTP API; here the store itself).
-    const key = { tenant: TENANT, runId: RUN_ID, interruptId: paused.interruptId };
-    const { asks } = await storeOn(local).getPause(key);
-    const askFor = (name: string) => asks.find((ask) => ask.name === name)?.toolCallId ?? '';
-    const answer = { toolCallId: askFor('ask_human'), answer: 'yes' };
-    const customer = await storeOn(local).decide({ ...key, decisions: [answer] });
+    // Two people decide, each in their own request (from the inbox page, Slack or the HTTP API; here the store).
+    const key = { tenant: 'acme', runId: paused.runId, interruptId: paused.interruptId };
+    const customer = await store().decide({ ...key, decisions: [{ toolCallId: 'call_ask', answer: 'yes' }] });
     trace.push(`the customer answered; still pending: ${customer.kind === 'pending' ? customer.pending : 'none'}`);
-    const edit = {
-      toolCallId: askFor('refund_order'),
-      decision: 'edit',
-      args: { orderId: 'A-1042', amount: 80 },
-    } as const;
-    const lead = await storeOn(local).decide({ ...key, decisions: [edit] });
+    const args = { orderId: 'A-1042', amount: 80 };
+    const lead = await store().decide({ ...key, decisions: [{ toolCallId: 'call_refund', decision: 'edit', args }] });
     if (lead.kind !== 'closed') throw new Error(`Still waiting for ${lead.pending}.`);
     trace.push(`the lead approved 80 instead of 120: ${lead.outcome}, continuation ${lead.continuationId}`);
 
-    const turn = await continueTurn(local, lead.continuationId);
-    for (const call of turn.dispatched) trace.push(`ran ${call.name} ${JSON.stringify(call.args)}`);
-    trace.push(`model: ${turn.text}`);
-    return { trace, ...turn };
+    // Invocation 2, from the hand-off's pointer: the approved call runs once, then the model goes on.
+    const next = await adapter().continueFromPause({ runId: paused.runId, continuationId: lead.continuationId });
+    for (const call of lead.dispatch) trace.push(`ran ${call.name} ${JSON.stringify(call.args)}`);
+    const final = await generateText({ model, tools, messages: next, stopWhen: stepCountIs(5) });
+    trace.push(`model: ${final.text}`);
+    return { trace, dispatched: lead.dispatch, messages: next, text: final.text };
   } finally {
     await local.close();
   }

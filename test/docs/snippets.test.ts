@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { docPages, fencedBlocks, ROOT, readPage } from './markdown.ts';
 
 /**
@@ -38,6 +39,8 @@ function snippets(): Snippet[] {
           .replaceAll(`from 'handback/durable'`, `from '${join(ROOT, 'functions/adapters/durable.ts')}'`)
           .replaceAll(`from 'handback/openai-agents'`, `from '${join(ROOT, 'functions/adapters/openai-agents.ts')}'`)
           .replaceAll(`from 'handback/langgraph'`, `from '${join(ROOT, 'functions/adapters/langgraph.ts')}'`)
+          .replaceAll(`from 'handback/client'`, `from '${join(ROOT, 'functions/client/index.ts')}'`)
+          .replaceAll(`from 'handback/ai-sdk'`, `from '${join(ROOT, 'functions/adapters/ai-sdk.ts')}'`)
           .replaceAll(`from 'handback'`, `from '${join(ROOT, 'functions/index.ts')}'`),
       })),
   );
@@ -46,11 +49,24 @@ function snippets(): Snippet[] {
 const all = snippets();
 const fileOf = (snippet: Snippet) => join(DIR, `${snippet.name}.mts`);
 
-beforeAll(() => {
+// The snippets that reach Handback by URL (docs/client.md) find `npm start`'s service at HANDBACK_URL.
+let service: LocalService | undefined;
+beforeAll(async () => {
+  service = await startLocalService({
+    ...process.env,
+    DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+    TABLE_NAME: `handback-snippets-${process.pid}`,
+    PORT: '0',
+    LOG_LEVEL: 'ERROR',
+  });
+  process.env.HANDBACK_URL = service.url;
   mkdirSync(DIR, { recursive: true });
   for (const snippet of all) writeFileSync(fileOf(snippet), `${snippet.code}\nexport {};\n`);
 });
-afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(DIR, { recursive: true, force: true });
+  await service?.close();
+});
 
 function run(file: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {

@@ -18,11 +18,12 @@ describe('examples/ai-sdk.ts', () => {
     expect(refund).toMatchObject({
       role: 'tool',
       content: [
+        { type: 'tool-approval-response', approved: true },
         { toolCallId: 'call_lookup' },
         { toolCallId: 'call_ask' },
         {
           toolCallId: 'call_refund',
-          output: { type: 'text', value: '{"refundId":"rf_1","orderId":"A-1042","amount":80}' },
+          output: { type: 'json', value: { refundId: 'rf_1', orderId: 'A-1042', amount: 80 } },
         },
       ],
     });

@@ -14,12 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
+  dependencies: Record<string, string>;
 };
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
-/** What the tarball may weigh: today about 110 kB packed, 520 kB unpacked (with the two framework adapters). */
-const MAX_PACKED_BYTES = 150_000;
-const MAX_UNPACKED_BYTES = 600_000;
+/**
+ * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked; the
+ * limits leave a little room.
+ */
+const MAX_PACKED_BYTES = 250_000;
+const MAX_UNPACKED_BYTES = 900_000;
 
 interface Packed {
   filename: string;
@@ -50,7 +54,7 @@ function npm(args: string[], cwd: string): Promise<Run> {
   return cli?.endsWith('.js') ? run(process.execPath, [cli, ...args], cwd) : run('npm', args, cwd);
 }
 
-function succeeded(result: Run, what: string): Run {
+function succeeded<T extends Run>(result: T, what: string): T {
   if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
   return result;
 }
@@ -75,6 +79,49 @@ let packed: Packed;
 
 /** The adapters' frameworks, at the repository's versions (in the npm cache `npm ci` filled). */
 const PEERS = ['@openai/agents', 'langchain', '@langchain/core', '@langchain/langgraph'];
+/** A consumer that also installs `ai`, the optional peer of handback/ai-sdk. */
+let withAi: string;
+
+/**
+ * A module hook that appends every URL the program loads to the file `$LOADED_LOG`, so a test can say which modules
+ * an import pulls in (the hooks run on a thread of their own, hence the file).
+ */
+const RECORD_LOADS = `
+  import { appendFileSync } from 'node:fs';
+  export async function resolve(specifier, context, next) {
+    const resolved = await next(specifier, context);
+    appendFileSync(process.env.LOADED_LOG, resolved.url + '\\n');
+    return resolved;
+  }`;
+
+/** Runs `script` as an ES module in `cwd`; resolves with what it printed and every module URL it loaded. */
+async function runRecordingLoads(script: string, cwd: string): Promise<Run & { loaded: string[] }> {
+  const log = join(cwd, `loaded-${Math.random().toString(36).slice(2)}.log`);
+  await writeFile(log, '');
+  const hooks = `data:text/javascript,${encodeURIComponent(RECORD_LOADS)}`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(hooks)});`;
+  const result = await new Promise<Run>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script],
+      { cwd, env: { ...process.env, LOADED_LOG: log }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+    );
+  });
+  const loaded = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+  return { ...result, loaded };
+}
+
+/** The loaded modules inside a package's folder of node_modules, by package name (`handback/dist/…` kept whole). */
+function packagesOf(loaded: string[]): string[] {
+  const names = loaded.flatMap((url) => {
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)(\/.*)?$/.exec(url);
+    if (match === null) return [];
+    return match[1] === 'handback' ? [`handback${match[2] ?? ''}`] : [match[1] as string];
+  });
+  return [...new Set(names)].sort();
+}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'handback-pack-'));
@@ -113,7 +160,36 @@ beforeAll(async () => {
     ),
     'npm install of the tarball with the optional peers',
   );
-}, 600_000);
+
+  withAi = join(work, 'consumer-ai');
+  await mkdir(withAi);
+  await writeFile(
+    join(withAi, 'package.json'),
+    JSON.stringify({ name: 'handback-ai-consumer', private: true, type: 'module' }),
+  );
+  // The SDK's declarations import `json-schema`'s types: a strict consumer (skipLibCheck off) installs them beside it.
+  const jsonSchemaTypes = JSON.parse(
+    await readFile(join(root, 'node_modules', '@types', 'json-schema', 'package.json'), 'utf8'),
+  ) as { version: string };
+  const aiPeers = ['ai', 'zod', '@types/node'].map(
+    (name) => `${name}@${manifest.devDependencies[name] ?? manifest.dependencies[name]}`,
+  );
+  succeeded(
+    await npm(
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        join(work, packed.filename),
+        ...peers,
+        `@types/json-schema@${jsonSchemaTypes.version}`,
+      ],
+      withAi,
+    ),
+    'npm install of the tarball with ai',
+  );
+}, 900_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
@@ -136,6 +212,10 @@ describe('the packed tarball', () => {
       'dist/adapters/durable.js',
       'dist/adapters/durable.d.ts',
       ...adapters,
+      'dist/client/index.js',
+      'dist/client/index.d.ts',
+      'dist/adapters/ai-sdk.js',
+      'dist/adapters/ai-sdk.d.ts',
     ]) {
       expect(paths).toContain(entry);
     }
@@ -254,6 +334,53 @@ describe('the installed package', () => {
     expect(JSON.parse(result.stdout)).toEqual(['function', 'function', 'function']);
   });
 
+  it('imports handback/client from plain Node ESM loading only its own modules and the errors: no server, zod or ajv', async () => {
+    const script = `
+      import { createHandbackClient, AlreadyDecidedError, HandbackError } from 'handback/client';
+      const client = createHandbackClient({ baseUrl: 'http://127.0.0.1:9' });
+      console.log(JSON.stringify({ ops: Object.keys(client).sort(), base: Object.getPrototypeOf(AlreadyDecidedError) === HandbackError }));`;
+    const result = succeeded(await runRecordingLoads(script, consumer), 'node with handback/client');
+    expect(JSON.parse(result.stdout)).toEqual({
+      ops: ['cancel', 'createLink', 'decide', 'getContinuation', 'getPause', 'listPauses', 'pause', 'resume'],
+      base: true,
+    });
+    const packages = packagesOf(result.loaded);
+    expect(packages.filter((name) => !/^handback\/dist\/(client\/[\w-]+|errors)\.js$/.test(name))).toEqual([]);
+    expect(result.loaded.filter((url) => url.startsWith('node:'))).toEqual([]);
+    expect(result.stderr).toBe('');
+  });
+
+  it('loads no ai when handback is imported, and handback/ai-sdk names the missing peer when ai is not installed', async () => {
+    const main = succeeded(
+      await runRecordingLoads(`import 'handback'; console.log('ok');`, withAi),
+      'node with handback',
+    );
+    expect(packagesOf(main.loaded).filter((name) => !name.startsWith('handback/'))).not.toContain('ai');
+    const missing = await run(process.execPath, ['--input-type=module', '-e', `import 'handback/ai-sdk';`], consumer);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/Cannot find package 'ai'/);
+  });
+
+  it('imports handback/ai-sdk from plain Node ESM with ai installed, and turns a step into asks', async () => {
+    const script = `
+      import { createAiSdkHandback } from 'handback/ai-sdk';
+      import { createHandbackClient } from 'handback/client';
+      import { tool } from 'ai';
+      import { z } from 'zod';
+      const tools = { ask: tool({ inputSchema: z.object({ q: z.string() }) }) };
+      const adapter = createAiSdkHandback({ handback: createHandbackClient({ baseUrl: 'http://127.0.0.1:9' }), tools });
+      const step = { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'ask', input: { q: 'why?' } }], response: { messages: [] } };
+      console.log(JSON.stringify(await adapter.asksOf(step)));`;
+    const result = succeeded(await runRecordingLoads(script, withAi), 'node with handback/ai-sdk');
+    expect(JSON.parse(result.stdout)).toEqual([
+      { toolCallId: 'c1', toolName: 'ask', input: { q: 'why?' }, kind: 'answer' },
+    ]);
+    expect(packagesOf(result.loaded).filter((name) => name.startsWith('handback/'))).not.toContain(
+      'handback/dist/index.js',
+    );
+    expect(result.stderr).toBe('');
+  });
+
   const settings = {
     nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
     bundler: { module: 'preserve', moduleResolution: 'bundler' },
@@ -291,6 +418,40 @@ describe('the installed package', () => {
       expect(typed.code).toBe(0);
     },
     400_000,
+  );
+
+  const subpathConsumers = [
+    ['handback/client, without ai installed', () => consumer, 'client-consumer', CLIENT_CONSUMER_SOURCE],
+    ['handback/ai-sdk, with ai installed', () => withAi, 'ai-consumer', AI_CONSUMER_SOURCE],
+  ] as const;
+  it.each(
+    subpathConsumers.flatMap(([what, dir, file, source]) =>
+      (Object.keys(settings) as Array<keyof typeof settings>).map((name) => [what, name, dir, file, source] as const),
+    ),
+  )(
+    'type-checks a strict consumer of %s under moduleResolution %s',
+    async (_, name, dir, file, source) => {
+      await writeFile(join(dir(), `${file}.ts`), source);
+      const config = {
+        compilerOptions: {
+          ...settings[name],
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM'],
+          types: ['node'],
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: [`${file}.ts`],
+      };
+      await writeFile(join(dir(), `tsconfig.${file}.${name}.json`), JSON.stringify(config));
+      // One at a time, after the two above: beside them, four more compilers would starve them all on a small machine.
+      const args = [tsc, '-p', `tsconfig.${file}.${name}.json`, '--pretty', 'false'];
+      const result = await run(process.execPath, args, dir(), 400_000);
+      expect(result.stdout + result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    },
+    420_000,
   );
 });
 
@@ -356,4 +517,45 @@ export const resumeRun = (continuationId: string): Promise<AgentsResumed<unknown
 export const pauseThread = (): Promise<PauseCreated> => graphs.pause({ configurable: { thread_id: 'r' } }, { runId: 'r' });
 export const resumeThread = (continuationId: string): Promise<LangGraphResumed> =>
   graphs.resume({ runId: 'r', continuationId });
+`;
+
+/** An agent's or a page's code on the HTTP client alone. */
+const CLIENT_CONSUMER_SOURCE = `
+import { AlreadyDecidedError, createHandbackClient, type ClientDecideResult, HandbackHttpError } from 'handback/client';
+
+const client = createHandbackClient({ baseUrl: 'https://api.example.com', token: async () => 'token' });
+
+export async function approve(runId: string, interruptId: string): Promise<ClientDecideResult | string> {
+  try {
+    return await client.decide({ runId, interruptId, decisions: [{ toolCallId: 'call_1', decision: 'approve' }] });
+  } catch (error) {
+    if (error instanceof AlreadyDecidedError) return error.toolCallId;
+    if (error instanceof HandbackHttpError) return String(error.status);
+    throw error;
+  }
+}
+`;
+
+/** An agent's code on the AI SDK adapter. */
+const AI_CONSUMER_SOURCE = `
+import { generateText, type LanguageModel, type ModelMessage, tool } from 'ai';
+import { createAiSdkHandback, type ExecutedCall } from 'handback/ai-sdk';
+import { createHandbackClient } from 'handback/client';
+import { z } from 'zod';
+
+const tools = {
+  refund: tool({ inputSchema: z.object({ amount: z.number() }), needsApproval: true, execute: async ({ amount }) => ({ amount }) }),
+};
+const adapter = createAiSdkHandback({ handback: createHandbackClient({ baseUrl: 'https://api.example.com' }), tools });
+
+export async function turn(model: LanguageModel, messages: ModelMessage[]) {
+  const step = await generateText({ model, tools, messages });
+  return adapter.pauseFromStep({ runId: 'run-1', messages, step });
+}
+
+export async function goOn(model: LanguageModel, continuationId: string) {
+  const messages: ModelMessage[] = await adapter.continueFromPause({ runId: 'run-1', continuationId });
+  const recorded: ExecutedCall | undefined = await adapter.executed.get(continuationId + ':call_1');
+  return { step: await generateText({ model, tools, messages }), recorded };
+}
 `;

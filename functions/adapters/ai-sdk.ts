@@ -1,0 +1,291 @@
+import { asSchema, type ModelMessage, type ToolModelMessage, type ToolResultPart, type ToolSet } from 'ai';
+import type { CheckpointStore } from '../checkpoints/checkpoint-store.ts';
+import {
+  type ClientContinuation,
+  type ClientPauseCreated,
+  type ClientPauseInput,
+  type HandbackOperations,
+  storeOperations,
+} from '../client/types.ts';
+import { BadRequestError } from '../errors.ts';
+import { REJECTED } from '../rehydrate/texts.ts';
+import type { Actor, JsonSchema } from '../wire.ts';
+
+/**
+ * `handback/ai-sdk` (§15): an AI SDK (`ai` 6) step becomes a Handback pause, and the closed pause becomes the
+ * `ModelMessage[]` for the next `generateText` / `streamText`.
+ *
+ * - A `tool-approval-request` (a tool with `needsApproval`) becomes an `approval` ask, its `argsSchema` the tool's
+ *   `inputSchema` as JSON Schema (`asSchema(...).jsonSchema`, the SDK's own conversion); a call of a tool without
+ *   `execute` becomes an `answer` ask (its `outputSchema`, when it has one, as the `answerSchema`).
+ * - Going on, each approved call is run by the tool's own `execute` with the decided arguments, once per
+ *   `continuationId` and `toolCallId` (the record of what ran is `executed`), and its result is written as the SDK
+ *   writes one; a rejected call carries the SDK's own denial: the `tool-approval-response` with `approved: false`
+ *   and a `tool-result` whose output is `{type: 'execution-denied', reason}`, what `generateText` itself writes for a
+ *   denied approval. Answers and not-dispatched calls keep Handback's results (§9).
+ *
+ * The messages end in tool results for every call of the round, so the SDK runs nothing itself on the next call.
+ */
+
+/** A store, with the tenant its pauses are for and who acts (default the library's principal, §13). */
+export interface StoreScope {
+  store: CheckpointStore;
+  tenant: string;
+  by?: Actor;
+}
+
+/** What ran, for one approved call of one continuation: enough to write its result again without running it. */
+export interface ExecutedCall {
+  toolName: string;
+  input: unknown;
+  /** The tool's output as the model sees it (the SDK's `ToolResultOutput`): JSON, to persist as it is. */
+  output: ToolResultPart['output'];
+}
+
+/**
+ * The record of approved calls that ran, keyed `<continuationId>:<toolCallId>`. A `Map` is one; a durable one (a
+ * table item per key) keeps "once" across processes and restarts, since a continuation is handed off at least once.
+ */
+export interface ExecutedLog {
+  get(key: string): ExecutedCall | undefined | PromiseLike<ExecutedCall | undefined>;
+  set(key: string, call: ExecutedCall): unknown;
+}
+
+/** How the adapter reaches Handback and runs the tools. */
+export interface AiSdkHandbackOptions<TOOLS extends ToolSet> {
+  /** The HTTP client (`createHandbackClient`), or a store with its tenant. */
+  handback: HandbackOperations | StoreScope;
+  /** The tools given to `generateText` / `streamText`. */
+  tools: TOOLS;
+  /** What ran. @default an in-memory Map, kept as long as this adapter: persist one to survive a restart */
+  executed?: ExecutedLog;
+}
+
+/** A step of `generateText` or `streamText` (its result, or a `StepResult`): its content and response messages. */
+export interface StepLike {
+  content: PromiseLike<readonly unknown[]> | readonly unknown[];
+  response: PromiseLike<{ messages: readonly unknown[] }> | { messages: readonly unknown[] };
+}
+
+/** A tool call of the step that waits for a person. */
+export interface AskedCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  kind: 'approval' | 'answer';
+}
+
+/** The pause to make from a step: the run, the messages the step was given, and the rest of a pause body. */
+export type PauseFromStepInput = Omit<ClientPauseInput, 'format' | 'messages' | 'toolCallId' | 'asks'> & {
+  /** The messages given to `generateText` / `streamText` for this step (the step's response messages follow). */
+  messages: readonly ModelMessage[];
+  step: StepLike;
+  /** Each ask's prompt for the person; none by default (the inbox shows the tool and its arguments). */
+  prompt?: (call: AskedCall) => string | undefined;
+};
+
+/** Where to go on from: a continuation (as `decide` or the hand-off gives it), or its run and id. */
+export type ContinueInput = ClientContinuation | { runId: string; continuationId: string };
+
+/** The AI SDK adapter on one Handback and one tool set. */
+export interface AiSdkHandback {
+  /** The asks of a step (none: the step needs no one). */
+  asksOf(step: StepLike): Promise<AskedCall[]>;
+  /** Pauses the turn when the step waits for a person; `undefined` when it does not. */
+  pauseFromStep(input: PauseFromStepInput): Promise<ClientPauseCreated | undefined>;
+  /** The messages for the next `generateText` / `streamText`, the approved calls run (once) and their results in. */
+  continueFromPause(input: ContinueInput): Promise<ModelMessage[]>;
+  /** The record of what ran (the one given, or the in-memory default). */
+  readonly executed: ExecutedLog;
+}
+
+interface Part {
+  type: string;
+  toolCallId?: string;
+  toolName?: string;
+  input?: unknown;
+  approvalId?: string;
+  providerExecuted?: boolean;
+  invalid?: boolean;
+  dynamic?: boolean;
+  toolCall?: { toolCallId: string; toolName: string; input: unknown };
+  output?: { type: string; value?: unknown };
+}
+
+/** The adapter: `pauseFromStep` after a step, `continueFromPause` once the pause has closed. */
+export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbackOptions<TOOLS>): AiSdkHandback {
+  const handback = operationsOf(options.handback);
+  const tools = options.tools as ToolSet;
+  const executed: ExecutedLog = options.executed ?? new Map<string, ExecutedCall>();
+  // Two deliveries of one continuation in this process wait for the same run rather than both starting one.
+  const running = new Map<string, Promise<ExecutedCall>>();
+
+  const asksOf = async (step: StepLike): Promise<AskedCall[]> => {
+    const content = (await step.content) as readonly Part[];
+    const asks: AskedCall[] = [];
+    for (const part of content) {
+      if (part.type === 'tool-approval-request' && part.toolCall !== undefined) {
+        const { toolCallId, toolName, input } = part.toolCall;
+        asks.push({ toolCallId, toolName, input, kind: 'approval' });
+      } else if (
+        part.type === 'tool-call' &&
+        part.providerExecuted !== true &&
+        part.invalid !== true &&
+        typeof part.toolName === 'string' &&
+        typeof part.toolCallId === 'string' &&
+        tools[part.toolName] !== undefined &&
+        tools[part.toolName]?.execute === undefined
+      ) {
+        asks.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, kind: 'answer' });
+      }
+    }
+    return asks;
+  };
+
+  const run = async (key: string, call: { toolCallId: string; name: string; args: unknown }, before: unknown[]) => {
+    const recorded = await executed.get(key);
+    if (recorded !== undefined) return recorded;
+    const tool = tools[call.name];
+    if (tool?.execute === undefined) {
+      throw new BadRequestError(
+        `The approved call ${call.toolCallId} names ${call.name}, which is not among the tools given (or has no execute); pass the tools the step ran with.`,
+        [{ path: `/dispatch/${call.toolCallId}`, message: `no tool ${call.name} with execute` }],
+      );
+    }
+    let output: ToolResultPart['output'];
+    try {
+      let result: unknown = await tool.execute(call.args as never, {
+        toolCallId: call.toolCallId,
+        messages: before as ModelMessage[],
+      });
+      // A streaming tool yields preliminary results; its last one is its result, as in the SDK.
+      if (isAsyncIterable(result)) for await (const value of result) result = value;
+      output = tool.toModelOutput
+        ? await tool.toModelOutput({ toolCallId: call.toolCallId, input: call.args, output: result })
+        : typeof result === 'string'
+          ? { type: 'text', value: result }
+          : { type: 'json', value: (result ?? null) as never };
+    } catch (error) {
+      // It ran (and may have done something before it threw): recorded like a result, never run again.
+      output = { type: 'error-text', value: error instanceof Error ? error.message : String(error) };
+    }
+    const done: ExecutedCall = { toolName: call.name, input: call.args, output };
+    await executed.set(key, done);
+    return done;
+  };
+
+  const runOnce = (key: string, call: { toolCallId: string; name: string; args: unknown }, before: unknown[]) => {
+    let pending = running.get(key);
+    if (pending === undefined) {
+      pending = run(key, call, before).finally(() => running.delete(key));
+      running.set(key, pending);
+    }
+    return pending;
+  };
+
+  return {
+    executed,
+    asksOf,
+
+    async pauseFromStep({ messages, step, prompt, ...pause }) {
+      const asked = await asksOf(step);
+      if (asked.length === 0) return undefined;
+      const asks = await Promise.all(
+        asked.map(async (call) => {
+          const tool = tools[call.toolName];
+          const text = prompt?.(call);
+          const base = { toolCallId: call.toolCallId, ...(text === undefined ? {} : { prompt: text }) };
+          if (call.kind === 'approval') {
+            return { ...base, kind: 'approval' as const, argsSchema: await jsonSchemaOf(tool?.inputSchema) };
+          }
+          const answerSchema = tool?.outputSchema === undefined ? undefined : await jsonSchemaOf(tool.outputSchema);
+          return { ...base, kind: 'answer' as const, ...(answerSchema === undefined ? {} : { answerSchema }) };
+        }),
+      );
+      const response = await step.response;
+      return handback.pause({ ...pause, format: 'ai-sdk', messages: [...messages, ...response.messages], asks });
+    },
+
+    async continueFromPause(input) {
+      const continuation =
+        'messages' in input && Array.isArray(input.messages) ? input : await handback.getContinuation(input);
+      const messages = continuation.messages as Array<{ role: string; content: unknown }>;
+      const at = messages.findLastIndex((message) => message.role === 'assistant');
+      const assistant = messages[at];
+      if (assistant === undefined || !Array.isArray(assistant.content)) {
+        throw new BadRequestError(
+          `Continuation ${continuation.continuationId} has no assistant message with tool calls: is it an ai-sdk pause?`,
+        );
+      }
+      const parts = assistant.content as Part[];
+      const calls = parts.filter((p) => p.type === 'tool-call' && p.providerExecuted !== true);
+      const approvals = new Map(
+        parts
+          .filter((p) => p.type === 'tool-approval-request')
+          .map((p) => [p.toolCallId as string, p.approvalId as string]),
+      );
+      const before = messages.slice(0, at);
+      const results = new Map<string, Part>();
+      const others: Part[] = [];
+      const after = messages.slice(at + 1);
+      for (const message of after) {
+        for (const part of message.content as Part[]) {
+          if (part.type === 'tool-result' && part.toolCallId !== undefined) results.set(part.toolCallId, part);
+          else others.push(part);
+        }
+      }
+      const responses: Part[] = [];
+      for (const call of continuation.dispatch) {
+        const done = await runOnce(`${continuation.continuationId}:${call.toolCallId}`, call, before);
+        results.set(call.toolCallId, {
+          type: 'tool-result',
+          toolCallId: call.toolCallId,
+          toolName: done.toolName,
+          output: done.output,
+        });
+      }
+      for (const [toolCallId, approvalId] of approvals) {
+        const result = results.get(toolCallId);
+        const dispatched = continuation.dispatch.some((call) => call.toolCallId === toolCallId);
+        if (dispatched) {
+          responses.push({ type: 'tool-approval-response', approvalId, approved: true } as Part);
+        } else if (result !== undefined && isRejection(result.output)) {
+          const reason = String(result.output?.value);
+          results.set(toolCallId, { ...result, output: { type: 'execution-denied', reason } as Part['output'] });
+          responses.push({ type: 'tool-approval-response', approvalId, approved: false, reason } as Part);
+        }
+      }
+      const content = [
+        ...others,
+        ...responses,
+        ...calls.flatMap((call) => {
+          const result = results.get(call.toolCallId as string);
+          return result === undefined ? [] : [result];
+        }),
+      ];
+      const tool: ToolModelMessage = { role: 'tool', content: content as ToolModelMessage['content'] };
+      return [...(messages.slice(0, at + 1) as ModelMessage[]), tool];
+    },
+  };
+}
+
+/** The client as it is; a store bound to its tenant. */
+function operationsOf(handback: HandbackOperations | StoreScope): HandbackOperations {
+  return 'store' in handback ? storeOperations(handback.store, handback) : handback;
+}
+
+/** A tool schema as JSON Schema, by the SDK's own conversion; the draft-07 `$schema` it names is left out (§9's are 2020-12). */
+async function jsonSchemaOf(schema: Parameters<typeof asSchema>[0]): Promise<JsonSchema | undefined> {
+  if (schema === undefined) return undefined;
+  const { $schema: _, ...json } = (await asSchema(schema).jsonSchema) as Record<string, unknown>;
+  return json;
+}
+
+/** Handback's rejection (§9): `REJECTED`, then the reason; the output of every rejected or cancelled ask. */
+function isRejection(output: Part['output']): boolean {
+  return output?.type === 'error-text' && typeof output.value === 'string' && output.value.startsWith(REJECTED);
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
