@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { jwtVerify } from 'jose';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
+import { isOpenRequest } from '../handlers/routes.ts';
 import { type Claims, localContext, toPayloadV2, writeResult } from './payload-v2.ts';
 
 /**
@@ -53,20 +54,6 @@ export function createLocalServer(options: LocalServerOptions): Server {
 }
 
 /**
- * Whether a path is served without a token, as API Gateway routes it with no authorizer: liveness, the API document,
- * the inbox page, and the answer-link routes (they carry a token of their own in a header).
- */
-export function isPublicPath(path: string): boolean {
-  return (
-    path === '/health' ||
-    path === '/openapi.json' ||
-    path === '/inbox' ||
-    path.startsWith('/inbox/') ||
-    path.startsWith('/links/')
-  );
-}
-
-/**
  * The JWT authorizer's part: the claims of a valid bearer token. On a route that needs one, a missing or invalid token
  * is a 401 saying which of missing, malformed, bad signature or expired it is (never echoing the token); a valid token
  * without the tenant claim passes, and the handler answers that 401. On a public route nothing is refused, and a
@@ -76,7 +63,7 @@ async function authorize(request: IncomingMessage, secret: Uint8Array): Promise<
   const verified = await verify(request.headers.authorization, secret);
   if (!(verified instanceof HttpProblem)) return verified;
   const path = safeDecode(new URL(request.url ?? '/', 'http://localhost').pathname).replace(/(.)\/$/, '$1');
-  if (isPublicPath(path)) return undefined;
+  if (isOpenRequest(request.method ?? 'GET', path)) return undefined;
   throw verified;
 }
 

@@ -226,6 +226,7 @@ describe('the HTTP API', () => {
     'POST /runs/{runId}/resume',
     'GET /runs/{runId}/continuations/{continuationId}',
     'GET /pauses',
+    'POST /runs/{runId}/pauses/{interruptId}/links',
   ];
   const PUBLIC = [
     'GET /health',
@@ -234,6 +235,7 @@ describe('the HTTP API', () => {
     'GET /inbox/{file}',
     'GET /links/pause',
     'POST /links/resume',
+    'POST /channels/slack/interactions',
   ];
   const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
     (route) => route.Properties as { RouteKey: string; AuthorizationType: string },
