@@ -298,6 +298,14 @@ describe('the HTTP API', () => {
     expect(open.sort()).toEqual([...PUBLIC, '$default'].sort());
   });
 
+  it.each(ROUTES.authorized.map((route) => `${route.method} ${route.path}`))(
+    'leaves %s without AuthorizationScopes for an issuer of its own (no handback:requireScopes)',
+    (routeKey) => {
+      const route = routes.find((candidate) => candidate.RouteKey === routeKey) as Record<string, unknown> | undefined;
+      expect(route?.AuthorizationScopes).toBeUndefined();
+    },
+  );
+
   it('puts the JWT authorizer on every other route', () => {
     const guarded = routes.filter((route) => route.AuthorizationType === 'JWT').map((route) => route.RouteKey);
     expect(guarded.sort()).toEqual([...AUTHORIZED].sort());
