@@ -61,7 +61,7 @@ export class HandbackStack extends Stack {
         entry,
         description,
         timeout: Duration.seconds(timeoutSeconds),
-        environment: { TENANT_CLAIM: settings.tenantClaim },
+        environment: { TENANT_CLAIM: settings.tenantClaim, GROUPS_CLAIM: settings.groupsClaim },
         handoffTarget: handoff.type,
         ...logging,
       });
@@ -188,6 +188,7 @@ export class HandbackStack extends Stack {
       handler: api.function,
       inboxHandler: inbox.function,
       ...jwt,
+      requireScopes: settings.requireScopes,
       ...logging,
     });
     const inboxUrl = settings.inboxUrl ?? `${httpApi.api.apiEndpoint}/inbox`;

@@ -15,45 +15,26 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-
-/** Why an answer-link route (§11) has no JWT authorizer. */
-const ANSWER_LINK_ROUTE =
-  'an answer-link route: the handler verifies the signed link token of the x-handback-link header (HMAC-SHA256, one pause of one tenant, until it closes) and answers 401 or 410 without it; a person with a link has no bearer token';
+import { isBearer, ROUTES as TABLE } from '../functions/handlers/routes.ts';
 
 /**
- * The routes of CONTRACT §5, §9–§12: those that need a bearer token, and those that must not have the authorizer,
- * each with why it is safe without one.
+ * The routes of §5, §9–§14, read from the one route table (`functions/handlers/routes.ts`): those that need a bearer
+ * token, with the scopes that open each, and those that must not have the authorizer, each with why it is safe
+ * without one.
  */
 export const ROUTES = {
-  authorized: [
-    { method: HttpMethod.POST, path: '/runs/{runId}/pauses' },
-    { method: HttpMethod.GET, path: '/runs/{runId}/pauses/{interruptId}' },
-    { method: HttpMethod.POST, path: '/runs/{runId}/pauses/{interruptId}/cancel' },
-    { method: HttpMethod.POST, path: '/runs/{runId}/resume' },
-    { method: HttpMethod.GET, path: '/runs/{runId}/continuations/{continuationId}' },
-    { method: HttpMethod.GET, path: '/pauses' },
-  ],
-  public: [
-    { method: HttpMethod.GET, path: '/health', why: 'a liveness probe; it returns no data' },
-    { method: HttpMethod.GET, path: '/openapi.json', why: 'the API description; it returns no data' },
-    {
-      method: HttpMethod.GET,
-      path: '/inbox',
-      why: 'the inbox page itself (static, built with the project); its data calls carry a bearer token or an answer link',
-    },
-    { method: HttpMethod.GET, path: '/inbox/{file}', why: "the inbox page's static files; they hold no data" },
-    {
-      method: HttpMethod.GET,
-      path: '/links/pause',
-      why: ANSWER_LINK_ROUTE,
-    },
-    {
-      method: HttpMethod.POST,
-      path: '/links/resume',
-      why: ANSWER_LINK_ROUTE,
-    },
-  ],
-} as const;
+  authorized: TABLE.filter(isBearer).map((route) => ({
+    method: HttpMethod[route.method],
+    path: route.path,
+    scopes: [...route.scopes],
+  })),
+  public: TABLE.filter((route) => !isBearer(route)).map((route) => ({
+    method: HttpMethod[route.method],
+    path: route.path,
+    why: 'why' in route ? route.why : '',
+    served: 'served' in route ? route.served : 'api',
+  })),
+};
 
 /** Props of {@link HandbackHttpApi}. */
 export interface HandbackHttpApiProps {
@@ -69,6 +50,12 @@ export interface HandbackHttpApiProps {
   readonly jwtIssuer: string;
   /** The accepted audiences (`aud`, or `client_id` for access tokens without `aud`). */
   readonly jwtAudience: string[];
+  /**
+   * Give every bearer route the `AuthorizationScopes` of the route table (§13): a token must then carry one of the
+   * route's scopes, and a token without a `scope` claim is refused (403).
+   * @default false
+   */
+  readonly requireScopes?: boolean;
   /**
    * Steady-state requests per second across the stage.
    * @default 50
@@ -92,9 +79,9 @@ export interface HandbackHttpApiProps {
 }
 
 /**
- * The HTTP API of CONTRACT §5, §9–§12: every route on the API handler (the inbox page's on its own handler when
- * given), a JWT authorizer on all but the public
- * routes (`/health`, `/openapi.json`, the inbox page and the answer-link routes, which verify their own signed token),
+ * The HTTP API of §5, §9–§14: every route of the route table on the API handler (the inbox page's on its own handler
+ * when given), a JWT authorizer on every bearer route (with its scopes when `requireScopes`) and none on the others
+ * (`/health`, `/openapi.json`, the inbox page, the answer-link and Slack routes, which verify their own signatures),
  * a `$default` stage with throttling and JSON access logs.
  */
 export class HandbackHttpApi extends Construct {
@@ -145,7 +132,13 @@ export class HandbackHttpApi extends Construct {
       jwtAudience: props.jwtAudience,
     });
     for (const route of ROUTES.authorized) {
-      this.api.addRoutes({ path: route.path, methods: [route.method], integration, authorizer });
+      this.api.addRoutes({
+        path: route.path,
+        methods: [route.method],
+        integration,
+        authorizer,
+        ...(props.requireScopes ? { authorizationScopes: route.scopes } : {}),
+      });
     }
     const inboxIntegration =
       props.inboxHandler === undefined ? integration : new HttpLambdaIntegration('Inbox', props.inboxHandler);
@@ -153,7 +146,7 @@ export class HandbackHttpApi extends Construct {
       const [created] = this.api.addRoutes({
         path: route.path,
         methods: [route.method],
-        integration: route.path.startsWith('/inbox') ? inboxIntegration : integration,
+        integration: route.served === 'inbox' ? inboxIntegration : integration,
         authorizer: new HttpNoneAuthorizer(),
       });
       if (created) {

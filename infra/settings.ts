@@ -127,6 +127,8 @@ export const CONTEXT = {
   notifyEmail: 'handback:notifyEmail',
   inboxUrl: 'handback:inboxUrl',
   exampleAgent: 'handback:exampleAgent',
+  requireScopes: 'handback:requireScopes',
+  groupsClaim: 'handback:groupsClaim',
 } as const;
 
 /**
@@ -172,6 +174,10 @@ export interface Settings {
   notifyEmail: string | undefined;
   /** The inbox page's public URL for answer links; undefined = the HTTP API's own `/inbox`. */
   inboxUrl: string | undefined;
+  /** Bearer routes carry the route table's `AuthorizationScopes` (§13): with a user pool the stack creates, or on request. */
+  requireScopes: boolean;
+  /** The claim holding a principal's groups. */
+  groupsClaim: string;
 }
 
 /** A context value as a non-empty string, or undefined. */
@@ -422,5 +428,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
       (eventBusName ? EventBus.fromEventBusName(scope, 'LifecycleEventBus', eventBusName) : undefined),
     notifyEmail,
     inboxUrl: httpsUrl(props.inboxUrl ?? contextString(scope, CONTEXT.inboxUrl), CONTEXT.inboxUrl),
+    requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
+    groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
   };
 }

@@ -14,6 +14,8 @@ export interface Config {
   tableName: string;
   /** `TENANT_CLAIM`: the JWT claim that names the tenant; default `tenant`. */
   tenantClaim: string;
+  /** `GROUPS_CLAIM`: the JWT claim holding a principal's groups; default `cognito:groups`. */
+  groupsClaim: string;
   /** `DYNAMODB_ENDPOINT`: another DynamoDB endpoint (DynamoDB Local, the embedded store); unset = AWS. */
   dynamodbEndpoint: string | undefined;
   /** `HANDOFF_TARGET` and its variable; default `none`. */
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     tableName: requireEnv(env, 'TABLE_NAME'),
     tenantClaim: optionalEnv(env, 'TENANT_CLAIM', 'tenant'),
+    groupsClaim: optionalEnv(env, 'GROUPS_CLAIM', 'cognito:groups'),
     dynamodbEndpoint: optionalEnv(env, 'DYNAMODB_ENDPOINT'),
     handoff: loadHandoffConfig(env),
     inboxUrl: optionalEnv(env, 'INBOX_URL'),

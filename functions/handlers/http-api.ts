@@ -2,16 +2,14 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpRouterHandler, { type Method, type Route } from '@middy/http-router';
+import httpRouterHandler, { type Method, type Route as MiddyRoute } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
-import { isPlainObject } from '../checkpoints/json.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
-import { BadRequestError, LinkKeyUnavailableError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
+import { BadRequestError, ForbiddenError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
 import {
   checkNamesOnlyItsPause,
-  isPlausibleEmail,
   LINK_HEADER,
   LinkClosedError,
   type LinkGrant,
@@ -27,7 +25,7 @@ import {
   resumeBody,
   sliceMessages,
 } from '../resume/fit.ts';
-import { checkJsonDepth, opaqueId, parseOrThrow, runId } from '../resume/request.ts';
+import { checkJsonDepth, parseOrThrow } from '../resume/request.ts';
 import {
   cancelTurn,
   createLink,
@@ -39,16 +37,38 @@ import {
   resumeTurn,
   type UseCaseDeps,
 } from '../resume/resume.ts';
-import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES, SCOPES } from '../vocabulary.ts';
-import type { NotifyEntry, Principal } from '../wire.ts';
-import * as z from '../zod.ts';
+import type { Scope } from '../vocabulary.ts';
+import type { Actor } from '../wire.ts';
 import openapi from './openapi.json' with { type: 'json' };
+import { principalOf, scopesOf } from './principal.ts';
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
+import {
+  type BearerRoute,
+  type BodySpec,
+  cancelBody,
+  continuationParams,
+  continuationQuery,
+  isBearer,
+  linkBody,
+  linkResumeBody,
+  listQuery,
+  missingScope,
+  pauseBody,
+  pauseParams,
+  pauseQuery,
+  ROUTES,
+  type Route,
+  type RouteSpec,
+  resumeBody as resumeBodySchema,
+  runParams,
+} from './routes.ts';
 
 /**
- * The HTTP API (§5, §9–§12) for API Gateway HTTP API, payload v2: middy with the router and header normalizer, the
- * body parsed here (size, media type, JSON, depth), zod at the edge, and `problemDetails` turning every error into a
- * problem. Each route parses, calls one use case, and shapes the response; the rules are the store's.
+ * The HTTP API (§5, §9–§13) for API Gateway HTTP API, payload v2: middy with the router and header normalizer, the
+ * routes of the table in `routes.ts`, each caller's tenant, scopes and principal decided in one place (`callerOf`),
+ * the body read as the table says (size, media type, JSON, depth), zod at the edge, and `problemDetails` turning
+ * every error into a problem. Each route parses, calls one use case, and shapes the response; the rules are the
+ * store's.
  */
 
 /** An HTTP API event with a JWT authorizer; a POST route's body is JSON-parsed by the time its handler sees it. */
@@ -56,10 +76,18 @@ export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 /** A structured payload v2 response. */
 export type ApiResult = Exclude<APIGatewayProxyResultV2, string>;
 
-/** What the API runs on: the use cases' dependencies and the JWT claim that names the tenant. */
+/** What the API runs on: the use cases' dependencies and how tokens are read. */
 export interface ApiDeps extends UseCaseDeps {
   /** The authorizer claim holding the tenant; default `tenant`. */
   tenantClaim?: string;
+  /** The claim holding a principal's groups (§13); default `cognito:groups`. */
+  groupsClaim?: string;
+  /** Refuse tokens without a `scope` claim on every bearer route (403), as `AuthorizationScopes` do on AWS. */
+  requireScopes?: boolean;
+  /** No tokens at all (the local service without auth): every request is the anonymous person. */
+  anonymous?: boolean;
+  /** The OIDC issuer and the inbox's client id, for the inbox's sign-in (§13), when one is configured. */
+  oidc?: { issuer: string; clientId?: string };
   /** Slack's interactions (§14), when the Slack channel is configured. */
   slack?: SlackInteractions;
 }
@@ -72,88 +100,36 @@ export interface SlackInteractions {
   }): Promise<{ status: number; body?: object }>;
 }
 
-/** The largest pause body (§5). */
-export const MAX_PAUSE_BODY_BYTES = 6 * 1024 * 1024;
-/** The largest resume or cancel body read before parsing; the answers themselves are then held to their limits. */
-const MAX_DECISION_BODY_BYTES = 1024 * 1024;
+/** Who calls a bearer route: the tenant its token names and the principal it is (§13), known before the handler runs. */
+export interface Caller {
+  tenant: string;
+  by: Actor;
+}
+/** A bearer route's handler: its tenant and principal are decided, its scopes checked, its body read. */
+export type BearerHandler = (event: ApiEvent, caller: Caller) => Promise<ApiResult>;
+/** A public, link or Slack route's handler; its body read. */
+export type OpenHandler = (event: ApiEvent) => Promise<ApiResult>;
+/** One handler per route of the table that the API function serves. */
+export type RouteHandlers = {
+  [R in ApiRoute as R['id']]: R extends BearerRoute ? BearerHandler : OpenHandler;
+};
+/** The routes whose handlers other modules provide; until given, each answers 404 `not_found` (not configured). */
+export type ProvidedRouteId = 'createLink' | 'slackInteractions';
+
+/** The routes of the table the API function serves (the inbox page's are its own function's). */
+type ApiRoute = Exclude<Route, { served: 'inbox' }>;
+
 /** Milliseconds before the function's own timeout at which a request still running answers 503 instead. */
 const TIMEOUT_EARLY_MS = 1_500;
 
-const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object');
-// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
-const jsonSchema = z.optional(z.union([jsonObject, z.boolean()]));
-
-const askBody = z.object({
-  toolCallId: z.string().check(z.minLength(1)),
-  kind: z.optional(z.enum(ASK_KINDS)),
-  prompt: z.optional(z.string()),
-  answerSchema: jsonSchema,
-  argsSchema: jsonSchema,
-  editable: z.optional(z.boolean()),
-});
-
-const pauseBody = z.object({
-  format: z.enum(FORMAT_NAMES),
-  messages: z.array(z.unknown()).check(z.minLength(1)),
-  toolCallId: z.optional(z.string().check(z.minLength(1))),
-  prompt: z.optional(z.string()),
-  answerSchema: jsonSchema,
-  asks: z.optional(z.array(askBody).check(z.minLength(LIMITS.asks.min), z.maxLength(LIMITS.asks.max))),
-  expiresInSeconds: z.optional(
-    z.number().check(z.int(), z.minimum(LIMITS.expiresInSeconds.min), z.maximum(LIMITS.expiresInSeconds.max)),
-  ),
-  onExpiry: z.optional(z.enum(ON_EXPIRY)),
-  remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
-  taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
-  callbackId: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.callbackIdChars))),
-  metadata: z.optional(jsonObject),
-  // Checked by the store with the pause's other fields (§14), each entry named.
-  notify: z.optional(z.array(z.custom<NotifyEntry>(() => true))),
-});
-
-/** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
-const resumeBodySchema = z
-  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
-  .check(
-    z.refine(
-      (body) => 'answer' in body !== (body.decisions !== undefined),
-      'give exactly one of answer (a pause with one answer ask) or decisions',
-    ),
-  );
-const linkResumeBody = z
-  .object({ answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
-  .check(
-    z.refine((body) => 'answer' in body !== (body.decisions !== undefined), 'give exactly one of answer or decisions'),
-  );
-const cancelBody = z.object({ reason: z.optional(z.string()) });
-/** A recipient's link (§13): whom it is for. */
-const linkBody = z.object({
-  email: z
-    .string()
-    .check(z.refine(isPlausibleEmail, `must be an email address of at most ${LIMITS.recipientChars} characters`)),
-  name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars))),
-});
-const runParams = z.object({ runId });
-const pauseParams = z.object({ runId, interruptId: opaqueId });
-const continuationParams = z.object({ runId, continuationId: opaqueId });
-const sliceQuery = {
-  from: z.optional(z.coerce.number().check(z.int(), z.minimum(0))),
-  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
-};
-const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery });
-const continuationQuery = z.object(sliceQuery);
-const listQuery = z.object({
-  status: z.optional(z.enum(PAUSE_STATUSES)),
-  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max))),
-  cursor: z.optional(z.string().check(z.minLength(1))),
-});
-
-/** The API handler: every route, errors as problems, metrics flushed after each request. */
+/** The API handler: every route of the table, errors as problems, metrics flushed after each request. */
 export function createApiHandler(
   deps: ApiDeps,
   options: {
     /** More routes on the same handler: the local service adds the inbox page's (`INBOX_ROUTES`). */
-    routes?: Array<Route<ApiEvent, ApiResult>>;
+    routes?: Array<MiddyRoute<ApiEvent, ApiResult>>;
+    /** The handlers other modules provide (recipient links, Slack's interactions). */
+    handlers?: Partial<Pick<RouteHandlers, ProvidedRouteId>>;
   } = {},
 ) {
   const tenantClaim = deps.tenantClaim ?? 'tenant';
@@ -165,6 +141,23 @@ export function createApiHandler(
       });
     }
     return tenant;
+  };
+  /** The one place a bearer route's caller is decided (§13): the tenant (401), the route's scopes (403), the principal. */
+  const callerOf = (event: ApiEvent, route: RouteSpec & { scopes: readonly Scope[] }): Caller => {
+    const tenant = tenantOf(event);
+    const claims = event.requestContext.authorizer?.jwt?.claims;
+    const missing = missingScope(route, scopesOf(claims), deps.requireScopes ?? false);
+    if (missing !== undefined) {
+      throw new ForbiddenError(
+        `${route.method} ${route.path} needs a token with the scope ${missing}; this token's scopes do not include it.`,
+        { scope: missing },
+      );
+    }
+    const by = principalOf(claims, {
+      ...(deps.groupsClaim === undefined ? {} : { groupsClaim: deps.groupsClaim }),
+      ...(deps.anonymous ? { anonymous: true } : {}),
+    });
+    return { tenant, by };
   };
   /**
    * The one pause an answer link opens (§11), still open; anything else is 401 or 410 without saying why. Read with
@@ -178,11 +171,11 @@ export function createApiHandler(
     } catch (error) {
       throw linkProblem(error);
     }
+    // A link names only its own pause (§11): another one in the body or query is 403, and nothing changes.
     checkNamesOnlyItsPause(grant, { body: event.body, query: event.queryStringParameters });
-    const key = { tenant: grant.tenant, runId: grant.runId, interruptId: grant.interruptId };
     let view: PauseView;
     try {
-      view = await getPause(deps, key, includeMessages ? { includeMessages } : undefined);
+      view = await getPause(deps, grant, includeMessages ? { includeMessages } : undefined);
     } catch (error) {
       if (error instanceof PauseNotFoundError) throw linkProblem(new LinkRefusedError());
       throw error;
@@ -192,171 +185,116 @@ export function createApiHandler(
   };
   const inboxUrlOf = (event: ApiEvent) => deps.inboxUrl ?? `https://${event.requestContext.domainName}/inbox`;
 
-  const routes: Array<Route<ApiEvent, ApiResult>> = [
-    { method: 'GET', path: '/health', handler: async () => json(200, { status: 'ok' }) },
-    { method: 'GET', path: '/openapi.json', handler: async () => json(200, openapi) },
-    {
-      method: 'POST',
-      path: '/runs/{runId}/pauses',
-      handler: jsonRoute(MAX_PAUSE_BODY_BYTES, async (event) => {
-        const tenant = tenantOf(event);
-        const params = parseOrThrow(runParams, event.pathParameters, 'path');
-        const body = parseOrThrow(pauseBody, event.body, 'pause body');
-        const idempotencyKey = event.headers?.['idempotency-key'];
-        if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
-          throw new BadRequestError('The Idempotency-Key header must be 1–255 visible ASCII characters.', [
-            { path: '/headers/idempotency-key', message: 'must be 1–255 visible ASCII characters' },
-          ]);
-        }
-        const created = await pauseTurn(
-          deps,
-          {
-            tenant,
-            runId: params.runId,
-            ...body,
-            ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-            by: principalOf(event),
-          },
-          { inboxUrl: inboxUrlOf(event) },
-        );
-        const { replayed: _, ...response } = created;
-        // Both ids are URL-safe by construction (the runId pattern, the server-made interruptId).
-        const location = `/runs/${created.runId}/pauses/${created.interruptId}`;
-        return json(201, response, { Location: location, 'Cache-Control': 'no-store' });
-      }),
+  const handlers: RouteHandlers = {
+    health: async () => json(200, { status: 'ok' }),
+    openapi: async () => json(200, openapi),
+    pause: async (event, { tenant, by }) => {
+      const params = parseOrThrow(runParams, event.pathParameters, 'path');
+      const body = parseOrThrow(pauseBody, event.body, 'pause body');
+      const idempotencyKey = event.headers?.['idempotency-key'];
+      if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
+        throw new BadRequestError('The Idempotency-Key header must be 1–255 visible ASCII characters.', [
+          { path: '/headers/idempotency-key', message: 'must be 1–255 visible ASCII characters' },
+        ]);
+      }
+      const created = await pauseTurn(
+        deps,
+        { tenant, runId: params.runId, ...body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }), by },
+        { inboxUrl: inboxUrlOf(event) },
+      );
+      const { replayed: _, ...response } = created;
+      // Both ids are URL-safe by construction (the runId pattern, the server-made interruptId).
+      const location = `/runs/${created.runId}/pauses/${created.interruptId}`;
+      return json(201, response, { Location: location, 'Cache-Control': 'no-store' });
     },
-    {
-      method: 'GET',
-      path: '/runs/{runId}/pauses/{interruptId}',
-      handler: async (event: ApiEvent) => {
-        const tenant = tenantOf(event);
-        const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
-        const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
-        const view = await getPause(deps, { tenant, ...params }, { includeMessages: query.include === 'messages' });
-        return json(200, withMessages(view, query.from, query.limit));
-      },
+    getPause: async (event, { tenant }) => {
+      const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
+      const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
+      const view = await getPause(deps, { tenant, ...params }, { includeMessages: query.include === 'messages' });
+      return json(200, withMessages(view, query.from, query.limit));
     },
-    {
-      method: 'POST',
-      path: '/runs/{runId}/pauses/{interruptId}/cancel',
-      handler: jsonRoute(
-        MAX_DECISION_BODY_BYTES,
-        async (event) => {
-          const tenant = tenantOf(event);
-          const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
-          const body = parseOrThrow(cancelBody, event.body ?? {}, 'cancel body');
-          const result = await cancelTurn(deps, { tenant, ...params, ...body }, 'http');
-          return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
-        },
-        { optionalBody: true },
-      ),
+    resume: async (event, { tenant, by }) => {
+      const params = parseOrThrow(runParams, event.pathParameters, 'path');
+      const body = parseOrThrow(resumeBodySchema, event.body, 'resume body');
+      const key = { tenant, runId: params.runId, interruptId: body.interruptId, by };
+      if (body.decisions === undefined) {
+        const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'http');
+        return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
+      }
+      return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'http'));
     },
-    {
-      method: 'POST',
-      path: '/runs/{runId}/resume',
-      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
-        const tenant = tenantOf(event);
-        const params = parseOrThrow(runParams, event.pathParameters, 'path');
-        const body = parseOrThrow(resumeBodySchema, event.body, 'resume body');
-        const key = { tenant, runId: params.runId, interruptId: body.interruptId };
-        if (body.decisions === undefined) {
-          const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'http');
-          return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
-        }
-        return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'http'));
-      }),
+    getContinuation: async (event, { tenant }) => {
+      const params = parseOrThrow(continuationParams, event.pathParameters, 'path');
+      const query = parseOrThrow(continuationQuery, event.queryStringParameters ?? {}, 'query');
+      const continuation = await getContinuation(deps, { tenant, ...params });
+      return json(200, withMessages(continuation, query.from, query.limit));
     },
-    {
-      method: 'GET',
-      path: '/runs/{runId}/continuations/{continuationId}',
-      handler: async (event: ApiEvent) => {
-        const tenant = tenantOf(event);
-        const params = parseOrThrow(continuationParams, event.pathParameters, 'path');
-        const query = parseOrThrow(continuationQuery, event.queryStringParameters ?? {}, 'query');
-        const continuation = await getContinuation(deps, { tenant, ...params });
-        return json(200, withMessages(continuation, query.from, query.limit));
-      },
+    listPauses: async (event, { tenant }) => {
+      const query = parseOrThrow(listQuery, event.queryStringParameters ?? {}, 'query');
+      const page = await listPauses(deps, { tenant, ...query });
+      return json(200, page.cursor === undefined ? { items: page.items } : page);
     },
-    {
-      method: 'GET',
-      path: '/pauses',
-      handler: async (event: ApiEvent) => {
-        const tenant = tenantOf(event);
-        const query = parseOrThrow(listQuery, event.queryStringParameters ?? {}, 'query');
-        const page = await listPauses(deps, { tenant, ...query });
-        return json(200, page.cursor === undefined ? { items: page.items } : page);
-      },
+    cancel: async (event, { tenant, by }) => {
+      const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
+      const body = parseOrThrow(cancelBody, event.body ?? {}, 'cancel body');
+      const result = await cancelTurn(deps, { tenant, ...params, ...body, by }, 'http');
+      return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
     },
-    // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
-    {
-      method: 'GET',
-      path: '/links/pause',
-      handler: async (event: ApiEvent) => {
-        const link = await linkOf(event, event.queryStringParameters?.include === 'messages');
-        const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
-        if (query.include !== 'messages') return json(200, link.view, { 'Cache-Control': 'no-store' });
-        return json(200, withMessages(link.view, query.from, query.limit), { 'Cache-Control': 'no-store' });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/links/resume',
-      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
-        const link = await linkOf(event);
-        const body = parseOrThrow(linkResumeBody, event.body, 'resume body');
-        // Decided as the link's own principal (§13): its recipient, or the pause's link.
-        const key = { tenant: link.tenant, runId: link.runId, interruptId: link.interruptId, by: link.principal };
-        if (body.decisions === undefined) {
-          const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'link');
-          return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
-        }
-        return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'link'));
-      }),
-    },
-    {
-      method: 'POST',
-      path: '/runs/{runId}/pauses/{interruptId}/links',
-      handler: jsonRoute(MAX_DECISION_BODY_BYTES, async (event) => {
-        const tenant = tenantOf(event);
+    createLink:
+      options.handlers?.createLink ??
+      (async (event, { tenant, by }) => {
         const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
         const body = parseOrThrow(linkBody, event.body, 'link body');
         const recipient = { email: body.email, ...(body.name === undefined ? {} : { name: body.name }) };
         try {
-          const link = await createLink(
-            deps,
-            { tenant, ...params, recipient, by: principalOf(event) },
-            { inboxUrl: inboxUrlOf(event) },
-          );
+          const link = await createLink(deps, { tenant, ...params, recipient, by }, { inboxUrl: inboxUrlOf(event) });
           return json(201, link, { 'Cache-Control': 'no-store' });
         } catch (error) {
           if (error instanceof LinksNotConfiguredError) throw new HttpProblem(404, EdgeCode.NotFound, error.message);
           throw error;
         }
       }),
+    // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
+    linkPause: async (event) => {
+      const link = await linkOf(event, event.queryStringParameters?.include === 'messages');
+      const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
+      if (query.include !== 'messages') return json(200, link.view, { 'Cache-Control': 'no-store' });
+      return json(200, withMessages(link.view, query.from, query.limit), { 'Cache-Control': 'no-store' });
+    },
+    linkResume: async (event) => {
+      const link = await linkOf(event);
+      const body = parseOrThrow(linkResumeBody, event.body, 'resume body');
+      // Decided as the link's own principal (§13): its recipient, or the pause's link.
+      const key = { tenant: link.tenant, runId: link.runId, interruptId: link.interruptId, by: link.principal };
+      if (body.decisions === undefined) {
+        const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'link');
+        return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
+      }
+      return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'link'));
     },
     // Slack's interactions (§14): no bearer token; the body is form-encoded and its signature is the check.
-    ...(deps.slack === undefined
-      ? []
-      : [
-          {
-            method: 'POST' as const,
-            path: '/channels/slack/interactions',
-            handler: async (event: ApiEvent): Promise<ApiResult> => {
-              const { body, isBase64Encoded } = event;
-              const raw =
-                body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
-              if (Buffer.byteLength(raw) > MAX_DECISION_BODY_BYTES) {
-                throw new HttpProblem(413, EdgeCode.PayloadTooLarge, 'The body is too large.');
-              }
-              const answer = await (deps.slack as SlackInteractions).interactions({
-                headers: event.headers ?? {},
-                body: raw,
-              });
-              if (answer.body === undefined) return { statusCode: answer.status, body: '' };
-              return json(answer.status, answer.body);
-            },
-          },
-        ]),
+    slackInteractions:
+      options.handlers?.slackInteractions ??
+      (deps.slack === undefined
+        ? notConfigured('Slack interactions are')
+        : async (event) => {
+            const { body, isBase64Encoded } = event;
+            const raw = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+            const answer = await (deps.slack as SlackInteractions).interactions({
+              headers: event.headers ?? {},
+              body: raw,
+            });
+            if (answer.body === undefined) return { statusCode: answer.status, body: '' };
+            return json(answer.status, answer.body);
+          }),
+  };
+
+  const routes: Array<MiddyRoute<ApiEvent, ApiResult>> = [
+    ...ROUTES.filter((route): route is ApiRoute => !('served' in route)).map((route) => ({
+      method: route.method,
+      path: route.path,
+      handler: serve(route, handlers[route.id], callerOf),
+    })),
     ...(options.routes ?? []),
   ];
 
@@ -376,35 +314,36 @@ export function createApiHandler(
     .handler(httpRouterHandler<ApiEvent, ApiResult>({ routes, notFoundResponse: notFound(routes) }));
 }
 
+/**
+ * A route as the router runs it, in the order API Gateway would: the caller of a bearer route first (401, 403), then
+ * its body (413, 415, 400), then the handler.
+ */
+function serve(
+  route: RouteSpec,
+  handler: BearerHandler | OpenHandler,
+  callerOf: (event: ApiEvent, route: RouteSpec & { scopes: readonly Scope[] }) => Caller,
+) {
+  return async (event: ApiEvent): Promise<ApiResult> => {
+    const caller = isBearer(route) ? callerOf(event, route) : undefined;
+    const read = route.body === undefined ? event : readBody(event, route.body);
+    return (handler as BearerHandler)(read, caller as Caller);
+  };
+}
+
+/** A handler another module provides, until it is given: 404, as for a route this deployment does not have. */
+function notConfigured(what: string): BearerHandler & OpenHandler {
+  return async () => {
+    throw new HttpProblem(404, EdgeCode.NotFound, `${what} not configured.`);
+  };
+}
+
 /** 202 while asks wait (§9), 200 with the continuation once the last decision committed it. */
 function decided(result: DecideResult): ApiResult {
   if (result.kind === 'pending') return json(202, pendingBody(result));
   return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
 }
 
-/**
- * Who makes a request (§13), from the authorizer's claims: `sub`, `email`, `name`; `kind: "agent"` when its scopes
- * hold `handback/agent` but not `handback/decide`; with auth off, `anonymous`.
- */
-function principalOf(event: ApiEvent): Principal {
-  const claims = event.requestContext.authorizer?.jwt?.claims ?? {};
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  const scope = claims.scope;
-  const scopes = Array.isArray(scope) ? scope.map(String) : String(scope ?? '').split(/\s+/);
-  const agent = scopes.includes(SCOPES.agent) && !scopes.includes(SCOPES.decide);
-  const email = text(claims.email);
-  const name = text(claims.name);
-  return {
-    kind: agent ? 'agent' : 'person',
-    subject: text(claims.sub) ?? 'anonymous',
-    ...(email === undefined ? {} : { email }),
-    ...(name === undefined ? {} : { name }),
-    via: 'api',
-  };
-}
-
-function linkProblem(error: unknown): HttpProblem | LinkKeyUnavailableError {
-  if (error instanceof LinkKeyUnavailableError) return error;
+function linkProblem(error: unknown): HttpProblem {
   if (error instanceof LinkClosedError) return new HttpProblem(410, EdgeCode.LinkClosed, error.message);
   return new HttpProblem(401, EdgeCode.Unauthorized, new LinkRefusedError().message);
 }
@@ -413,47 +352,42 @@ function linkProblem(error: unknown): HttpProblem | LinkKeyUnavailableError {
 const JSON_MEDIA_TYPE = /^\s*application\/([\w.!#$&^-]+\+)?json\s*(;.*)?$/i;
 
 /**
- * A POST route: the raw body is held to `maxBytes` (413), must be JSON (415) and parse (400) and nest at most 256
- * levels (400) before `handler` runs. With `optionalBody`, no body at all is an empty object.
+ * A route's body, read as its table entry says: held to its limit (413); for JSON, sent as JSON (415), parsed (400)
+ * and nested at most 256 levels (400). An optional body that is absent is an empty object.
  */
-function jsonRoute(
-  maxBytes: number,
-  handler: (event: ApiEvent) => Promise<ApiResult>,
-  options: { optionalBody?: boolean } = {},
-) {
-  return async (event: ApiEvent): Promise<ApiResult> => {
-    const { body, isBase64Encoded } = event;
-    const raw = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64') : body;
-    const bytes = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
-    if (bytes > maxBytes) {
-      throw new HttpProblem(
-        413,
-        EdgeCode.PayloadTooLarge,
-        `The body is ${bytes} bytes; this route takes at most ${maxBytes}.`,
-      );
-    }
-    if (bytes === 0 && options.optionalBody) return handler({ ...event, body: {} as never });
-    const contentType = event.headers?.['content-type'];
-    if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
-      throw new HttpProblem(
-        415,
-        EdgeCode.UnsupportedMediaType,
-        'The body must be JSON, sent with Content-Type: application/json.',
-      );
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
-    } catch {
-      throw new BadRequestError('The body is missing or is not valid JSON.', [{ path: '', message: 'not valid JSON' }]);
-    }
-    checkJsonDepth(parsed, 'body');
-    return handler({ ...event, body: parsed as never });
-  };
+function readBody(event: ApiEvent, spec: BodySpec): ApiEvent {
+  const { body, isBase64Encoded } = event;
+  const raw = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64') : body;
+  const bytes = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+  if (bytes > spec.limit) {
+    throw new HttpProblem(
+      413,
+      EdgeCode.PayloadTooLarge,
+      `The body is ${bytes} bytes; this route takes at most ${spec.limit}.`,
+    );
+  }
+  if (spec.media === 'raw') return event;
+  if (bytes === 0 && spec.optional) return { ...event, body: {} as never };
+  const contentType = event.headers?.['content-type'];
+  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+    throw new HttpProblem(
+      415,
+      EdgeCode.UnsupportedMediaType,
+      'The body must be JSON, sent with Content-Type: application/json.',
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+  } catch {
+    throw new BadRequestError('The body is missing or is not valid JSON.', [{ path: '', message: 'not valid JSON' }]);
+  }
+  checkJsonDepth(parsed, 'body');
+  return { ...event, body: parsed as never };
 }
 
 /** 405 with `Allow` when another method serves the path, else 404. */
-function notFound(routes: Array<Route<ApiEvent, ApiResult>>) {
+function notFound(routes: Array<MiddyRoute<ApiEvent, ApiResult>>) {
   const patterns = routes.map((route) => ({
     method: route.method,
     regexp: new RegExp(`^${route.path.replace(/\{[^/]+\}/g, '[^/]+')}/?$`),

@@ -5,6 +5,7 @@ import {
   AlreadyResumedError,
   BadRequestError,
   type ErrorCode,
+  ForbiddenError,
   fateOf,
   HandbackError,
   HandoffFailedError,
@@ -162,6 +163,7 @@ function extensions(error: HandbackError): Record<string, unknown> {
     return { continuationId: error.continuationId };
   }
   if (error instanceof AlreadyDecidedError) return { toolCallId: error.toolCallId };
+  if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
   if (error instanceof PauseCancelledError) {
     return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
   }

@@ -39,7 +39,7 @@ const handoff = createHandoff(config.handoff, handoffClients, logger);
  * The use cases' dependencies: the store on the configured table, with the `checks` this entry point runs (each
  * loaded on first use), and the configured hand-off.
  */
-export function useCaseDeps(checks: CheckpointChecks): UseCaseDeps & { tenantClaim: string } {
+export function useCaseDeps(checks: CheckpointChecks): UseCaseDeps & { tenantClaim: string; groupsClaim: string } {
   return {
     // The service itself, not `createDynamoDBCheckpointStore`, whose default (every check) would bundle them all.
     store: new CheckpointService({
@@ -50,6 +50,7 @@ export function useCaseDeps(checks: CheckpointChecks): UseCaseDeps & { tenantCla
     logger,
     metrics,
     tenantClaim: config.tenantClaim,
+    groupsClaim: config.groupsClaim,
     ...(config.inboxUrl === undefined ? {} : { inboxUrl: config.inboxUrl }),
   };
 }

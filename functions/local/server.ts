@@ -1,13 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { jwtVerify } from 'jose';
+import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
+import { isOpenRequest } from '../handlers/routes.ts';
+import { type IssuerOptions, issuerTokens, TokenRefused } from './issuer-tokens.ts';
 import { type Claims, localContext, toPayloadV2, writeResult } from './payload-v2.ts';
 
 /**
  * The local HTTP listener: each request becomes a payload v2 event for the same API handler the Lambda runs. It plays
- * API Gateway's part too: with a JWT secret it is the JWT authorizer, verifying `Authorization: Bearer` tokens (HS256)
- * on the routes that need one, answering 401 itself for a missing or invalid token, and passing the claims of a valid
+ * API Gateway's part too: with an issuer or a JWT secret it is the JWT authorizer, verifying `Authorization: Bearer`
+ * tokens (RSA-signed by the issuer's keys, as API Gateway does; HS256 with the secret) on the routes that need one,
+ * answering 401 itself for a missing or invalid token, and passing the claims of a valid
  * one; without a secret, every request is the single tenant `default`.
  */
 
@@ -22,6 +25,8 @@ export interface LocalServerOptions {
   handler: LocalApiHandler;
   /** `HANDBACK_JWT_SECRET`: require HS256 bearer tokens signed with it; unset = single tenant `default`. */
   jwtSecret?: string;
+  /** `HANDBACK_JWT_ISSUER` and `HANDBACK_JWT_AUDIENCE`: take RSA-signed tokens of this issuer, as API Gateway does. */
+  issuer?: IssuerOptions;
   /** The claim naming the tenant; default `tenant`. */
   tenantClaim?: string;
   /** Where an error outside the handler is logged. */
@@ -34,12 +39,17 @@ const MAX_READ_BYTES = 16 * 1024 * 1024;
 /** An HTTP server that serves the API handler; call `listen` on it. */
 export function createLocalServer(options: LocalServerOptions): Server {
   const secret = options.jwtSecret === undefined ? undefined : new TextEncoder().encode(options.jwtSecret);
+  const keys: Verifiers = {
+    ...(secret === undefined ? {} : { secret }),
+    ...(options.issuer === undefined ? {} : { issuer: issuerTokens(options.issuer) }),
+  };
+  const authOff = keys.secret === undefined && keys.issuer === undefined;
   const tenantClaim = options.tenantClaim ?? 'tenant';
   return createServer((request, response) => {
     const context = localContext(crypto.randomUUID());
     const serve = async () => {
       const body = await readBody(request);
-      const claims = secret === undefined ? { [tenantClaim]: 'default' } : await authorize(request, secret);
+      const claims = authOff ? { [tenantClaim]: 'default' } : await authorize(request, keys);
       const event = toPayloadV2(request, body, claims);
       writeResult(response, await options.handler(event, context));
     };
@@ -53,36 +63,27 @@ export function createLocalServer(options: LocalServerOptions): Server {
 }
 
 /**
- * Whether a path is served without a token, as API Gateway routes it with no authorizer: liveness, the API document,
- * the inbox page, and the answer-link routes (they carry a token of their own in a header).
- */
-export function isPublicPath(path: string): boolean {
-  return (
-    path === '/health' ||
-    path === '/openapi.json' ||
-    path === '/inbox' ||
-    path.startsWith('/inbox/') ||
-    path.startsWith('/links/') ||
-    // Slack's requests carry its signature, checked by the route (§14), not a bearer token.
-    path.startsWith('/channels/')
-  );
-}
-
 /**
  * The JWT authorizer's part: the claims of a valid bearer token. On a route that needs one, a missing or invalid token
  * is a 401 saying which of missing, malformed, bad signature or expired it is (never echoing the token); a valid token
  * without the tenant claim passes, and the handler answers that 401. On a public route nothing is refused, and a
  * valid token's claims still pass.
  */
-async function authorize(request: IncomingMessage, secret: Uint8Array): Promise<Claims | undefined> {
-  const verified = await verify(request.headers.authorization, secret);
+async function authorize(request: IncomingMessage, keys: Verifiers): Promise<Claims | undefined> {
+  const verified = await verify(request.headers.authorization, keys);
   if (!(verified instanceof HttpProblem)) return verified;
   const path = safeDecode(new URL(request.url ?? '/', 'http://localhost').pathname).replace(/(.)\/$/, '$1');
-  if (isPublicPath(path)) return undefined;
+  if (isOpenRequest(request.method ?? 'GET', path)) return undefined;
   throw verified;
 }
 
-async function verify(authorization: string | undefined, secret: Uint8Array): Promise<Claims | HttpProblem> {
+/** What the server checks tokens with: an HS256 secret, an issuer's RSA keys, or both (then by the token's `alg`). */
+interface Verifiers {
+  secret?: Uint8Array;
+  issuer?: (token: string) => Promise<JWTPayload>;
+}
+
+async function verify(authorization: string | undefined, keys: Verifiers): Promise<Claims | HttpProblem> {
   if (authorization === undefined || authorization.trim() === '') {
     // RFC 6750 §3.1: a request with no credentials at all gets the challenge without an error code.
     return unauthorized('A bearer token is required: send Authorization: Bearer <JWT>.');
@@ -94,16 +95,32 @@ async function verify(authorization: string | undefined, secret: Uint8Array): Pr
       'invalid_request',
     );
   }
+  const token = match[1];
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(match[1], secret, { algorithms: ['HS256'] });
+    payload =
+      keys.issuer !== undefined && (keys.secret === undefined || !isHs(token))
+        ? await keys.issuer(token)
+        : (await jwtVerify(token, keys.secret as Uint8Array, { algorithms: ['HS256'] })).payload;
+  } catch (error) {
+    return unauthorized(error instanceof TokenRefused ? error.message : rejectionOf(error), 'invalid_token');
+  }
+  {
     const claims: Claims = {};
     for (const [name, value] of Object.entries(payload)) {
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') claims[name] = value;
       else if (Array.isArray(value)) claims[name] = value.map(String);
     }
     return claims;
-  } catch (error) {
-    return unauthorized(rejectionOf(error), 'invalid_token');
+  }
+}
+
+/** Whether a token says it is HMAC-signed: with both configured, such a token is the secret's to check. */
+function isHs(token: string): boolean {
+  try {
+    return /^HS/.test(String(decodeProtectedHeader(token).alg));
+  } catch {
+    return false;
   }
 }
 

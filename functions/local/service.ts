@@ -15,6 +15,7 @@ import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.
 import { sweepDue } from '../resume/resume.ts';
 import { metricsLogger } from '../resume/telemetry.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
+import type { IssuerOptions } from './issuer-tokens.ts';
 import { createLocalServer } from './server.ts';
 
 /**
@@ -44,7 +45,7 @@ const MIN_JWT_SECRET_BYTES = 32;
 
 /**
  * Starts the local service from `env` (HOST, PORT, HANDBACK_DATA_DIR, DYNAMODB_ENDPOINT, HANDBACK_JWT_SECRET,
- * HANDOFF_*). A setting that cannot work, or a port in use, rejects with a `StartError`.
+ * HANDBACK_JWT_ISSUER and the other auth settings of `localAuth`, HANDOFF_*). A setting that cannot work, or a port in use, rejects with a `StartError`.
  */
 export async function startLocalService(
   env: NodeJS.ProcessEnv = process.env,
@@ -58,6 +59,7 @@ export async function startLocalService(
       `HANDBACK_JWT_SECRET is ${Buffer.byteLength(jwtSecret)} bytes; an HS256 key needs at least ${MIN_JWT_SECRET_BYTES} (256 bits): e.g. HANDBACK_JWT_SECRET=$(openssl rand -base64 32)`,
     );
   }
+  const auth = localAuth(env, jwtSecret !== undefined);
   const linkSecret = optionalEnv(env, 'HANDBACK_LINK_SECRET');
   if (linkSecret !== undefined && Buffer.byteLength(linkSecret) < MIN_LINK_SECRET_BYTES) {
     throw new StartError(
@@ -112,6 +114,7 @@ export async function startLocalService(
     metrics,
     tenantClaim,
     ...(links === undefined ? {} : { links }),
+    ...auth.deps,
   };
   // The channels (§14) from HANDBACK_SLACK_* and HANDBACK_SMTP_URL: one more consumer of the lifecycle events.
   const channels = channelsFromEnv(env, { useCases: deps, client, tableName });
@@ -123,6 +126,7 @@ export async function startLocalService(
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],
     tenantClaim,
     ...(jwtSecret === undefined ? {} : { jwtSecret }),
+    ...(auth.issuer === undefined ? {} : { issuer: auth.issuer }),
     onError: (error) => logger.error('Local request failed', { error }),
   });
   try {
@@ -179,6 +183,59 @@ export async function startLocalService(
       });
       raw.destroy();
       await embedded?.close();
+    },
+  };
+}
+
+/**
+ * Who may call (§13): `HANDBACK_JWT_ISSUER` with `HANDBACK_JWT_AUDIENCE` (tokens checked as API Gateway checks them),
+ * `HANDBACK_OIDC_CLIENT_ID` (the inbox's client, for its sign-in), `HANDBACK_REQUIRE_SCOPES` and
+ * `HANDBACK_GROUPS_CLAIM`. Settings that cannot work together are a `StartError`.
+ */
+function localAuth(
+  env: NodeJS.ProcessEnv,
+  withSecret: boolean,
+): { issuer?: IssuerOptions; deps: Pick<ApiDeps, 'anonymous' | 'requireScopes' | 'groupsClaim' | 'oidc'> } {
+  const issuer = optionalEnv(env, 'HANDBACK_JWT_ISSUER');
+  const audiences = (optionalEnv(env, 'HANDBACK_JWT_AUDIENCE') ?? '')
+    .split(',')
+    .map((audience) => audience.trim())
+    .filter(Boolean);
+  const clientId = optionalEnv(env, 'HANDBACK_OIDC_CLIENT_ID');
+  const requireScopes = optionalEnv(env, 'HANDBACK_REQUIRE_SCOPES', 'false');
+  const groupsClaim = optionalEnv(env, 'HANDBACK_GROUPS_CLAIM');
+  if (issuer !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(issuer);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      throw new StartError(`HANDBACK_JWT_ISSUER=${issuer} is not a URL: set it to your OIDC issuer's URL (its iss).`);
+    }
+    if (audiences.length === 0) {
+      throw new StartError(
+        'HANDBACK_JWT_ISSUER needs HANDBACK_JWT_AUDIENCE: the audiences (comma-separated) a token must name in aud or client_id.',
+      );
+    }
+  }
+  if (requireScopes !== 'true' && requireScopes !== 'false') {
+    throw new StartError(`HANDBACK_REQUIRE_SCOPES=${requireScopes} must be true or false.`);
+  }
+  const anonymous = issuer === undefined && !withSecret;
+  if (requireScopes === 'true' && anonymous) {
+    throw new StartError(
+      'HANDBACK_REQUIRE_SCOPES=true needs tokens: set HANDBACK_JWT_ISSUER (and HANDBACK_JWT_AUDIENCE) or HANDBACK_JWT_SECRET.',
+    );
+  }
+  return {
+    ...(issuer === undefined ? {} : { issuer: { issuer, audiences } }),
+    deps: {
+      ...(anonymous ? { anonymous } : {}),
+      ...(requireScopes === 'true' ? { requireScopes: true } : {}),
+      ...(groupsClaim === undefined ? {} : { groupsClaim }),
+      ...(issuer === undefined ? {} : { oidc: { issuer, ...(clientId === undefined ? {} : { clientId }) } }),
     },
   };
 }

@@ -1,6 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { ERROR_FATES } from '../../functions/errors.ts';
 import openapi from '../../functions/handlers/openapi.json' with { type: 'json' };
+import { EdgeCode } from '../../functions/handlers/problem.ts';
+import { ROUTES } from '../../functions/handlers/routes.ts';
+import {
+  ASK_KINDS,
+  DECISION_KINDS,
+  FORMAT_NAMES,
+  LIMITS,
+  ON_EXPIRY,
+  OUTCOMES,
+  PAUSE_STATUSES,
+} from '../../functions/vocabulary.ts';
+import { openApiText } from '../../scripts/openapi.ts';
 
 /** The parts of OpenAPI 3.1's structure the document must have (a subset of the official schema, checked by ajv). */
 const structure = {
@@ -107,5 +122,63 @@ describe('the OpenAPI document', () => {
     for (const response of Object.values(openapi.components.responses)) {
       expect(Object.keys(response.content)).toEqual(['application/problem+json']);
     }
+  });
+});
+
+describe('the OpenAPI document and the route table', () => {
+  it('is what npm run openapi writes from the table', () => {
+    expect(readFileSync(fileURLToPath(new URL('../../functions/handlers/openapi.json', import.meta.url)), 'utf8')).toBe(
+      openApiText(),
+    );
+  });
+
+  it('lists every route the API function serves, and no other', () => {
+    const documented = Object.entries(openapi.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const served = ROUTES.filter((route) => !('served' in route)).map((route) => `${route.method} ${route.path}`);
+    expect(documented.sort()).toEqual(served.sort());
+  });
+
+  it.each(ROUTES.filter((route) => !('served' in route)).map((route) => [route.id, route] as const))(
+    'gives %s the security its scopes say',
+    (_id, route) => {
+      const operation = (openapi.paths as Record<string, Record<string, { security: unknown }>>)[route.path]?.[
+        route.method.toLowerCase()
+      ];
+      expect(operation?.security).toEqual(
+        Array.isArray(route.scopes) ? route.scopes.map((scope) => ({ bearer: [scope] })) : [],
+      );
+    },
+  );
+
+  it('holds the limits and word lists of the vocabulary', () => {
+    const schemas = openapi.components.schemas;
+    expect(schemas.Format.enum).toEqual([...FORMAT_NAMES]);
+    expect(schemas.PauseRequest.properties.asks.maxItems).toBe(LIMITS.asks.max);
+    expect(schemas.ResumeRequest.properties.decisions.maxItems).toBe(LIMITS.asks.max);
+    expect(schemas.LinkResumeRequest.properties.decisions.maxItems).toBe(LIMITS.asks.max);
+    expect(schemas.PauseRequest.properties.expiresInSeconds).toMatchObject({
+      minimum: LIMITS.expiresInSeconds.min,
+      maximum: LIMITS.expiresInSeconds.max,
+      default: LIMITS.expiresInSeconds.default,
+    });
+    expect(schemas.PauseRequest.properties.onExpiry.enum).toEqual([...ON_EXPIRY]);
+    expect(schemas.PauseView.properties.status.enum).toEqual([...PAUSE_STATUSES]);
+    expect(schemas.Continuation.properties.outcome.enum).toEqual([...OUTCOMES]);
+    expect(schemas.Ask.properties.kind.enum).toEqual([...ASK_KINDS]);
+    expect(schemas.Decision.properties.decision.enum).toEqual([...DECISION_KINDS]);
+    expect(schemas.Ask.properties.prompt.maxLength).toBe(LIMITS.promptChars);
+    const list = openapi.paths['/pauses'].get.parameters;
+    expect(list.find((p) => p.name === 'limit')?.schema).toMatchObject({
+      minimum: LIMITS.pageSize.min,
+      maximum: LIMITS.pageSize.max,
+    });
+    expect(list.find((p) => p.name === 'status')?.schema).toMatchObject({ enum: [...PAUSE_STATUSES] });
+  });
+
+  it('names every problem code the API answers', () => {
+    const words = openapi.components.schemas.Problem.properties.code.description;
+    for (const code of [...Object.keys(ERROR_FATES), ...Object.values(EdgeCode)]) expect(words).toContain(code);
   });
 });

@@ -226,6 +226,7 @@ describe('the HTTP API', () => {
     'POST /runs/{runId}/resume',
     'GET /runs/{runId}/continuations/{continuationId}',
     'GET /pauses',
+    'POST /runs/{runId}/pauses/{interruptId}/links',
   ];
   const PUBLIC = [
     'GET /health',
@@ -234,6 +235,7 @@ describe('the HTTP API', () => {
     'GET /inbox/{file}',
     'GET /links/pause',
     'POST /links/resume',
+    'POST /channels/slack/interactions',
   ];
   const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
     (route) => route.Properties as { RouteKey: string; AuthorizationType: string },
@@ -295,6 +297,14 @@ describe('the HTTP API', () => {
     const open = routes.filter((route) => route.AuthorizationType !== 'JWT').map((route) => route.RouteKey);
     expect(open.sort()).toEqual([...PUBLIC, '$default'].sort());
   });
+
+  it.each(ROUTES.authorized.map((route) => `${route.method} ${route.path}`))(
+    'leaves %s without AuthorizationScopes for an issuer of its own (no handback:requireScopes)',
+    (routeKey) => {
+      const route = routes.find((candidate) => candidate.RouteKey === routeKey) as Record<string, unknown> | undefined;
+      expect(route?.AuthorizationScopes).toBeUndefined();
+    },
+  );
 
   it('puts the JWT authorizer on every other route', () => {
     const guarded = routes.filter((route) => route.AuthorizationType === 'JWT').map((route) => route.RouteKey);

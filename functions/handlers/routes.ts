@@ -1,0 +1,284 @@
+import { isPlainObject } from '../checkpoints/json.ts';
+import { isPlausibleEmail } from '../links/answer-links.ts';
+import { opaqueId, runId } from '../resume/request.ts';
+import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES, SCOPES, type Scope } from '../vocabulary.ts';
+import type { Approvers, NotifyEntry } from '../wire.ts';
+import * as z from '../zod.ts';
+
+/**
+ * The one route table of the HTTP edge (§5, §9–§13): each route once, with who may call it, its body limit and the
+ * zod schemas of its path, query and body. The API handler (`http-api.ts`), the local server (which paths take no
+ * token), the CDK routes (`infra/http-api.ts`: authorizer, `AuthorizationScopes`), the OpenAPI document
+ * (`scripts/openapi.ts`) and the tests all read it. A route is added here and by its handler, nowhere else.
+ */
+
+/**
+ * Who may call a route. A list of scopes: a bearer token (JWT authorizer), whose `scope` claim must hold one of them
+ * when it has one (§13). `public`: anyone, no token, no data. `link`: an answer link's own token in a header (§11).
+ * `slack`: Slack's signed requests (§14), verified by their handler.
+ */
+export type Access = readonly [Scope, ...Scope[]] | 'public' | 'link' | 'slack';
+
+/** What a route's body is: how much is read, whether it may be absent, and how it is parsed. */
+export interface BodySpec {
+  /** Bytes read at most (413 past it). */
+  readonly limit: number;
+  /** No body at all is an empty object. */
+  readonly optional?: boolean;
+  /** `json` (the default): 415 unless JSON, parsed, depth-checked. `raw`: handed on as sent (Slack's form posts). */
+  readonly media?: 'json' | 'raw';
+  /** The zod schema the parsed body must meet. */
+  readonly schema?: z.ZodMiniType;
+}
+
+/** One route. */
+export interface RouteSpec {
+  /** Stable name: the handler's key, the OpenAPI `operationId`. */
+  readonly id: string;
+  readonly method: 'GET' | 'POST';
+  /** API Gateway's path template (`{name}` for a parameter). */
+  readonly path: string;
+  readonly scopes: Access;
+  /** Why a route without a bearer token is safe without one (the CDK route's cdk-nag acknowledgement says it). */
+  readonly why?: string;
+  /** Which function serves it on AWS: the API's, or the inbox page's own. @default 'api' */
+  readonly served?: 'api' | 'inbox';
+  readonly params?: z.ZodMiniType;
+  readonly query?: z.ZodMiniType;
+  readonly body?: BodySpec;
+}
+
+const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object');
+// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
+const jsonSchema = z.optional(z.union([jsonObject, z.boolean()]));
+
+const askBody = z.object({
+  toolCallId: z.string().check(z.minLength(1)),
+  kind: z.optional(z.enum(ASK_KINDS)),
+  prompt: z.optional(z.string()),
+  answerSchema: jsonSchema,
+  argsSchema: jsonSchema,
+  editable: z.optional(z.boolean()),
+  // Checked by the store, which names each bad entry (§13).
+  approvers: z.optional(z.custom<Approvers>(() => true)),
+  approvals: z.optional(z.number().check(z.int(), z.minimum(LIMITS.approvals.min), z.maximum(LIMITS.approvals.max))),
+});
+
+/** A pause body (§5, §9, §10). */
+export const pauseBody = z.object({
+  format: z.enum(FORMAT_NAMES),
+  messages: z.array(z.unknown()).check(z.minLength(1)),
+  toolCallId: z.optional(z.string().check(z.minLength(1))),
+  prompt: z.optional(z.string()),
+  answerSchema: jsonSchema,
+  asks: z.optional(z.array(askBody).check(z.minLength(LIMITS.asks.min), z.maxLength(LIMITS.asks.max))),
+  expiresInSeconds: z.optional(
+    z.number().check(z.int(), z.minimum(LIMITS.expiresInSeconds.min), z.maximum(LIMITS.expiresInSeconds.max)),
+  ),
+  onExpiry: z.optional(z.enum(ON_EXPIRY)),
+  remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
+  taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
+  callbackId: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.callbackIdChars))),
+  metadata: z.optional(jsonObject),
+  // Each entry is checked by the store with the pause's other fields (§14), named by its place.
+  notify: z.optional(z.array(z.custom<NotifyEntry>(() => true))),
+  // Checked by the store, which names each bad approver (§13).
+  fourEyes: z.optional(z.boolean()),
+});
+
+/** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
+export const resumeBody = z
+  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .check(
+    z.refine(
+      (body) => 'answer' in body !== (body.decisions !== undefined),
+      'give exactly one of answer (a pause with one answer ask) or decisions',
+    ),
+  );
+/** An answer link's resume body: the pause is the link's. */
+export const linkResumeBody = z
+  .object({ answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .check(
+    z.refine((body) => 'answer' in body !== (body.decisions !== undefined), 'give exactly one of answer or decisions'),
+  );
+/** A cancel body (§10). */
+export const cancelBody = z.object({ reason: z.optional(z.string()) });
+/** A link for a recipient (§13). */
+export const linkBody = z.object({
+  email: z
+    .string()
+    .check(z.refine(isPlausibleEmail, `must be an email address of at most ${LIMITS.recipientChars} characters`)),
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars))),
+});
+
+export const runParams = z.object({ runId });
+export const pauseParams = z.object({ runId, interruptId: opaqueId });
+export const continuationParams = z.object({ runId, continuationId: opaqueId });
+const sliceQuery = {
+  from: z.optional(z.coerce.number().check(z.int(), z.minimum(0))),
+  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
+};
+export const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery });
+export const continuationQuery = z.object(sliceQuery);
+export const listQuery = z.object({
+  status: z.optional(z.enum(PAUSE_STATUSES)),
+  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max))),
+  cursor: z.optional(z.string().check(z.minLength(1))),
+});
+
+/** Why an answer-link route (§11) has no JWT authorizer. */
+const ANSWER_LINK =
+  'an answer-link route: the handler verifies the signed link token of the x-handback-link header (HMAC-SHA256, one pause of one tenant, until it closes) and answers 401 or 410 without it; a person with a link has no bearer token';
+
+const { agent, decide } = SCOPES;
+
+/** Every route, in the order the OpenAPI document lists them. */
+export const ROUTES = [
+  { id: 'health', method: 'GET', path: '/health', scopes: 'public', why: 'a liveness probe; it returns no data' },
+  {
+    id: 'openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    scopes: 'public',
+    why: 'the API description; it returns no data',
+  },
+  {
+    id: 'pause',
+    method: 'POST',
+    path: '/runs/{runId}/pauses',
+    scopes: [agent],
+    params: runParams,
+    body: { limit: LIMITS.pauseBodyBytes, schema: pauseBody },
+  },
+  {
+    id: 'getPause',
+    method: 'GET',
+    path: '/runs/{runId}/pauses/{interruptId}',
+    scopes: [agent, decide],
+    params: pauseParams,
+    query: pauseQuery,
+  },
+  {
+    id: 'resume',
+    method: 'POST',
+    path: '/runs/{runId}/resume',
+    scopes: [decide],
+    params: runParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: resumeBody },
+  },
+  {
+    id: 'getContinuation',
+    method: 'GET',
+    path: '/runs/{runId}/continuations/{continuationId}',
+    scopes: [agent, decide],
+    params: continuationParams,
+    query: continuationQuery,
+  },
+  { id: 'listPauses', method: 'GET', path: '/pauses', scopes: [decide], query: listQuery },
+  {
+    id: 'cancel',
+    method: 'POST',
+    path: '/runs/{runId}/pauses/{interruptId}/cancel',
+    scopes: [agent, decide],
+    params: pauseParams,
+    body: { limit: LIMITS.decisionBodyBytes, optional: true, schema: cancelBody },
+  },
+  {
+    id: 'createLink',
+    method: 'POST',
+    path: '/runs/{runId}/pauses/{interruptId}/links',
+    scopes: [decide],
+    params: pauseParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkBody },
+  },
+  {
+    id: 'linkPause',
+    method: 'GET',
+    path: '/links/pause',
+    scopes: 'link',
+    why: ANSWER_LINK,
+    query: pauseQuery,
+  },
+  {
+    id: 'linkResume',
+    method: 'POST',
+    path: '/links/resume',
+    scopes: 'link',
+    why: ANSWER_LINK,
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkResumeBody },
+  },
+  {
+    id: 'slackInteractions',
+    method: 'POST',
+    path: '/channels/slack/interactions',
+    scopes: 'slack',
+    why: "Slack's interactivity requests: the handler verifies Slack's request signature (HMAC-SHA256 with the app's signing secret, within five minutes) before reading anything; Slack sends no bearer token",
+    body: { limit: LIMITS.decisionBodyBytes, media: 'raw' },
+  },
+  {
+    id: 'inbox',
+    method: 'GET',
+    path: '/inbox',
+    scopes: 'public',
+    served: 'inbox',
+    why: 'the inbox page itself (static, built with the project); its data calls carry a bearer token or an answer link',
+  },
+  {
+    id: 'inboxFile',
+    method: 'GET',
+    path: '/inbox/{file}',
+    scopes: 'public',
+    served: 'inbox',
+    why: "the inbox page's static files; they hold no data",
+  },
+] as const satisfies readonly RouteSpec[];
+
+/** A route of the table. */
+export type Route = (typeof ROUTES)[number];
+/** A route's id. */
+export type RouteId = Route['id'];
+/** The routes a bearer token opens. */
+export type BearerRoute = Extract<Route, { scopes: readonly Scope[] }>;
+
+/** Whether a route takes a bearer token (and so a JWT authorizer on AWS). */
+export function isBearer(route: RouteSpec): route is RouteSpec & { scopes: readonly [Scope, ...Scope[]] } {
+  return Array.isArray(route.scopes);
+}
+
+/** The route with this id. */
+export function routeOf<I extends RouteId>(id: I): Extract<Route, { id: I }> {
+  return ROUTES.find((route) => route.id === id) as Extract<Route, { id: I }>;
+}
+
+/** A path template as a regular expression of the paths it matches (a trailing slash allowed, as the router does). */
+export function pathPattern(template: string): RegExp {
+  return new RegExp(`^${template.replace(/\{[^/]+\}/g, '[^/]+')}/?$`);
+}
+
+const bearerPatterns = ROUTES.filter(isBearer).map((route) => ({
+  method: route.method,
+  regexp: pathPattern(route.path),
+}));
+
+/**
+ * Whether a request is served without a bearer token, as API Gateway routes it with no authorizer: every request no
+ * bearer route matches (the public, link and Slack routes; an unknown path or method, which the `$default` route
+ * takes to the handler for its 404 or 405).
+ */
+export function isOpenRequest(method: string, path: string): boolean {
+  return !bearerPatterns.some((pattern) => pattern.method === method && pattern.regexp.test(path));
+}
+
+/**
+ * The scope a token lacks for `route`, or undefined when its scopes open it (§13). `scopes` is the token's `scope`
+ * claim split, or undefined when it has none: such a token (an ID token) may use every route unless `requireScopes`.
+ */
+export function missingScope(
+  route: { scopes: readonly Scope[] },
+  scopes: readonly string[] | undefined,
+  requireScopes: boolean,
+): string | undefined {
+  if (scopes === undefined && !requireScopes) return undefined;
+  if (route.scopes.some((scope) => scopes?.includes(scope))) return undefined;
+  return route.scopes.join(' or ');
+}
