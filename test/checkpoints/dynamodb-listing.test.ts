@@ -3,8 +3,8 @@ import { CheckpointService } from '../../functions/checkpoints/checkpoint-servic
 import { ALL_CHECKS } from '../../functions/checkpoints/checks.ts';
 import { encodeTranscript, serializeTranscript } from '../../functions/checkpoints/codec.ts';
 import { DynamoDBPersistence } from '../../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
+import { recordOf } from '../../functions/testing/persistence-spec.ts';
 import { useTestTable } from '../support/dynamodb.ts';
-import { recordOf } from './spec/persistence-spec.ts';
 import { chatTranscript } from './support.ts';
 
 /**

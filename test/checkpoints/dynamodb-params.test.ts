@@ -16,7 +16,7 @@ import {
   partsOfHint,
   splitParts,
 } from '../../functions/checkpoints/dynamodb/parts.ts';
-import { recordOf } from './spec/persistence-spec.ts';
+import { recordOf } from '../../functions/testing/persistence-spec.ts';
 
 /** The DynamoDB adapter's pure builders: command inputs and the transcript's layout in parts, without a table. */
 
