@@ -17,9 +17,9 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 };
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
-/** What the tarball may weigh (a third of it the README; handback/testing's spec suites add some 15 kB packed). */
+/** What the tarball may weigh (a third of it the README; handback/testing's spec suites add some 15 kB packed, 80 kB unpacked). */
 const MAX_PACKED_BYTES = 175_000;
-const MAX_UNPACKED_BYTES = 500_000;
+const MAX_UNPACKED_BYTES = 650_000;
 
 interface Packed {
   filename: string;
