@@ -31,14 +31,21 @@ export type {
   ResumeResult,
   SweepResult,
 } from './checkpoints/checkpoint-store.ts';
+export type { Codec, RoundPosition, TranscriptHeader } from './checkpoints/codec.ts';
 export {
   createDynamoDBCheckpointStore,
   createMemoryCheckpointStore,
   type DynamoDBCheckpointStoreOptions,
   storageClientConfig,
 } from './checkpoints/dynamodb-store.ts';
-export type { CheckpointPersistence, ListPage, ListQuery, StoredPause } from './checkpoints/persistence.ts';
-export type { Ask, PauseRecord } from './checkpoints/record.ts';
+export type {
+  CheckpointPersistence,
+  ListPage,
+  ListQuery,
+  StoredPause,
+  TranscriptRead,
+} from './checkpoints/persistence.ts';
+export type { Ask, Closing, PauseRecord, RecordedDecision, RecordKey } from './checkpoints/record.ts';
 export { createTableInput, TABLE } from './checkpoints/table.ts';
 export type { AnswerFailure, Violation } from './errors.ts';
 export {

@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkTranscript } from '../../functions/rehydrate/check-transcript.ts';
 import { appendResults } from '../../functions/rehydrate/results.ts';
-import { approvalTranscript } from '../checkpoints/spec/service-spec.ts';
+import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { request, startService, stopAll } from './service.ts';
 
 /** Part two through `npm start`, as a person and an agent would drive it over HTTP (the README's walkthrough). */

@@ -6,7 +6,7 @@ import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamod
 import { createLifecycleEmitter } from '../../functions/events/emitter.ts';
 import { createEventBridgeSink } from '../../functions/events/eventbridge-sink.ts';
 import { type LifecycleEvent, lifecycleEventOf } from '../../functions/events/lifecycle.ts';
-import { approvalTranscript } from '../checkpoints/spec/service-spec.ts';
+import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 
 const eventBridge = mockClient(EventBridgeClient);

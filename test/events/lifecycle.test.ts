@@ -13,7 +13,7 @@ import { createEventBridgeSink } from '../../functions/events/eventbridge-sink.t
 import { type LifecycleEvent, lifecycleEventOf } from '../../functions/events/lifecycle.ts';
 import { changeOf, createLifecycleStreamHandler } from '../../functions/handlers/stream.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
-import { approvalTranscript } from '../checkpoints/spec/service-spec.ts';
+import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { testClock } from '../checkpoints/support.ts';
 import { lambdaContext } from '../handlers/events.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';

@@ -10,7 +10,7 @@ import { appendResults, applyDecisions, checkTranscript, FORMAT_NAMES, rehydrate
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { turnContext } from '../../functions/rehydrate/context.ts';
 import { checkJsonDepth, parseTriggerRequest } from '../../functions/resume/request.ts';
-import { approvalTranscript } from '../checkpoints/spec/service-spec.ts';
+import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { countOperations } from '../fixtures/operations.ts';
 import { httpEvent, lambdaContext } from '../handlers/events.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';

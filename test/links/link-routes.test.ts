@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { type RunningService, request, startService, stopAll } from '../black-box/service.ts';
-import { approvalTranscript } from '../checkpoints/spec/service-spec.ts';
 
 /**
  * The link routes through `npm start` with bearer auth and answer links on: a link opens and decides its one pause

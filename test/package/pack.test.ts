@@ -182,7 +182,7 @@ beforeAll(async () => {
         '--no-audit',
         '--no-fund',
         join(work, packed.filename),
-        ...peers,
+        ...aiPeers,
         `@types/json-schema@${jsonSchemaTypes.version}`,
       ],
       withAi,
@@ -216,6 +216,8 @@ describe('the packed tarball', () => {
       'dist/client/index.d.ts',
       'dist/adapters/ai-sdk.js',
       'dist/adapters/ai-sdk.d.ts',
+      'dist/testing/index.js',
+      'dist/testing/index.d.ts',
     ]) {
       expect(paths).toContain(entry);
     }
@@ -379,6 +381,19 @@ describe('the installed package', () => {
       'handback/dist/index.js',
     );
     expect(result.stderr).toBe('');
+  });
+
+  it('loads handback without vitest, and names vitest as what handback/testing needs', async () => {
+    // The consumer installs no vitest: the entry point must not reach it, and only the testing subpath asks for it.
+    const script = `
+      const handback = await import('handback');
+      let testing;
+      try { await import('handback/testing'); testing = 'loaded'; } catch (error) { testing = error.code + ' ' + error.message; }
+      console.log(JSON.stringify({ store: typeof handback.createMemoryCheckpointStore, testing }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    const out = JSON.parse(result.stdout);
+    expect(out.store).toBe('function');
+    expect(out.testing).toMatch(/^ERR_MODULE_NOT_FOUND .*'vitest'/);
   });
 
   const settings = {

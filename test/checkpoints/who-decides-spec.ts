@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import type { PauseInput } from '../../../functions/checkpoints/checkpoint-store.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CheckpointService } from '../../functions/checkpoints/checkpoint-service.ts';
+import type { PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
+import { ALL_CHECKS } from '../../functions/checkpoints/checks.ts';
+import type { CheckpointPersistence } from '../../functions/checkpoints/persistence.ts';
 import {
   AlreadyDecidedError,
   AlreadyVotedError,
@@ -9,10 +12,9 @@ import {
   ForbiddenError,
   NotAnApproverError,
   SelfDecisionError,
-} from '../../../functions/errors.ts';
-import type { Actor } from '../../../functions/wire.ts';
-import { testClock } from '../support.ts';
-import { approvalTranscript, type StoreFactory } from './service-spec.ts';
+} from '../../functions/errors.ts';
+import { approvalTranscript, type SpecInitializer, testClock } from '../../functions/testing/index.ts';
+import type { Actor } from '../../functions/wire.ts';
 
 /**
  * Who decides (§13), one suite for every backend: principals recorded, approvers, four eyes, quorum with a veto,
@@ -34,11 +36,17 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-export function whoDecidesSpec(name: string, factory: StoreFactory): void {
+export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: SpecInitializer<T>): void {
+  const { name } = initializer;
+  const made: T[] = [];
+  afterAll(async () => {
+    for (const backend of made) await initializer.destroy?.(backend);
+  });
   const setup = async () => {
     const clock = testClock();
-    const storeOn = await factory();
-    const store = storeOn({ clock: clock.now });
+    const persistence = await initializer.create();
+    made.push(persistence);
+    const store = new CheckpointService({ checks: ALL_CHECKS, clock: clock.now, persistence });
     const pause = async (overrides: Partial<PauseInput> = {}) => {
       const input: PauseInput = {
         tenant: 'acme',

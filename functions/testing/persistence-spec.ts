@@ -1,13 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import type { CheckpointPersistence } from '../../../functions/checkpoints/persistence.ts';
-import type { PauseRecord } from '../../../functions/checkpoints/record.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CheckpointPersistence } from '../checkpoints/persistence.ts';
+import type { PauseRecord } from '../checkpoints/record.ts';
 
 /**
  * The persistence port's behaviour, one suite for every backend (STYLE 3c, as langgraphjs' checkpoint validation):
- * `persistenceSpec(name, factory)` runs against the in-memory adapter and the DynamoDB adapter on dynalite. What is
- * specific to one layout (keys, parts, TTL) is tested beside that adapter.
+ * `persistenceSpec(initializer)` runs against the in-memory adapter, the DynamoDB adapter on dynalite, and a user's
+ * own adapter (`handback/testing`). What is specific to one layout (keys, parts, TTL) is tested beside that adapter.
  */
+
+/** How the suites get a backend: a fresh one per case, and hooks around the whole suite. */
+export interface SpecInitializer<T> {
+  /** Names the backend in the suite's title. */
+  name: string;
+  /** Runs once before the suite (start a server, create a schema). */
+  beforeAll?: () => unknown;
+  /** Runs once after the suite. */
+  afterAll?: () => unknown;
+  /** A backend for one case, as empty as it can be (a case only reads what it wrote, or a tenant of its own). */
+  create: () => T | Promise<T>;
+  /** Releases a backend `create` made, after its case. */
+  destroy?: (backend: T) => unknown;
+}
 
 /** A record of `tenant`'s run `runId`, pause `seq`, as the service would write it. */
 export function recordOf(overrides: Partial<PauseRecord> = {}): PauseRecord {
@@ -34,20 +48,30 @@ export function recordOf(overrides: Partial<PauseRecord> = {}): PauseRecord {
 
 const BYTES = new Uint8Array([1, 2, 3, 4, 5, 6]);
 
-export function persistenceSpec(name: string, make: () => CheckpointPersistence): void {
-  /** A persistence, with each record's read hint the one it gives for the record's transcript. */
+/** The port's spec suite: every case on a fresh persistence from `initializer.create`. */
+export function persistenceSpec<T extends CheckpointPersistence>(initializer: SpecInitializer<T>): void {
+  /** The case's persistence, whose read hint each record of the case carries. */
   let hints: CheckpointPersistence;
-  const factory = () => {
-    hints = make();
-    return hints;
+  const made: T[] = [];
+  const factory = async () => {
+    const persistence = await initializer.create();
+    made.push(persistence);
+    hints = persistence;
+    return persistence;
   };
   const record = (overrides: Partial<PauseRecord> = {}) => {
     const made = recordOf(overrides);
     return { ...made, readHint: hints.readHint(made.transcript.byteLength) };
   };
-  describe(`the persistence port on ${name}`, () => {
+  describe(`the persistence port on ${initializer.name}`, () => {
+    if (initializer.beforeAll !== undefined) beforeAll(initializer.beforeAll);
+    if (initializer.afterAll !== undefined) afterAll(initializer.afterAll);
+    afterEach(async () => {
+      for (const persistence of made.splice(0)) await initializer.destroy?.(persistence);
+    });
+
     it('creates a record once per sequence number: a second create of the same number is taken', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const first = record();
       expect(await persistence.create(first, BYTES)).toBe('created');
       const rival = record({ runId: first.runId, token: 'rivalTokenrivalTokenAA' });
@@ -55,8 +79,8 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
       expect((await persistence.read(first))?.record).toEqual(first);
     });
 
-    it('gives a read hint of 1–16 letters and digits, the same for the same length', () => {
-      const persistence = factory();
+    it('gives a read hint of 1–16 letters and digits, the same for the same length', async () => {
+      const persistence = await factory();
       for (const length of [1, 6, 300_000, 16 * 1024 * 1024]) {
         expect(persistence.readHint(length)).toMatch(/^[A-Za-z0-9]{1,16}$/);
         expect(persistence.readHint(length)).toBe(persistence.readHint(length));
@@ -64,7 +88,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('reads a record alone, or with its transcript bytes, with the hint or without', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const stored = record();
       await persistence.create(stored, BYTES);
       expect(await persistence.read(stored)).toEqual({ record: stored });
@@ -76,7 +100,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('never returns the transcript of another write attempt than the one asked for', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const stored = record();
       await persistence.create(stored, BYTES);
       const read = await persistence.read(stored, { token: 'someoneElsesTokenAAAAA', hint: stored.readHint });
@@ -84,7 +108,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('stores a large transcript whole and reads it back byte for byte, whatever hint comes with the read', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const bytes = Uint8Array.from({ length: 1_500_000 }, (_, index) => (index * 7919) % 251);
       const stored = record({
         transcript: { codec: 'br', byteLength: bytes.length, rawLength: 2_000_000, sha256: 'h' },
@@ -101,7 +125,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('reads nothing for a sequence number, run or tenant without a record', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const stored = record();
       await persistence.create(stored, BYTES);
       expect(await persistence.read({ ...stored, seq: 2 })).toBeUndefined();
@@ -110,7 +134,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('returns the latest record of a run, and nothing for a run that never paused', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const first = record();
       await persistence.create(first, BYTES);
       const second = record({ runId: first.runId, seq: 2, createdAt: '2026-01-02T00:00:00.000Z' });
@@ -121,7 +145,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('updates a record only from the revision that was read; a stale revision is a conflict', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const before = record();
       await persistence.create(before, BYTES);
       const decided: PauseRecord = {
@@ -136,7 +160,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('removes what a change drops, and keeps what it leaves alone', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const before = record({ remindAtMs: 5, metadata: { ticket: 'T-1' } });
       await persistence.create(before, BYTES);
       const { dueAtMs: _, ...closedRest } = before;
@@ -156,14 +180,14 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('keeps a record that came from a newer writer, with a status this version does not know', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const stored = record({ status: 'archived' });
       await persistence.create(stored, BYTES);
       expect((await persistence.read(stored))?.record.status).toBe('archived');
     });
 
     it('lists a tenant’s records newest first, page by page, each page continuing after the last', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const tenant = `t-${randomUUID()}`;
       const records = Array.from({ length: 5 }, (_, index) =>
         record({ tenant, createdAt: `2026-01-0${index + 1}T00:00:00.000Z` }),
@@ -186,7 +210,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('lists only the open records when asked, and a record leaves that listing when it closes', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const tenant = `t-${randomUUID()}`;
       const open = record({ tenant });
       const closing = record({ tenant, createdAt: '2026-01-02T00:00:00.000Z' });
@@ -201,7 +225,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('never lists another tenant’s records, even one whose name holds the key separators', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const mine = record({ tenant: 'a#b' });
       const theirs = record({ tenant: 'a', runId: 'b' });
       await persistence.create(mine, BYTES);
@@ -211,7 +235,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('refuses a cursor made for another tenant or listing', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const tenant = `t-${randomUUID()}`;
       for (let index = 0; index < 3; index++) await persistence.create(record({ tenant }), BYTES);
       const page = await persistence.list({ tenant, openOnly: false, limit: 1 });
@@ -225,7 +249,7 @@ export function persistenceSpec(name: string, make: () => CheckpointPersistence)
     });
 
     it('finds the records due by a time, and not those due later or closed', async () => {
-      const persistence = factory();
+      const persistence = await factory();
       const runId = `run-${randomUUID()}`;
       const soon = record({ runId, seq: 1, dueAtMs: 1_000 });
       const later = record({ runId: `${runId}-b`, dueAtMs: 5_000 });

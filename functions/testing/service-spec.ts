@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import type { PauseChange } from '../../../functions/checkpoints/checkpoint-service.ts';
-import type { CheckpointStore, PauseInput } from '../../../functions/checkpoints/checkpoint-store.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
+import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
+import type { CheckpointStore, PauseInput } from '../checkpoints/checkpoint-store.ts';
+import { ALL_CHECKS } from '../checkpoints/checks.ts';
+import type { CheckpointPersistence } from '../checkpoints/persistence.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
@@ -16,20 +19,19 @@ import {
   PauseExpiredError,
   PauseNotFoundError,
   PayloadTooLargeError,
-} from '../../../functions/errors.ts';
-import { checkTranscript } from '../../../functions/rehydrate/check-transcript.ts';
-import { REJECTED } from '../../../functions/rehydrate/decisions.ts';
-import { NOT_DISPATCHED } from '../../../functions/rehydrate/rehydrate.ts';
-import { chatTranscript, pauseInput, testClock } from '../support.ts';
+} from '../errors.ts';
+import { checkTranscript } from '../rehydrate/check-transcript.ts';
+import { REJECTED } from '../rehydrate/decisions.ts';
+import { NOT_DISPATCHED } from '../rehydrate/rehydrate.ts';
+import { chatTranscript, pauseInput, testClock } from './fixtures.ts';
+import type { SpecInitializer } from './persistence-spec.ts';
 
 /**
- * The rules of the checkpoint store, one suite for every backend (STYLE 3c): `serviceSpec(name, factory)` runs the
- * same cases on the in-memory adapter and on the DynamoDB adapter (dynalite). `factory` builds a store on a fresh
- * backend with the given clock and change observer.
+ * The rules of the checkpoint store, one suite for every backend (STYLE 3c): `serviceSpec(initializer)` runs the
+ * same cases through `CheckpointService` on the in-memory adapter, on the DynamoDB adapter (dynalite) and on a user's
+ * own (`handback/testing`). Each case gets a fresh persistence from `initializer.create`: the sweep reads every due
+ * pause of the backend, so a case must not see another's.
  */
-export type StoreFactory = () => Promise<
-  (options: { clock: () => Date; onChange?: (change: PauseChange) => void }) => CheckpointStore
->;
 
 /** The library's principal, which the store records when a caller names none (§13). */
 const LIBRARY = { kind: 'service', subject: 'library', via: 'library' };
@@ -92,19 +94,30 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-export function serviceSpec(name: string, factory: StoreFactory): void {
+/** The rules' spec suite: every case through `CheckpointService` on a fresh persistence from `initializer.create`. */
+export function serviceSpec<T extends CheckpointPersistence>(initializer: SpecInitializer<T>): void {
+  const made: T[] = [];
   /** A store on a backend of its own (so a sweep sees only this test's pauses), its clock and its changes. */
   const setup = async (start?: string) => {
     const clock = testClock(start);
     const changes: PauseChange[] = [];
-    const storeOn = await factory();
+    const persistence = await initializer.create();
+    made.push(persistence);
+    const storeOn = (options: { clock: () => Date; onChange?: (change: PauseChange) => void }): CheckpointStore =>
+      new CheckpointService({ checks: ALL_CHECKS, ...options, persistence });
     const store = storeOn({ clock: clock.now, onChange: (change) => changes.push(change) });
     /** Another store on the same backend, with a clock of its own (another Lambda, another clock). */
     const sibling = (now: () => Date) => storeOn({ clock: now });
     return { clock, store, changes, sibling };
   };
 
-  describe(`the checkpoint rules on ${name}`, () => {
+  describe(`the checkpoint rules on ${initializer.name}`, () => {
+    if (initializer.beforeAll !== undefined) beforeAll(initializer.beforeAll);
+    if (initializer.afterAll !== undefined) afterAll(initializer.afterAll);
+    afterEach(async () => {
+      for (const persistence of made.splice(0)) await initializer.destroy?.(persistence);
+    });
+
     describe('pause', () => {
       it('records a part-one pause and shows it with its one answer ask', async () => {
         const { store } = await setup('2026-03-01T12:00:00.000Z');

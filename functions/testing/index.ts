@@ -1,0 +1,17 @@
+/**
+ * `handback/testing`: the spec suites our own adapters pass, for a user's own persistence adapter to run the same
+ * checks (as langgraphjs ships `@langchain/langgraph-checkpoint-validation`). They are vitest suites: call them at the
+ * top level of a test file, with vitest installed (an optional peer of this subpath only; `handback` itself never
+ * loads it).
+ *
+ * ```ts
+ * import { persistenceSpec, serviceSpec } from 'handback/testing';
+ * const initializer = { name: 'my adapter', create: () => new MyPersistence() };
+ * persistenceSpec(initializer);
+ * serviceSpec(initializer);
+ * ```
+ */
+
+export { chatTranscript, pauseInput, testClock } from './fixtures.ts';
+export { persistenceSpec, recordOf, type SpecInitializer } from './persistence-spec.ts';
+export { approvalTranscript, serviceSpec } from './service-spec.ts';
