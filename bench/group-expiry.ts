@@ -5,7 +5,7 @@ import type { GroupOptions } from './options.ts';
 import { transcriptOfBytes } from './transcripts.ts';
 
 /**
- * Group 7, expiry that acts (CONTRACT §10): how long after `expiresAt` a pause with `onExpiry: "reject"` is closed,
+ * Group 7, expiry that acts (§10): how long after `expiresAt` a pause with `onExpiry: "reject"` is closed,
  * through the local service (`startLocalService`, as `npm start` runs it: its sweep every second), and what the AWS
  * mechanism costs per million pauses beside EventBridge Scheduler one-time schedules, from the public prices cited
  * in `PRICES` (the report prints them with their sources).

@@ -108,7 +108,10 @@ export class OpenPauseExistsError extends HandbackError {
   }
 }
 
-/** The pause was already resumed with a different answer; `continuationId` names the winner's continuation. */
+/**
+ * The pause was already resumed: by a different answer than this one, or before this cancel; `continuationId` names
+ * the continuation that closed it.
+ */
 export class AlreadyResumedError extends HandbackError {
   readonly runId: string;
   readonly interruptId: string;
@@ -418,7 +421,7 @@ export interface ErrorFate {
   retryable: boolean;
 }
 
-/** The one table of error fates (STYLE 8b): every `ErrorCode` has one. */
+/** The one table of error fates: every `ErrorCode` has one. */
 export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
   bad_request: { name: 'BadRequestError', status: 400, title: 'Bad request', retryable: false },
   invalid_transcript: { name: 'InvalidTranscriptError', status: 400, title: 'Invalid transcript', retryable: false },

@@ -1,5 +1,5 @@
 /**
- * Handback's vocabulary (STYLE 19): every limit and every list of words the product uses, once, `as const`, with the
+ * Handback's vocabulary: every limit and every list of words the product uses, once, `as const`, with the
  * types derived from them. A leaf module — it imports nothing, and uses no Node or DOM type — so that the store, the
  * handlers, the stack, the OpenAPI document and the inbox page all read the same words from here.
  */

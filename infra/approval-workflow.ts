@@ -32,7 +32,7 @@ export const RETRYABLE_ERRORS: readonly string[] = Object.values(ERROR_FATES)
   .filter((fate) => fate.retryable)
   .map((fate) => fate.name);
 
-/** The name a cancelled pause's task fails with (`SendTaskFailure`, CONTRACT §10). */
+/** The name a cancelled pause's task fails with (`SendTaskFailure`, §10). */
 const PAUSE_CANCELLED = ERROR_FATES.pause_cancelled.name;
 /** The name of an unanswered pause past its expiry. */
 const PAUSE_EXPIRED = ERROR_FATES.pause_expired.name;
@@ -71,7 +71,7 @@ interface WorkflowLoggingProps {
 export interface ApprovalWorkflowProps extends WorkflowLoggingProps {
   /**
    * The agent: invoked as `{runId, tenant?, continuation?}`, it returns `{runId, tenant, status: 'paused', pause}` when
-   * a person must decide (`pause` is the pause body of CONTRACT §5 and §9 — `asks`, `onExpiry` — without `taskToken`)
+   * a person must decide (`pause` is the pause body of §5 and §9 — `asks`, `onExpiry` — without `taskToken`)
    * or `{runId, tenant, status: 'done', ...}`; `continuation` is the hand-off pointer `{runId, interruptId,
    * continuationId, format, outcome, dispatch, messages?}`, whose `dispatch` calls the agent runs before going on.
    * Invoked as `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}` it records the pause with that

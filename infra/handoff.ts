@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { HandbackFunction } from './handback-function.ts';
 
 /**
- * Where a successful resume's pointer `{runId, interruptId, continuationId, format, messages?}` goes (CONTRACT §6):
+ * Where a successful resume's pointer `{runId, interruptId, continuationId, format, messages?}` goes (§6):
  * - `sqs`: a queue; the stack creates one (with a dead-letter queue) unless `queue` is given;
  * - `eventbridge`: `PutEvents` to a bus (the account's default bus unless `eventBus` is given);
  * - `lambda`: an asynchronous invoke of `function`;

@@ -66,7 +66,7 @@ function endOfTheLine(scope: Construct, id: string, what: string): Queue {
 }
 
 /**
- * Lifecycle events on AWS (CONTRACT §11): the table's stream feeds a function that turns each committed change of a
+ * Lifecycle events on AWS (§11): the table's stream feeds a function that turns each committed change of a
  * pause into its event (`Pause Created`, `Pause Decided`, `Pause Resumed`, `Pause Expired`, `Pause Cancelled`,
  * `Pause Reminder`; source `handback`) on a bus, with an answer link on the events a person acts on. Only pause items
  * invoke it (an event filter: transcript parts never do); a batch that fails is halved and retried a bounded number
@@ -102,8 +102,6 @@ export class LifecycleEvents extends Construct {
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       ...(props.logRemovalPolicy === undefined ? {} : { logRemovalPolicy: props.logRemovalPolicy }),
     });
-    // The shared runtime reads TABLE_NAME at cold start; this function reads images from the stream, never items.
-    this.handler.function.addEnvironment('TABLE_NAME', props.table.tableName);
     this.handler.grantSecretRead(props.linkKey);
     this.eventBus.grantPutEventsTo(this.handler.role);
 

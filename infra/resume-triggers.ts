@@ -8,7 +8,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { durableQueue } from './queues.ts';
 
-/** The detail-type of the EventBridge events that ask for a resume (CONTRACT §6). */
+/** The detail-type of the EventBridge events that ask for a resume (§6). */
 export const RESUME_REQUESTED = 'Resume Requested';
 
 /** How many times a resume request is received before it goes to the dead-letter queue. */

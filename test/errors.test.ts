@@ -25,7 +25,7 @@ import {
   UnsupportedRecordError,
 } from '../functions/errors.ts';
 
-/** One of every error, made as the code that throws it makes it; the names and codes are a contract (STYLE 9). */
+/** One of every error, made as the code that throws it makes it; the names and codes are a contract. */
 const cause = new Error('underneath');
 const everyError: Array<[string, HandbackError]> = [
   ['MissingTurnStateError', new MissingTurnStateError(undefined, { cause })],

@@ -86,7 +86,7 @@ import { toPauseCreated, toPauseView } from './views.ts';
 import { checkActor, LIBRARY_PRINCIPAL, mayDecide, recorded, SWEEP_PRINCIPAL } from './who-decides.ts';
 
 /**
- * The rules of pausing and deciding, storage-agnostic (STYLE 3b): one open pause per run, idempotent pause
+ * The rules of pausing and deciding, storage-agnostic: one open pause per run, idempotent pause
  * creation, decisions recorded each exactly once, the last one committing the one continuation, cancel, expiry
  * (checked on every read; acted on by the sweep), replays by hash. Every change is one conditional write of one
  * record on the persistence port — no transactions — and every write is conditional on the revision that was read,

@@ -8,23 +8,10 @@ import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, gunz
  * splits them into parts under its 400 KB item limit, `dynamodb/parts.ts`) is the backend's own. Pure apart from zlib (no I/O, no clock);
  * zlib runs on libuv's thread pool so a 16 MB transcript does not block the event loop of the local server.
  *
- * Why brotli (quality 5, text mode) and not gzip: measured with `npx tsx test/checkpoints/measure-codec.ts`
- * (Node 20.20, a shared 2-core box, median of 5 runs, 2026-11-30) on openai-chat transcripts built from the installed
- * packages' READMEs (prose), sources (tool results) and package.json files (JSON); past ~2.5 MB the corpus repeats,
- * as long agent transcripts do (the same files read again). Ratio = compressed / JSON bytes.
- *
- * | transcript           | gzip-6                 | gzip-9        | brotli-q4     | brotli-q5              | brotli-q9      | brotli-q11       |
- * | -------------------- | ---------------------- | ------------- | ------------- | ---------------------- | -------------- | ---------------- |
- * | realistic 100 KB     | 0.186, 2.5 ms / 0.4 ms | 0.185, 3.5 ms | 0.188, 4.7 ms | 0.176, 5.9 ms / 0.4 ms | 0.172, 32 ms   | 0.155, 181 ms    |
- * | realistic 1 MB       | 0.187, 21 ms / 3.7 ms  | 0.185, 45 ms  | 0.179, 15 ms  | 0.166, 23 ms / 2.4 ms  | 0.158, 100 ms  | 0.143, 2364 ms   |
- * | realistic 5 MB       | 0.204, 99 ms / 18 ms   | 0.203, 168 ms | 0.128, 53 ms  | 0.120, 106 ms / 13 ms  | 0.110, 378 ms  | (not run)        |
- * | random base64 5 MB   | 0.753, 140 ms / 23 ms  | 0.753, 132 ms | 0.752, 70 ms  | 0.751, 94 ms / 21 ms   | 0.751, 274 ms  | (not run)        |
- *
- * (ratio, compress ms / decompress ms.) brotli-q5 stores 6–40 % fewer bytes than gzip-6 at about the same compress
- * time and a faster decompress; every stored KB is a write unit at pause and read units at every resume and GET,
- * so fewer bytes is the cost that matters. q9 saves little more for 4× the time; q11 is two orders of magnitude
- * slower. brotli has no checksum of its own; the sha256 over the stored bytes covers that. gzip stays readable
- * (`codec` is stored on the pause item), so changing the default later needs no migration.
+ * Why brotli (quality 5, text mode) and not gzip: it stores fewer bytes than gzip-6 at about the same compress time
+ * and decompresses faster, and every stored KB is a write unit at pause and read units at every resume; brotli has
+ * no checksum of its own, which the sha256 over the stored bytes covers. The measurements are in `bench/codec.md`
+ * (`npx tsx test/checkpoints/measure-codec.ts`). gzip stays readable (`codec` is stored on the pause item).
  */
 
 /** The compression algorithms a stored checkpoint may name. */

@@ -4,7 +4,7 @@ export type { TranscriptHeader } from './codec.ts';
 export type { PauseRecord, RecordKey } from './record.ts';
 
 /**
- * The persistence port (STYLE 3b): the handful of primitives a backend implements. The rules — what may be paused,
+ * The persistence port: the handful of primitives a backend implements. The rules — what may be paused,
  * decided, replayed, closed, expired — live above it in `checkpoint-service.ts`; a backend only reads and writes
  * records and their transcripts, and makes each write conditional as its method says. Every read is strongly
  * consistent: a record is read from the store on the call that needs it, never from a cache.

@@ -5,7 +5,7 @@ import { metricsLogger } from '../resume/telemetry.ts';
 
 /**
  * The Powertools logger, metrics and tracer of every Lambda entry point, made once per container at cold start
- * (STYLE rule 6). The tracer only captures the AWS SDK clients each entry point hands it (`captureAWSv3Client`), so a
+ *. The tracer only captures the AWS SDK clients each entry point hands it (`captureAWSv3Client`), so a
  * trace shows the calls a request made; it does not patch Node's `http` and `https` modules, which carry nothing here
  * but those same SDK calls.
  */

@@ -20,7 +20,7 @@ import {
 } from '../errors.ts';
 
 /**
- * The one place where errors become HTTP statuses (STYLE rule 9): every error response is an RFC 9457
+ * The one place where errors become HTTP statuses: every error response is an RFC 9457
  * `application/problem+json` body `{type, title, status, detail, code, ...}`. Anything not known here is a generic
  * 500 that reveals nothing but a request id to quote.
  */

@@ -11,7 +11,7 @@ import { logger, metrics, tracer } from './observability.ts';
 
 /**
  * The Lambda wiring of the entry points that read and write pauses, evaluated once per container at cold start
- * (STYLE rule 6): configuration read through one helper that fails fast, the AWS clients (traced: X-Ray shows every
+ *: configuration read through one helper that fails fast, the AWS clients (traced: X-Ray shows every
  * DynamoDB, SQS, EventBridge, Lambda and Step Functions call), the hand-off, the logger and the metrics. Each entry
  * point builds its dependencies with `useCaseDeps`, naming the checks it can meet.
  */

@@ -35,7 +35,7 @@ import { jsonBytes } from './request.ts';
 import { Metric, type Telemetry } from './telemetry.ts';
 
 /**
- * The use cases every entry point shares (STYLE rule 2): the HTTP API, the Step Functions task, the SQS and
+ * The use cases every entry point shares: the HTTP API, the Step Functions task, the SQS and
  * EventBridge handlers, the sweep and the local service all go through these, so each of them hands off, counts and
  * logs the same way. Reads go through here too (one door), so a handler never talks to the store itself.
  */

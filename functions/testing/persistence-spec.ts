@@ -4,7 +4,7 @@ import type { CheckpointPersistence } from '../checkpoints/persistence.ts';
 import type { PauseRecord } from '../checkpoints/record.ts';
 
 /**
- * The persistence port's behaviour, one suite for every backend (STYLE 3c, as langgraphjs' checkpoint validation):
+ * The persistence port's behaviour, one suite for every backend (as langgraphjs' checkpoint validation):
  * `persistenceSpec(initializer)` runs against the in-memory adapter, the DynamoDB adapter on dynalite, and a user's
  * own adapter (`handback/testing`). What is specific to one layout (keys, parts, TTL) is tested beside that adapter.
  */

@@ -27,7 +27,7 @@ import { chatTranscript, pauseInput, testClock } from './fixtures.ts';
 import type { SpecInitializer } from './persistence-spec.ts';
 
 /**
- * The rules of the checkpoint store, one suite for every backend (STYLE 3c): `serviceSpec(initializer)` runs the
+ * The rules of the checkpoint store, one suite for every backend: `serviceSpec(initializer)` runs the
  * same cases through `CheckpointService` on the in-memory adapter, on the DynamoDB adapter (dynalite) and on a user's
  * own (`handback/testing`). Each case gets a fresh persistence from `initializer.create`: the sweep reads every due
  * pause of the backend, so a case must not see another's.

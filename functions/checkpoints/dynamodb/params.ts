@@ -12,7 +12,7 @@ import { changedAttributes, type Item } from './items.ts';
 import { Keys } from './keys.ts';
 
 /**
- * The DynamoDB command inputs, built by pure functions (STYLE 3; dynamodb-toolbox's `params()`): the adapter only
+ * The DynamoDB command inputs, built by pure functions (dynamodb-toolbox's `params()`): the adapter only
  * sends them. Every commit point is one conditional write of one item; each condition is named for the invariant
  * it protects.
  */
@@ -28,7 +28,7 @@ export const Condition = {
   sequenceIsFree: 'attribute_not_exists(#sk)',
   /**
    * Every change is made to the record as it was read: the same write attempt (TTL may delete a pause and a later one
-   * reuse its number) at the same revision (no other decision, cancel, sweep or claim came in between). A request
+   * reuse its number) at the same revision (no other decision, vote, cancel or sweep came in between). A request
    * that loses reads again and decides again, so concurrent requests are linearised without transactions.
    */
   isTheRevisionRead: '#token = :token AND #rev = :rev',
@@ -56,7 +56,7 @@ export function putPart(tableName: string, item: Item): PutCommandInput {
 
 /**
  * Sets the attributes of `after` that changed since `before` and removes those that are gone — O(change) bytes: a
- * decision writes its own attribute, a claim its few fields — only if the item is still at `before`'s revision.
+ * decision writes its own attribute, a closing its few fields — only if the item is still at `before`'s revision.
  */
 export function updatePause(tableName: string, before: PauseRecord, after: PauseRecord): UpdateCommandInput {
   const { set, remove } = changedAttributes(before, after);
