@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
+  AlreadyVotedError,
   BadRequestError,
   ContinuationNotFoundError,
   CorruptCheckpointError,
   ERROR_FATES,
   ErrorCode,
   FINAL_ERROR_NAMES,
+  ForbiddenError,
   fateOf,
   HandbackError,
   HandoffFailedError,
@@ -15,12 +17,15 @@ import {
   InvalidAnswerError,
   InvalidTranscriptError,
   isFinal,
+  LinkKeyUnavailableError,
   MissingTurnStateError,
+  NotAnApproverError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
   PayloadTooLargeError,
+  SelfDecisionError,
   StorageUnavailableError,
   UnsupportedRecordError,
 } from '../functions/errors.ts';
@@ -45,6 +50,14 @@ const everyError: Array<[string, HandbackError]> = [
   ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError('run-1', 'int-1', { cause })],
   ['UnsupportedRecordError', new UnsupportedRecordError('run-1', 'int-1', 'status "held"', { cause })],
   ['PayloadTooLargeError', new PayloadTooLargeError('too large', [{ path: '/messages', message: 'm' }], { cause })],
+  ['ForbiddenError', new ForbiddenError('needs handback/decide', { cause, scope: 'handback/decide' })],
+  [
+    'NotAnApproverError',
+    new NotAnApproverError('run-1', 'int-1', 'call-1', 'its approvers are groups finance', { cause }),
+  ],
+  ['SelfDecisionError', new SelfDecisionError('run-1', 'int-1', 'call-1', { cause })],
+  ['AlreadyVotedError', new AlreadyVotedError('run-1', 'int-1', 'call-1', { cause })],
+  ['LinkKeyUnavailableError', new LinkKeyUnavailableError(undefined, { cause })],
 ];
 
 describe('errors', () => {
@@ -97,7 +110,12 @@ describe('errors', () => {
 
   it('lets a workflow catch as final exactly the errors no retry fixes', () => {
     const retryable = everyError.filter(([, error]) => ERROR_FATES[error.code].retryable).map(([name]) => name);
-    expect(retryable.sort()).toEqual(['HandoffFailedError', 'StorageUnavailableError', 'UnsupportedRecordError']);
+    expect(retryable.sort()).toEqual([
+      'HandoffFailedError',
+      'LinkKeyUnavailableError',
+      'StorageUnavailableError',
+      'UnsupportedRecordError',
+    ]);
     expect([...FINAL_ERROR_NAMES].sort()).toEqual(
       everyError
         .map(([name]) => name)

@@ -252,7 +252,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3), at most `MAX_RETRY_DELAY_MS`. */
+/** `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110, section 10.2.3), at most `MAX_RETRY_DELAY_MS`. */
 function retryAfterMs(headers: Headers): number | undefined {
   const value = headers.get('retry-after');
   if (value === null || value.trim() === '') return undefined;

@@ -7,7 +7,13 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 }
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
-import { BadRequestError, ForbiddenError, PauseNotFoundError, StorageUnavailableError } from '../errors.ts';
+import {
+  BadRequestError,
+  ForbiddenError,
+  LinkKeyUnavailableError,
+  PauseNotFoundError,
+  StorageUnavailableError,
+} from '../errors.ts';
 import {
   checkNamesOnlyItsPause,
   LINK_HEADER,
@@ -175,7 +181,7 @@ export function createApiHandler(
     checkNamesOnlyItsPause(grant, { body: event.body, query: event.queryStringParameters });
     let view: PauseView;
     try {
-      view = await getPause(deps, grant, includeMessages ? { includeMessages } : undefined);
+      view = await getPause(deps, grant, { ...(includeMessages ? { includeMessages } : {}), by: grant.principal });
     } catch (error) {
       if (error instanceof PauseNotFoundError) throw linkProblem(new LinkRefusedError());
       throw error;
@@ -207,10 +213,11 @@ export function createApiHandler(
       const location = `/runs/${created.runId}/pauses/${created.interruptId}`;
       return json(201, response, { Location: location, 'Cache-Control': 'no-store' });
     },
-    getPause: async (event, { tenant }) => {
+    getPause: async (event, { tenant, by }) => {
       const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
       const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
-      const view = await getPause(deps, { tenant, ...params }, { includeMessages: query.include === 'messages' });
+      // With who asks, so each ask says whether they may decide it (§13).
+      const view = await getPause(deps, { tenant, ...params }, { includeMessages: query.include === 'messages', by });
       return json(200, withMessages(view, query.from, query.limit));
     },
     resume: async (event, { tenant, by }) => {
@@ -229,9 +236,9 @@ export function createApiHandler(
       const continuation = await getContinuation(deps, { tenant, ...params });
       return json(200, withMessages(continuation, query.from, query.limit));
     },
-    listPauses: async (event, { tenant }) => {
-      const query = parseOrThrow(listQuery, event.queryStringParameters ?? {}, 'query');
-      const page = await listPauses(deps, { tenant, ...query });
+    listPauses: async (event, { tenant, by }) => {
+      const { mine, ...query } = parseOrThrow(listQuery, event.queryStringParameters ?? {}, 'query');
+      const page = await listPauses(deps, { tenant, ...query, ...(mine === 'true' ? { waitingFor: by } : {}) });
       return json(200, page.cursor === undefined ? { items: page.items } : page);
     },
     cancel: async (event, { tenant, by }) => {
@@ -343,7 +350,9 @@ function decided(result: DecideResult): ApiResult {
   return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
 }
 
-function linkProblem(error: unknown): HttpProblem {
+function linkProblem(error: unknown): HttpProblem | LinkKeyUnavailableError {
+  // A key that cannot be read now is the deployment's trouble, not the link's: 503 with Retry-After.
+  if (error instanceof LinkKeyUnavailableError) return error;
   if (error instanceof LinkClosedError) return new HttpProblem(410, EdgeCode.LinkClosed, error.message);
   return new HttpProblem(401, EdgeCode.Unauthorized, new LinkRefusedError().message);
 }

@@ -124,6 +124,8 @@ export const listQuery = z.object({
   status: z.optional(z.enum(PAUSE_STATUSES)),
   limit: z.optional(z.coerce.number().check(z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max))),
   cursor: z.optional(z.string().check(z.minLength(1))),
+  /** Only the open pauses with an ask the requester may decide and has not (§13). */
+  mine: z.optional(z.enum(['true', 'false'])),
 });
 
 /** Why an answer-link route (§11) has no JWT authorizer. */

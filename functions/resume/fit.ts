@@ -26,8 +26,11 @@ export interface ResumeBody {
 export type PendingBody = Omit<PendingDecisions, 'replayed'>;
 
 /** `PendingBody` of a pending result: its fields as §9 names them, without `kind` or `replayed`. */
-export function pendingBody({ runId, interruptId, status, decided, pending }: PendingDecisions): PendingBody {
-  return { runId, interruptId, status, decided, pending };
+export function pendingBody({ runId, interruptId, status, decided, pending, votes }: PendingDecisions): PendingBody {
+  // With a quorum (§13), how many votes count of how many each waiting ask needs.
+  return votes === undefined
+    ? { runId, interruptId, status, decided, pending }
+    : { runId, interruptId, status, decided, pending, votes };
 }
 
 /**

@@ -30,7 +30,7 @@ import {
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '../links/answer-links.ts';
 import type { ChannelName } from '../vocabulary.ts';
-import type { Principal } from '../wire.ts';
+import type { Actor, Principal } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, type Telemetry } from './telemetry.ts';
 
@@ -211,7 +211,7 @@ export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = 
 export function getPause(
   deps: UseCaseDeps,
   key: PauseKey,
-  options: { includeMessages?: boolean } = {},
+  options: { includeMessages?: boolean; by?: Actor } = {},
 ): Promise<PauseView> {
   return deps.store.getPause(key, options);
 }

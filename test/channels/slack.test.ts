@@ -243,7 +243,14 @@ describe('the Slack channel through the local service', () => {
     expect(elapsed).toBeLessThan(3_000);
     const view = await api(`/runs/approve-1/pauses/${interruptId}`, 'GET');
     expect(view.body).toMatchObject({ decided: ['call_refund'], pending: ['call_email'] });
-    expect(view.body.asks[0].decision).toEqual({ decision: 'approve' });
+    expect(view.body.asks[0].decision).toEqual({
+      decision: 'approve',
+      by: expect.objectContaining({
+        kind: 'person',
+        subject: expect.stringMatching(/^slack:T0TEAM0001:/),
+        via: 'slack',
+      }),
+    });
     expect(slack.of('users.info').at(-1)?.body).toEqual({ user: 'U0ALICE01' });
     const update = await until(() => lastUpdate(message.ts), 'the update');
     const blocks = update.body.blocks as KnownBlock[];
@@ -268,7 +275,14 @@ describe('the Slack channel through the local service', () => {
       { channel: CHANNEL, user: 'U0BOB0002', text: 'Not recorded: This ask is already decided.' },
     ]);
     const view = await api(`/runs/double-1/pauses/${interruptId}`, 'GET');
-    expect(view.body.asks[0].decision).toEqual({ decision: 'approve' });
+    expect(view.body.asks[0].decision).toEqual({
+      decision: 'approve',
+      by: expect.objectContaining({
+        kind: 'person',
+        subject: expect.stringMatching(/^slack:T0TEAM0001:/),
+        via: 'slack',
+      }),
+    });
   });
 
   it('rejects with a reason through the modal, and shows the closed pause’s outcome without buttons', async () => {
@@ -292,7 +306,15 @@ describe('the Slack channel through the local service', () => {
     expect(submitted).toMatchObject({ status: 200, body: undefined });
     const paused = await api(`/runs/reject-1/pauses/${interruptId}`, 'GET');
     expect(paused.body).toMatchObject({ status: 'resumed', outcome: 'resumed' });
-    expect(paused.body.asks[0].decision).toEqual({ decision: 'reject', reason: 'Not this one.' });
+    expect(paused.body.asks[0].decision).toEqual({
+      decision: 'reject',
+      reason: 'Not this one.',
+      by: expect.objectContaining({
+        kind: 'person',
+        subject: expect.stringMatching(/^slack:T0TEAM0001:/),
+        via: 'slack',
+      }),
+    });
     await settle();
     const blocks = lastUpdate(message.ts)?.body.blocks as KnownBlock[];
     expect(everyText(blocks)).toContain('*Resumed*');
@@ -334,7 +356,15 @@ describe('the Slack channel through the local service', () => {
     const passed = await interact(submission(view, { args: '{"orderId":"order-42","amount":20}' }));
     expect(passed).toMatchObject({ status: 200, body: undefined });
     const paused = await api(`/runs/edit-1/pauses/${interruptId}`, 'GET');
-    expect(paused.body.asks[0].decision).toEqual({ decision: 'edit', args: { orderId: 'order-42', amount: 20 } });
+    expect(paused.body.asks[0].decision).toEqual({
+      decision: 'edit',
+      args: { orderId: 'order-42', amount: 20 },
+      by: expect.objectContaining({
+        kind: 'person',
+        subject: expect.stringMatching(/^slack:T0TEAM0001:/),
+        via: 'slack',
+      }),
+    });
   });
 
   it('offers one button per enum value and records the one clicked as the answer', async () => {
@@ -358,7 +388,14 @@ describe('the Slack channel through the local service', () => {
     await interact(click(message, 'handback.choose:1', { a: 0, v: 1 }));
     const paused = await api(`/runs/enum-1/pauses/${interruptId}`, 'GET');
     expect(paused.body).toMatchObject({ status: 'resumed' });
-    expect(paused.body.asks[0].decision).toEqual({ answer: 'late' });
+    expect(paused.body.asks[0].decision).toEqual({
+      answer: 'late',
+      by: expect.objectContaining({
+        kind: 'person',
+        subject: expect.stringMatching(/^slack:T0TEAM0001:/),
+        via: 'slack',
+      }),
+    });
   });
 
   it('tells a person who clicks on a closed pause that it is closed, and records nothing', async () => {

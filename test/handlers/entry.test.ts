@@ -86,8 +86,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ TABLE_NAME: 't' })).toEqual({
       tableName: 't',
       tenantClaim: 'tenant',
+      groupsClaim: 'cognito:groups',
       dynamodbEndpoint: undefined,
       handoff: { target: 'none' },
+      inboxUrl: undefined,
+      linkSecretArn: undefined,
     });
   });
 });

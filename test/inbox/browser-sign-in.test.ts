@@ -46,8 +46,10 @@ beforeAll(async () => {
     startService({
       PORT: String(servicePort),
       HOST: '127.0.0.1',
-      HANDBACK_JWT_ISSUER: issuer,
-      HANDBACK_OIDC_CLIENT_ID: CLIENT_ID,
+      // The page's sign-in settings alone (as the inbox function reads them on AWS): the service itself checks no
+      // tokens here, since this provider's access tokens are opaque (HANDBACK_JWT_ISSUER would make it check them).
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: CLIENT_ID,
       OIDC_SCOPES: 'openid email profile',
     }),
     launchChromium(),

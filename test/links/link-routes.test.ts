@@ -25,7 +25,9 @@ async function bearer(claims: Record<string, unknown>): Promise<Record<string, s
   return { authorization: `Bearer ${token}` };
 }
 
-const person = () => bearer({ sub: 'person-1', email: 'lead@example.com', scope: 'openid handback/decide' });
+// A person who both pauses (an agent's scope) and decides, so one token can make the pauses these cases need (§13).
+const person = () =>
+  bearer({ sub: 'person-1', email: 'lead@example.com', scope: 'openid handback/agent handback/decide' });
 const agent = () => bearer({ sub: 'agent-1', scope: 'handback/agent' });
 
 let runSeq = 0;
