@@ -10,8 +10,6 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
-import type { DispatchCall } from '../rehydrate/decisions.ts';
-import type { FormatName, Outcome } from '../vocabulary.ts';
 
 /**
  * The hand-off (§6, §10): after a pause closes — resumed, cancelled or expired, from any trigger or the sweep — the
@@ -31,19 +29,12 @@ export type HandoffConfig =
   | { target: 'lambda'; functionName: string }
   | { target: 'none' };
 
-/** What the next invocation of the agent receives: where the continuation is, and its messages when they fit. */
-export interface HandoffPointer {
-  runId: string;
-  interruptId: string;
-  continuationId: string;
-  format: FormatName;
-  /** How the pause closed: a person's decisions, its expiry, or a cancel (§10). */
-  outcome: Outcome;
-  /** The approved and edited calls the agent must now run, in call order (§9). */
-  dispatch: DispatchCall[];
-  /** Present when the whole pointer is under `HANDOFF_INLINE_LIMIT_BYTES`; otherwise read the continuation. */
-  messages?: unknown[];
-}
+/**
+ * What the next invocation of the agent receives: where the continuation is, how the pause closed and what to run
+ * (the continuation's own fields), and its messages when the whole pointer is under `HANDOFF_INLINE_LIMIT_BYTES`;
+ * otherwise read the continuation.
+ */
+export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
 
 /**
  * The largest pointer that carries `messages`: 256 KiB (the SQS, EventBridge, async-invoke and Step Functions
