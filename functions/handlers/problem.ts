@@ -3,6 +3,7 @@ import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
+  AlreadyVotedError,
   BadRequestError,
   type ErrorCode,
   ForbiddenError,
@@ -13,9 +14,11 @@ import {
   InvalidTranscriptError,
   isFinal,
   LinkKeyUnavailableError,
+  NotAnApproverError,
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
+  SelfDecisionError,
   StorageUnavailableError,
 } from '../errors.ts';
 
@@ -162,7 +165,15 @@ function extensions(error: HandbackError): Record<string, unknown> {
   if (error instanceof AlreadyResumedError || error instanceof HandoffFailedError) {
     return { continuationId: error.continuationId };
   }
-  if (error instanceof AlreadyDecidedError) return { toolCallId: error.toolCallId };
+  // The ask a refusal is about (§9, §13), so a client deciding several knows which one.
+  if (
+    error instanceof AlreadyDecidedError ||
+    error instanceof NotAnApproverError ||
+    error instanceof SelfDecisionError ||
+    error instanceof AlreadyVotedError
+  ) {
+    return { toolCallId: error.toolCallId };
+  }
   if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
   if (error instanceof PauseCancelledError) {
     return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
