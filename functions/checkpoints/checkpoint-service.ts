@@ -409,13 +409,7 @@ export class CheckpointService implements CheckpointStore {
         if (record.status !== Status.Paused) return { result: undefined };
         if (nowMs >= record.expiresAtMs) {
           if (record.onExpiry === 'fail') {
-            const after: PauseRecord = {
-              ...record,
-              status: Status.Expired,
-              rev: record.rev + 1,
-              closing: undefined,
-            };
-            delete after.closing;
+            const after: PauseRecord = { ...record, status: Status.Expired, rev: record.rev + 1 };
             delete after.dueAtMs;
             return { after, result: undefined, onWritten: () => result.expired.push(toPauseView(after, nowMs)) };
           }

@@ -5,7 +5,7 @@ import {
   NotAnApproverError,
   SelfDecisionError,
 } from '../errors.ts';
-import { LIMITS, PRINCIPAL_KINDS, VIAS } from '../vocabulary.ts';
+import { isOneOf, LIMITS, PRINCIPAL_KINDS, VIAS } from '../vocabulary.ts';
 import type { Actor, Approvers, Principal } from '../wire.ts';
 import { capitalize, isPlainObject } from './json.ts';
 import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
@@ -135,10 +135,10 @@ export function checkActor(value: unknown, path = '/by'): Actor {
   const fail = (message: string, at = path) => new BadRequestError(`${capitalize(message)}.`, [{ path: at, message }]);
   if (!isPlainObject(value)) throw fail('by must be an object {kind, subject, email?, name?, via}');
   const { kind, subject, email, name, via, groups } = value as Record<string, unknown>;
-  if (!PRINCIPAL_KINDS.includes(kind as never)) {
+  if (!isOneOf(PRINCIPAL_KINDS, kind)) {
     throw fail(`by.kind must be one of ${PRINCIPAL_KINDS.join(', ')}`, `${path}/kind`);
   }
-  if (!VIAS.includes(via as never)) throw fail(`by.via must be one of ${VIAS.join(', ')}`, `${path}/via`);
+  if (!isOneOf(VIAS, via)) throw fail(`by.via must be one of ${VIAS.join(', ')}`, `${path}/via`);
   const text = (field: unknown, what: string, optional: boolean) => {
     if (field === undefined && optional) return;
     if (typeof field !== 'string' || field.length === 0 || field.length > LIMITS.approvers.chars) {

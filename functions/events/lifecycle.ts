@@ -61,9 +61,7 @@ function typeOf(before: PauseRecord | undefined, after: PauseRecord): LifecycleT
   }
   if (before.remindedAt === undefined && after.remindedAt !== undefined) return LifecycleType.Reminder;
   // A decision, or a vote on an ask with a quorum (§13: each vote emits Pause Decided).
-  const count = (record: PauseRecord) =>
-    record.decisions.filter((d) => d !== undefined).length +
-    (record.votes ?? []).reduce((sum, votes) => sum + (votes?.length ?? 0), 0);
+  const count = (record: PauseRecord) => record.decisions.filter((d) => d !== undefined).length + voteCount(record);
   return count(after) > count(before) ? LifecycleType.Decided : undefined;
 }
 
@@ -94,36 +92,38 @@ function detailOf(record: PauseRecord): LifecycleDetail {
 
 /**
  * Who made the change, from the record's newest principal field for it: `pausedBy` for a creation, the `by` of the
- * decision this change recorded for a decision, `closing.by` (else the newest decision's) for a closing. Read by name
- * and checked, since records written before principals have none; only the principal's own fields are copied, never
+ * decision this change recorded for a decision, `closing.by` (else the newest decision's) for a closing. Each
+ * is checked (records written before principals have none, decisions then carry no `by`); only the principal's own fields are copied, never
  * what it decided.
  */
 function byOf(type: LifecycleType, before: PauseRecord | undefined, after: PauseRecord): Principal | undefined {
-  const fields = after as unknown as { pausedBy?: unknown; closing?: { by?: unknown } };
-  const decisionsBy = (record: PauseRecord | undefined) =>
-    (record?.decisions ?? []).map((decision) => (decision as { by?: unknown } | undefined)?.by);
+  const decisionsBy = (record: PauseRecord | undefined) => (record?.decisions ?? []).map((decision) => decision?.by);
   const newest = () => {
     const was = decisionsBy(before);
     const now = decisionsBy(after);
     const added = now.filter((by, i) => by !== undefined && was[i] === undefined);
     // A vote on an ask with a quorum decides nothing yet: its voter is who made the change.
-    const votesBefore = (before?.votes ?? []).reduce((sum, votes) => sum + (votes?.length ?? 0), 0);
     const votes = (after.votes ?? []).flatMap((list) => list ?? []).sort((a, b) => a.at.localeCompare(b.at));
-    const voted = votes.length > votesBefore ? votes.at(-1)?.by : undefined;
+    const voted = votes.length > voteCount(before) ? votes.at(-1)?.by : undefined;
     return added.at(-1) ?? voted ?? now.filter((by) => by !== undefined).at(-1);
   };
   switch (type) {
     case LifecycleType.Created:
-      return principalOf(fields.pausedBy);
+      return principalOf(after.pausedBy);
     case LifecycleType.Decided:
       return principalOf(newest());
     case LifecycleType.Resumed:
     case LifecycleType.Cancelled:
     case LifecycleType.Expired:
-      return principalOf(fields.closing?.by) ?? principalOf(newest());
+      return principalOf(after.closing?.by) ?? principalOf(newest());
     default:
       return undefined;
   }
+}
+
+/** The votes recorded on a record's asks with a quorum (§13). */
+function voteCount(record: PauseRecord | undefined): number {
+  return (record?.votes ?? []).reduce((sum, votes) => sum + (votes?.length ?? 0), 0);
 }
 
 /** A recorded principal's own fields, or undefined for anything that is not one. */
