@@ -41,7 +41,7 @@ export class StartError extends Error {
 }
 
 /** HS256 keys shorter than the hash output (256 bits) weaken it (RFC 7518 §3.2 requires at least that). */
-const MIN_JWT_SECRET_BYTES = 32;
+export const MIN_JWT_SECRET_BYTES = 32;
 
 /**
  * Starts the local service from `env` (HOST, PORT, HANDBACK_DATA_DIR, DYNAMODB_ENDPOINT, HANDBACK_JWT_SECRET,

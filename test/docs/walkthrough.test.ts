@@ -8,8 +8,10 @@ import { type Block, docPages, fencedBlocks, ROOT, readPage } from './markdown.t
  * per session (a page's blocks share one unless a block names another with `session=<name>`), against a fresh local
  * service started as `npm start` runs it, with the session's `env.<VAR>=<value>` words as its environment. The
  * commands say `127.0.0.1:3000`; the test points them at the service's own port. Ids travel between blocks as the
- * reader's do, in shell variables. Each `curl` reports its status, and each block's statuses must be those its
- * comments state (`# 201 …`), in order. (```sh blocks are shown, not run: installing, starting, deploying.)
+ * reader's do, in shell variables. Each `curl` reports its status and body, and each block's statuses must be those its
+ * comments state (`# 201 …`), in order; where a comment shows a body after its status (`# 202 {"status":"paused",…}`),
+ * that curl's body must read as shown, each `…` standing for any text. (```sh blocks are shown, not run: installing,
+ * starting, deploying.)
  */
 
 interface Session {
@@ -41,12 +43,46 @@ function sessions(): Session[] {
   return found;
 }
 
-/** The statuses a block's comments state, in order: `# 201 …` after a command, or on a line of its own. */
-function expectedStatuses(block: Block): string[] {
+/** A response a comment states: its status, and the body it shows, if it shows one. */
+interface Shown {
+  status: string;
+  body?: string;
+}
+
+/** The responses a block's comments state, in order: `# 201 …` after a command, or on a line of its own. */
+function expectedResponses(block: Block): Shown[] {
   return block.code.split('\n').flatMap((line) => {
-    const status = /(?:^|\s)#\s*(\d{3})\b/.exec(line)?.[1];
-    return status === undefined ? [] : [status];
+    const match = /(?:^|\s)#\s*(\d{3})\b(.*)$/.exec(line);
+    if (match === null) return [];
+    const body = shownBody((match[2] as string).trim());
+    return [{ status: match[1] as string, ...(body === undefined ? {} : { body }) }];
   });
+}
+
+/** The JSON a comment shows after its status (up to its closing bracket, so prose may follow), if it starts with one. */
+function shownBody(text: string): string | undefined {
+  if (!text.startsWith('{') && !text.startsWith('[')) return undefined;
+  let depth = 0;
+  let quoted = false;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at];
+    if (quoted) {
+      if (char === '\\') at++;
+      else if (char === '"') quoted = false;
+    } else if (char === '"') quoted = true;
+    else if (char === '{' || char === '[') depth++;
+    else if ((char === '}' || char === ']') && --depth === 0) return text.slice(0, at + 1);
+  }
+  return text;
+}
+
+/** Whether `body` reads as `shown`: the same text, each `…` of `shown` standing for any text. */
+function readsAs(body: string, shown: string): boolean {
+  const pattern = shown
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[\\s\\S]*?');
+  return new RegExp(`^${pattern}$`).test(body.trim());
 }
 
 /** Runs `script` in bash from the root; resolves with its exit code, stdout and stderr. */
@@ -66,8 +102,21 @@ function bash(script: string): Promise<{ code: number | null; stdout: string; st
   });
 }
 
-/** A `curl` that also writes its status to stderr, where the test reads it and the commands' own output is not. */
-const PREAMBLE = `curl() { command curl --max-time 30 -w '%{stderr}@@status %{http_code}\\n' "$@"; }\n`;
+/**
+ * A `curl` that also writes its status and its body (base64, one line) to stderr, where the test reads them and the
+ * commands' own output is not; the body still goes to stdout, as the reader's curl writes it.
+ */
+const PREAMBLE = `curl() {
+  local body code
+  body=$(mktemp)
+  command curl --max-time 30 -o "$body" -w '%{stderr}@@status %{http_code}\\n' "$@"
+  code=$?
+  printf '@@body %s\\n' "$(base64 -w0 <"$body")" >&2
+  cat "$body"
+  rm -f "$body"
+  return $code
+}
+`;
 
 afterAll(stopAll);
 
@@ -91,21 +140,50 @@ describe.each(sessions().map((session) => [`${session.page} (${session.name})`, 
         const ran = run.stderr.split('@@block ').slice(1);
         const failures = session.blocks.flatMap((block, index) => {
           const statuses = [...(ran[index] ?? '').matchAll(/@@status (\d{3})/g)].map((match) => match[1]);
-          const expected = expectedStatuses(block);
-          return JSON.stringify(statuses) === JSON.stringify(expected)
-            ? []
-            : [
-                `block at line ${block.line}: statuses ${statuses.join(', ') || 'none'}, comments say ${expected.join(', ')}`,
-              ];
+          const bodies = [...(ran[index] ?? '').matchAll(/@@body (\S*)/g)].map((match) =>
+            Buffer.from(match[1] as string, 'base64').toString('utf8'),
+          );
+          const expected = expectedResponses(block);
+          if (JSON.stringify(statuses) !== JSON.stringify(expected.map((shown) => shown.status))) {
+            return [
+              `block at line ${block.line}: statuses ${statuses.join(', ') || 'none'}, comments say ${expected.map((shown) => shown.status).join(', ')}`,
+            ];
+          }
+          return expected.flatMap((shown, at) =>
+            shown.body === undefined ||
+            readsAs(bodies[at] ?? '', shown.body.replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`))
+              ? []
+              : [`block at line ${block.line}, response ${at + 1}: ${bodies[at]} does not read as ${shown.body}`],
+          );
         });
         expect({ failures, code: run.code }, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toEqual({
           failures: [],
           code: 0,
         });
-        expect(session.blocks.flatMap(expectedStatuses).length).toBeGreaterThan(0);
+        expect(session.blocks.flatMap(expectedResponses).length).toBeGreaterThan(0);
       } finally {
         await service?.stop();
       }
     });
   },
 );
+
+describe('reading a shown response', () => {
+  it.each([
+    ['{"a":1,"b":2}', '{"a":1,…}', true],
+    ['{"a":1,"b":2}', '{…,"b":2}', true],
+    ['{"a":1,"b":2}', '{"b":2,…}', false],
+    ['{"id":"1.1.xyz","n":[1,2]}', '{"id":"1.1.…","n":[…]}', true],
+    ['{"a":"x.y"}', '{"a":"x…z"}', false],
+  ])('reads %s as %s: %s', (body, shown, reads) => {
+    expect(readsAs(body, shown)).toBe(reads);
+  });
+
+  it.each([
+    ['{"code":"x",…}: each ask is decided once', '{"code":"x",…}'],
+    ['{"a":"}"} and prose', '{"a":"}"}'],
+    ['that one pause, and nothing else', undefined],
+  ])('takes the body shown in “%s” as %s', (text, body) => {
+    expect(shownBody(text)).toBe(body);
+  });
+});
