@@ -1,11 +1,16 @@
 import { generateText, type ModelMessage, modelMessageSchema, stepCountIs, streamText } from 'ai';
 import { SignJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AiSdkHandback, createAiSdkHandback } from '../../functions/adapters/ai-sdk.ts';
-import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
+import {
+  createDynamoDBCheckpointStore,
+  createMemoryCheckpointStore,
+} from '../../functions/checkpoints/dynamodb-store.ts';
 import { createHandbackClient, type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
 import { checkTranscript, REJECTED } from '../../functions/index.ts';
+import { type LocalStore, startLocalStore } from '../../functions/local/public.ts';
 import { useLocalService } from '../client/support.ts';
 import { scriptedModel, toolsWithLog } from './ai-sdk-support.ts';
 
@@ -19,28 +24,42 @@ const tokenFor = (sub: string) =>
 
 /** One Handback, as the agent and as each person deciding reaches it. */
 interface Backend {
-  agent: HandbackOperations | { store: ReturnType<typeof createMemoryCheckpointStore>; tenant: string };
+  agent: HandbackOperations | { store: CheckpointStore; tenant: string };
   as(person: string): HandbackOperations;
   /** Lets `seconds` pass and runs what the sweep does then. */
   expire(seconds: number): Promise<void>;
 }
 
-const backends: Array<[string, () => Backend]> = [
-  [
-    'the memory store',
-    () => {
-      let now = Date.parse('2026-06-01T00:00:00Z');
-      const store = createMemoryCheckpointStore({ clock: () => new Date(now) });
-      const person = (subject: string) => ({ kind: 'person' as const, subject, via: 'library' as const });
-      return {
-        agent: { store, tenant: 'acme' },
-        as: (subject) => storeOperations(store, { tenant: 'acme', by: person(subject) }),
-        expire: async (seconds) => {
-          now += seconds * 1000;
-          await store.closeDue();
-        },
-      };
+// The embedded DynamoDB-compatible server of `handback/local`, one for the file; each backend puts a store on it.
+let local: LocalStore;
+beforeAll(async () => {
+  local = await startLocalStore();
+});
+afterAll(() => local.close());
+
+/** A store on a clock of its own, as the agent (tenant acme) and as each person; the sweep runs when time passes. */
+function storeBackend(storeOn: (clock: () => Date) => CheckpointStore): Backend {
+  let now = Date.parse('2026-06-01T00:00:00Z');
+  const store = storeOn(() => new Date(now));
+  const person = (subject: string) => ({ kind: 'person' as const, subject, via: 'library' as const });
+  return {
+    agent: { store, tenant: 'acme' },
+    as: (subject) => storeOperations(store, { tenant: 'acme', by: person(subject) }),
+    expire: async (seconds) => {
+      now += seconds * 1000;
+      await store.closeDue();
     },
+  };
+}
+
+const backends: Array<[string, () => Backend]> = [
+  ['the memory store', () => storeBackend((clock) => createMemoryCheckpointStore({ clock }))],
+  [
+    'the local store',
+    () =>
+      storeBackend((clock) =>
+        createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName, clock }),
+      ),
   ],
   [
     'the client against the local service',

@@ -1,5 +1,6 @@
 import type { HandbackStore } from '../../functions/adapters/shared.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import { createHandbackClient } from '../../functions/client/index.ts';
 import { startLocalStore } from '../../functions/local/public.ts';
 import { startLocalService } from '../../functions/local/service.ts';
 import type { Decision } from '../../functions/wire.ts';
@@ -7,9 +8,8 @@ import { freePort } from '../black-box/service.ts';
 
 /**
  * The two ways an adapter reaches Handback (§15), behind one shape for the adapter tests: the library's DynamoDB store
- * on `handback/local`'s embedded server, and the HTTP API of the local service (what `npm start` runs) through a
- * small fetch-based client of the adapters' `HandbackStore`, as `handback/client` is. People decide, cancel and the
- * sweep expires through the same backend.
+ * on `handback/local`'s embedded server, and the HTTP API of the local service (what `npm start` runs) through
+ * `handback/client`. People decide, cancel and the sweep expires through the same backend.
  */
 export interface Backend {
   name: string;
@@ -53,7 +53,11 @@ export async function localStoreBackend(): Promise<Backend> {
   };
 }
 
-/** The local service's HTTP API, started in this process on a free port; its own sweep runs every 200 ms. */
+/**
+ * The local service's HTTP API (what `npm start` runs), started in this process on a free port, reached through
+ * `handback/client` as an agent elsewhere reaches it; its own sweep runs every 200 ms. The service runs with auth
+ * off, so its one tenant is `default` and the client sends no token.
+ */
 export async function httpBackend(): Promise<Backend> {
   const port = await freePort();
   const service = await startLocalService({
@@ -61,22 +65,21 @@ export async function httpBackend(): Promise<Backend> {
     LOG_LEVEL: 'ERROR',
     HANDBACK_SWEEP_INTERVAL_MS: '200',
   });
-  const client = httpStore(service.url);
+  const client = createHandbackClient({ baseUrl: service.url });
   return {
-    name: 'HTTP against the local service',
+    name: 'handback/client against the local service',
     tenant: 'default',
     store: client,
     async decide(runId, interruptId, decisions) {
-      const body = await call(service.url, 'POST', `/runs/${runId}/resume`, { interruptId, decisions });
-      return (body as { continuationId?: string }).continuationId;
+      const result = await client.decide({ runId, interruptId, decisions });
+      return result.kind === 'closed' ? result.continuationId : undefined;
     },
     async cancel(runId, interruptId, reason) {
-      const body = await call(service.url, 'POST', `/runs/${runId}/pauses/${interruptId}/cancel`, { reason });
-      return (body as { continuationId: string }).continuationId;
+      return (await client.cancel({ runId, interruptId, reason })).continuationId;
     },
     async expire(runId, interruptId) {
       for (let tries = 0; tries < 100; tries++) {
-        const view = await client.getPause({ tenant: 'default', runId, interruptId });
+        const view = await client.getPause({ runId, interruptId });
         if (view.continuationId !== undefined) return view.continuationId;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -84,42 +87,4 @@ export async function httpBackend(): Promise<Backend> {
     },
     close: () => service.close(),
   };
-}
-
-/** A fetch-based `HandbackStore` on the HTTP API (the tenant is the token's, here the service's one tenant). */
-export function httpStore(baseUrl: string): HandbackStore {
-  return {
-    async pause({ tenant: _, runId, idempotencyKey, by: __, ...body }) {
-      const headers = idempotencyKey === undefined ? undefined : { 'idempotency-key': idempotencyKey };
-      return call(baseUrl, 'POST', `/runs/${runId}/pauses`, body, headers) as never;
-    },
-    async getPause({ runId, interruptId }, options) {
-      const query = options?.includeMessages ? '?include=messages' : '';
-      return call(baseUrl, 'GET', `/runs/${runId}/pauses/${interruptId}${query}`) as never;
-    },
-    async getContinuation({ runId, continuationId }) {
-      return call(baseUrl, 'GET', `/runs/${runId}/continuations/${continuationId}`) as never;
-    },
-  };
-}
-
-/** One JSON request; a problem is thrown as an error carrying its `code`. */
-async function call(
-  baseUrl: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const parsed = (await response.json()) as { code?: string; detail?: string };
-  if (!response.ok) {
-    const message = `${method} ${path}: ${response.status} ${parsed.code}: ${parsed.detail}`;
-    throw Object.assign(new Error(message), { code: parsed.code });
-  }
-  return parsed;
 }

@@ -94,7 +94,7 @@ function story(round: Call[]) {
 
 const backends: Array<[string, () => Promise<Backend>]> = [
   ['the local store', localStoreBackend],
-  ['HTTP against the local service', httpBackend],
+  ['handback/client against the local service', httpBackend],
 ];
 
 describe.each(backends)('handback/langgraph through %s', (_, start) => {

@@ -103,7 +103,7 @@ function story(model: Model = new ScriptedModel()) {
 
 const backends: Array<[string, () => Promise<Backend>]> = [
   ['the local store', localStoreBackend],
-  ['HTTP against the local service', httpBackend],
+  ['handback/client against the local service', httpBackend],
 ];
 
 describe.each(backends)('handback/openai-agents through %s', (_, start) => {

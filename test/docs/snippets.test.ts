@@ -13,6 +13,11 @@ import { docPages, fencedBlocks, ROOT, readPage } from './markdown.ts';
  * `handback/local` are pointed at the sources (`functions/index.ts`, `functions/local/public.ts`) rather than at a
  * `dist/` that may be older. The files are written as `.mts` (ESM) under `node_modules/.cache/`, inside the repository so that
  * their other imports resolve from its `node_modules`, and outside what git and biome see.
+ *
+ * A framework snippet (`given=ai-sdk`, `given=openai-agents`, `given=langgraph`) is an agent module given a `model`,
+ * Handback and `refund` by its `declare const` line: `framework-snippets.ts` supplies them (a scripted model,
+ * the local store or the client against the local service, a refund API that records its calls) and drives the
+ * module's `onMessage` and `onContinuation` through a pause, an edit and a hand-off delivered twice.
  */
 
 interface Snippet {
@@ -20,6 +25,8 @@ interface Snippet {
   page: string;
   line: number;
   run: boolean;
+  /** The framework whose harness runs the snippet (`given=…`); a plain snippet runs as a script. */
+  given?: string;
   code: string;
 }
 
@@ -33,7 +40,8 @@ function snippets(): Snippet[] {
         name: `${page.replace(/[/.]/g, '-')}-${block.line}`,
         page,
         line: block.line,
-        run: block.attributes.check !== 'typecheck',
+        run: block.attributes.check !== 'typecheck' && block.attributes.given === undefined,
+        ...(block.attributes.given === undefined ? {} : { given: block.attributes.given }),
         code: block.code
           .replaceAll(`from 'handback/local'`, `from '${join(ROOT, 'functions/local/public.ts')}'`)
           .replaceAll(`from 'handback/durable'`, `from '${join(ROOT, 'functions/adapters/durable.ts')}'`)
@@ -68,25 +76,71 @@ afterAll(async () => {
   await service?.close();
 });
 
-function run(file: string): Promise<{ code: number | null; output: string }> {
+function run(...args: string[]): Promise<{ code: number | null; output: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      stdout += chunk.toString();
+    });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      resolve({ code, output, stdout });
     });
   });
 }
 
+/** The frameworks' snippets: the README's three, and the first snippet of each adapter's page. */
+const frameworkSnippets = all.filter((snippet) => snippet.given !== undefined);
+
+/** What every framework snippet does, through each backend: asked once, nothing run while paused, run once with 60. */
+const refundedOnce = {
+  asked: ['call_refund'],
+  ranWhilePaused: [],
+  dispatch: [{ toolCallId: 'call_refund', name: 'refund_order', args: { orderId: '42', amount: 60 } }],
+  refunds: [{ orderId: '42', amount: 60 }],
+  read: { refundId: 'rf_1', orderId: '42', amount: 60 },
+  answer: 'Refunded.',
+};
+
 describe('the TypeScript snippets of the README and the docs', () => {
-  it('are there to check', () => {
+  it('are there to check: the README runs its store snippet and a snippet per framework', () => {
     expect(all.filter((snippet) => snippet.page === 'README.md' && snippet.run)).toHaveLength(1);
+    expect(frameworkSnippets.filter((snippet) => snippet.page === 'README.md').map((s) => s.given)).toEqual([
+      'ai-sdk',
+      'openai-agents',
+      'langgraph',
+    ]);
   });
+
+  it.each([
+    ['docs/ai-sdk.md', 'ai-sdk'],
+    ['docs/openai-agents.md', 'openai-agents'],
+    ['docs/langgraph.md', 'langgraph'],
+    ['docs/client.md', undefined],
+  ])('%s opens with a snippet of at most 15 lines that runs', (page, given) => {
+    const first = all.find((snippet) => snippet.page === page);
+    expect({ runs: first?.run === true || first?.given !== undefined, given: first?.given }).toEqual({
+      runs: true,
+      given,
+    });
+    expect(first?.code.split('\n').length).toBeLessThanOrEqual(15);
+  });
+
+  it.each(frameworkSnippets.filter((snippet) => snippet.page === 'README.md'))(
+    "README.md's $given snippet has at most 15 lines",
+    (snippet) => {
+      expect(snippet.code.split('\n').length).toBeLessThanOrEqual(15);
+    },
+  );
 
   it('type-check with the project compiler options', () => {
     const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
@@ -112,6 +166,19 @@ describe('the TypeScript snippets of the README and the docs', () => {
     async (_, snippet) => {
       const { code, output } = await run(fileOf(snippet));
       expect({ code }, output).toEqual({ code: 0 });
+    },
+  );
+
+  it.each(frameworkSnippets.map((snippet) => [`${snippet.page}:${snippet.line}`, snippet] as const))(
+    '%s pauses, and once a person edits the refund runs it once with the edited args, on the store and the client',
+    async (_, snippet) => {
+      const harness = join(ROOT, 'test', 'docs', 'framework-snippets.ts');
+      const { code, output, stdout } = await run(harness, snippet.given as string, fileOf(snippet));
+      expect({ code }, output).toEqual({ code: 0 });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual({
+        'the local store': refundedOnce,
+        'the client': refundedOnce,
+      });
     },
   );
 });
