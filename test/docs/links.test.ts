@@ -2,8 +2,8 @@ import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docPages, exists, headings, links, prose, readPage } from './markdown.ts';
 
-/** The README's budget: a newcomer reads it top to bottom. */
-const README_MAX_LINES = 320;
+/** The README's budget: a newcomer reads it top to bottom (part three added a two-person walkthrough, three framework snippets and channels). */
+const README_MAX_LINES = 360;
 
 /**
  * Where a relative link points, from the root, with its anchor; undefined for a link that leaves the repository
