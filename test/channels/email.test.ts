@@ -9,6 +9,7 @@ import { createSesTransport } from '../../functions/channels/email-ses.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { createTable, EMBEDDED_CLIENT_CONFIG } from '../../functions/local/embedded-dynamodb.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
+import { LINK_HEADER } from '../../functions/vocabulary.ts';
 
 const LINK_SECRET = 'an-answer-link-secret-of-at-least-32-bytes';
 const mails: ParsedMail[] = [];
@@ -131,6 +132,47 @@ describe('the email channel through the local service', () => {
     expect(reminders[0]?.text).toMatch(/^This still waits for your decision/);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(mails.filter((mail) => String(mail.subject).endsWith('remind-42'))).toHaveLength(4);
+  });
+  it('mails the reminder only to the recipients who have not decided', async () => {
+    const calls = [
+      { id: 'call_refund', type: 'function', function: { name: 'refund_order', arguments: '{"orderId":"order-43"}' } },
+      { id: 'call_note', type: 'function', function: { name: 'refund_order', arguments: '{"orderId":"order-44"}' } },
+    ];
+    await pause('remind-43', {
+      messages: [
+        { role: 'user', content: 'Refund both orders.' },
+        { role: 'assistant', content: null, tool_calls: calls },
+      ],
+      asks: [
+        { toolCallId: 'call_refund', kind: 'approval' },
+        { toolCallId: 'call_note', kind: 'approval' },
+      ],
+      expiresInSeconds: 8,
+      remindBeforeSeconds: 5,
+    });
+    const alice = await until(
+      () => mails.find((mail) => mail.subject?.endsWith('remind-43') && to(mail)[0] === 'alice@example.com'),
+      'the email to Alice',
+    );
+    // Alice decides one of the two asks with her own link: the pause still waits (202), now on Bob for the other.
+    const link = /Review and decide: (\S+)/.exec(alice.text ?? '')?.[1] as string;
+    const decided = await fetch(`${service.url}/links/resume`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [LINK_HEADER]: link.split('#')[1] as string },
+      body: JSON.stringify({ decisions: [{ toolCallId: 'call_refund', decision: 'approve' }] }),
+    });
+    expect(decided.status).toBe(202);
+    const reminder = await until(
+      () => mails.find((mail) => mail.subject === 'Reminder: Approval needed: refund_order — remind-43'),
+      'the reminder',
+    );
+    expect(to(reminder)).toEqual(['bob@example.com']);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(
+      mails
+        .filter((mail) => String(mail.subject).startsWith('Reminder:') && String(mail.subject).endsWith('remind-43'))
+        .map(to),
+    ).toEqual([['bob@example.com']]);
   });
 });
 
