@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
-import { type ParsedMail, simpleParser } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import type { Browser } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { type RunningService, request, startService, stopAll } from '../black-box/service.ts';
+import { recipientsOf, type SmtpCatcher, startSmtpCatcher, until } from '../channels/smtp-catcher.ts';
 import { type Call, createPause, launchChromium, newPage, turn } from './browser.ts';
 
 /**
@@ -19,30 +18,16 @@ const LINK_SECRET = 'browser-email-link-secret-of-at-least-32-bytes';
 const ALICE = 'alice@example.com';
 const BOB = 'bob@example.com';
 
-const mails: ParsedMail[] = [];
-let smtp: SMTPServer;
+let smtp: SmtpCatcher;
 let service: RunningService;
 let browser: Browser;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          mails.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const { port } = smtp.server.address() as AddressInfo;
+  smtp = await startSmtpCatcher();
   [service, browser] = await Promise.all([
     startService({
       HANDBACK_LINK_SECRET: LINK_SECRET,
-      HANDBACK_SMTP_URL: `smtp://127.0.0.1:${port}`,
+      HANDBACK_SMTP_URL: smtp.url,
       HANDBACK_EMAIL_FROM: 'Handback <handback@example.com>',
     }),
     launchChromium(),
@@ -52,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stopAll();
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await smtp?.close();
 });
 
 const refund: Call = { id: 'call_refund', name: 'refund_order', args: { orderId: 'A-1042', amount: 42.5 } };
@@ -69,26 +54,13 @@ function pauseForBoth() {
   });
 }
 
-async function until<T>(probe: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const recipientOf = (mail: ParsedMail) =>
-  (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((to) => to?.value.map((a) => a.address))[0];
-
 /** The messages of run `runId`, by recipient, once both have arrived. */
 async function mailsOf(runId: string): Promise<Map<string, ParsedMail>> {
   const got = await until(() => {
-    const found = mails.filter((mail) => mail.subject === `Approval needed: refund_order — ${runId}`);
+    const found = smtp.mails.filter((mail) => mail.subject === `Approval needed: refund_order — ${runId}`);
     return found.length >= 2 && found;
   }, `the two emails of ${runId}`);
-  return new Map(got.map((mail) => [recipientOf(mail) as string, mail]));
+  return new Map(got.map((mail) => [recipientsOf(mail)[0] as string, mail]));
 }
 
 /** The **Review and decide** link of a message, as its plain-text part carries it (its HTML part links the same). */
