@@ -6,7 +6,8 @@ import type { PauseView } from '../functions/wire.ts';
 
 /**
  * The channels' examples in the docs, rendered by the channels' own renderers so they cannot drift:
- * `docs/slack-message.json` (the Slack message of a two-ask pause) and the plain-text email in `docs/channels.md`
+ * `docs/slack-message.json` (the Slack message of a two-ask pause), `docs/slack-message-decided.json` (the same once
+ * one ask is decided) and the plain-text email in `docs/channels.md`
  * (between its `email-text` markers). `npx tsx scripts/channel-examples.ts` rewrites both; `test/channels/doc-examples.test.ts`
  * holds them equal to what the renderers make.
  */
@@ -51,12 +52,42 @@ export const EXAMPLE_PAUSE: PauseView = {
   ],
 };
 
+/** The same pause once Alice has approved the refund in Slack: the other ask still waits. */
+export const EXAMPLE_PAUSE_DECIDED: PauseView = {
+  ...EXAMPLE_PAUSE,
+  asks: EXAMPLE_PAUSE.asks.map((ask, index) =>
+    index === 0
+      ? {
+          ...ask,
+          decision: {
+            decision: 'approve',
+            by: {
+              kind: 'person',
+              subject: 'slack:T0123456789:U0ALICE01',
+              email: 'alice@example.com',
+              name: 'Alice Approver',
+              via: 'slack',
+            },
+          },
+          decidedAt: '2026-12-01T09:05:00.000Z',
+        }
+      : ask,
+  ),
+  decided: ['call_refund'],
+  pending: ['call_reason'],
+};
+
 /** Where the examples' inbox is. */
 export const EXAMPLE_INBOX = 'https://handback.example.com/inbox';
 
 /** `docs/slack-message.json` as the Slack channel renders it. */
 export function slackExample(): string {
   return `${JSON.stringify(pauseMessage(EXAMPLE_PAUSE, { inboxUrl: EXAMPLE_INBOX }), null, 2)}\n`;
+}
+
+/** `docs/slack-message-decided.json`: the message as `chat.update` leaves it after Alice's approval. */
+export function slackDecidedExample(): string {
+  return `${JSON.stringify(pauseMessage(EXAMPLE_PAUSE_DECIDED, { inboxUrl: EXAMPLE_INBOX }), null, 2)}\n`;
 }
 
 /** The plain-text part of the email to ops@example.com (its link's token shortened to `<token>`). */
@@ -82,10 +113,13 @@ export const emailTextBlock = () => `\n\`\`\`text\n${emailTextExample()}\n\`\`\`
 const docs = fileURLToPath(new URL('../docs/', import.meta.url));
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(`${docs}slack-message.json`, slackExample());
+  writeFileSync(`${docs}slack-message-decided.json`, slackDecidedExample());
   const page = readFileSync(`${docs}channels.md`, 'utf8');
   const current = emailTextBlockOf(page);
   if (current === undefined)
     throw new Error(`docs/channels.md has no ${EMAIL_TEXT_START} … ${EMAIL_TEXT_END} markers.`);
   writeFileSync(`${docs}channels.md`, page.replace(current, emailTextBlock()));
-  console.log('Wrote docs/slack-message.json and the email example in docs/channels.md');
+  console.log(
+    'Wrote docs/slack-message.json, docs/slack-message-decided.json and the email example in docs/channels.md',
+  );
 }

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { headline } from '../../functions/channels/slack-message.ts';
-import { EXAMPLE_PAUSE, emailTextBlock, emailTextBlockOf, slackExample } from '../../scripts/channel-examples.ts';
+import {
+  EXAMPLE_PAUSE,
+  emailTextBlock,
+  emailTextBlockOf,
+  slackDecidedExample,
+  slackExample,
+} from '../../scripts/channel-examples.ts';
 
 /**
  * The channels' examples in the docs are what the renderers make (`scripts/channel-examples.ts`): when a renderer
@@ -14,6 +20,13 @@ const REWRITE = 'run `npx tsx scripts/channel-examples.ts` to rewrite it';
 describe('the channels examples in the docs', () => {
   it('docs/slack-message.json is the Slack message the channel posts for the example pause', () => {
     expect(docs('slack-message.json'), REWRITE).toBe(slackExample());
+  });
+
+  it('docs/slack-message-decided.json is the same message once Alice approved: who decided, and no buttons on that ask', () => {
+    expect(docs('slack-message-decided.json'), REWRITE).toBe(slackDecidedExample());
+    const blocks = JSON.parse(slackDecidedExample()).blocks as Array<{ type: string; block_id?: string }>;
+    expect(JSON.stringify(blocks)).toContain(':white_check_mark: Approved by Alice Approver');
+    expect(blocks.filter((block) => block.type === 'actions').map((block) => block.block_id)).toEqual(['ask:1']);
   });
 
   it('docs/channels.md shows the plain-text email the channel sends for the same pause', () => {
