@@ -1,36 +1,22 @@
-import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSesTransport } from '../../functions/channels/email-ses.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { createTable, EMBEDDED_CLIENT_CONFIG } from '../../functions/local/embedded-dynamodb.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { LINK_HEADER } from '../../functions/vocabulary.ts';
+import { type SmtpCatcher, startSmtpCatcher, recipientsOf as to, until } from './smtp-catcher.ts';
 
 const LINK_SECRET = 'an-answer-link-secret-of-at-least-32-bytes';
-const mails: ParsedMail[] = [];
-let smtp: SMTPServer;
+let smtp: SmtpCatcher;
+let mails: SmtpCatcher['mails'];
 let service: LocalService;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          mails.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpCatcher();
+  mails = smtp.mails;
   const tableName = `handback-email-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   const raw = new DynamoDBClient({ endpoint, ...EMBEDDED_CLIENT_CONFIG });
@@ -43,14 +29,14 @@ beforeAll(async () => {
     LOG_LEVEL: 'ERROR',
     HANDBACK_SWEEP_INTERVAL_MS: '200',
     HANDBACK_LINK_SECRET: LINK_SECRET,
-    HANDBACK_SMTP_URL: `smtp://127.0.0.1:${port}`,
+    HANDBACK_SMTP_URL: smtp.url,
     HANDBACK_EMAIL_FROM: 'Handback <handback@example.com>',
   });
 });
 
 afterAll(async () => {
   await service?.close();
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await smtp?.close();
 });
 
 async function pause(runId: string, extra: object = {}) {
@@ -84,19 +70,6 @@ async function pause(runId: string, extra: object = {}) {
   expect(response.status).toBe(201);
   return (await response.json()) as { interruptId: string };
 }
-
-async function until<T>(probe: () => T | undefined | false, what: string, ms = 8_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const to = (mail: ParsedMail) =>
-  (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a?.value.map((v) => v.address));
 
 describe('the email channel through the local service', () => {
   it('mails each recipient once, with a plain-text and an HTML part, the subject, the ask and an answer link to the pause', async () => {
