@@ -120,8 +120,9 @@ describe('the email channel through the local service', () => {
         { toolCallId: 'call_refund', kind: 'approval' },
         { toolCallId: 'call_note', kind: 'approval' },
       ],
-      expiresInSeconds: 8,
-      remindBeforeSeconds: 5,
+      // The reminder comes 6 s in: time enough for Alice's email and her decision on a loaded machine.
+      expiresInSeconds: 16,
+      remindBeforeSeconds: 10,
     });
     const alice = await until(
       () => mails.find((mail) => mail.subject?.endsWith('remind-43') && to(mail)[0] === 'alice@example.com'),
