@@ -74,18 +74,12 @@ export function channelsFromEnv(
 
 /**
  * The recipient's own answer link (§13) from the deployment's link signer, at the inbox URL known once the service
- * listens. The signer takes the recipient as a third argument where recipient links are built (its two-argument
- * form ignores it and signs the pause's own link).
+ * listens: what its holder decides is recorded as `email:<address>`.
  */
 export function recipientLinkOf(useCases: UseCaseDeps): RecipientLink {
   return async (pause, recipient) => {
     const { links, inboxUrl } = useCases;
     if (links === undefined || inboxUrl === undefined) throw new Error('Answer links are not configured.');
-    const linkFor = links.linkFor as (
-      grant: typeof pause,
-      inboxUrl: string,
-      options: { recipient: typeof recipient },
-    ) => Promise<string>;
-    return linkFor.call(links, pause, inboxUrl, { recipient });
+    return links.linkFor(pause, inboxUrl, { recipient });
   };
 }

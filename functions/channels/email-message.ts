@@ -15,6 +15,12 @@ export interface EmailMessage {
   html: string;
 }
 
+// Inline styles only: mail clients drop <style> blocks and never load stylesheets, and nothing here is remote.
+const BODY_STYLE =
+  'max-width:640px;padding:16px 20px;font-family:Helvetica,Arial,sans-serif;color:#1a1a1a;line-height:1.5';
+const BUTTON_STYLE =
+  'display:inline-block;background:#1d4ed8;color:#ffffff;font-weight:bold;padding:10px 18px;border-radius:6px;text-decoration:none';
+
 /** Characters of arguments shown per ask; the inbox shows the rest. */
 const ARGS_CHARS = 4000;
 
@@ -43,7 +49,10 @@ export function pauseEmail(
     ? `This still waits for your decision, until ${view.expiresAt}.`
     : `An agent paused run ${view.runId} for a decision, until ${view.expiresAt}.`;
   lines.push(intro, '');
-  html.push(`<p>${escapeHtml(intro)}</p>`);
+  html.push(
+    `<h1 style="font-size:20px;margin:0 0 12px">${escapeHtml(headline(view))}</h1>`,
+    `<p>${escapeHtml(intro)}</p>`,
+  );
   if (view.context?.user !== undefined) {
     lines.push('The user asked:', view.context.user, '');
     html.push(`<p><strong>The user asked:</strong></p><blockquote>${escapeHtml(view.context.user)}</blockquote>`);
@@ -61,13 +70,13 @@ export function pauseEmail(
   }
   lines.push(`Review and decide: ${link}`, '', 'Opening the link decides nothing; you decide on the page it opens.');
   html.push(
-    `<p><a href="${escapeHtml(link)}" style="font-weight:bold">Review and decide</a></p>`,
+    `<p style="margin:24px 0"><a href="${escapeHtml(link)}" style="${BUTTON_STYLE}">Review and decide</a></p>`,
     '<p style="color:#555">Opening the link decides nothing; you decide on the page it opens.</p>',
   );
   return {
     to,
     subject,
     text: lines.join('\n'),
-    html: `<!doctype html><html><body style="font-family:sans-serif">${html.join('')}</body></html>`,
+    html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head><body style="margin:0;background:#ffffff"><div style="${BODY_STYLE}">${html.join('')}</div></body></html>`,
   };
 }

@@ -117,7 +117,13 @@ export async function startLocalService(
     ...auth.deps,
   };
   // The channels (§14) from HANDBACK_SLACK_* and HANDBACK_SMTP_URL: one more consumer of the lifecycle events.
-  const channels = channelsFromEnv(env, { useCases: deps, client, tableName });
+  let channels: ReturnType<typeof channelsFromEnv>;
+  try {
+    channels = channelsFromEnv(env, { useCases: deps, client, tableName });
+  } catch (error) {
+    // Each is a setting that cannot work (docs/channels.md): one line naming it, as for every other setting.
+    throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
   deps.channels = channels.names;
   if (channels.slack !== undefined) deps.slack = channels.slack;
   // One handler serves the API and the inbox page, as the stack's two functions do behind one HTTP API.

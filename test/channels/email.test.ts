@@ -1,35 +1,22 @@
-import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSesTransport } from '../../functions/channels/email-ses.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { createTable, EMBEDDED_CLIENT_CONFIG } from '../../functions/local/embedded-dynamodb.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
+import { LINK_HEADER } from '../../functions/vocabulary.ts';
+import { type SmtpCatcher, startSmtpCatcher, recipientsOf as to, until } from './smtp-catcher.ts';
 
 const LINK_SECRET = 'an-answer-link-secret-of-at-least-32-bytes';
-const mails: ParsedMail[] = [];
-let smtp: SMTPServer;
+let smtp: SmtpCatcher;
+let mails: SmtpCatcher['mails'];
 let service: LocalService;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          mails.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpCatcher();
+  mails = smtp.mails;
   const tableName = `handback-email-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   const raw = new DynamoDBClient({ endpoint, ...EMBEDDED_CLIENT_CONFIG });
@@ -42,14 +29,14 @@ beforeAll(async () => {
     LOG_LEVEL: 'ERROR',
     HANDBACK_SWEEP_INTERVAL_MS: '200',
     HANDBACK_LINK_SECRET: LINK_SECRET,
-    HANDBACK_SMTP_URL: `smtp://127.0.0.1:${port}`,
+    HANDBACK_SMTP_URL: smtp.url,
     HANDBACK_EMAIL_FROM: 'Handback <handback@example.com>',
   });
 });
 
 afterAll(async () => {
   await service?.close();
-  await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+  await smtp?.close();
 });
 
 async function pause(runId: string, extra: object = {}) {
@@ -83,19 +70,6 @@ async function pause(runId: string, extra: object = {}) {
   expect(response.status).toBe(201);
   return (await response.json()) as { interruptId: string };
 }
-
-async function until<T>(probe: () => T | undefined | false, what: string, ms = 8_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const to = (mail: ParsedMail) =>
-  (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a?.value.map((v) => v.address));
 
 describe('the email channel through the local service', () => {
   it('mails each recipient once, with a plain-text and an HTML part, the subject, the ask and an answer link to the pause', async () => {
@@ -131,6 +105,48 @@ describe('the email channel through the local service', () => {
     expect(reminders[0]?.text).toMatch(/^This still waits for your decision/);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(mails.filter((mail) => String(mail.subject).endsWith('remind-42'))).toHaveLength(4);
+  });
+  it('mails the reminder only to the recipients who have not decided', async () => {
+    const calls = [
+      { id: 'call_refund', type: 'function', function: { name: 'refund_order', arguments: '{"orderId":"order-43"}' } },
+      { id: 'call_note', type: 'function', function: { name: 'refund_order', arguments: '{"orderId":"order-44"}' } },
+    ];
+    await pause('remind-43', {
+      messages: [
+        { role: 'user', content: 'Refund both orders.' },
+        { role: 'assistant', content: null, tool_calls: calls },
+      ],
+      asks: [
+        { toolCallId: 'call_refund', kind: 'approval' },
+        { toolCallId: 'call_note', kind: 'approval' },
+      ],
+      // The reminder comes 6 s in: time enough for Alice's email and her decision on a loaded machine.
+      expiresInSeconds: 16,
+      remindBeforeSeconds: 10,
+    });
+    const alice = await until(
+      () => mails.find((mail) => mail.subject?.endsWith('remind-43') && to(mail)[0] === 'alice@example.com'),
+      'the email to Alice',
+    );
+    // Alice decides one of the two asks with her own link: the pause still waits (202), now on Bob for the other.
+    const link = /Review and decide: (\S+)/.exec(alice.text ?? '')?.[1] as string;
+    const decided = await fetch(`${service.url}/links/resume`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [LINK_HEADER]: link.split('#')[1] as string },
+      body: JSON.stringify({ decisions: [{ toolCallId: 'call_refund', decision: 'approve' }] }),
+    });
+    expect(decided.status).toBe(202);
+    const reminder = await until(
+      () => mails.find((mail) => mail.subject === 'Reminder: Approval needed: refund_order — remind-43'),
+      'the reminder',
+    );
+    expect(to(reminder)).toEqual(['bob@example.com']);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(
+      mails
+        .filter((mail) => String(mail.subject).startsWith('Reminder:') && String(mail.subject).endsWith('remind-43'))
+        .map(to),
+    ).toEqual([['bob@example.com']]);
   });
 });
 
