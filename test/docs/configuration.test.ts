@@ -45,6 +45,9 @@ describe('docs/local.md', () => {
       config.indexOf('export function loadConfig'),
     );
     for (const name of variablesRead(handoff)) read.add(name);
+    // The channels read theirs as `env.NAME` (functions/channels/config.ts).
+    const channels = readPage('functions/channels/config.ts');
+    for (const match of channels.matchAll(/\benv\.(HANDBACK_[A-Z0-9_]+)/g)) read.add(match[1] as string);
 
     const documented = tableNames('docs/local.md', '## Environment variables', /^[A-Z][A-Z0-9_]+$/);
     expect([...documented].sort()).toEqual([...read].sort());
