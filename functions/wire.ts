@@ -35,6 +35,11 @@ export interface Principal {
   email?: string;
   name?: string;
   via: Via;
+  /**
+   * On a link a person made for a recipient (§13): that person's subject. What the link decides counts as theirs
+   * too, so a link never gives its maker a second vote, nor a way past four eyes.
+   */
+  grantedBy?: string;
 }
 
 /** A principal as a request brings it: what is recorded, plus the groups its token names (matched, not recorded). */

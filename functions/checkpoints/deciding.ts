@@ -175,7 +175,8 @@ export function recordDecisions(
     const votes = after.votes?.[match.index] ?? [];
     const mine = voteOf(votes, actor);
     if (mine !== undefined) {
-      if (mine.hash === match.hash) continue;
+      // The same vote again is a replay; the same person through another principal (a link they made) is not.
+      if (mine.hash === match.hash && mine.by.subject === actor.subject) continue;
       throw alreadyVoted(record, match.ask);
     }
     const vote: RecordedVote = {

@@ -30,7 +30,19 @@ export function recorded(actor: Actor): Principal {
   const principal: Principal = { kind: actor.kind, subject: actor.subject, via: actor.via };
   if (actor.email !== undefined) principal.email = actor.email;
   if (actor.name !== undefined) principal.name = actor.name;
+  if (actor.grantedBy !== undefined) principal.grantedBy = actor.grantedBy;
   return principal;
+}
+
+/** Who a principal's acts count as (§13): its subject, and the maker of the link it decides through. */
+function identities(principal: Pick<Principal, 'subject' | 'grantedBy'>): string[] {
+  return principal.grantedBy === undefined ? [principal.subject] : [principal.subject, principal.grantedBy];
+}
+
+/** Whether two principals share an identity: the same subject, or a link and the person who made it. */
+export function sameVoter(a: Pick<Principal, 'subject' | 'grantedBy'>, b: Pick<Principal, 'subject' | 'grantedBy'>) {
+  const mine = identities(a);
+  return identities(b).some((identity) => mine.includes(identity));
 }
 
 /** Whether `principal` is the library's default one. */
@@ -40,7 +52,8 @@ export function isLibrary(principal: Principal): boolean {
     principal.subject === LIBRARY_PRINCIPAL.subject &&
     principal.via === LIBRARY_PRINCIPAL.via &&
     principal.email === undefined &&
-    principal.name === undefined
+    principal.name === undefined &&
+    principal.grantedBy === undefined
   );
 }
 
@@ -75,7 +88,7 @@ export function refusalOf(record: PauseRecord, ask: Ask, actor: Actor): Error | 
       { scope: 'handback/decide' },
     );
   }
-  if (record.fourEyes === true && actor.subject === record.pausedBy.subject) return new SelfDecisionError(...ids);
+  if (record.fourEyes === true && sameVoter(actor, record.pausedBy)) return new SelfDecisionError(...ids);
   if (ask.approvers !== undefined && !matchesApprovers(ask.approvers, actor)) {
     return new NotAnApproverError(...ids, `its approvers are ${describeApprovers(ask.approvers)}`);
   }
@@ -87,7 +100,7 @@ export function mayDecide(record: PauseRecord, index: number, actor: Actor): boo
   const ask = record.asks[index];
   if (ask === undefined || record.decisions[index] !== undefined) return false;
   if (refusalOf(record, ask, actor) !== undefined) return false;
-  return !(record.votes?.[index] ?? []).some((vote) => vote.by.subject === actor.subject);
+  return !(record.votes?.[index] ?? []).some((vote) => sameVoter(vote.by, actor));
 }
 
 /** The approvals an ask needs: its `approvals`, else one. */
@@ -110,16 +123,17 @@ export function countingVoters(votes: readonly RecordedVote[], originalHash: str
   const seen = new Set<string>();
   const voters: Principal[] = [];
   for (const vote of votes) {
-    if (vote.body.decision === 'reject' || vote.argsHash !== current || seen.has(vote.by.subject)) continue;
-    seen.add(vote.by.subject);
+    const ids = identities(vote.by);
+    if (vote.body.decision === 'reject' || vote.argsHash !== current || ids.some((id) => seen.has(id))) continue;
+    for (const id of ids) seen.add(id);
     voters.push(vote.by);
   }
   return voters;
 }
 
-/** The vote `actor` already cast on an ask, if any. */
+/** The vote `actor` already cast on an ask, if any: its own, or one by the link it made or the person who made its. */
 export function voteOf(votes: readonly RecordedVote[] | undefined, actor: Actor): RecordedVote | undefined {
-  return votes?.find((vote) => vote.by.subject === actor.subject);
+  return votes?.find((vote) => sameVoter(vote.by, actor));
 }
 
 /** The error of a second, different vote by the same principal. */
@@ -134,7 +148,7 @@ export function alreadyVoted(record: PauseRecord, ask: Ask): AlreadyVotedError {
 export function checkActor(value: unknown, path = '/by'): Actor {
   const fail = (message: string, at = path) => new BadRequestError(`${capitalize(message)}.`, [{ path: at, message }]);
   if (!isPlainObject(value)) throw fail('by must be an object {kind, subject, email?, name?, via}');
-  const { kind, subject, email, name, via, groups } = value as Record<string, unknown>;
+  const { kind, subject, email, name, via, groups, grantedBy } = value as Record<string, unknown>;
   if (!isOneOf(PRINCIPAL_KINDS, kind)) {
     throw fail(`by.kind must be one of ${PRINCIPAL_KINDS.join(', ')}`, `${path}/kind`);
   }
@@ -148,6 +162,7 @@ export function checkActor(value: unknown, path = '/by'): Actor {
   text(subject, 'subject', false);
   text(email, 'email', true);
   text(name, 'name', true);
+  text(grantedBy, 'grantedBy', true);
   if (groups !== undefined) {
     if (!Array.isArray(groups) || groups.length > LIMITS.approvers.entries * 4) {
       throw fail(`by.groups must be a list of at most ${LIMITS.approvers.entries * 4} strings`, `${path}/groups`);

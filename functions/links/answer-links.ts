@@ -77,7 +77,11 @@ export interface AnswerLinks {
    * `<inboxUrl>#<token>` for a pause (its token expires with the pause); with `recipient`, that person's own link,
    * whose decisions are recorded as theirs (§13). `LinkKeyUnavailableError` when the key cannot be had just now.
    */
-  linkFor(pause: LinkedPause, inboxUrl: string, options?: { recipient?: LinkRecipient }): Promise<string>;
+  linkFor(
+    pause: LinkedPause,
+    inboxUrl: string,
+    options?: { recipient?: LinkRecipient; grantedBy?: string },
+  ): Promise<string>;
   /**
    * The grant of a token; `LinkRefusedError` (401), `LinkClosedError` (410, its time has passed), or
    * `LinkKeyUnavailableError` (503) when the key cannot be had just now.
@@ -96,11 +100,12 @@ export function createAnswerLinks(key: LinkKey, clock: () => Date = () => new Da
     async linkFor(pause, inboxUrl, options = {}) {
       const secret = await keyNow();
       const now = Math.floor(clock().getTime() / 1000);
-      const { recipient } = options;
+      const { recipient, grantedBy } = options;
       const claims: Record<string, string> = { tnt: pause.tenant, run: pause.runId, pid: pause.interruptId };
       if (recipient !== undefined) {
         claims.eml = recipient.email;
         if (recipient.name !== undefined) claims.nam = recipient.name;
+        if (grantedBy !== undefined) claims.gby = grantedBy;
       }
       const token = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'HS256', typ: TYPE })
@@ -125,14 +130,15 @@ export function createAnswerLinks(key: LinkKey, clock: () => Date = () => new Da
           currentDate: clock(),
           requiredClaims: ['exp', 'tnt', 'run', 'pid'],
         });
-        const { tnt, run, pid, eml, nam } = payload as Record<string, unknown>;
+        const { tnt, run, pid, eml, nam, gby } = payload as Record<string, unknown>;
         if (
           protectedHeader.typ !== TYPE ||
           typeof tnt !== 'string' ||
           typeof run !== 'string' ||
           typeof pid !== 'string' ||
           (eml !== undefined && typeof eml !== 'string') ||
-          (nam !== undefined && typeof nam !== 'string')
+          (nam !== undefined && typeof nam !== 'string') ||
+          (gby !== undefined && (typeof gby !== 'string' || eml === undefined))
         ) {
           throw new LinkRefusedError();
         }
@@ -143,7 +149,7 @@ export function createAnswerLinks(key: LinkKey, clock: () => Date = () => new Da
           runId: run,
           interruptId: pid,
           ...(recipient === undefined ? {} : { recipient }),
-          principal: linkPrincipal(pid, recipient),
+          principal: linkPrincipal(pid, recipient, gby),
         };
       } catch (error) {
         if (error instanceof errors.JWTExpired) throw new LinkClosedError({ cause: error });
@@ -154,8 +160,15 @@ export function createAnswerLinks(key: LinkKey, clock: () => Date = () => new Da
   };
 }
 
-/** Who decides with a link (§13): its recipient, by email (lower case), or the pause's own link. */
-export function linkPrincipal(interruptId: string, recipient: LinkRecipient | undefined): Principal {
+/**
+ * Who decides with a link (§13): its recipient, by email (lower case), with the subject of the person who made it;
+ * or the pause's own link.
+ */
+export function linkPrincipal(
+  interruptId: string,
+  recipient: LinkRecipient | undefined,
+  grantedBy?: string,
+): Principal {
   if (recipient === undefined) return { kind: 'link', subject: `link:${interruptId}`, via: 'link' };
   return {
     kind: 'link',
@@ -163,6 +176,7 @@ export function linkPrincipal(interruptId: string, recipient: LinkRecipient | un
     email: recipient.email,
     ...(recipient.name === undefined ? {} : { name: recipient.name }),
     via: 'link',
+    ...(grantedBy === undefined ? {} : { grantedBy }),
   };
 }
 

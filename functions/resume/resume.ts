@@ -18,6 +18,7 @@ import type {
   SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
 import { messageCount } from '../checkpoints/continuation-json.ts';
+import { isAnonymous } from '../checkpoints/who-decides.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
@@ -136,8 +137,11 @@ export async function createLink(
     throw new LinksNotConfiguredError();
   }
   const view = await getPause(deps, { tenant, runId, interruptId });
+  // Its decisions count as its maker's too (§13); with auth off there is no one to name.
+  const grantedBy = isAnonymous(by) ? undefined : by.subject;
   const answerUrl = await deps.links.linkFor({ tenant, runId, interruptId, expiresAt: view.expiresAt }, inboxUrl, {
     recipient,
+    ...(grantedBy === undefined ? {} : { grantedBy }),
   });
   deps.logger.info('Link created', { runId, interruptId });
   return { answerUrl, recipient };

@@ -8,8 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAiSdkHandback } from '../../functions/adapters/ai-sdk.ts';
 import { langgraphHandback } from '../../functions/adapters/langgraph.ts';
+import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import { startLocalStore } from '../../functions/local/public.ts';
 import { checkTranscript } from '../../functions/rehydrate/check-transcript.ts';
 import { REJECTED } from '../../functions/rehydrate/texts.ts';
+import type { Decision } from '../../functions/wire.ts';
 import { toolsWithLog } from './ai-sdk-support.ts';
 import { type Backend, localStoreBackend } from './backends.ts';
 
@@ -65,10 +69,24 @@ const assistantText = (text: string) => ({
 });
 
 let backend: Backend;
+let local: Awaited<ReturnType<typeof startLocalStore>>;
+/** The AI SDK adapter takes the library's own store (the backend's is the adapters' narrower one). */
+let store: CheckpointStore;
 beforeAll(async () => {
   backend = await localStoreBackend();
+  local = await startLocalStore();
+  store = createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
 });
-afterAll(() => backend.close());
+afterAll(async () => {
+  await backend.close();
+  await local.close();
+});
+
+/** Decides on the AI SDK tests' store; the continuation id when the decisions closed the pause. */
+async function decide(runId: string, interruptId: string, decisions: Decision[]) {
+  const result = await store.decide({ tenant: 'acme', runId, interruptId, decisions });
+  return result.kind === 'closed' ? result.continuationId : undefined;
+}
 
 describe('handback/ai-sdk with @ai-sdk/openai (the Responses API)', () => {
   it('sends OpenAI a request whose input passes the strict check: the approved call run once, the answer and the lookup in', async () => {
@@ -82,14 +100,14 @@ describe('handback/ai-sdk with @ai-sdk/openai (the Responses API)', () => {
       response('resp_2', [assistantText('Refunded 80 and sent a replacement.')]),
     ]);
     const model = createOpenAI({ apiKey: 'offline', fetch })('gpt-4.1');
-    const adapter = createAiSdkHandback({ handback: { store: backend.store, tenant: backend.tenant }, tools });
+    const adapter = createAiSdkHandback({ handback: { store, tenant: 'acme' }, tools });
     const messages: ModelMessage[] = [{ role: 'user', content: 'Order A-1042 arrived broken. Refund me.' }];
     const step = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
     const paused = await adapter.pauseFromStep({ runId: 'openai-ai-sdk-1', messages, step });
     if (paused === undefined) throw new Error('the step did not pause');
     expect(bodies).toHaveLength(1);
 
-    const continuationId = await backend.decide('openai-ai-sdk-1', paused.interruptId, [
+    const continuationId = await decide('openai-ai-sdk-1', paused.interruptId, [
       { toolCallId: 'call_ask', answer: 'yes' },
       { toolCallId: 'call_refund', decision: 'edit', args: { orderId: 'A-1042', amount: 80 } },
     ]);
@@ -120,12 +138,12 @@ describe('handback/ai-sdk with @ai-sdk/openai (the Responses API)', () => {
       response('resp_2', [assistantText('No refund, then.')]),
     ]);
     const model = createOpenAI({ apiKey: 'offline', fetch })('gpt-4.1');
-    const adapter = createAiSdkHandback({ handback: { store: backend.store, tenant: backend.tenant }, tools });
+    const adapter = createAiSdkHandback({ handback: { store, tenant: 'acme' }, tools });
     const messages: ModelMessage[] = [{ role: 'user', content: 'Refund A-1042.' }];
     const step = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
     const paused = await adapter.pauseFromStep({ runId: 'openai-ai-sdk-2', messages, step });
     if (paused === undefined) throw new Error('the step did not pause');
-    const continuationId = await backend.decide('openai-ai-sdk-2', paused.interruptId, [
+    const continuationId = await decide('openai-ai-sdk-2', paused.interruptId, [
       { toolCallId: 'call_ask', answer: 'no' },
       { toolCallId: 'call_refund', decision: 'reject', reason: 'Needs a photo.' },
     ]);
