@@ -42,6 +42,13 @@ export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { me
  */
 export const HANDOFF_INLINE_LIMIT_BYTES = 256 * 1024 - 2 * 1024;
 
+/**
+ * The largest `SendTaskFailure` cause: Step Functions takes at most 32,768 characters there
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskFailure.html), so a cancel's pointer
+ * carries its messages only when it fits, counted in bytes (never fewer than characters).
+ */
+export const TASK_FAILURE_CAUSE_LIMIT_BYTES = 32_768;
+
 /** The EventBridge `source` and `detail-type` of a hand-off event. */
 export const HANDOFF_EVENT = { source: 'handback', detailType: 'Turn Resumed' } as const;
 
@@ -179,7 +186,8 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
         ),
       ];
       if (result.taskToken !== undefined) {
-        deliveries.push(completeTask(clients.sfn, result.taskToken, body, cancelled, ids, log));
+        const output = cancelled ? pointerWithJson(result, TASK_FAILURE_CAUSE_LIMIT_BYTES + 1).json : body;
+        deliveries.push(completeTask(clients.sfn, result.taskToken, output, cancelled, ids, log));
       }
       if (result.callbackId !== undefined) {
         deliveries.push(completeCallback(clients.lambda, result.callbackId, body, cancelled, ids, log));
