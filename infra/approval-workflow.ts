@@ -128,13 +128,15 @@ function acknowledgeWorkflowRole(stateMachine: StateMachine, invoked: IFunction[
 }
 
 /**
- * A reference workflow a user adapts: the agent step runs; when it pauses, a `.waitForTaskToken` step has the agent
- * record the pause with the task token and waits; people decide through the HTTP API or the inbox; Handback's
- * closing calls `SendTaskSuccess` with the continuation pointer (`outcome: "resumed"`, or `"expired"` when the sweep
- * closes an `onExpiry: "reject"` pause); the agent step runs the approved calls and goes on from the continuation.
- * A cancel (`SendTaskFailure` with `PauseCancelledError`) ends the execution as "Cancelled"; a step that can never
- * succeed ends it with its error name; a pause still open when the wait times out (an `onExpiry: "fail"` pause)
- * ends it as "Pause expired".
+ * A reference workflow a user adapts (docs/step-functions.md): the agent step runs; when it pauses — asks of either
+ * kind, with `approvers`, `approvals` and `fourEyes` as §13 has them, all passed through untouched — a
+ * `.waitForTaskToken` step has the agent record the pause with the task token and waits; people decide through the
+ * HTTP API, the inbox, a channel or a trigger; Handback's closing calls `SendTaskSuccess` with the continuation
+ * pointer (`outcome: "resumed"`, or `"expired"` when the sweep closes an `onExpiry: "reject"` pause); the agent step
+ * runs the approved calls and goes on from the continuation. A cancel (`SendTaskFailure` with `PauseCancelledError`,
+ * the pointer as its cause) is caught and recorded, and the agent goes on from the cancelled pointer; a step that can
+ * never succeed ends the execution with its error name; a pause still open when the wait times out (an
+ * `onExpiry: "fail"` pause) ends it as "Pause expired".
  */
 export class ApprovalWorkflow extends Construct {
   /** The state machine. */
@@ -146,9 +148,17 @@ export class ApprovalWorkflow extends Construct {
 
     const expired = failure(this, 'Pause expired', 'The pause went unanswered until it expired.');
     const resumeFailed = failure(this, 'Resume failed', 'The step can never succeed: the error names why.');
-    const cancelled = new Succeed(this, 'Cancelled', {
+    // A cancel commits a continuation like any closing (§10), its pointer the task failure's cause: the agent goes on
+    // from it (nothing to dispatch, every call rejected with the reason) and decides what to tell the user.
+    const cancelled = new Pass(this, 'Record the cancellation', {
       comment:
-        'A person cancelled the pause: nothing the model asked for runs and the agent does not go on. $.cancellation holds the error and, as its cause, the continuation pointer.',
+        'A person cancelled the pause (PauseCancelledError): keeps the error and hands the agent the pointer, the cause.',
+      parameters: {
+        runId: JsonPath.stringAt('$.runId'),
+        tenant: JsonPath.stringAt('$.tenant'),
+        cancelled: JsonPath.stringAt('$.cancellation.Error'),
+        continuation: JsonPath.stringToJson(JsonPath.stringAt('$.cancellation.Cause')),
+      },
     });
 
     const agent = new LambdaInvoke(this, 'Agent', {
@@ -197,6 +207,7 @@ export class ApprovalWorkflow extends Construct {
       },
     });
 
+    cancelled.next(agent);
     const definition = agent.next(
       new Choice(this, 'Needs a person?')
         .when(Condition.stringEquals('$.status', 'paused'), waitForAnswer.next(next).next(agent))

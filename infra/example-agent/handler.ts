@@ -5,9 +5,10 @@
  * - `{runId, tenant?, continuation?}`: one agent turn. Without a continuation the "model" makes one round of three
  *   calls — `ask_human` (a question only a person can answer) and two calls with side effects, `refund_order` and
  *   `send_email`, that may run only once a person approves them — and the turn pauses with one ask per call:
- *   `{status: 'paused', pause}`. With one (the hand-off pointer the workflow's waiting step received), the agent
- *   runs the calls people approved, with the arguments they may have edited (`dispatch`), appends their results
- *   with the library's `appendResults`, and goes on to the model's next turn.
+ *   `{status: 'paused', pause}`. With one (the hand-off pointer the workflow's waiting step received, or the
+ *   cancelled pointer it recorded from a cancel), the agent runs the calls people approved, with the arguments they
+ *   may have edited (`dispatch`), appends their results with the library's `appendResults`, and goes on to the
+ *   model's next turn.
  * - `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}`: records the pause with the task token of
  *   the waiting step; Handback completes that token when the pause closes.
  */
@@ -192,6 +193,7 @@ export async function runTool(approved: DispatchCall): Promise<ToolResult> {
 /** The fake model's next turn, from what happened to its calls. */
 export function nextTurn(outcome: Outcome, ran: readonly DispatchCall[]): string {
   if (ran.length === 0) {
+    if (outcome === 'cancelled') return 'The request was cancelled, so I did not refund the order or send the email.';
     return outcome === 'expired'
       ? 'No one decided in time, so I did not refund the order or send the email.'
       : 'Nothing was approved, so I did not refund the order or send the email.';
