@@ -71,11 +71,11 @@ interface WorkflowLoggingProps {
 export interface ApprovalWorkflowProps extends WorkflowLoggingProps {
   /**
    * The agent: invoked as `{runId, tenant?, continuation?}`, it returns `{runId, tenant, status: 'paused', pause}` when
-   * a person must decide (`pause` is the pause body of §5 and §9 — `asks`, `onExpiry` — without `taskToken`)
-   * or `{runId, tenant, status: 'done', ...}`; `continuation` is the hand-off pointer `{runId, interruptId,
-   * continuationId, format, outcome, dispatch, messages?}`, whose `dispatch` calls the agent runs before going on.
-   * Invoked as `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}` it records the pause with that
-   * task token (the store's `pause`). `infra/example-agent/handler.ts` is a small example.
+   * a person must decide (`pause` is the store's pause input — `tenant`, `runId`, `asks`, `onExpiry`, `fourEyes`, … —
+   * without `taskToken` and `expiresInSeconds`) or `{runId, tenant, status: 'done', ...}`; `continuation` is the
+   * hand-off pointer `{runId, interruptId, continuationId, format, outcome, dispatch, messages?}`, whose `dispatch`
+   * calls the agent runs before going on. Invoked as `{action: 'pause', pause, expiresInSeconds, taskToken}` it
+   * records the pause with that task token (the store's `pause`). `infra/example-agent/handler.ts` is a small example.
    */
   readonly agent: IFunction;
   /**
@@ -179,10 +179,9 @@ export class ApprovalWorkflow extends Construct {
       lambdaFunction: props.agent,
       comment: "Records the pause with this step's task token, then waits for the resume's SendTaskSuccess.",
       integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      // The agent's pause as it returned it (run and tenant included), with only what this state adds to it.
       payload: TaskInput.fromObject({
         action: 'pause',
-        runId: JsonPath.stringAt('$.runId'),
-        tenant: JsonPath.stringAt('$.tenant'),
         pause: JsonPath.objectAt('$.pause'),
         expiresInSeconds: expiry.toSeconds(),
         taskToken: JsonPath.taskToken,

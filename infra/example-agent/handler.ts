@@ -9,8 +9,8 @@
  *   cancelled pointer it recorded from a cancel), the agent runs the calls people approved, with the arguments they
  *   may have edited (`dispatch`), appends their results with the library's `appendResults`, and goes on to the
  *   model's next turn.
- * - `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}`: records the pause with the task token of
- *   the waiting step; Handback completes that token when the pause closes.
+ * - `{action: 'pause', pause, expiresInSeconds, taskToken}`: records the pause (the one its turn returned) with the
+ *   task token of the waiting step; Handback completes that token when the pause closes.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -45,8 +45,11 @@ export interface ContinuationPointer {
   messages?: unknown[];
 }
 
-/** The pause body the agent asks the workflow to record. */
+/** The pause of the fake model's first turn: a pause input without whose run it is, the token and the expiry. */
 export type PauseRequest = Omit<PauseInput, 'tenant' | 'runId' | 'taskToken' | 'expiresInSeconds'>;
+
+/** The pause the agent asks the workflow to record: its run's and tenant's, without the token and the expiry. */
+export type RunPause = Omit<PauseInput, 'taskToken' | 'expiresInSeconds'>;
 
 /** One agent turn. */
 export interface TurnEvent {
@@ -59,16 +62,14 @@ export interface TurnEvent {
 /** The waiting step's request to record the pause with its task token. */
 export interface PauseEvent {
   action: 'pause';
-  runId: string;
-  tenant: string;
-  pause: PauseRequest;
+  pause: RunPause;
   expiresInSeconds: number;
   taskToken: string;
 }
 
 /** What a turn returns to the workflow. */
 export type TurnResult =
-  | { runId: string; tenant: string; status: 'paused'; pause: PauseRequest }
+  | { runId: string; tenant: string; status: 'paused'; pause: RunPause }
   | {
       runId: string;
       tenant: string;
@@ -84,12 +85,14 @@ export type TurnResult =
 /** The Lambda entry point. */
 export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult | PauseCreated> {
   if (event.action === 'pause') {
-    const { runId, tenant, pause, expiresInSeconds, taskToken } = event;
-    return store.pause({ ...pause, runId, tenant, expiresInSeconds, taskToken });
+    const { pause, expiresInSeconds, taskToken } = event;
+    return store.pause({ ...pause, expiresInSeconds, taskToken });
   }
   const tenant = event.tenant ?? 'default';
   const pointer = event.continuation;
-  if (!pointer) return { runId: event.runId, tenant, status: 'paused', pause: firstTurn() };
+  if (!pointer) {
+    return { runId: event.runId, tenant, status: 'paused', pause: { ...firstTurn(), runId: event.runId, tenant } };
+  }
 
   // Messages too large for the task output are read from the store.
   const messages =

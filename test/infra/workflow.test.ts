@@ -34,13 +34,11 @@ describe('the reference approval workflow', () => {
     expect(wait.Resource).toBe('arn:aws:states:::lambda:invoke.waitForTaskToken');
   });
 
-  it('hands the task token, the pause and its expiry to the agent to record the pause', () => {
+  it('hands the agent its own pause, whole, with the task token and the expiry to record it with', () => {
     expect(wait.Parameters).toEqual({
       FunctionName: PLACEHOLDER_FUNCTION_ARN,
       Payload: {
         action: 'pause',
-        'runId.$': '$.runId',
-        'tenant.$': '$.tenant',
         'pause.$': '$.pause',
         expiresInSeconds: 604_800,
         'taskToken.$': '$$.Task.Token',
