@@ -145,6 +145,11 @@ export class ApprovalWorkflow extends Construct {
   constructor(scope: Construct, id: string, props: ApprovalWorkflowProps) {
     super(scope, id);
     const expiry = props.pauseExpiry ?? DEFAULT_PAUSE_EXPIRY;
+    if (expiry.toSeconds() < 1 || expiry.toSeconds() > MAX_PAUSE_EXPIRY.toSeconds()) {
+      throw new Error(
+        `ApprovalWorkflow pauseExpiry is ${expiry.toSeconds()} seconds: give 1 to ${MAX_PAUSE_EXPIRY.toSeconds()}, so that the wait (the expiry and the sweep's bound) fits Step Functions' one-year execution limit.`,
+      );
+    }
 
     const expired = failure(this, 'Pause expired', 'The pause went unanswered until it expired.');
     const resumeFailed = failure(this, 'Resume failed', 'The step can never succeed: the error names why.');

@@ -62,6 +62,13 @@ describe('the reference approval workflow', () => {
     ]).toEqual([seconds, seconds + 300, undefined]);
   });
 
+  it.each([
+    ['zero', Duration.seconds(0)],
+    ['a year', Duration.days(365)],
+  ])('refuses a pause expiry of %s, naming the range', (_, pauseExpiry) => {
+    expect(() => workflowWith(pauseExpiry)).toThrow(/pauseExpiry is \d+ seconds: give 1 to 31532400/);
+  });
+
   it('goes to the paused branch only when the agent says paused', () => {
     expect(asl.States['Needs a person?']).toMatchObject({
       Type: 'Choice',
