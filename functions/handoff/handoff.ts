@@ -37,8 +37,9 @@ export type HandoffConfig =
 export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
 
 /**
- * The largest pointer that carries `messages`: 256 KiB (the SQS, EventBridge, async-invoke and Step Functions
- * payload limit) less 2 KiB for what each service counts besides the payload (detail-type, source, attributes).
+ * The largest pointer that carries `messages`: 256 KiB (what a Step Functions task output and a durable callback's
+ * result take; SQS, EventBridge and asynchronous invokes take 1 MB, so one pointer fits every target) less 2 KiB for
+ * what each service counts besides the payload (detail-type, source, attributes). Sources: docs/runtimes.md.
  */
 export const HANDOFF_INLINE_LIMIT_BYTES = 256 * 1024 - 2 * 1024;
 
