@@ -71,11 +71,11 @@ interface WorkflowLoggingProps {
 export interface ApprovalWorkflowProps extends WorkflowLoggingProps {
   /**
    * The agent: invoked as `{runId, tenant?, continuation?}`, it returns `{runId, tenant, status: 'paused', pause}` when
-   * a person must decide (`pause` is the pause body of §5 and §9 — `asks`, `onExpiry` — without `taskToken`)
-   * or `{runId, tenant, status: 'done', ...}`; `continuation` is the hand-off pointer `{runId, interruptId,
-   * continuationId, format, outcome, dispatch, messages?}`, whose `dispatch` calls the agent runs before going on.
-   * Invoked as `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}` it records the pause with that
-   * task token (the store's `pause`). `infra/example-agent/handler.ts` is a small example.
+   * a person must decide (`pause` is the store's pause input — `tenant`, `runId`, `asks`, `onExpiry`, `fourEyes`, … —
+   * without `taskToken` and `expiresInSeconds`) or `{runId, tenant, status: 'done', ...}`; `continuation` is the
+   * hand-off pointer `{runId, interruptId, continuationId, format, outcome, dispatch, messages?}`, whose `dispatch`
+   * calls the agent runs before going on. Invoked as `{action: 'pause', pause, expiresInSeconds, taskToken}` it
+   * records the pause with that task token (the store's `pause`). `infra/example-agent/handler.ts` is a small example.
    */
   readonly agent: IFunction;
   /**
@@ -128,13 +128,15 @@ function acknowledgeWorkflowRole(stateMachine: StateMachine, invoked: IFunction[
 }
 
 /**
- * A reference workflow a user adapts: the agent step runs; when it pauses, a `.waitForTaskToken` step has the agent
- * record the pause with the task token and waits; people decide through the HTTP API or the inbox; Handback's
- * closing calls `SendTaskSuccess` with the continuation pointer (`outcome: "resumed"`, or `"expired"` when the sweep
- * closes an `onExpiry: "reject"` pause); the agent step runs the approved calls and goes on from the continuation.
- * A cancel (`SendTaskFailure` with `PauseCancelledError`) ends the execution as "Cancelled"; a step that can never
- * succeed ends it with its error name; a pause still open when the wait times out (an `onExpiry: "fail"` pause)
- * ends it as "Pause expired".
+ * A reference workflow a user adapts (docs/step-functions.md): the agent step runs; when it pauses — asks of either
+ * kind, with `approvers`, `approvals` and `fourEyes` as §13 has them, all passed through untouched — a
+ * `.waitForTaskToken` step has the agent record the pause with the task token and waits; people decide through the
+ * HTTP API, the inbox, a channel or a trigger; Handback's closing calls `SendTaskSuccess` with the continuation
+ * pointer (`outcome: "resumed"`, or `"expired"` when the sweep closes an `onExpiry: "reject"` pause); the agent step
+ * runs the approved calls and goes on from the continuation. A cancel (`SendTaskFailure` with `PauseCancelledError`,
+ * the pointer as its cause) is caught and recorded, and the agent goes on from the cancelled pointer; a step that can
+ * never succeed ends the execution with its error name; a pause still open when the wait times out (an
+ * `onExpiry: "fail"` pause) ends it as "Pause expired".
  */
 export class ApprovalWorkflow extends Construct {
   /** The state machine. */
@@ -143,12 +145,25 @@ export class ApprovalWorkflow extends Construct {
   constructor(scope: Construct, id: string, props: ApprovalWorkflowProps) {
     super(scope, id);
     const expiry = props.pauseExpiry ?? DEFAULT_PAUSE_EXPIRY;
+    if (expiry.toSeconds() < 1 || expiry.toSeconds() > MAX_PAUSE_EXPIRY.toSeconds()) {
+      throw new Error(
+        `ApprovalWorkflow pauseExpiry is ${expiry.toSeconds()} seconds: give 1 to ${MAX_PAUSE_EXPIRY.toSeconds()}, so that the wait (the expiry and the sweep's bound) fits Step Functions' one-year execution limit.`,
+      );
+    }
 
     const expired = failure(this, 'Pause expired', 'The pause went unanswered until it expired.');
     const resumeFailed = failure(this, 'Resume failed', 'The step can never succeed: the error names why.');
-    const cancelled = new Succeed(this, 'Cancelled', {
+    // A cancel commits a continuation like any closing (§10), its pointer the task failure's cause: the agent goes on
+    // from it (nothing to dispatch, every call rejected with the reason) and decides what to tell the user.
+    const cancelled = new Pass(this, 'Record the cancellation', {
       comment:
-        'A person cancelled the pause: nothing the model asked for runs and the agent does not go on. $.cancellation holds the error and, as its cause, the continuation pointer.',
+        'A person cancelled the pause (PauseCancelledError): keeps the error and hands the agent the pointer, the cause.',
+      parameters: {
+        runId: JsonPath.stringAt('$.runId'),
+        tenant: JsonPath.stringAt('$.tenant'),
+        cancelled: JsonPath.stringAt('$.cancellation.Error'),
+        continuation: JsonPath.stringToJson(JsonPath.stringAt('$.cancellation.Cause')),
+      },
     });
 
     const agent = new LambdaInvoke(this, 'Agent', {
@@ -169,10 +184,9 @@ export class ApprovalWorkflow extends Construct {
       lambdaFunction: props.agent,
       comment: "Records the pause with this step's task token, then waits for the resume's SendTaskSuccess.",
       integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      // The agent's pause as it returned it (run and tenant included), with only what this state adds to it.
       payload: TaskInput.fromObject({
         action: 'pause',
-        runId: JsonPath.stringAt('$.runId'),
-        tenant: JsonPath.stringAt('$.tenant'),
         pause: JsonPath.objectAt('$.pause'),
         expiresInSeconds: expiry.toSeconds(),
         taskToken: JsonPath.taskToken,
@@ -197,6 +211,7 @@ export class ApprovalWorkflow extends Construct {
       },
     });
 
+    cancelled.next(agent);
     const definition = agent.next(
       new Choice(this, 'Needs a person?')
         .when(Condition.stringEquals('$.status', 'paused'), waitForAnswer.next(next).next(agent))

@@ -250,13 +250,18 @@ export class HandbackFunction extends Construct {
 
   /**
    * Lets the function complete the callbacks of one durable function's executions (`handback/durable`):
-   * `SendDurableExecutionCallbackSuccess` and `SendDurableExecutionCallbackFailure`, on that function and its versions.
+   * `SendDurableExecutionCallbackSuccess` and `SendDurableExecutionCallbackFailure`, on that function's executions.
+   * `durable` is the function itself, not a version or an alias (aliases do not apply to durable execution permissions).
    */
   grantDurableCallbacks(durable: IFunction): this {
+    // Lambda authorizes these against the durable execution's ARN, `<function ARN>:<$LATEST or version>/durable-execution/
+    // <name>/<id>`, which an unqualified function ARN never matches: `<function ARN>:*` covers every version's
+    // executions (https://docs.aws.amazon.com/lambda/latest/dg/durable-security.html). No heartbeat: a pause's
+    // callback times out at its expiry plus the sweep's bound, and Handback never extends it.
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['lambda:SendDurableExecutionCallbackFailure', 'lambda:SendDurableExecutionCallbackSuccess'],
-        resources: [durable.functionArn, `${durable.functionArn}:*`],
+        resources: [`${durable.functionArn}:*`],
       }),
     );
     const child = durable.node.defaultChild;

@@ -37,10 +37,18 @@ export type HandoffConfig =
 export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
 
 /**
- * The largest pointer that carries `messages`: 256 KiB (the SQS, EventBridge, async-invoke and Step Functions
- * payload limit) less 2 KiB for what each service counts besides the payload (detail-type, source, attributes).
+ * The largest pointer that carries `messages`: 256 KiB (what a Step Functions task output and a durable callback's
+ * result take; SQS, EventBridge and asynchronous invokes take 1 MB, so one pointer fits every target) less 2 KiB for
+ * what each service counts besides the payload (detail-type, source, attributes). Sources: docs/runtimes.md.
  */
 export const HANDOFF_INLINE_LIMIT_BYTES = 256 * 1024 - 2 * 1024;
+
+/**
+ * The largest `SendTaskFailure` cause: Step Functions takes at most 32,768 characters there
+ * (https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskFailure.html), so a cancel's pointer
+ * carries its messages only when it fits, counted in bytes (never fewer than characters).
+ */
+export const TASK_FAILURE_CAUSE_LIMIT_BYTES = 32_768;
 
 /** The EventBridge `source` and `detail-type` of a hand-off event. */
 export const HANDOFF_EVENT = { source: 'handback', detailType: 'Turn Resumed' } as const;
@@ -179,7 +187,8 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
         ),
       ];
       if (result.taskToken !== undefined) {
-        deliveries.push(completeTask(clients.sfn, result.taskToken, body, cancelled, ids, log));
+        const output = cancelled ? pointerWithJson(result, TASK_FAILURE_CAUSE_LIMIT_BYTES + 1).json : body;
+        deliveries.push(completeTask(clients.sfn, result.taskToken, output, cancelled, ids, log));
       }
       if (result.callbackId !== undefined) {
         deliveries.push(completeCallback(clients.lambda, result.callbackId, body, cancelled, ids, log));

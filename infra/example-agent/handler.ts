@@ -5,11 +5,12 @@
  * - `{runId, tenant?, continuation?}`: one agent turn. Without a continuation the "model" makes one round of three
  *   calls — `ask_human` (a question only a person can answer) and two calls with side effects, `refund_order` and
  *   `send_email`, that may run only once a person approves them — and the turn pauses with one ask per call:
- *   `{status: 'paused', pause}`. With one (the hand-off pointer the workflow's waiting step received), the agent
- *   runs the calls people approved, with the arguments they may have edited (`dispatch`), appends their results
- *   with the library's `appendResults`, and goes on to the model's next turn.
- * - `{action: 'pause', runId, tenant, pause, expiresInSeconds, taskToken}`: records the pause with the task token of
- *   the waiting step; Handback completes that token when the pause closes.
+ *   `{status: 'paused', pause}`. With one (the hand-off pointer the workflow's waiting step received, or the
+ *   cancelled pointer it recorded from a cancel), the agent runs the calls people approved, with the arguments they
+ *   may have edited (`dispatch`), appends their results with the library's `appendResults`, and goes on to the
+ *   model's next turn.
+ * - `{action: 'pause', pause, expiresInSeconds, taskToken}`: records the pause (the one its turn returned) with the
+ *   task token of the waiting step; Handback completes that token when the pause closes.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -44,8 +45,11 @@ export interface ContinuationPointer {
   messages?: unknown[];
 }
 
-/** The pause body the agent asks the workflow to record. */
+/** The pause of the fake model's first turn: a pause input without whose run it is, the token and the expiry. */
 export type PauseRequest = Omit<PauseInput, 'tenant' | 'runId' | 'taskToken' | 'expiresInSeconds'>;
+
+/** The pause the agent asks the workflow to record: its run's and tenant's, without the token and the expiry. */
+export type RunPause = Omit<PauseInput, 'taskToken' | 'expiresInSeconds'>;
 
 /** One agent turn. */
 export interface TurnEvent {
@@ -58,16 +62,14 @@ export interface TurnEvent {
 /** The waiting step's request to record the pause with its task token. */
 export interface PauseEvent {
   action: 'pause';
-  runId: string;
-  tenant: string;
-  pause: PauseRequest;
+  pause: RunPause;
   expiresInSeconds: number;
   taskToken: string;
 }
 
 /** What a turn returns to the workflow. */
 export type TurnResult =
-  | { runId: string; tenant: string; status: 'paused'; pause: PauseRequest }
+  | { runId: string; tenant: string; status: 'paused'; pause: RunPause }
   | {
       runId: string;
       tenant: string;
@@ -83,12 +85,14 @@ export type TurnResult =
 /** The Lambda entry point. */
 export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult | PauseCreated> {
   if (event.action === 'pause') {
-    const { runId, tenant, pause, expiresInSeconds, taskToken } = event;
-    return store.pause({ ...pause, runId, tenant, expiresInSeconds, taskToken });
+    const { pause, expiresInSeconds, taskToken } = event;
+    return store.pause({ ...pause, expiresInSeconds, taskToken });
   }
   const tenant = event.tenant ?? 'default';
   const pointer = event.continuation;
-  if (!pointer) return { runId: event.runId, tenant, status: 'paused', pause: firstTurn() };
+  if (!pointer) {
+    return { runId: event.runId, tenant, status: 'paused', pause: { ...firstTurn(), runId: event.runId, tenant } };
+  }
 
   // Messages too large for the task output are read from the store.
   const messages =
@@ -192,6 +196,7 @@ export async function runTool(approved: DispatchCall): Promise<ToolResult> {
 /** The fake model's next turn, from what happened to its calls. */
 export function nextTurn(outcome: Outcome, ran: readonly DispatchCall[]): string {
   if (ran.length === 0) {
+    if (outcome === 'cancelled') return 'The request was cancelled, so I did not refund the order or send the email.';
     return outcome === 'expired'
       ? 'No one decided in time, so I did not refund the order or send the email.'
       : 'Nothing was approved, so I did not refund the order or send the email.';

@@ -13,7 +13,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ResumeResult } from '../../functions/checkpoints/checkpoint-store.ts';
 import { HandoffFailedError } from '../../functions/errors.ts';
-import { createHandoff, HANDOFF_INLINE_LIMIT_BYTES, handoffPointer } from '../../functions/handoff/handoff.ts';
+import {
+  createHandoff,
+  HANDOFF_INLINE_LIMIT_BYTES,
+  handoffPointer,
+  TASK_FAILURE_CAUSE_LIMIT_BYTES,
+} from '../../functions/handoff/handoff.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 
 const sqsMock = mockClient(SQSClient);
@@ -160,6 +165,22 @@ describe('createHandoff', () => {
       },
     ]);
     expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  });
+
+  it.each([
+    ['keeps the messages in the cause when it fits', 1_000, true],
+    ['leaves the messages out of the cause past 32,768 bytes, the most SendTaskFailure takes', 40_000, false],
+  ])('on a cancel %s', async (_, chars, inline) => {
+    sfnMock.on(SendTaskFailureCommand).resolves({});
+    const { logger } = testTelemetry();
+    const long = [{ role: 'user', content: 'x'.repeat(chars) }, ...messages.slice(1)];
+    const cancelled = { ...result, messages: long, outcome: 'cancelled' as const, taskToken: 'token-4' };
+    await createHandoff({ target: 'none' }, clients, logger).deliver(cancelled);
+    const cause = String(sfnMock.commandCalls(SendTaskFailureCommand)[0]?.args[0].input.cause);
+    expect([Buffer.byteLength(cause) <= TASK_FAILURE_CAUSE_LIMIT_BYTES, 'messages' in JSON.parse(cause)]).toEqual([
+      true,
+      inline,
+    ]);
   });
 
   it('completes the task with the pointer, dispatch included, for a pause closed at its expiry', async () => {

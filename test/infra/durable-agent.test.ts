@@ -32,7 +32,7 @@ describe('the stack with the durable example agent', () => {
     });
   });
 
-  it('grants SendDurableExecutionCallbackSuccess and Failure on the durable agent to every function that closes pauses', () => {
+  it('grants SendDurableExecutionCallbackSuccess and Failure on the executions of the durable agent (<arn>:*, what Lambda authorizes them against) to every function that closes pauses', () => {
     const [id] = durableFunctions();
     const grants = template.findResources('AWS::IAM::Policy', {
       Properties: {
@@ -41,7 +41,7 @@ describe('the stack with the durable example agent', () => {
             {
               Action: ['lambda:SendDurableExecutionCallbackFailure', 'lambda:SendDurableExecutionCallbackSuccess'],
               Effect: 'Allow',
-              Resource: [{ 'Fn::GetAtt': [id, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, ':*']] }],
+              Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, ':*']] },
             },
           ]),
         },

@@ -39,8 +39,6 @@ async function pausedRun(runId: string, expiresInSeconds = 3600) {
   const first = (await handler({ runId, tenant: TENANT })) as Extract<TurnResult, { status: 'paused' }>;
   const created = (await handler({
     action: 'pause',
-    runId,
-    tenant: TENANT,
     pause: first.pause,
     expiresInSeconds,
     taskToken: `token-${runId}`,

@@ -1,54 +1,21 @@
-import { createRequire } from 'node:module';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ERROR_FATES, FINAL_ERROR_NAMES } from '../../functions/errors.ts';
-import { FINAL_ERRORS, RETRYABLE_ERRORS } from '../../infra/approval-workflow.ts';
+import { ApprovalWorkflow, FINAL_ERRORS, RETRYABLE_ERRORS } from '../../infra/approval-workflow.ts';
+import { aslErrors, definitionOf, PLACEHOLDER_FUNCTION_ARN, type State } from './asl.ts';
 import { defaultSynth } from './synth.ts';
 
-/** asl-validator ships no types: its one function, as its README documents it. */
-type AslValidator = (
-  definition: unknown,
-  options?: { checkPaths?: boolean; checkArn?: boolean },
-) => { isValid: boolean; errorsText: (separator?: string) => string };
-const aslValidator = createRequire(import.meta.url)('asl-validator') as AslValidator;
-
 const { template } = defaultSynth();
+const definition = (logicalIdPrefix: string) => definitionOf(template, logicalIdPrefix);
 
-/** A state's fields, loosely: what the tests read. */
-interface State {
-  Type: string;
-  Resource?: string;
-  Next?: string;
-  End?: boolean;
-  TimeoutSeconds?: number;
-  HeartbeatSeconds?: number;
-  ResultPath?: string;
-  Parameters?: Record<string, unknown>;
-  Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[];
-  Retry?: { ErrorEquals: string[]; IntervalSeconds?: number; MaxAttempts?: number; BackoffRate?: number }[];
-  Choices?: { Variable: string; StringEquals?: string; Next: string }[];
-  Default?: string;
-  ErrorPath?: string;
-  CausePath?: string;
-}
-
-/**
- * A state machine's definition as Step Functions would see it: the `Fn::Join` parts joined, the partition as `aws`
- * and every function ARN replaced with a well-formed one.
- */
-function definition(logicalIdPrefix: string): { StartAt: string; States: Record<string, State> } {
-  const machines = template.findResources('AWS::StepFunctions::StateMachine');
-  const id = Object.keys(machines).find((key) => key.startsWith(logicalIdPrefix));
-  expect(id).toBeDefined();
-  const parts = machines[id as string]?.Properties.DefinitionString['Fn::Join'][1] as unknown[];
-  const text = parts
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      if (JSON.stringify(part) === '{"Ref":"AWS::Partition"}') return 'aws';
-      return 'arn:aws:lambda:eu-west-1:111122223333:function:placeholder';
-    })
-    .join('');
-  return JSON.parse(text);
+/** The reference workflow alone in a stack, its agent an imported function, with `pauseExpiry` as given. */
+function workflowWith(pauseExpiry: Duration) {
+  const stack = new Stack();
+  const agent = LambdaFunction.fromFunctionArn(stack, 'Agent', PLACEHOLDER_FUNCTION_ARN);
+  new ApprovalWorkflow(stack, 'ApprovalWorkflow', { agent, pauseExpiry });
+  return definitionOf(Template.fromStack(stack), 'ApprovalWorkflowStateMachine');
 }
 
 describe('the reference approval workflow', () => {
@@ -56,8 +23,7 @@ describe('the reference approval workflow', () => {
   const wait = asl.States['Wait for answer'] as State;
 
   it('is valid Amazon States Language', () => {
-    const result = aslValidator(asl, { checkPaths: true, checkArn: true });
-    expect(result.isValid, result.errorsText('\n')).toBe(true);
+    expect(aslErrors(asl)).toBe('');
   });
 
   it('starts with the agent step', () => {
@@ -68,13 +34,11 @@ describe('the reference approval workflow', () => {
     expect(wait.Resource).toBe('arn:aws:states:::lambda:invoke.waitForTaskToken');
   });
 
-  it('hands the task token, the pause and its expiry to the agent to record the pause', () => {
+  it('hands the agent its own pause, whole, with the task token and the expiry to record it with', () => {
     expect(wait.Parameters).toEqual({
-      FunctionName: 'arn:aws:lambda:eu-west-1:111122223333:function:placeholder',
+      FunctionName: PLACEHOLDER_FUNCTION_ARN,
       Payload: {
         action: 'pause',
-        'runId.$': '$.runId',
-        'tenant.$': '$.tenant',
         'pause.$': '$.pause',
         expiresInSeconds: 604_800,
         'taskToken.$': '$$.Task.Token',
@@ -84,6 +48,25 @@ describe('the reference approval workflow', () => {
 
   it('times the wait out five minutes after the pause expires (7 days), past the sweep bound, with no heartbeat', () => {
     expect([wait.TimeoutSeconds, wait.HeartbeatSeconds]).toEqual([604_800 + 300, undefined]);
+  });
+
+  it.each([
+    ['an hour', Duration.hours(1), 3_600],
+    ['30 days', Duration.days(30), 2_592_000],
+  ])('records a pause of %s with that expiry, and times the wait out five minutes later', (_, pauseExpiry, seconds) => {
+    const own = workflowWith(pauseExpiry).States['Wait for answer'] as State;
+    expect([
+      (own.Parameters?.Payload as { expiresInSeconds?: number } | undefined)?.expiresInSeconds,
+      own.TimeoutSeconds,
+      own.HeartbeatSeconds,
+    ]).toEqual([seconds, seconds + 300, undefined]);
+  });
+
+  it.each([
+    ['zero', Duration.seconds(0)],
+    ['a year', Duration.days(365)],
+  ])('refuses a pause expiry of %s, naming the range', (_, pauseExpiry) => {
+    expect(() => workflowWith(pauseExpiry)).toThrow(/pauseExpiry is \d+ seconds: give 1 to 31532400/);
   });
 
   it('goes to the paused branch only when the agent says paused', () => {
@@ -102,16 +85,30 @@ describe('the reference approval workflow', () => {
     ]);
   });
 
-  it('ends as "Cancelled" on PauseCancelledError, keeping the error and the pointer in $.cancellation', () => {
+  it('catches PauseCancelledError, the error the hand-off fails the task with, keeping error and cause in $.cancellation', () => {
     expect(wait.Catch?.[0]).toEqual({
-      ErrorEquals: ['PauseCancelledError'],
-      Next: 'Cancelled',
+      ErrorEquals: [ERROR_FATES.pause_cancelled.name],
+      Next: 'Record the cancellation',
       ResultPath: '$.cancellation',
     });
   });
 
-  it('ends a cancelled run as a success, not a failure that would raise the alarm', () => {
-    expect(asl.States.Cancelled?.Type).toBe('Succeed');
+  it('records the cancellation and hands the agent the cancelled pointer, parsed from the cause', () => {
+    expect(asl.States['Record the cancellation']).toMatchObject({
+      Type: 'Pass',
+      Parameters: {
+        'runId.$': '$.runId',
+        'tenant.$': '$.tenant',
+        'cancelled.$': '$.cancellation.Error',
+        'continuation.$': 'States.StringToJson($.cancellation.Cause)',
+      },
+      Next: 'Agent',
+    });
+  });
+
+  it('ends no run as a failure for a cancel, which would raise the alarm', () => {
+    const failures = Object.entries(asl.States).filter(([, state]) => state.Type === 'Fail');
+    expect(failures.map(([name]) => name).sort()).toEqual(['Pause expired', 'Resume failed']);
   });
 
   it('ends as "Pause expired" on PauseExpiredError or States.Timeout', () => {
@@ -153,12 +150,11 @@ describe('the resume workflow', () => {
   const resume = asl.States.Resume as State;
 
   it('is valid Amazon States Language', () => {
-    const result = aslValidator(asl, { checkPaths: true, checkArn: true });
-    expect(result.isValid, result.errorsText('\n')).toBe(true);
+    expect(aslErrors(asl)).toBe('');
   });
 
   it('runs the resume handler as a plain Lambda task (the function ARN as the resource: the response payload only)', () => {
-    expect([resume.Resource, resume.End]).toEqual(['arn:aws:lambda:eu-west-1:111122223333:function:placeholder', true]);
+    expect([resume.Resource, resume.End]).toEqual([PLACEHOLDER_FUNCTION_ARN, true]);
   });
 
   it('catches every final error', () => {
