@@ -140,11 +140,37 @@ describe('npm start: who decides (§13)', () => {
     );
     expect(decided.status).toBe(202);
     const seen = await show('ann', key);
-    expect(seen.body.asks[0].decision.by).toMatchObject({
+    expect(seen.body.asks[0].decision.by).toEqual({
       kind: 'link',
       subject: 'email:cyd@example.com',
+      email: 'Cyd@Example.com',
+      name: 'Cyd',
       via: 'link',
+      grantedBy: 'u-ann',
     });
+  });
+
+  it('gives no one a second vote through a link they made: already_voted, and nothing recorded', async () => {
+    const key = await pause('agent', { approvals: 2 });
+    expect(await decide('ann', key, [approve('call_refund')])).toMatchObject({ status: 202 });
+    const made = await request(
+      `${service.url}/runs/${key.runId}/pauses/${key.interruptId}/links`,
+      'POST',
+      { email: 'cyd@example.com' },
+      as('ann'),
+    );
+    expect(made.status).toBe(201);
+    const token = String(made.body.answerUrl).split('#')[1] as string;
+    const second = await request(
+      `${service.url}/links/resume`,
+      'POST',
+      { decisions: [approve('call_refund')] },
+      { 'x-handback-link': token },
+    );
+    expect(second).toMatchObject({ status: 409, body: { code: 'already_voted', toolCallId: 'call_refund' } });
+    const seen = await show('bob', key);
+    expect(seen.body.status).toBe('paused');
+    expect(seen.body.asks[0].votes.map((vote: { by: { subject: string } }) => vote.by.subject)).toEqual(['u-ann']);
   });
 
   it('counts a 2-of-3 quorum with three people racing, 100 rounds: exactly two votes, one continuation', async () => {

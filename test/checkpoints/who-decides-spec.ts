@@ -178,6 +178,22 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
       expect(cancelled.outcome).toBe('cancelled');
     });
 
+    it('keeps four eyes through a link: one the pauser made for someone else decides nothing', async () => {
+      const { store, pause } = await setup();
+      const key = await pause({ by: ann, fourEyes: true, asks: [{ toolCallId: 'call_refund', kind: 'approval' }] });
+      const annsLinkForBob: Actor = {
+        kind: 'link',
+        subject: 'email:bob@example.com',
+        email: 'bob@example.com',
+        via: 'link',
+        grantedBy: 'u-ann',
+      };
+      await expect(
+        store.decide({ ...key, decisions: [{ toolCallId: 'call_refund', decision: 'approve' }], by: annsLinkForBob }),
+      ).rejects.toBeInstanceOf(SelfDecisionError);
+      expect((await store.getPause(key)).decided).toEqual([]);
+    });
+
     it('refuses approvers when there is no identity to match (auth off)', async () => {
       const { pause } = await setup();
       const anonymous: Actor = { kind: 'person', subject: 'anonymous', via: 'api' };
@@ -218,6 +234,37 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
         expect(view.asks[0]?.votes?.map((vote) => [vote.decision, vote.by.subject])).toEqual([
           ['approve', 'u-ann'],
           ['approve', 'u-bob'],
+        ]);
+      });
+
+      it('counts a link a person made as that person too: no second vote through it, and its own vote is recorded with its maker', async () => {
+        const { store, pause } = await setup();
+        const key = await pause(quorum(2));
+        const approve = [{ toolCallId: 'call_refund', decision: 'approve' as const }];
+        // Ann votes, then makes a link for Cyd and tries to vote again through it.
+        const annsLinkForCyd: Actor = {
+          kind: 'link',
+          subject: 'email:cyd@example.com',
+          email: 'cyd@example.com',
+          via: 'link',
+          grantedBy: 'u-ann',
+        };
+        await store.decide({ ...key, decisions: approve, by: ann });
+        for (const decisions of [approve, [{ toolCallId: 'call_refund', decision: 'reject' as const }]]) {
+          await expect(store.decide({ ...key, decisions, by: annsLinkForCyd })).rejects.toBeInstanceOf(
+            AlreadyVotedError,
+          );
+        }
+        const pending = await store.getPause(key);
+        expect(pending.asks[0]?.votes?.map((vote) => vote.by.subject)).toEqual(['u-ann']);
+        // A link Bob made for Cyd counts once, as Cyd's, naming Bob.
+        const bobsLinkForCyd: Actor = { ...annsLinkForCyd, grantedBy: 'u-bob' };
+        const closed = await store.decide({ ...key, decisions: approve, by: bobsLinkForCyd });
+        expect(closed).toMatchObject({ kind: 'closed', dispatch: [{ toolCallId: 'call_refund' }] });
+        const view = await store.getPause(key);
+        expect(view.asks[0]?.votes?.map((vote) => vote.by)).toEqual([
+          { kind: 'person', subject: 'u-ann', email: 'Ann@Example.com', name: 'Ann', via: 'api' },
+          { kind: 'link', subject: 'email:cyd@example.com', email: 'cyd@example.com', via: 'link', grantedBy: 'u-bob' },
         ]);
       });
 

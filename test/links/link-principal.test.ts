@@ -66,7 +66,14 @@ describe('a decision through a link', () => {
     [
       'a recipient’s link',
       { email: 'Ada@Example.com', name: 'Ada' },
-      () => ({ kind: 'link', subject: 'email:ada@example.com', email: 'Ada@Example.com', name: 'Ada', via: 'link' }),
+      () => ({
+        kind: 'link',
+        subject: 'email:ada@example.com',
+        email: 'Ada@Example.com',
+        name: 'Ada',
+        via: 'link',
+        grantedBy: person.subject,
+      }),
     ],
   ])('is made by %s', async (_, recipient, expected) => {
     const { store, by } = recordingStore();
@@ -122,6 +129,7 @@ describe('making a link', () => {
     expect(made.answerUrl.startsWith(`${INBOX}#`)).toBe(true);
     const grant = await links.verify(tokenOf(made.answerUrl));
     expect(grant).toMatchObject({ runId: created.runId, interruptId: created.interruptId, recipient: made.recipient });
+    expect(grant.principal.grantedBy).toBe(person.subject);
     const { exp } = JSON.parse(Buffer.from(tokenOf(made.answerUrl).split('.')[1] as string, 'base64url').toString());
     expect(exp).toBe(Math.ceil(Date.parse(created.expiresAt) / 1000));
   });
