@@ -246,11 +246,13 @@ export class HandbackUserPool extends Construct {
       // administrator (AdminUpdateUserAttributes) sets the tenant, and the email a person signs in with.
       writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true }),
     });
-    new CfnManagedLoginBranding(this, 'InboxBranding', {
+    const branding = new CfnManagedLoginBranding(this, 'InboxBranding', {
       userPoolId: this.userPool.userPoolId,
       clientId: inbox.userPoolClientId,
       useCognitoProvidedValues: true,
     });
+    // A style for the newer managed login: made once the domain that serves it exists.
+    branding.node.addDependency(this.domain);
     this.inbox = inbox;
     return inbox;
   }
