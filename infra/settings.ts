@@ -379,12 +379,16 @@ function resolveAuth(scope: Construct, props: HandbackStackProps, tenantClaim: s
   if (jwtIssuer === undefined) {
     if (createUserPool === false) {
       throw new ConfigurationError(
-        `Context ${CONTEXT.createUserPool}=false needs an issuer to trust: set -c ${CONTEXT.jwtIssuer}=https://<your OIDC issuer> and -c ${CONTEXT.jwtAudience}=<client ids> (cdk.json or -c), or drop ${CONTEXT.createUserPool}=false to have the stack create a Cognito user pool.`,
+        props.createUserPool === false
+          ? 'createUserPool: false needs an issuer to trust: pass jwtIssuer and jwtAudience, or leave createUserPool out to have the stack create a Cognito user pool.'
+          : `Context ${CONTEXT.createUserPool}=false needs an issuer to trust: set -c ${CONTEXT.jwtIssuer}=https://<your OIDC issuer> and -c ${CONTEXT.jwtAudience}=<client ids> (cdk.json or -c), or drop ${CONTEXT.createUserPool}=false to have the stack create a Cognito user pool.`,
       );
     }
     if (jwtAudience !== undefined) {
       throw new ConfigurationError(
-        `Context ${CONTEXT.jwtAudience} is set without ${CONTEXT.jwtIssuer}: set the issuer those audiences belong to, or remove ${CONTEXT.jwtAudience} to have the stack create a Cognito user pool.`,
+        props.jwtAudience !== undefined
+          ? 'The jwtAudience prop is set without jwtIssuer: pass the issuer those audiences belong to, or leave both out to have the stack create a Cognito user pool.'
+          : `Context ${CONTEXT.jwtAudience} is set without ${CONTEXT.jwtIssuer}: set the issuer those audiences belong to, or remove ${CONTEXT.jwtAudience} to have the stack create a Cognito user pool.`,
       );
     }
     return userPoolSettings(scope, tenantClaim);

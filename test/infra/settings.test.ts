@@ -85,6 +85,13 @@ describe('resolveSettings', () => {
     );
   });
 
+  it.each([
+    [{ createUserPool: false }, /^createUserPool: false needs an issuer to trust/],
+    [{ jwtAudience: ['web'] }, /^The jwtAudience prop is set without jwtIssuer/],
+  ])('names the prop, not a context key, when %j comes from props', (props, message) => {
+    expect(() => resolveSettings(stackWith(), props)).toThrow(message);
+  });
+
   it('refuses an audience without an issuer, which would otherwise be ignored', () => {
     expect(() => resolveSettings(stackWith({ [CONTEXT.jwtAudience]: 'handback' }), {})).toThrow(
       /^Context handback:jwtAudience is set without handback:jwtIssuer/,
