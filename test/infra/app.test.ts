@@ -16,10 +16,18 @@ const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(repoPath('cdk.json'), 'utf8'))
  * Runs `infra/app.ts` as the CDK CLI does (`npx tsx infra/app.ts`, context in `CDK_CONTEXT_JSON`, output directory
  * in `CDK_OUTDIR`), with cdk.json's context and `overrides` on top, and no bundling.
  */
-function runApp(overrides: Record<string, unknown>) {
-  const context = { ...CDK_JSON_CONTEXT, ...overrides, 'aws:cdk:bundling-stacks': [] };
+function runApp(overrides: Record<string, unknown>, options: { bundle?: boolean } = {}) {
+  const context = { ...CDK_JSON_CONTEXT, ...overrides, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) };
   // An output directory per run, so that each run's template can be read after all have run.
   const outdir = mkdtempSync(join(root, 'out-'));
+  const resources = () =>
+    Object.values(
+      (
+        JSON.parse(readFileSync(join(outdir, 'Handback.template.json'), 'utf8')) as {
+          Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+        }
+      ).Resources,
+    );
   const run = spawnSync(process.execPath, ['--import', 'tsx', repoPath('infra/app.ts')], {
     cwd: repoPath(''),
     env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: outdir },
@@ -29,10 +37,13 @@ function runApp(overrides: Record<string, unknown>) {
     ...run,
     /** The resource types of the stack this run wrote. */
     resourceTypes(): string[] {
-      const template = JSON.parse(readFileSync(join(outdir, 'Handback.template.json'), 'utf8')) as {
-        Resources: Record<string, { Type: string }>;
-      };
-      return Object.values(template.Resources).map((resource) => resource.Type);
+      return resources().map((resource) => resource.Type);
+    },
+    /** The asset (S3 key) of each function of the stack this run wrote. */
+    functionCode(): string[] {
+      return resources()
+        .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+        .map((resource) => String((resource.Properties?.Code as { S3Key?: unknown } | undefined)?.S3Key));
     },
   };
 }
@@ -49,6 +60,17 @@ describe('the CDK app', () => {
       const types = run.resourceTypes();
       expect(types.filter((type) => type === 'AWS::Cognito::UserPool')).toHaveLength(1);
       expect(types.filter((type) => type === 'AWS::Cognito::UserPoolClient')).toHaveLength(2);
+    });
+  });
+
+  describe('bundling, as `cdk synth` and `cdk deploy` do, outside the test runner', () => {
+    const run = runApp({}, { bundle: true });
+
+    it("gives every function its own bundle, not the first function's", () => {
+      expect(run.status).toBe(0);
+      const code = run.functionCode();
+      expect(code.length).toBeGreaterThan(5);
+      expect(new Set(code).size).toBe(code.length);
     });
   });
 
