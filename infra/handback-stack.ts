@@ -318,33 +318,7 @@ export class HandbackStack extends Stack {
       description: 'The resume as a one-task workflow',
       value: resume.stateMachine.stateMachineArn,
     });
-    if (userPool) {
-      new CfnOutput(this, 'UserPoolId', {
-        description: 'The user pool the API trusts: create people with a custom:tenant attribute, add them to groups',
-        value: userPool.userPool.userPoolId,
-      });
-      new CfnOutput(this, 'SignInDomain', {
-        description: 'The managed-login domain people sign in on (from the inbox page)',
-        value: userPool.signInUrl,
-      });
-      new CfnOutput(this, 'InboxClientId', {
-        description: "The inbox's app client (authorization code with PKCE, scope handback/decide)",
-        value: userPool.inboxClient.userPoolClientId,
-      });
-      new CfnOutput(this, 'AgentClientId', {
-        description: "The agents' app client (client credentials, scope handback/agent)",
-        value: userPool.agentsClient.userPoolClientId,
-      });
-      new CfnOutput(this, 'TokenEndpoint', {
-        description:
-          'Where agents get a token: POST grant_type=client_credentials&scope=handback/agent, with the client id and secret',
-        value: userPool.tokenEndpoint,
-      });
-      new CfnOutput(this, 'AgentClientSecretCommand', {
-        description: "Prints the agents' client secret (never an output itself)",
-        value: userPool.agentsSecretCommand,
-      });
-    }
+    userPool?.addOutputs(this);
   }
 }
 

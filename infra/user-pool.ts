@@ -1,4 +1,4 @@
-import { Aws, Duration, Lazy, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Lazy, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccountRecovery,
   type AuthFlow,
@@ -271,6 +271,34 @@ export class HandbackUserPool extends Construct {
         this.agentsClient.userPoolClientId,
       ],
     });
+  }
+
+  /**
+   * The stack outputs a person needs to sign in and an agent to get a token (`scope`: the stack, so their names stay
+   * plain): the pool, the managed-login domain, both clients, the token endpoint, and how to read the secret.
+   */
+  addOutputs(scope: Construct): void {
+    const outputs: Record<string, [string, string]> = {
+      UserPoolId: [
+        'The user pool the API trusts: create people with a custom:tenant attribute, add them to groups',
+        this.userPool.userPoolId,
+      ],
+      SignInDomain: ['The managed-login domain people sign in on (from the inbox page)', this.signInUrl],
+      InboxClientId: [
+        `The inbox's app client (authorization code with PKCE, scope ${SCOPES.decide})`,
+        this.inboxClient.userPoolClientId,
+      ],
+      AgentClientId: [
+        `The agents' app client (client credentials, scope ${SCOPES.agent})`,
+        this.agentsClient.userPoolClientId,
+      ],
+      TokenEndpoint: [
+        `Where agents get a token: POST grant_type=client_credentials&scope=${SCOPES.agent}, with the client id and secret`,
+        this.tokenEndpoint,
+      ],
+      AgentClientSecretCommand: ["Prints the agents' client secret (never an output itself)", this.agentsSecretCommand],
+    };
+    for (const [id, [description, value]] of Object.entries(outputs)) new CfnOutput(scope, id, { description, value });
   }
 
   /** The issuer of the pool's tokens, as the JWT authorizer wants it. */
