@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { AssetHashType, CfnResource, DockerImage, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -153,6 +154,9 @@ export class HandbackFunction extends Construct {
       code: Code.fromAsset(repoPath(''), {
         assetHashType: AssetHashType.OUTPUT,
         bundling: {
+          // What the bundle is built from, in the options CDK keys its bundling cache by (JSON, which drops
+          // `tryBundle`): without it every function outside vitest got the first function's bundle.
+          environment: { HANDBACK_ENTRY: relative(repoPath(''), entry), HANDBACK_HANDOFF_TARGET: handoffTarget ?? '' },
           // Never pulled: the local bundling below always succeeds or throws.
           image: DockerImage.fromRegistry('dummy'),
           local: {

@@ -18,7 +18,7 @@ import { ConfigurationError, type HandbackStackProps, resolveSettings } from './
 export type { HandbackStackProps };
 
 import { SWEEP_EVERY, SweepSchedule } from './sweep-schedule.ts';
-import { HandbackUserPool } from './user-pool.ts';
+import { HandbackUserPool, INBOX_SCOPES } from './user-pool.ts';
 
 /**
  * Handback on AWS: the checkpoint table, the HTTP API (with the inbox page and answer links), the resume triggers
@@ -163,10 +163,13 @@ export class HandbackStack extends Stack {
     if (settings.auth.kind === 'userPool') {
       userPool = new HandbackUserPool(this, 'Users', {
         tenantClaim: settings.tenantClaim,
+        groups: settings.auth.groups,
+        domainPrefix: settings.auth.domainPrefix,
+        agentTenant: settings.auth.agentTenant,
         removalPolicy: settings.removalPolicy,
         logRetention: settings.logRetention,
       });
-      jwt = { jwtIssuer: userPool.issuer, jwtAudience: [userPool.client.userPoolClientId] };
+      jwt = { jwtIssuer: userPool.issuer, jwtAudience: userPool.audience };
     } else {
       jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
     }
@@ -178,12 +181,6 @@ export class HandbackStack extends Stack {
       ...logging,
     });
     acknowledgeSynchronous(inbox, 'API Gateway invokes it synchronously and returns its errors to the caller');
-    if (userPool) {
-      // The page signs people in with the pool (§13): `GET /inbox/config.json` tells it the issuer and its client.
-      inbox.function.addEnvironment('OIDC_ISSUER', userPool.issuer);
-      inbox.function.addEnvironment('OIDC_CLIENT_ID', userPool.client.userPoolClientId);
-      inbox.function.addEnvironment('OIDC_SCOPES', 'openid email handback/decide');
-    }
     const httpApi = new HandbackHttpApi(this, 'Http', {
       handler: api.function,
       inboxHandler: inbox.function,
@@ -192,6 +189,15 @@ export class HandbackStack extends Stack {
       ...logging,
     });
     const inboxUrl = settings.inboxUrl ?? `${httpApi.api.apiEndpoint}/inbox`;
+    if (userPool) {
+      // The page signs people in with the pool (§13): `GET /inbox/config.json` tells it the issuer, its client and
+      // scopes; the token endpoint lives on the managed-login domain, which the page's policy must let it call.
+      const inboxClient = userPool.addInboxClient(inboxUrl);
+      inbox.function.addEnvironment('OIDC_ISSUER', userPool.issuer);
+      inbox.function.addEnvironment('OIDC_CLIENT_ID', inboxClient.userPoolClientId);
+      inbox.function.addEnvironment('OIDC_SCOPES', INBOX_SCOPES.join(' '));
+      inbox.function.addEnvironment('OIDC_ENDPOINT_ORIGINS', userPool.signInUrl);
+    }
 
     const lifecycle = new LifecycleEvents(this, 'Lifecycle', {
       table,
@@ -312,16 +318,7 @@ export class HandbackStack extends Stack {
       description: 'The resume as a one-task workflow',
       value: resume.stateMachine.stateMachineArn,
     });
-    if (userPool) {
-      new CfnOutput(this, 'UserPoolId', {
-        description: 'The user pool the API trusts: create users with a custom:tenant attribute',
-        value: userPool.userPool.userPoolId,
-      });
-      new CfnOutput(this, 'UserPoolClientId', {
-        description: 'The app client to sign in with (the API audience)',
-        value: userPool.client.userPoolClientId,
-      });
-    }
+    userPool?.addOutputs(this);
   }
 }
 

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, type StackProps } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -15,13 +15,14 @@ import type { HandoffTargetProps } from './handoff.ts';
 export interface HandbackStackProps extends StackProps {
   /**
    * The JWT issuer the HTTP API trusts (`iss`), e.g. `https://cognito-idp.<region>.amazonaws.com/<pool id>`: an https
-   * URL (API Gateway reads its `/.well-known/openid-configuration`); the placeholder of `cdk.json` is refused.
-   * @default - context `handback:jwtIssuer`; synthesis fails naming it when neither is set (unless `createUserPool`)
+   * URL (API Gateway reads its `/.well-known/openid-configuration`); a documentation host (`issuer.example.com`, the
+   * placeholder older `cdk.json` files carried) is refused.
+   * @default - context `handback:jwtIssuer`; with neither, the stack creates a user pool (see `createUserPool`)
    */
   readonly jwtIssuer?: string;
   /**
    * The audiences the HTTP API accepts (`aud`, or `client_id` for access tokens).
-   * @default - context `handback:jwtAudience` (a list, or comma-separated); synthesis fails naming it when neither is set
+   * @default - context `handback:jwtAudience` (a list, or comma-separated); required with an issuer
    */
   readonly jwtAudience?: string[];
   /**
@@ -80,10 +81,10 @@ export interface HandbackStackProps extends StackProps {
    */
   readonly resumeRequestsVia?: 'queue' | 'function';
   /**
-   * Create a Cognito user pool and app client (see `HandbackUserPool`) and trust them: the pool's issuer and the
-   * client's id become the API's JWT issuer and audience, and its tokens carry the tenant in `tenantClaim`. For a
-   * first deployment; not with `jwtIssuer` or `jwtAudience`.
-   * @default - context `handback:createUserPool`, else false
+   * Create a Cognito user pool with its app clients (see `HandbackUserPool`) and trust them: the pool's issuer and the
+   * clients' ids become the API's JWT issuer and audience, and its tokens carry the tenant in `tenantClaim`. Not with
+   * `jwtIssuer` or `jwtAudience`; `false` needs them.
+   * @default - context `handback:createUserPool`, else true unless an issuer is given: a first deploy needs no flags
    */
   readonly createUserPool?: boolean;
   /**
@@ -129,11 +130,14 @@ export const CONTEXT = {
   exampleAgent: 'handback:exampleAgent',
   requireScopes: 'handback:requireScopes',
   groupsClaim: 'handback:groupsClaim',
+  groups: 'handback:groups',
+  signInDomainPrefix: 'handback:signInDomainPrefix',
+  agentTenant: 'handback:agentTenant',
 } as const;
 
 /**
- * The issuer `cdk.json` ships with: it marks where the real one goes, and synthesis refuses it, since an HTTP API
- * whose authorizer trusts it would refuse every token.
+ * The issuer older `cdk.json` files shipped with, to mark where the real one goes: synthesis refuses it (and every
+ * other documentation host), since an HTTP API whose authorizer trusts it would refuse every token.
  */
 export const PLACEHOLDER_ISSUER = 'https://issuer.example.com/';
 
@@ -149,10 +153,27 @@ export class ConfigurationError extends Error {
 }
 
 /**
- * Who signs the API's tokens: an issuer the deployment already has, or a Cognito user pool the stack creates
- * (`handback:createUserPool=true`, for a first deployment), whose issuer and client become the authorizer's.
+ * Who signs the API's tokens: an issuer the deployment already has, or a Cognito user pool the stack creates (the
+ * default), whose issuer and clients become the authorizer's.
  */
-export type AuthSettings = { kind: 'issuer'; jwtIssuer: string; jwtAudience: string[] } | { kind: 'userPool' };
+export type AuthSettings = { kind: 'issuer'; jwtIssuer: string; jwtAudience: string[] } | UserPoolSettings;
+
+/** The user pool the stack creates, as context configures it (`infra/user-pool.ts`). */
+export interface UserPoolSettings {
+  kind: 'userPool';
+  /** The groups the pool has, for approvers by group (`handback:groups`; default `approvers`). */
+  groups: string[];
+  /** The prefix of the managed-login domain, `<prefix>.auth.<region>.amazoncognito.com`. */
+  domainPrefix: string;
+  /** The tenant of every client-credentials (agent) token of the pool (`handback:agentTenant`; default `default`). */
+  agentTenant: string;
+}
+
+/** The groups a created pool has when `handback:groups` is not set: the one the deploy docs add people to. */
+export const DEFAULT_GROUPS = ['approvers'];
+
+/** The tenant of the pool's agent tokens when `handback:agentTenant` is not set: the local service's, with auth off. */
+export const DEFAULT_AGENT_TENANT = 'default';
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
 export interface Settings {
@@ -266,7 +287,7 @@ function contextBoolean(scope: Construct, key: string): boolean | undefined {
 }
 
 /** What to do about a missing or unusable issuer, said once for every message that needs it. */
-const SET_AN_ISSUER = `set -c ${CONTEXT.jwtIssuer}=https://<your OIDC issuer> (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>, in cdk.json or on the command line), or -c ${CONTEXT.createUserPool}=true to have the stack create a Cognito user pool.`;
+const SET_AN_ISSUER = `set -c ${CONTEXT.jwtIssuer}=https://<your OIDC issuer> (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>, in cdk.json or on the command line), or remove ${CONTEXT.jwtIssuer} and ${CONTEXT.jwtAudience} to have the stack create a Cognito user pool.`;
 
 /** RFC 2606 names, kept for documentation: no real issuer lives there. */
 const EXAMPLE_HOST = /(^|\.)example\.(com|net|org)$|\.example$/i;
@@ -278,7 +299,7 @@ const EXAMPLE_HOST = /(^|\.)example\.(com|net|org)$|\.example$/i;
 function checkIssuer(issuer: string, fromProps: boolean): void {
   const named = fromProps ? 'The jwtIssuer prop' : `Context ${CONTEXT.jwtIssuer}`;
   const advice = fromProps
-    ? 'pass the https URL of your OIDC issuer (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>), or createUserPool: true.'
+    ? 'pass the https URL of your OIDC issuer (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>), or leave jwtIssuer and jwtAudience out to have the stack create a Cognito user pool.'
     : SET_AN_ISSUER;
   let url: URL | undefined;
   try {
@@ -331,38 +352,104 @@ const COGNITO_RESERVED_CLAIMS = new Set([
   'username',
 ]);
 
-/** Who signs the tokens: the issuer given, or a user pool the stack creates; fails naming what to set. */
+/**
+ * Who signs the tokens: the issuer given, or else a user pool the stack creates (a first deploy needs no flags); fails
+ * naming what to set. `createUserPool=true` next to cdk.json's old placeholder issuer still creates the pool.
+ */
 function resolveAuth(scope: Construct, props: HandbackStackProps, tenantClaim: string): AuthSettings {
-  const createUserPool = props.createUserPool ?? contextBoolean(scope, CONTEXT.createUserPool) ?? false;
+  const createUserPool = props.createUserPool ?? contextBoolean(scope, CONTEXT.createUserPool);
   const contextIssuer = contextString(scope, CONTEXT.jwtIssuer);
-  if (createUserPool) {
+  const contextAudience = contextList(scope, CONTEXT.jwtAudience);
+  if (createUserPool === true) {
     if (props.jwtIssuer !== undefined || props.jwtAudience !== undefined) {
       throw new ConfigurationError(
-        'createUserPool makes the new user pool the issuer and its client the audience: drop the jwtIssuer and jwtAudience props, or createUserPool.',
+        'createUserPool makes the new user pool the issuer and its clients the audience: drop the jwtIssuer and jwtAudience props, or createUserPool.',
       );
     }
-    // cdk.json's placeholder stays where it is; any real issuer next to createUserPool is a contradiction.
+    // An old cdk.json's placeholder may stay where it is; any real issuer next to createUserPool is a contradiction.
     if (contextIssuer !== undefined && !isPlaceholder(contextIssuer)) {
       throw new ConfigurationError(
         `Context ${CONTEXT.createUserPool}=true creates the issuer, but ${CONTEXT.jwtIssuer} is also set (${contextIssuer}): keep one of the two.`,
       );
     }
-    if (COGNITO_RESERVED_CLAIMS.has(tenantClaim) || tenantClaim.startsWith('cognito:')) {
-      throw new ConfigurationError(
-        `Context ${CONTEXT.tenantClaim} is ${tenantClaim}, a claim Cognito does not let a trigger set: choose another name (e.g. tenant) for ${CONTEXT.createUserPool}=true.`,
-      );
-    }
-    return { kind: 'userPool' };
+    return userPoolSettings(scope, tenantClaim);
   }
   const jwtIssuer = props.jwtIssuer ?? contextIssuer;
-  const jwtAudience = props.jwtAudience ?? contextList(scope, CONTEXT.jwtAudience);
-  if (!jwtIssuer || !jwtAudience || jwtAudience.length === 0) {
-    throw new ConfigurationError(
-      `The HTTP API needs a JWT issuer and audience: pass jwtIssuer and jwtAudience, or set context ${CONTEXT.jwtIssuer} and ${CONTEXT.jwtAudience} (cdk.json or -c), or -c ${CONTEXT.createUserPool}=true.`,
-    );
+  const jwtAudience = props.jwtAudience ?? contextAudience;
+  if (jwtIssuer === undefined) {
+    if (createUserPool === false) {
+      throw new ConfigurationError(
+        props.createUserPool === false
+          ? 'createUserPool: false needs an issuer to trust: pass jwtIssuer and jwtAudience, or leave createUserPool out to have the stack create a Cognito user pool.'
+          : `Context ${CONTEXT.createUserPool}=false needs an issuer to trust: set -c ${CONTEXT.jwtIssuer}=https://<your OIDC issuer> and -c ${CONTEXT.jwtAudience}=<client ids> (cdk.json or -c), or drop ${CONTEXT.createUserPool}=false to have the stack create a Cognito user pool.`,
+      );
+    }
+    if (jwtAudience !== undefined) {
+      throw new ConfigurationError(
+        props.jwtAudience !== undefined
+          ? 'The jwtAudience prop is set without jwtIssuer: pass the issuer those audiences belong to, or leave both out to have the stack create a Cognito user pool.'
+          : `Context ${CONTEXT.jwtAudience} is set without ${CONTEXT.jwtIssuer}: set the issuer those audiences belong to, or remove ${CONTEXT.jwtAudience} to have the stack create a Cognito user pool.`,
+      );
+    }
+    return userPoolSettings(scope, tenantClaim);
   }
   checkIssuer(jwtIssuer, props.jwtIssuer !== undefined);
+  if (!jwtAudience || jwtAudience.length === 0) {
+    throw new ConfigurationError(
+      `The HTTP API needs the audiences its issuer's tokens carry: pass jwtAudience, or set context ${CONTEXT.jwtAudience} (cdk.json or -c) next to ${CONTEXT.jwtIssuer}.`,
+    );
+  }
   return { kind: 'issuer', jwtIssuer, jwtAudience };
+}
+
+/** A group name: a part of what Cognito takes (1–128 characters), which construct ids and approvers' entries take as they are. */
+const GROUP_NAME = /^[\p{L}\p{N}_.@+=,-]{1,128}$/u;
+
+/** Cognito's rule for a domain prefix: lower-case letters, digits and hyphens, and none of its reserved words. */
+const DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+const RESERVED_IN_PREFIX = /aws|amazon|cognito/;
+const MAX_PREFIX = 63;
+/** What the default prefix adds to the stack name: `-` and the 12-digit account id, known only at deploy. */
+const ACCOUNT_SUFFIX = 13;
+
+/** The settings of the user pool the stack creates, from context; fails naming the key that cannot work. */
+function userPoolSettings(scope: Construct, tenantClaim: string): UserPoolSettings {
+  if (COGNITO_RESERVED_CLAIMS.has(tenantClaim) || tenantClaim.startsWith('cognito:')) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.tenantClaim} is ${tenantClaim}, a claim Cognito does not let a trigger set: choose another name (e.g. tenant) for the user pool the stack creates.`,
+    );
+  }
+  const groups = contextList(scope, CONTEXT.groups) ?? DEFAULT_GROUPS;
+  for (const group of groups) {
+    if (!GROUP_NAME.test(group)) {
+      throw new ConfigurationError(
+        `Context ${CONTEXT.groups} names the group ${JSON.stringify(group)}: a group name is 1 to 128 letters, digits or _.@+=,- characters.`,
+      );
+    }
+  }
+  if (new Set(groups).size !== groups.length) {
+    throw new ConfigurationError(`Context ${CONTEXT.groups} names a group twice: ${groups.join(', ')}.`);
+  }
+  const stack = Stack.of(scope);
+  const given = contextString(scope, CONTEXT.signInDomainPrefix);
+  // By default unique per stack and account: <stack name>-<account id>.
+  const checked = given ?? stack.stackName.toLowerCase();
+  const room = given === undefined ? MAX_PREFIX - ACCOUNT_SUFFIX : MAX_PREFIX;
+  if (!DOMAIN_PREFIX.test(checked) || checked.length > room || RESERVED_IN_PREFIX.test(checked)) {
+    const why = `a Cognito domain prefix is at most ${MAX_PREFIX} lower-case letters, digits and inner hyphens, without "aws", "amazon" or "cognito"`;
+    throw new ConfigurationError(
+      given === undefined
+        ? `The stack name ${stack.stackName} makes the sign-in domain prefix ${checked}-<account id>, but ${why}: set -c ${CONTEXT.signInDomainPrefix}=<prefix>.`
+        : `Context ${CONTEXT.signInDomainPrefix} must be a domain prefix, not ${JSON.stringify(given)}: ${why}.`,
+    );
+  }
+  const agentTenant = contextString(scope, CONTEXT.agentTenant) ?? DEFAULT_AGENT_TENANT;
+  return {
+    kind: 'userPool',
+    groups,
+    domainPrefix: given ?? `${checked}-${stack.account}`,
+    agentTenant,
+  };
 }
 
 /** An https URL setting, or a one-line refusal naming it. */

@@ -1,29 +1,50 @@
 /**
- * Cognito's pre-token-generation trigger (event version 2) for the user pool `handback:createUserPool=true` creates:
- * it copies the user's `custom:tenant` attribute into the claim the HTTP API reads the tenant from (`TENANT_CLAIM`),
- * in both the ID token and the access token, so that either token works with the API's JWT authorizer. A user without
- * a tenant gets no token at all: Cognito fails the sign-in when the trigger throws.
+ * Cognito's pre-token-generation trigger (event version 3) for the user pool the stack creates
+ * (`infra/user-pool.ts`). It puts the tenant into the claim the HTTP API reads it from (`TENANT_CLAIM`):
+ *
+ * - for a person, their `custom:tenant` attribute, in the ID and the access token; a person without one gets no token
+ *   at all (Cognito fails the sign-in when the trigger throws). The access token, which the inbox calls the API with,
+ *   also gets the person's `email` (when verified) and `name`: Cognito's access tokens carry neither, and approvers
+ *   name people by email (§13). Groups need nothing: both tokens list them in `cognito:groups`.
+ * - for a client-credentials grant (an agent's token; only event version 3 reaches those), `AGENT_TENANT`.
  */
-import type { PreTokenGenerationV2TriggerEvent } from 'aws-lambda';
+import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV3TriggerEvent } from 'aws-lambda';
 import { requireEnv } from '../../functions/handlers/config.ts';
 
 /** The user attribute that holds the tenant (a custom attribute, set by an administrator; users cannot write it). */
 export const TENANT_ATTRIBUTE = 'custom:tenant';
 
-const claim = requireEnv(process.env, 'TENANT_CLAIM');
+/** What Cognito sends: a person's sign-in or refresh (V2-shaped), or a client-credentials grant. */
+export type TenantClaimEvent = PreTokenGenerationV2TriggerEvent | PreTokenGenerationV3TriggerEvent;
 
-/** The Lambda entry point: the event, with the tenant claim added to both tokens. */
-export async function handler(event: PreTokenGenerationV2TriggerEvent): Promise<PreTokenGenerationV2TriggerEvent> {
-  const tenant = event.request.userAttributes[TENANT_ATTRIBUTE];
+const claim = requireEnv(process.env, 'TENANT_CLAIM');
+const agentTenant = requireEnv(process.env, 'AGENT_TENANT');
+
+/** The Lambda entry point: the event, with the tenant claim (and a person's email and name) added. */
+export async function handler(event: TenantClaimEvent): Promise<TenantClaimEvent> {
+  if (event.triggerSource === 'TokenGeneration_ClientCredentials') {
+    event.response = {
+      claimsAndScopeOverrideDetails: {
+        ...event.response.claimsAndScopeOverrideDetails,
+        accessTokenGeneration: { claimsToAddOrOverride: { [claim]: agentTenant } },
+      },
+    };
+    return event;
+  }
+  const attributes = event.request.userAttributes;
+  const tenant = attributes[TENANT_ATTRIBUTE];
   if (tenant === undefined || tenant === '') {
     throw new Error(`User ${event.userName} has no ${TENANT_ATTRIBUTE} attribute: an administrator must set it.`);
   }
-  const claims = { [claim]: tenant };
+  const person: Record<string, string> = {};
+  // Approvers match emails, so only one the pool has verified (an administrator sets it; no client can write it).
+  if (attributes.email && attributes.email_verified === 'true') person.email = attributes.email;
+  if (attributes.name) person.name = attributes.name;
   event.response = {
     claimsAndScopeOverrideDetails: {
       ...event.response.claimsAndScopeOverrideDetails,
-      idTokenGeneration: { claimsToAddOrOverride: claims },
-      accessTokenGeneration: { claimsToAddOrOverride: claims },
+      idTokenGeneration: { claimsToAddOrOverride: { [claim]: tenant } },
+      accessTokenGeneration: { claimsToAddOrOverride: { [claim]: tenant, ...person } },
     },
   };
   return event;

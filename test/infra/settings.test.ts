@@ -58,15 +58,99 @@ describe('resolveSettings', () => {
     expect(settings.auth).toEqual({ kind: 'issuer', jwtIssuer: 'https://issuer.test/', jwtAudience: ['web', 'cli'] });
   });
 
-  it('fails naming the context keys when no issuer or audience is given', () => {
-    expect(() => resolveSettings(stackWith(), {})).toThrow(/handback:jwtIssuer and handback:jwtAudience/);
+  it('creates a user pool when no issuer is given: the approvers group, a domain for the stack and account, agents of tenant default', () => {
+    const stack = stackWith();
+    expect(resolveSettings(stack, {}).auth).toEqual({
+      kind: 'userPool',
+      groups: ['approvers'],
+      domainPrefix: `settings-${stack.account}`,
+      agentTenant: 'default',
+    });
   });
 
-  it('refuses the placeholder issuer of cdk.json in one line naming the key and what to set', () => {
+  it('requires scopes on the routes when it creates the user pool', () => {
+    expect(resolveSettings(stackWith(), {}).requireScopes).toBe(true);
+  });
+
+  it('trusts an issuer in context, and creates no user pool', () => {
+    const context = { [CONTEXT.jwtIssuer]: 'https://issuer.test/', [CONTEXT.jwtAudience]: 'web' };
+    expect(resolveSettings(stackWith(context), {}).auth.kind).toBe('issuer');
+  });
+
+  it('refuses createUserPool=false without an issuer, naming what to set', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.createUserPool]: 'false' }), {})).toThrow(
+      new ConfigurationError(
+        'Context handback:createUserPool=false needs an issuer to trust: set -c handback:jwtIssuer=https://<your OIDC issuer> and -c handback:jwtAudience=<client ids> (cdk.json or -c), or drop handback:createUserPool=false to have the stack create a Cognito user pool.',
+      ),
+    );
+  });
+
+  it.each([
+    [{ createUserPool: false }, /^createUserPool: false needs an issuer to trust/],
+    [{ jwtAudience: ['web'] }, /^The jwtAudience prop is set without jwtIssuer/],
+  ])('names the prop, not a context key, when %j comes from props', (props, message) => {
+    expect(() => resolveSettings(stackWith(), props)).toThrow(message);
+  });
+
+  it('refuses an audience without an issuer, which would otherwise be ignored', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.jwtAudience]: 'handback' }), {})).toThrow(
+      /^Context handback:jwtAudience is set without handback:jwtIssuer/,
+    );
+  });
+
+  it('refuses an issuer without an audience, naming the key', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.jwtIssuer]: 'https://issuer.test/' }), {})).toThrow(
+      /pass jwtAudience, or set context handback:jwtAudience/,
+    );
+  });
+
+  it('reads the groups, the domain prefix and the agent tenant of the pool from context', () => {
+    const context = {
+      [CONTEXT.groups]: 'finance,legal',
+      [CONTEXT.signInDomainPrefix]: 'acme-approvals',
+      [CONTEXT.agentTenant]: 'acme',
+    };
+    expect(resolveSettings(stackWith(context), {}).auth).toEqual({
+      kind: 'userPool',
+      groups: ['finance', 'legal'],
+      domainPrefix: 'acme-approvals',
+      agentTenant: 'acme',
+    });
+  });
+
+  it.each([
+    [
+      'a group with a space',
+      { [CONTEXT.groups]: ['finance team'] },
+      /^Context handback:groups names the group "finance team"/,
+    ],
+    ['a group twice', { [CONTEXT.groups]: 'legal,legal' }, /^Context handback:groups names a group twice/],
+    [
+      'a domain prefix with capitals',
+      { [CONTEXT.signInDomainPrefix]: 'Acme' },
+      /^Context handback:signInDomainPrefix must be a domain prefix, not "Acme"/,
+    ],
+    [
+      'a domain prefix with a reserved word',
+      { [CONTEXT.signInDomainPrefix]: 'acme-cognito' },
+      /without "aws", "amazon" or "cognito"/,
+    ],
+  ])('refuses %s for the pool, naming the key', (_, context, message) => {
+    expect(() => resolveSettings(stackWith(context), {})).toThrow(message);
+  });
+
+  it('refuses a stack name that cannot make the default domain prefix, and says which key to set', () => {
+    const stack = new Stack(new App(), 'MyAwsHandback');
+    expect(() => resolveSettings(stack, {})).toThrow(
+      /^The stack name MyAwsHandback makes the sign-in domain prefix myawshandback-<account id>, .*: set -c handback:signInDomainPrefix=<prefix>\.$/,
+    );
+  });
+
+  it('refuses the placeholder issuer of older cdk.json files in one line naming the key and what to set', () => {
     const context = { [CONTEXT.jwtIssuer]: PLACEHOLDER_ISSUER, [CONTEXT.jwtAudience]: 'handback' };
     expect(() => resolveSettings(stackWith(context), {})).toThrow(
       new ConfigurationError(
-        'Context handback:jwtIssuer is the placeholder https://issuer.example.com/: set -c handback:jwtIssuer=https://<your OIDC issuer> (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>, in cdk.json or on the command line), or -c handback:createUserPool=true to have the stack create a Cognito user pool.',
+        'Context handback:jwtIssuer is the placeholder https://issuer.example.com/: set -c handback:jwtIssuer=https://<your OIDC issuer> (e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>, in cdk.json or on the command line), or remove handback:jwtIssuer and handback:jwtAudience to have the stack create a Cognito user pool.',
       ),
     );
   });
@@ -93,7 +177,7 @@ describe('resolveSettings', () => {
 
   it('creates a user pool instead of trusting an issuer when createUserPool is true, past the cdk.json placeholder', () => {
     const context = { [CONTEXT.createUserPool]: 'true', [CONTEXT.jwtIssuer]: PLACEHOLDER_ISSUER };
-    expect(resolveSettings(stackWith(context), {}).auth).toEqual({ kind: 'userPool' });
+    expect(resolveSettings(stackWith(context), {}).auth.kind).toBe('userPool');
   });
 
   it('refuses createUserPool next to a real issuer, naming both keys', () => {
@@ -110,9 +194,9 @@ describe('resolveSettings', () => {
   });
 
   it.each(['sub', 'aud', 'cognito:groups'])(
-    'refuses the tenant claim %s, which Cognito will not let a trigger set',
+    'refuses the tenant claim %s for the pool it creates by default, which Cognito will not let a trigger set',
     (claim) => {
-      const context = { [CONTEXT.createUserPool]: 'true', [CONTEXT.tenantClaim]: claim };
+      const context = { [CONTEXT.tenantClaim]: claim };
       expect(() => resolveSettings(stackWith(context), {})).toThrow(/a claim Cognito does not let a trigger set/);
     },
   );
