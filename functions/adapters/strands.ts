@@ -402,14 +402,16 @@ function onceTool(tool: Tool, key: string, executions: ToolExecutions): Tool {
     name: tool.name,
     description: tool.description,
     toolSpec: tool.toolSpec,
-    async *stream(context: ToolContext): ToolStreamGenerator {
-      const text = await executions.once(key, async () => {
-        const stream = tool.stream(context);
-        let step = await stream.next();
-        while (step.done !== true) step = await stream.next();
-        return JSON.stringify(step.value.toJSON());
+    stream(context: ToolContext): ToolStreamGenerator {
+      return resultStream(async () => {
+        const text = await executions.once(key, async () => {
+          const stream = tool.stream(context);
+          let step = await stream.next();
+          while (step.done !== true) step = await stream.next();
+          return JSON.stringify(step.value.toJSON());
+        });
+        return ToolResultBlock.fromJSON(JSON.parse(text));
       });
-      return ToolResultBlock.fromJSON(JSON.parse(text));
     },
   };
 }
@@ -420,12 +422,20 @@ function answerTool(name: string, answer: string): Tool {
     name,
     description: `The person's answer to ${name}`,
     toolSpec: { name, description: `The person's answer to ${name}` },
-    async *stream(context: ToolContext): ToolStreamGenerator {
-      return ToolResultBlock.fromJSON({
-        toolResult: { toolUseId: context.toolUse.toolUseId, status: 'success', content: [{ text: answer }] },
-      });
+    stream(context: ToolContext): ToolStreamGenerator {
+      return resultStream(async () =>
+        ToolResultBlock.fromJSON({
+          toolResult: { toolUseId: context.toolUse.toolUseId, status: 'success', content: [{ text: answer }] },
+        }),
+      );
     },
   };
+}
+
+/** A tool's stream of no progress events, only its result. */
+// biome-ignore lint/correctness/useYield: the SDK reads a tool's result as its stream's return value
+async function* resultStream(result: () => Promise<ToolResultBlock>): ToolStreamGenerator {
+  return await result();
 }
 
 /** A Strands message as a Converse message: the same blocks, reasoning as Converse's `reasoningContent`. */

@@ -289,6 +289,11 @@ describe.each(backends)('handback/strands through %s', (_, make) => {
     expect(counts.ask_human).toBe(0);
     expect(resumed.responses[0]?.response).toEqual({ decision: 'answer', answer: 'yes' });
     expect(String(resumed.result)).toBe('call_ask: success yes');
+    expect(lastResults(model).call_ask).toEqual({
+      toolUseId: 'call_ask',
+      status: 'success',
+      content: [{ text: 'yes' }],
+    });
   });
 
   it('takes two asks of one round decided by two people, then runs each approved call once', async () => {
