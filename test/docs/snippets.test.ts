@@ -41,6 +41,7 @@ function snippets(): Snippet[] {
           .replaceAll(`from 'handback/langgraph'`, `from '${join(ROOT, 'functions/adapters/langgraph.ts')}'`)
           .replaceAll(`from 'handback/client'`, `from '${join(ROOT, 'functions/client/index.ts')}'`)
           .replaceAll(`from 'handback/ai-sdk'`, `from '${join(ROOT, 'functions/adapters/ai-sdk.ts')}'`)
+          .replaceAll(`from 'handback/strands'`, `from '${join(ROOT, 'functions/adapters/strands.ts')}'`)
           .replaceAll(`from 'handback'`, `from '${join(ROOT, 'functions/index.ts')}'`),
       })),
   );
