@@ -11,7 +11,7 @@ import {
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approvalHook, strandsHandback, toConverse } from '../../functions/adapters/strands.ts';
+import { approvalHook, type StrandsAskRule, strandsHandback, toConverse } from '../../functions/adapters/strands.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createHandbackClient, type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
 import { checkTranscript, REJECTED } from '../../functions/index.ts';
@@ -29,7 +29,11 @@ const EMAIL: Call = { toolUseId: 'call_email', name: 'send_email', input: { to: 
  */
 class ScriptedModel extends Model {
   readonly requests: Array<{ messages: MessageData[]; toolNames: string[] }> = [];
-  constructor(private readonly round: Call[]) {
+  /** `next`, when given, is the round the model answers the first tool results with (a second pause of the run). */
+  constructor(
+    private readonly round: Call[],
+    private next?: Call[],
+  ) {
     super();
   }
   updateConfig(): void {}
@@ -42,8 +46,10 @@ class ScriptedModel extends Model {
     yield { type: 'modelMessageStartEvent', role: 'assistant' };
     const last = sent.at(-1)?.content ?? [];
     const results = last.flatMap((block) => ('toolResult' in block ? [block.toolResult] : []));
-    if (results.length === 0) {
-      for (const call of this.round) {
+    const round = results.length === 0 ? this.round : this.next;
+    if (round !== undefined) {
+      if (results.length > 0) this.next = undefined;
+      for (const call of round) {
         yield {
           type: 'modelContentBlockStartEvent',
           start: { type: 'toolUseStart', name: call.name, toolUseId: call.toolUseId },
@@ -171,12 +177,17 @@ describe.each(backends)('handback/strands through %s', (_, make) => {
     backend: Backend,
     round: Call[],
     extra: { expiresInSeconds?: number; onExpiry?: 'reject' } = {},
+    settings: { refund?: StrandsAskRule; next?: Call[] } = {},
   ) {
     const log = toolsWithLog();
-    const model = new ScriptedModel(round);
+    const model = new ScriptedModel(round, settings.next);
     const hook = approvalHook({
       tools: ['refund_order', 'send_email'],
-      asks: { ask_human: { kind: 'answer', answerSchema: { enum: ['yes', 'no'] } }, send_email: { editable: false } },
+      asks: {
+        ask_human: { kind: 'answer', answerSchema: { enum: ['yes', 'no'] } },
+        send_email: { editable: false },
+        ...(settings.refund === undefined ? {} : { refund_order: settings.refund }),
+      },
     });
     // A fresh agent for each invocation, as a Lambda that never saw the pause would build it.
     const newAgent = () => new Agent({ model, tools: log.tools, plugins: [hook], printer: false });
@@ -311,6 +322,56 @@ describe.each(backends)('handback/strands through %s', (_, make) => {
     expect(counts).toMatchObject({ refund_order: 1, send_email: 1 });
     expect(resumed.responses.map((r) => r.response.decision)).toEqual(['approve', 'approve']);
     expect(Object.keys(lastResults(model))).toEqual(['call_refund', 'call_email']);
+  });
+
+  it("carries a tool's prompt, approvers and approvals into its ask, and runs it once the quorum has approved", async () => {
+    const backend = make();
+    const refund = { prompt: 'Refund A-1042?', approvers: { subjects: ['ada', 'bob'] }, approvals: 2 };
+    const { key, runs: counts, resume } = await pausedTurn(backend, [REFUND], {}, { refund });
+    const view = await backend.as('ada').getPause(key);
+    expect(view.asks[0]).toMatchObject({ toolCallId: 'call_refund', kind: 'approval', ...refund });
+    const approve = { toolCallId: 'call_refund', decision: 'approve' } as const;
+    expect(await backend.as('ada').decide({ ...key, decisions: [approve] })).toMatchObject({ kind: 'pending' });
+    const last = await backend.as('bob').decide({ ...key, decisions: [approve] });
+    if (last.kind !== 'closed') throw new Error('still pending');
+    await resume(last.continuationId);
+    expect(counts.refund_order).toBe(1);
+  });
+
+  it('pauses the next round the resumed agent stops on as a new pause of the same run', async () => {
+    const backend = make();
+    const {
+      key,
+      runId,
+      runs: counts,
+      resume,
+      handback,
+      newAgent,
+    } = await pausedTurn(backend, [REFUND], {}, { next: [EMAIL] });
+    const closed = await backend
+      .as('ada')
+      .decide({ ...key, decisions: [{ toolCallId: 'call_refund', decision: 'approve' }] });
+    if (closed.kind !== 'closed') throw new Error('still pending');
+    const agent = newAgent();
+    const first = await handback.resume(agent, { runId, continuationId: closed.continuationId });
+    expect(first.result.stopReason).toBe('interrupt');
+    const again = await handback.pause(agent, first.result, { runId });
+    expect(again.asks).toEqual(['call_email']);
+    const view = await backend.as('ada').getPause({ runId, interruptId: again.interruptId }, { includeMessages: true });
+    // The first round is history now, its refund's result in it; the new round waits for its call.
+    expect(JSON.stringify(view.messages)).toContain('rf_1');
+    expect(checkTranscript('bedrock-converse', view.messages ?? []).map((v) => v.rule)).toEqual(['missing-result']);
+    const done = await backend
+      .as('bob')
+      .decide({
+        runId,
+        interruptId: again.interruptId,
+        decisions: [{ toolCallId: 'call_email', decision: 'approve' }],
+      });
+    if (done.kind !== 'closed') throw new Error('still pending');
+    const second = await resume(done.continuationId);
+    expect(second.result.stopReason).toBe('endTurn');
+    expect(counts).toMatchObject({ refund_order: 1, send_email: 1 });
   });
 
   it('runs nothing after a cancel: every ask is rejected with the reason', async () => {
