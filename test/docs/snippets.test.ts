@@ -106,7 +106,8 @@ describe('the TypeScript snippets of the README and the docs', () => {
         return `${where}:${line} ${text}`;
       });
     expect(errors).toEqual([]);
-  });
+    // One program over every page's snippets and each framework's declarations (Strands' alone are a thousand files).
+  }, 180_000);
 
   it.each(all.filter((snippet) => snippet.run).map((snippet) => [`${snippet.page}:${snippet.line}`, snippet] as const))(
     '%s runs to the end',
