@@ -89,6 +89,7 @@ describe('the TypeScript snippets of the README and the docs', () => {
     expect(all.filter((snippet) => snippet.page === 'README.md' && snippet.run)).toHaveLength(1);
   });
 
+  // One program over every page's snippets and each framework's declarations (Strands' alone are a thousand files).
   it('type-check with the project compiler options', () => {
     const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
     const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
@@ -106,7 +107,6 @@ describe('the TypeScript snippets of the README and the docs', () => {
         return `${where}:${line} ${text}`;
       });
     expect(errors).toEqual([]);
-    // One program over every page's snippets and each framework's declarations (Strands' alone are a thousand files).
   }, 180_000);
 
   it.each(all.filter((snippet) => snippet.run).map((snippet) => [`${snippet.page}:${snippet.line}`, snippet] as const))(
