@@ -89,7 +89,7 @@ describe('the TypeScript snippets of the README and the docs', () => {
     expect(all.filter((snippet) => snippet.page === 'README.md' && snippet.run)).toHaveLength(1);
   });
 
-  // One program over every page's snippets and each framework's declarations (Strands' alone are a thousand files).
+  // One program over every page's snippets and the declarations of each framework they import: slow on a busy machine.
   it('type-check with the project compiler options', () => {
     const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
     const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
