@@ -173,16 +173,22 @@ export function strandsHandback(options: StrandsHandbackOptions): StrandsHandbac
       const calls = new Map(
         pending.assistant.content.flatMap((block) => ('toolUse' in block ? [[block.toolUse.toolUseId, block]] : [])),
       );
+      // In call order: the SDK lists the interrupts as the concurrent executor reached them.
+      const order = [...calls.keys()];
+      const byCall = (interrupt: Interrupt) =>
+        order.indexOf(String((interrupt.reason as { toolUseId?: unknown } | undefined)?.toolUseId));
       const recorded: Recorded = { interrupts: [] };
-      const asks = interrupts.map((interrupt) => {
-        const toolUseId = (interrupt.reason as { toolUseId?: unknown } | undefined)?.toolUseId;
-        const call = typeof toolUseId === 'string' ? calls.get(toolUseId) : undefined;
-        if (call === undefined || !('toolUse' in call) || typeof toolUseId !== 'string') {
-          throw new BadRequestError(`Interrupt ${interrupt.id} names no tool call of the paused round.`);
-        }
-        recorded.interrupts.push({ id: interrupt.id, toolUseId });
-        return askOf(toolUseId, call.toolUse.name, call.toolUse.input, hook);
-      });
+      const asks = [...interrupts]
+        .sort((a, b) => byCall(a) - byCall(b))
+        .map((interrupt) => {
+          const toolUseId = (interrupt.reason as { toolUseId?: unknown } | undefined)?.toolUseId;
+          const call = typeof toolUseId === 'string' ? calls.get(toolUseId) : undefined;
+          if (call === undefined || !('toolUse' in call) || typeof toolUseId !== 'string') {
+            throw new BadRequestError(`Interrupt ${interrupt.id} names no tool call of the paused round.`);
+          }
+          recorded.interrupts.push({ id: interrupt.id, toolUseId });
+          return askOf(toolUseId, call.toolUse.name, call.toolUse.input, hook);
+        });
       const results = Object.values(pending.completed).map((entry) => ({ toolResult: entry.toolResult }));
       const messages: ConverseMessage[] = [
         ...pending.history.map(toConverse),
