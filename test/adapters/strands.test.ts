@@ -361,13 +361,11 @@ describe.each(backends)('handback/strands through %s', (_, make) => {
     // The first round is history now, its refund's result in it; the new round waits for its call.
     expect(JSON.stringify(view.messages)).toContain('rf_1');
     expect(checkTranscript('bedrock-converse', view.messages ?? []).map((v) => v.rule)).toEqual(['missing-result']);
-    const done = await backend
-      .as('bob')
-      .decide({
-        runId,
-        interruptId: again.interruptId,
-        decisions: [{ toolCallId: 'call_email', decision: 'approve' }],
-      });
+    const done = await backend.as('bob').decide({
+      runId,
+      interruptId: again.interruptId,
+      decisions: [{ toolCallId: 'call_email', decision: 'approve' }],
+    });
     if (done.kind !== 'closed') throw new Error('still pending');
     const second = await resume(done.continuationId);
     expect(second.result.stopReason).toBe('endTurn');
