@@ -11,11 +11,13 @@ import {
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createDynamoDBToolExecutions } from '../../functions/adapters/executions.ts';
 import { approvalHook, type StrandsAskRule, strandsHandback, toConverse } from '../../functions/adapters/strands.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createHandbackClient, type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
 import { checkTranscript, REJECTED } from '../../functions/index.ts';
 import { useLocalService } from '../client/support.ts';
+import { useTestTable } from '../support/dynamodb.ts';
 
 type Call = { toolUseId: string; name: string; input: Record<string, unknown> };
 const LOOKUP: Call = { toolUseId: 'call_lookup', name: 'lookup_order', input: { orderId: 'A-1042' } };
@@ -443,5 +445,36 @@ describe.each(backends)('handback/strands through %s', (_, make) => {
       name: 'BadRequestError',
       message: expect.stringContaining('not on an interrupt'),
     });
+  });
+});
+
+describe('handback/strands across Lambdas', () => {
+  const table = useTestTable();
+
+  it('runs an approved call once between two workers that each build their hook on the DynamoDB executions', async () => {
+    const store = createMemoryCheckpointStore();
+    const handback = strandsHandback({ handback: { store, tenant: 'acme' } });
+    const { tools, refunds } = toolsWithLog();
+    const model = new ScriptedModel([REFUND]);
+    // Each worker (a Lambda invocation) builds its own hook and agent; only the table is shared.
+    const worker = () => {
+      const executions = createDynamoDBToolExecutions({ client: table.client, tableName: table.tableName });
+      const hook = approvalHook({ tools: ['refund_order'], executions });
+      return new Agent({ model, tools, plugins: [hook], printer: false });
+    };
+    const agent = worker();
+    const runId = `strands-lambdas-${Date.now()}`;
+    const paused = await handback.pause(agent, await agent.invoke('Refund A-1042.'), { runId });
+    const closed = await store.decide({
+      tenant: 'acme',
+      runId,
+      interruptId: paused.interruptId,
+      decisions: [{ toolCallId: 'call_refund', decision: 'approve' }],
+    });
+    if (closed.kind !== 'closed') throw new Error('still pending');
+    const first = await handback.resume(worker(), closed);
+    const second = await handback.resume(worker(), { runId, continuationId: closed.continuationId });
+    expect(refunds).toEqual([REFUND.input]);
+    expect(String(second.result)).toBe(String(first.result));
   });
 });
