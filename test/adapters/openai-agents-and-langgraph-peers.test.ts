@@ -38,7 +38,7 @@ function packagesLoadedBy(entry: string): Set<string> {
   return packages;
 }
 
-const FRAMEWORKS = ['@openai/agents', '@langchain/langgraph', '@langchain/core', 'langchain'];
+const FRAMEWORKS = ['@openai/agents', '@langchain/langgraph', '@langchain/core', 'langchain', '@strands-agents/sdk'];
 const loads = (subpath: string) => {
   const entry = manifest.exports[subpath]?.import;
   if (entry === undefined) throw new Error(`package.json exports no ${subpath}`);
@@ -58,6 +58,10 @@ describe('the frameworks as optional peers', () => {
     ['./local', []],
     ['./openai-agents', ['@openai/agents']],
     ['./langgraph', ['@langchain/core', '@langchain/langgraph']],
+    ['./strands', ['@strands-agents/sdk']],
+    ['./ai-sdk', []],
+    ['./durable', []],
+    ['./client', []],
   ])('the export %s loads only the frameworks it adapts: %j', (subpath, frameworks) => {
     expect(loads(subpath)).toEqual(frameworks);
   });

@@ -19,7 +19,7 @@ function runScript(file: string): Promise<{ code: number; stdout: string; stderr
 }
 
 describe.concurrent('the examples, run as scripts', () => {
-  it.each(['ai-sdk.ts', 'langgraph.ts', 'openai.ts', 'openai-agents.ts'])(
+  it.each(['ai-sdk.ts', 'langgraph.ts', 'openai.ts', 'openai-agents.ts', 'strands.ts'])(
     'npx tsx examples/%s exits 0 and prints its trace',
     async (file) => {
       const run = await runScript(file);

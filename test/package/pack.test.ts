@@ -200,7 +200,7 @@ describe('the packed tarball', () => {
     const paths = packed.files.map((file) => file.path).sort();
     expect(paths).toContain('package.json');
     expect(paths).toContain('README.md');
-    const adapters = ['openai-agents', 'langgraph'].flatMap((name) => [
+    const adapters = ['openai-agents', 'langgraph', 'strands'].flatMap((name) => [
       `dist/adapters/${name}.js`,
       `dist/adapters/${name}.d.ts`,
     ]);
@@ -315,7 +315,7 @@ describe('the installed package', () => {
     const script = `
       const core = await import('handback');
       const errors = {};
-      for (const subpath of ['openai-agents', 'langgraph']) {
+      for (const subpath of ['openai-agents', 'langgraph', 'strands']) {
         try { await import('handback/' + subpath); errors[subpath] = 'loaded'; }
         catch (error) { errors[subpath] = error.code + ' ' + error.message; }
       }
@@ -325,6 +325,7 @@ describe('the installed package', () => {
     expect(out.rehydrate).toBe('function');
     expect(out.errors['openai-agents']).toMatch(/^ERR_MODULE_NOT_FOUND .*'@openai\/agents'/);
     expect(out.errors.langgraph).toMatch(/^ERR_MODULE_NOT_FOUND .*'@langchain\/(core|langgraph)'/);
+    expect(out.errors.strands).toMatch(/^ERR_MODULE_NOT_FOUND .*'@strands-agents\/sdk'/);
   });
 
   it('imports each adapter from plain Node ESM with the optional peers installed', async () => {
