@@ -191,14 +191,16 @@ export class HandbackFunction extends Construct {
 
     if (props.durableConfig !== undefined) {
       // What AWSLambdaBasicDurableExecutionRolePolicy grants, on this function alone: the SDK checkpoints and reads
-      // its execution's state, which runs on a version (`<arn>:<qualifier>`).
+      // its execution's state, which runs on a version: Lambda authorizes these calls against the durable execution's
+      // ARN, `<arn>:<qualifier>/durable-execution/…`, which the bare function ARN never matches
+      // (https://docs.aws.amazon.com/lambda/latest/dg/durable-security.html).
       // A policy of its own, not the role's default one: the function depends on that, and this names the function.
       const durable = new Policy(this, 'DurableExecutionPolicy', {
         roles: [this.role],
         statements: [
           new PolicyStatement({
             actions: ['lambda:CheckpointDurableExecution', 'lambda:GetDurableExecutionState'],
-            resources: [this.function.functionArn, `${this.function.functionArn}:*`],
+            resources: [`${this.function.functionArn}:*`],
           }),
         ],
       });
