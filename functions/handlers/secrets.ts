@@ -3,7 +3,7 @@ import { tracer } from './observability.ts';
 
 /**
  * One Secrets Manager secret's string, read with a deadline: the link key (`LINK_SECRET_ARN`) and Slack's bot token and
- * signing secret (`SLACK_SECRET_ARN`). The client has its own timeouts and few retries, well inside any function's, so
+ * signing secret (`SLACK_SECRET_ID`). The client has its own timeouts and few retries, well inside any function's, so
  * a key store that does not answer fails the read, not the request; callers cache what it reads
  * (`links/cached-read.ts`) and read it on first use, never at cold start. The endpoint follows the SDK's own settings
  * (`AWS_ENDPOINT_URL_SECRETS_MANAGER`). The Secrets Manager client is imported statically: a client imported with
@@ -15,8 +15,8 @@ export const READ_DEADLINE_MS = 1_000;
 
 let client: SecretsManagerClient | undefined;
 
-/** A reader of the string in `secretArn` (named by `variable` in its errors), one bounded read per call. */
-export function secretStringReader(secretArn: string, variable: string): () => Promise<string> {
+/** A reader of the string in the secret `secretId` (a name or an ARN; `variable` names it in errors): one bounded read a call. */
+export function secretStringReader(secretId: string, variable: string): () => Promise<string> {
   return async () => {
     client ??= tracer.captureAWSv3Client(
       new SecretsManagerClient({
@@ -24,11 +24,11 @@ export function secretStringReader(secretArn: string, variable: string): () => P
         requestHandler: { connectionTimeout: 500, requestTimeout: 800, throwOnRequestTimeout: true },
       }),
     );
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretArn }), {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }), {
       abortSignal: AbortSignal.timeout(READ_DEADLINE_MS),
     });
     if (SecretString === undefined || SecretString.length === 0) {
-      throw new Error(`The secret ${secretArn} (${variable}) holds no string: store its value there.`);
+      throw new Error(`The secret ${secretId} (${variable}) holds no string: store its value there.`);
     }
     return SecretString;
   };

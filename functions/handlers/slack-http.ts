@@ -20,6 +20,8 @@ import type { SlackInteractions } from './http-api.ts';
 /** What the Slack interactions function runs on; `slack` is made on first use, once the app's secret is read. */
 export interface SlackHttpDeps {
   slack: () => Promise<SlackInteractions>;
+  /** The use cases the channel renders with: without an `inboxUrl`, the request's own host's `/inbox`, as the API. */
+  useCases: { inboxUrl?: string };
   logger: Logger;
   metrics: Metrics;
 }
@@ -38,6 +40,7 @@ export function createSlackInteractionsHandler(deps: SlackHttpDeps) {
     if (Buffer.byteLength(raw) > LIMITS.decisionBodyBytes) {
       return json(413, { error: `The body is over ${LIMITS.decisionBodyBytes} bytes.` });
     }
+    deps.useCases.inboxUrl ??= `https://${event.requestContext.domainName}/inbox`;
     try {
       const slack = await deps.slack();
       const answer = await slack.interactions({ headers: event.headers ?? {}, body: raw });

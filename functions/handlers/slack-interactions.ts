@@ -10,7 +10,7 @@ import { loadSlackSecret } from './slack-secret.ts';
 
 /**
  * The Lambda entry point of `POST /channels/slack/interactions` (§14): a click or a modal's submission, verified with
- * the signing secret of the app's secret (`SLACK_SECRET_ARN`, read on first use), decided through the same use case
+ * the signing secret of the app's secret (`SLACK_SECRET_ID`, read on first use), decided through the same use case
  * as every route (`decideTurn`, the clicker as `by`), and handed off when it closes the pause, as the API does. Its
  * store checks answers against their schemas (loaded on first use) and records no pauses.
  */
@@ -19,7 +19,7 @@ const log = createDynamoDBDeliveryLog({ client: dynamodb, tableName: config.tabl
 const apiUrl = optionalEnv(process.env, 'HANDBACK_SLACK_API_URL');
 const defaultChannels = parseDefaults('slack', optionalEnv(process.env, 'HANDBACK_SLACK_CHANNEL'));
 
-const slack = onSlackSecret(loadSlackSecret(requireEnv(process.env, 'SLACK_SECRET_ARN')), (secret) =>
+const slack = onSlackSecret(loadSlackSecret(requireEnv(process.env, 'SLACK_SECRET_ID')), (secret) =>
   createSlackChannel({
     useCases,
     call: createSlackCall(secret.botToken, apiUrl === undefined ? {} : { apiUrl }),
@@ -29,4 +29,4 @@ const slack = onSlackSecret(loadSlackSecret(requireEnv(process.env, 'SLACK_SECRE
   }),
 );
 
-export const handler = createSlackInteractionsHandler({ slack, logger, metrics });
+export const handler = createSlackInteractionsHandler({ slack, useCases, logger, metrics });
