@@ -16,6 +16,7 @@ import {
 } from './bundle.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
+import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
 
 /**
  * Group 4, cold start: each of the stack's functions bundled exactly as the stack bundles it (for the default
@@ -27,7 +28,7 @@ import type { GroupOptions } from './options.ts';
  * round imports every bundle once, in a rotating order. The six functions as they were at `BEFORE_REV` (before each
  * was bundled for what it does) are built and imported in the same rounds, as they were deployed then (with
  * `--enable-source-maps`). Then, by weight only, the SQS trigger and the API bundled for each hand-off target
- * against that target's floor.
+ * against that target's floor. Last, a Slack interaction acknowledged after a cold start (bench/slack-ack.ts).
  */
 
 /** One bundle's weight and import times (ms, medians over fresh processes). */
@@ -62,6 +63,8 @@ export interface ColdStartResult {
   bannerDrift?: string;
   rows: ColdStartRow[];
   targets: TargetRow[];
+  /** A Slack interaction acknowledged after a cold start, on the local stand-ins (bench/slack-ack.ts). */
+  slackAck?: SlackAckResult;
 }
 
 const PROBE = `
@@ -193,6 +196,12 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
   const order = new Map([...BUNDLES, ...before].map((b, i) => [b.name, i]));
   rows.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const targets = await targetRows();
+  let slackAck: SlackAckResult | undefined;
+  try {
+    slackAck = await measureSlackAck({ rounds: options.quick ? 2 : 9, log: options.log });
+  } catch (error) {
+    options.log(`coldstart slack interaction: ${(error as Error).message.slice(0, 400)}`);
+  }
   for (const t of targets) {
     options.log(
       `coldstart ${t.bundle} for ${t.target}: gzip ${(t.gzipBytes / 1024).toFixed(1)} KB, ×${(t.gzipBytes / t.floorGzipBytes).toFixed(2)} its floor`,
@@ -205,6 +214,7 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
     ...(drift === undefined ? {} : { bannerDrift: drift }),
     rows,
     targets,
+    ...(slackAck === undefined ? {} : { slackAck }),
   };
 }
 
