@@ -54,6 +54,8 @@ export interface BundleSpec {
 export const FLOOR = 'dynamodb + sqs (floor)';
 /** The Slack floor: the DynamoDB document client and `fetch` to Slack's Web API. */
 export const SLACK_FLOOR = 'dynamodb + fetch to slack (slack floor)';
+/** The email channel's floor: the DynamoDB document client and the SES v2 client. */
+export const EMAIL_FLOOR = 'dynamodb + sesv2 (email floor)';
 /** The old floor: the DynamoDB document client alone. */
 export const OLD_FLOOR = 'dynamodb-only (old floor)';
 
@@ -66,8 +68,9 @@ export const FLOOR_ENTRIES: Record<NonNullable<BundleSpec['handoffTarget']>, str
 };
 
 /**
- * The stack's seven functions, bundled for the default hand-off target, the floors, and the peers. The lifecycle
- * stream is held to the floor of its own client (EventBridge, for the lifecycle bus); the others to the hand-off's.
+ * The stack's functions, bundled for the default hand-off target, the floors, and the peers. The lifecycle stream is
+ * held to the floor of its own client (EventBridge, for the lifecycle bus), the channels' functions (bundled for no
+ * hand-off but the interactions function, which decides) to theirs (Slack's, SES's); the others to the hand-off's.
  */
 export const BUNDLES: BundleSpec[] = [
   { name: 'api', kind: 'handler', entry: ENTRY.api, handoffTarget: DEFAULT_TARGET },
@@ -85,19 +88,18 @@ export const BUNDLES: BundleSpec[] = [
   { name: FLOOR, kind: 'floor', entry: FLOOR_ENTRIES.sqs },
   { name: 'dynamodb + eventbridge (its floor)', kind: 'floor', entry: FLOOR_ENTRIES.eventbridge },
   { name: OLD_FLOOR, kind: 'old-floor', entry: FLOOR_ENTRIES.none },
-  // The Slack interactions function's floor; its row is "not built" until functions/handlers/slack-interactions.ts is.
+  // The Slack floor is the interactions function's and the Slack delivery function's; SES's, the email function's.
   { name: SLACK_FLOOR, kind: 'floor', entry: join(BENCH, 'entries/dynamodb-slack.ts') },
-  ...(existsSync(join(REPO, 'functions/handlers/slack-interactions.ts'))
-    ? ([
-        {
-          name: 'slack-interactions',
-          kind: 'handler' as const,
-          entry: join(REPO, 'functions/handlers/slack-interactions.ts'),
-          handoffTarget: DEFAULT_TARGET,
-          floor: SLACK_FLOOR,
-        },
-      ] satisfies BundleSpec[])
-    : []),
+  { name: EMAIL_FLOOR, kind: 'floor', entry: join(BENCH, 'entries/dynamodb-sesv2.ts') },
+  {
+    name: 'slack-interactions',
+    kind: 'handler',
+    entry: ENTRY.slackInteractions,
+    handoffTarget: DEFAULT_TARGET,
+    floor: SLACK_FLOOR,
+  },
+  { name: 'slack-events', kind: 'handler', entry: ENTRY.slackEvents, handoffTarget: 'none', floor: SLACK_FLOOR },
+  { name: 'email-events', kind: 'handler', entry: ENTRY.emailEvents, handoffTarget: 'none', floor: EMAIL_FLOOR },
   { name: 'langgraph resume', kind: 'peer', entry: join(BENCH, 'peers/entries/langgraph-resume.ts') },
   {
     name: 'openai-agents RunState.fromString',

@@ -16,6 +16,7 @@ import {
 } from './bundle.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
+import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
 
 /**
  * Group 4, cold start: each of the stack's functions bundled exactly as the stack bundles it (for the default
@@ -27,7 +28,7 @@ import type { GroupOptions } from './options.ts';
  * round imports every bundle once, in a rotating order. The six functions as they were at `BEFORE_REV` (before each
  * was bundled for what it does) are built and imported in the same rounds, as they were deployed then (with
  * `--enable-source-maps`). Then, by weight only, the SQS trigger and the API bundled for each hand-off target
- * against that target's floor.
+ * against that target's floor. Last, a Slack interaction acknowledged after a cold start (bench/slack-ack.ts).
  */
 
 /** One bundle's weight and import times (ms, medians over fresh processes). */
@@ -62,6 +63,8 @@ export interface ColdStartResult {
   bannerDrift?: string;
   rows: ColdStartRow[];
   targets: TargetRow[];
+  /** A Slack interaction acknowledged after a cold start, on the local stand-ins (bench/slack-ack.ts). */
+  slackAck?: SlackAckResult;
 }
 
 const PROBE = `
@@ -82,14 +85,28 @@ const LAMBDA_ENV = {
   HANDOFF_TARGET: 'sqs',
   HANDOFF_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111122223333/handoff',
   EVENT_BUS_NAME: 'handback-lifecycle',
+  // The channels' functions: the Slack app's secret is read on first use, never at import.
+  SLACK_SECRET_ID: 'handback/slack',
+  INBOX_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com/inbox',
+  HANDBACK_EMAIL_FROM: 'approvals@example.org',
   POWERTOOLS_SERVICE_NAME: 'handback',
   POWERTOOLS_METRICS_NAMESPACE: 'Handback',
   POWERTOOLS_LOG_LEVEL: 'INFO',
 };
 
-function importOnce(file: string, flags: string[]): { importMs: number; readyMs: number } {
+/**
+ * The email function's link key, given to it alone: the functions as they were at `BEFORE_REV` read the key at
+ * import, which fails with no Secrets Manager to answer; the functions now read it on first use.
+ */
+const EMAIL_ENV = {
+  ...LAMBDA_ENV,
+  LINK_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:111122223333:secret:handback-link-key',
+};
+
+function importOnce(file: string, flags: string[], name = ''): { importMs: number; readyMs: number } {
   const args = [...flags, '--input-type=module', '-e', PROBE, pathToFileURL(file).href];
-  const done = spawnSync(process.execPath, args, { env: LAMBDA_ENV, encoding: 'utf8' });
+  const env = name === 'email-events' ? EMAIL_ENV : LAMBDA_ENV;
+  const done = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
   if (done.status !== 0) throw new Error(`import failed: ${done.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   return JSON.parse(done.stdout) as { importMs: number; readyMs: number };
 }
@@ -147,7 +164,7 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
     try {
       const bundle = await buildBundle(spec);
       // Fails fast on a bundle that cannot load, and warms the disk cache.
-      importOnce(bundle.file, spec.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS);
+      importOnce(bundle.file, spec.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS, spec.name);
       built.push(bundle);
     } catch (error) {
       rows.push(failed(spec, (error as Error).message.slice(0, 400)));
@@ -165,9 +182,9 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
       if (!m) continue;
       // Which of the two imports goes first alternates by round, so neither always gets the warmer disk cache. The
       // functions as they were deployed before ran with --enable-source-maps: that is their "as deployed".
-      const withMaps = () => m.maps.push(importOnce(bundle.file, MAPS).importMs);
+      const withMaps = () => m.maps.push(importOnce(bundle.file, MAPS, bundle.name).importMs);
       if (round % 2 === 1) withMaps();
-      const deployed = importOnce(bundle.file, bundle.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS);
+      const deployed = importOnce(bundle.file, bundle.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS, bundle.name);
       m.imports.push(deployed.importMs);
       m.ready.push(deployed.readyMs);
       if (round % 2 === 0) withMaps();
@@ -193,6 +210,12 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
   const order = new Map([...BUNDLES, ...before].map((b, i) => [b.name, i]));
   rows.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const targets = await targetRows();
+  let slackAck: SlackAckResult | undefined;
+  try {
+    slackAck = await measureSlackAck({ rounds: options.quick ? 2 : 9, log: options.log });
+  } catch (error) {
+    options.log(`coldstart slack interaction: ${(error as Error).message.slice(0, 400)}`);
+  }
   for (const t of targets) {
     options.log(
       `coldstart ${t.bundle} for ${t.target}: gzip ${(t.gzipBytes / 1024).toFixed(1)} KB, ×${(t.gzipBytes / t.floorGzipBytes).toFixed(2)} its floor`,
@@ -205,6 +228,7 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
     ...(drift === undefined ? {} : { bannerDrift: drift }),
     rows,
     targets,
+    ...(slackAck === undefined ? {} : { slackAck }),
   };
 }
 

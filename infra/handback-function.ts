@@ -33,7 +33,10 @@ export { bundleDefines };
  */
 export const FUNCTION_NODE_OPTIONS: string | undefined = undefined;
 
-/** The table actions a function may be granted: reads, or reads and the conditional writes of pause and resume. */
+/**
+ * The table actions a function may be granted: reads; reads and the conditional writes of pause and resume; or a
+ * channel's reads and its delivery log's writes.
+ */
 export const TABLE_ACTIONS = {
   read: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query'],
   readWrite: [
@@ -46,12 +49,15 @@ export const TABLE_ACTIONS = {
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
   ],
+  // A channel's delivery (§14): reads of the pause as it is now, and the delivery log's single-item writes.
+  deliver: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
 } as const;
 
 /** The KMS actions that go with each table access level when the table is encrypted with a customer key. */
 const KEY_ACTIONS = {
   read: ['kms:Decrypt', 'kms:DescribeKey'],
   readWrite: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+  deliver: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
 } as const;
 
 /** How much of the table a function may touch. */
@@ -238,13 +244,16 @@ export class HandbackFunction extends Construct {
   }
 
   /**
-   * Sets `LINK_SECRET_ARN` and lets the function read that one secret's value (`GetSecretValue`, not `DescribeSecret`
-   * or any other), and decrypt it when a customer key encrypts it.
+   * Sets `variable` (the link key's `LINK_SECRET_ARN` unless told) to the secret's ARN (its name when it was imported
+   * by name) and lets the function read that one secret's value (`GetSecretValue`, not `DescribeSecret` or any other),
+   * and decrypt it when a customer key encrypts it.
    */
-  grantSecretRead(secret: ISecret): this {
-    this.function.addEnvironment('LINK_SECRET_ARN', secret.secretArn);
+  grantSecretRead(secret: ISecret, variable = 'LINK_SECRET_ARN'): this {
+    this.function.addEnvironment(variable, secret.secretFullArn ?? secret.secretName);
+    // A secret imported by name has no full ARN: its six random characters are matched, as CDK's own grants do.
+    const arn = secret.secretFullArn ?? `${secret.secretArn}-??????`;
     this.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [arn] }),
     );
     if (secret.encryptionKey) {
       this.role.addToPrincipalPolicy(

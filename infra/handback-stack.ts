@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import { Metric as HandbackMetric } from '../functions/resume/telemetry.ts';
 import { HandbackAlarms } from './alarms.ts';
 import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow, WAIT_BEYOND_EXPIRY } from './approval-workflow.ts';
+import { HandbackChannels } from './channels.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { Handoff } from './handoff.ts';
@@ -13,7 +14,7 @@ import { HandbackHttpApi } from './http-api.ts';
 import { LifecycleEvents } from './lifecycle-events.ts';
 import { ENTRY } from './paths.ts';
 import { ResumeTriggers } from './resume-triggers.ts';
-import { ConfigurationError, type HandbackStackProps, resolveSettings } from './settings.ts';
+import { ConfigurationError, type HandbackStackProps, resolveChannelSettings, resolveSettings } from './settings.ts';
 
 export type { HandbackStackProps };
 
@@ -126,7 +127,17 @@ export class HandbackStack extends Stack {
       resumeFunction: stepFunctionsHandler.function,
       ...logging,
     });
+    // The channels (§14): Slack and email, each only when its context turns it on.
+    const channels = new HandbackChannels(this, 'Channels', {
+      table,
+      handoff,
+      settings: resolveChannelSettings(this),
+      ...(settings.inboxUrl === undefined ? {} : { inboxUrl: settings.inboxUrl }),
+      ...logging,
+    });
+    if (channels.names.length > 0) api.function.addEnvironment('HANDBACK_CHANNELS', channels.names.join(','));
     const resumers = [
+      ...channels.deciders,
       api,
       stepFunctionsHandler,
       sqsHandler,
@@ -184,6 +195,7 @@ export class HandbackStack extends Stack {
     const httpApi = new HandbackHttpApi(this, 'Http', {
       handler: api.function,
       inboxHandler: inbox.function,
+      ...(channels.slackInteractions ? { slackHandler: channels.slackInteractions.function } : {}),
       ...jwt,
       requireScopes: settings.requireScopes,
       ...logging,
@@ -207,6 +219,8 @@ export class HandbackStack extends Stack {
       notifyEmail: settings.notifyEmail,
       ...logging,
     });
+
+    channels.deliverFrom({ eventBus: lifecycle.eventBus, linkKey, inboxUrl });
 
     const triggers = new ResumeTriggers(this, 'ResumeRequests', {
       handler: sqsHandler.function,
@@ -243,6 +257,7 @@ export class HandbackStack extends Stack {
       LifecycleFailedRecords: lifecycle.failedRecordsQueue,
       NotificationDeadLetterQueue: lifecycle.ruleDeadLetterQueue,
     };
+    Object.assign(deadLetterQueues, channels.deadLetterQueues);
     if (handoff.deadLetterQueue) deadLetterQueues.HandoffDeadLetterQueue = handoff.deadLetterQueue;
     if (triggers.failedInvocationsQueue) deadLetterQueues.FailedInvocationsQueue = triggers.failedInvocationsQueue;
     if (lifecycle.subscriptionDeadLetterQueue) {
@@ -259,6 +274,7 @@ export class HandbackStack extends Stack {
         LifecycleEvents: lifecycle.handler.function,
         ...(eventBridgeHandler ? { EventBridgeHandler: eventBridgeHandler.function } : {}),
         ...(userPool ? { TenantClaim: userPool.tenantClaimTrigger.function } : {}),
+        ...channels.functions,
         Agent: agent,
       },
       deadLetterQueues,

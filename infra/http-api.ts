@@ -33,6 +33,7 @@ export const ROUTES = {
     path: route.path,
     why: 'why' in route ? route.why : '',
     served: 'served' in route ? route.served : 'api',
+    access: route.scopes,
   })),
 };
 
@@ -46,6 +47,12 @@ export interface HandbackHttpApiProps {
    * @default - the API handler serves those routes too
    */
   readonly inboxHandler?: IFunction;
+  /**
+   * The Slack interactions function (payload format 2.0), for the route the table marks `slack`: a small function of
+   * its own, so a click is answered within Slack's 3 s on a cold start.
+   * @default - the API handler serves that route (and answers 404 while Slack is not configured)
+   */
+  readonly slackHandler?: IFunction;
   /** The JWT issuer URL the authorizer trusts (`iss`); its `/.well-known/openid-configuration` must be reachable. */
   readonly jwtIssuer: string;
   /** The accepted audiences (`aud`, or `client_id` for access tokens without `aud`). */
@@ -142,11 +149,14 @@ export class HandbackHttpApi extends Construct {
     }
     const inboxIntegration =
       props.inboxHandler === undefined ? integration : new HttpLambdaIntegration('Inbox', props.inboxHandler);
+    const slackIntegration =
+      props.slackHandler === undefined ? integration : new HttpLambdaIntegration('Slack', props.slackHandler);
     for (const route of ROUTES.public) {
       const [created] = this.api.addRoutes({
         path: route.path,
         methods: [route.method],
-        integration: route.served === 'inbox' ? inboxIntegration : integration,
+        integration:
+          route.served === 'inbox' ? inboxIntegration : route.access === 'slack' ? slackIntegration : integration,
         authorizer: new HttpNoneAuthorizer(),
       });
       if (created) {

@@ -10,7 +10,7 @@ export function repoPath(relative: string): string {
 
 /**
  * The Lambda entry points: one per trigger, each a thin handler over the same use cases; the sweep, the lifecycle
- * stream and the inbox page; and the stack's own examples and helpers.
+ * stream, the inbox page and the channels (§14); and the stack's own examples and helpers.
  */
 export const ENTRY = {
   api: repoPath('functions/handlers/api.ts'),
@@ -20,6 +20,9 @@ export const ENTRY = {
   sweeper: repoPath('functions/handlers/sweeper.ts'),
   lifecycleEvents: repoPath('functions/handlers/lifecycle-events.ts'),
   inbox: repoPath('functions/handlers/inbox.ts'),
+  slackEvents: repoPath('functions/handlers/slack-events.ts'),
+  slackInteractions: repoPath('functions/handlers/slack-interactions.ts'),
+  emailEvents: repoPath('functions/handlers/email-events.ts'),
   exampleAgent: repoPath('infra/example-agent/handler.ts'),
   durableExampleAgent: repoPath('infra/example-agent/durable-handler.ts'),
   tenantClaim: repoPath('infra/tenant-claim/handler.ts'),

@@ -5,6 +5,7 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { parseDefaults } from '../functions/channels/notify.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 
@@ -133,6 +134,12 @@ export const CONTEXT = {
   groups: 'handback:groups',
   signInDomainPrefix: 'handback:signInDomainPrefix',
   agentTenant: 'handback:agentTenant',
+  slackSecretName: 'handback:slackSecretName',
+  slackChannel: 'handback:slackChannel',
+  emailFrom: 'handback:emailFrom',
+  emailIdentity: 'handback:emailIdentity',
+  emailRegion: 'handback:emailRegion',
+  emailTo: 'handback:emailTo',
 } as const;
 
 /**
@@ -518,4 +525,73 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
     groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
   };
+}
+
+/** The channels a deployment turns on (§14), from context; a channel without its key creates nothing. */
+export interface ChannelSettings {
+  /** Slack, when `handback:slackSecretName` names the app's secret (a name or a full ARN). */
+  slack?: { secretName: string; defaultChannels: string[] };
+  /** Email by SES, when `handback:emailFrom` names the sender. */
+  email?: { from: string; identity: string; region?: string; defaultRecipients: string[] };
+}
+
+/** What a channel's default recipients are: the list, each checked as a pause's `notify` entry is. */
+function channelDefaults(scope: Construct, key: string, check: (value: string | undefined) => string[]): string[] {
+  try {
+    return check(contextString(scope, key));
+  } catch (error) {
+    throw new ConfigurationError(`Context ${key}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The channels' settings: Slack by the name of a Secrets Manager secret the operator made and filled (JSON
+ * `{botToken, signingSecret}`), email by a verified SES identity; each default recipient checked as `notify`'s are.
+ */
+export function resolveChannelSettings(scope: Construct): ChannelSettings {
+  const settings: ChannelSettings = {};
+  const secretName = contextString(scope, CONTEXT.slackSecretName);
+  const slackChannels = channelDefaults(scope, CONTEXT.slackChannel, (value) => parseDefaults('slack', value));
+  if (secretName !== undefined) settings.slack = { secretName, defaultChannels: slackChannels };
+  else if (slackChannels.length > 0) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.slackChannel} needs ${CONTEXT.slackSecretName}, the secret holding the Slack app's bot token and signing secret.`,
+    );
+  }
+  const from = contextString(scope, CONTEXT.emailFrom);
+  const emailTo = channelDefaults(scope, CONTEXT.emailTo, (value) => parseDefaults('email', value));
+  const identity = contextString(scope, CONTEXT.emailIdentity);
+  const region = contextString(scope, CONTEXT.emailRegion);
+  if (from === undefined) {
+    const orphan = [
+      emailTo.length > 0 ? CONTEXT.emailTo : undefined,
+      identity && CONTEXT.emailIdentity,
+      region && CONTEXT.emailRegion,
+    ]
+      .filter(Boolean)
+      .join(', ');
+    if (orphan !== '') {
+      throw new ConfigurationError(
+        `Context ${orphan} needs ${CONTEXT.emailFrom}, the verified SES address the emails come from.`,
+      );
+    }
+    return settings;
+  }
+  if (!/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(from)) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.emailFrom} must be an email address (a verified SES identity, or one of a verified domain), not ${JSON.stringify(from)}.`,
+    );
+  }
+  if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.emailRegion} must be an AWS region such as eu-west-1, not ${JSON.stringify(region)}.`,
+    );
+  }
+  settings.email = {
+    from,
+    identity: identity ?? from,
+    ...(region === undefined ? {} : { region }),
+    defaultRecipients: emailTo,
+  };
+  return settings;
 }

@@ -4,11 +4,14 @@ import type { UseCaseDeps } from '../resume/resume.ts';
 import type { ChannelName } from '../vocabulary.ts';
 import { type Channel, channelSink } from './channel.ts';
 import { createDynamoDBDeliveryLog } from './delivery-log.ts';
-import { createEmailChannel, type RecipientLink } from './email.ts';
+import { createEmailChannel } from './email.ts';
 import { createSmtpTransport } from './email-smtp.ts';
 import { parseDefaults } from './notify.ts';
+import { recipientLinkOf } from './recipient-link.ts';
 import { createSlackChannel } from './slack.ts';
 import { createSlackCall } from './slack-api.ts';
+
+export { recipientLinkOf };
 
 /**
  * The channels a local service runs (§14), from its environment: Slack with `HANDBACK_SLACK_BOT_TOKEN` and
@@ -70,16 +73,4 @@ export function channelsFromEnv(
   }
   if (channels.length > 0) configured.sink = channelSink(channels);
   return configured;
-}
-
-/**
- * The recipient's own answer link (§13) from the deployment's link signer, at the inbox URL known once the service
- * listens: what its holder decides is recorded as `email:<address>`.
- */
-export function recipientLinkOf(useCases: UseCaseDeps): RecipientLink {
-  return async (pause, recipient) => {
-    const { links, inboxUrl } = useCases;
-    if (links === undefined || inboxUrl === undefined) throw new Error('Answer links are not configured.');
-    return links.linkFor(pause, inboxUrl, { recipient });
-  };
 }

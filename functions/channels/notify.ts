@@ -125,3 +125,17 @@ export function notifyOf(input: { notify?: unknown }): NotifyEntry[] | undefined
       typeof entry === 'object' && entry !== null && isOneOf(CHANNEL_NAMES, (entry as NotifyEntry).channel),
   );
 }
+
+/** The channels a deployment turned on, from a comma-separated list (`HANDBACK_CHANNELS=slack,email`); none when unset. */
+export function parseChannelNames(value: string | undefined): ChannelName[] {
+  const names = (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  for (const name of names) {
+    if (!isOneOf(CHANNEL_NAMES, name)) {
+      throw new Error(`HANDBACK_CHANNELS names ${JSON.stringify(name)}: use ${CHANNEL_NAMES.join(', ')}.`);
+    }
+  }
+  return names as ChannelName[];
+}

@@ -21,7 +21,8 @@ export { logger, metrics, tracer };
 /** The configuration, read once. */
 export const config = loadConfig(process.env);
 
-const dynamodb = DynamoDBDocumentClient.from(
+/** The document client every entry point of `runtime.ts` shares (the Slack interactions function's delivery log too). */
+export const dynamodb = DynamoDBDocumentClient.from(
   tracer.captureAWSv3Client(
     new DynamoDBClient(
       storageClientConfig(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),

@@ -2,6 +2,7 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 import { ForbiddenError, LinkKeyUnavailableError } from '../errors.ts';
 import { LIMITS, LINK_HEADER } from '../vocabulary.ts';
 import type { Principal } from '../wire.ts';
+import { type CachedReadOptions, createCachedRead } from './cached-read.ts';
 
 /**
  * Answer links (§11, §13): a link to the inbox page with a signed token in the URL's fragment (never in a path or
@@ -208,63 +209,26 @@ export function isPlausibleEmail(value: string): boolean {
 }
 
 /** How a key cache behaves; the defaults are the ones `docs/choices.md` explains. */
-export interface KeyCacheOptions {
-  /** How long a key read is used before it is read again. @default 300_000 (5 minutes) */
-  ttlMs?: number;
-  /** How long a failed read is remembered before the next request tries again. @default 5_000 */
-  failureTtlMs?: number;
-  /** Milliseconds since the epoch; for tests. */
-  now?: () => number;
-  /** Told of each failed read (never the key). */
-  onFailure?: (error: unknown) => void;
-}
+export type KeyCacheOptions = CachedReadOptions;
 
 /**
- * The link key read on first use, not at cold start, so a slow or failing key store costs only the routes that need
- * the key: kept `ttlMs` (so a rotated key is picked up), one read at a time however many requests wait. A failed read
- * is remembered `failureTtlMs` (requests meanwhile fail fast) and is `LinkKeyUnavailableError`, unless a key read
- * before is still at hand: then that one goes on serving until a read succeeds.
+ * The link key read on first use, not at cold start (`createCachedRead`): kept five minutes, a failed read remembered
+ * five seconds and `LinkKeyUnavailableError` meanwhile, unless a key read before is still at hand. A key too short is
+ * a failed read.
  */
 export function createKeyCache(
   load: () => Promise<Uint8Array>,
   options: KeyCacheOptions = {},
 ): () => Promise<Uint8Array> {
-  const ttlMs = options.ttlMs ?? 300_000;
-  const failureTtlMs = options.failureTtlMs ?? 5_000;
-  const now = options.now ?? Date.now;
-  let key: Uint8Array | undefined;
-  let freshUntil = 0;
-  let failedUntil = 0;
-  let reading: Promise<Uint8Array> | undefined;
-
-  const read = async (): Promise<Uint8Array> => {
-    try {
+  return createCachedRead(
+    async () => {
       const loaded = await load();
       checkKeyLength(loaded);
-      key = loaded;
-      freshUntil = now() + ttlMs;
-      failedUntil = 0;
       return loaded;
-    } catch (error) {
-      options.onFailure?.(error);
-      failedUntil = now() + failureTtlMs;
-      if (key !== undefined) return key;
-      throw unavailable(failureTtlMs, error);
-    } finally {
-      reading = undefined;
-    }
-  };
-
-  return async () => {
-    const at = now();
-    if (key !== undefined && at < freshUntil) return key;
-    if (at < failedUntil) {
-      if (key !== undefined) return key;
-      throw unavailable(failedUntil - at);
-    }
-    reading ??= read();
-    return reading;
-  };
+    },
+    unavailable,
+    options,
+  );
 }
 
 function unavailable(retryInMs: number, cause?: unknown): LinkKeyUnavailableError {

@@ -34,6 +34,8 @@ export const Metric = {
   Pauses: 'Pauses',
   /** Hand-offs that a target refused (the trigger retries). */
   HandoffFailures: 'HandoffFailures',
+  /** Channel deliveries (a Slack post or update, an email) that failed and are retried (§14). */
+  ChannelFailures: 'ChannelFailures',
   /** Trigger requests that can never succeed, recorded and not retried. */
   Rejected: 'rejected',
 } as const;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkNotifyConfigured, notifyFailures, recipientsOf } from '../../functions/channels/notify.ts';
+import {
+  checkNotifyConfigured,
+  notifyFailures,
+  parseChannelNames,
+  recipientsOf,
+} from '../../functions/channels/notify.ts';
 import { BadRequestError } from '../../functions/errors.ts';
 
 describe('notify on a pause', () => {
@@ -57,5 +62,20 @@ describe('notify on a pause', () => {
     expect(recipientsOf(notify, 'email', ['default@example.com'])).toEqual(['a@example.com']);
     expect(recipientsOf(undefined, 'email', ['default@example.com'])).toEqual(['default@example.com']);
     expect(recipientsOf([], 'slack', ['C0DEFAULT1'])).toEqual([]);
+  });
+});
+
+describe('the channels a deployment turned on (HANDBACK_CHANNELS, set by the stack)', () => {
+  it.each([
+    [undefined, []],
+    ['', []],
+    ['slack', ['slack']],
+    ['slack, email', ['slack', 'email']],
+  ])('reads %j as %j', (value, names) => {
+    expect(parseChannelNames(value)).toEqual(names);
+  });
+
+  it('refuses a name that is no channel, naming it', () => {
+    expect(() => parseChannelNames('slack,teams')).toThrow('"teams"');
   });
 });

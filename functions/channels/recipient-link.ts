@@ -1,0 +1,14 @@
+import type { UseCaseDeps } from '../resume/resume.ts';
+import type { RecipientLink } from './email.ts';
+
+/**
+ * The recipient's own answer link (§13) from the deployment's link signer, at the inbox URL known once the service
+ * listens (or the stack's `INBOX_URL`): what its holder decides is recorded as `email:<address>`.
+ */
+export function recipientLinkOf(useCases: UseCaseDeps): RecipientLink {
+  return async (pause, recipient) => {
+    const { links, inboxUrl } = useCases;
+    if (links === undefined || inboxUrl === undefined) throw new Error('Answer links are not configured.');
+    return links.linkFor(pause, inboxUrl, { recipient });
+  };
+}

@@ -1,0 +1,49 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoDBDeliveryLog, type DeliveryLog } from '../channels/delivery-log.ts';
+import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
+import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { storageClientConfig } from '../checkpoints/dynamodb-store.ts';
+import type { UseCaseDeps } from '../resume/resume.ts';
+import { optionalEnv, requireEnv } from './config.ts';
+import { logger, metrics, tracer } from './observability.ts';
+
+/**
+ * The Lambda wiring of the channels' delivery functions (§14), evaluated once per container at cold start: the table
+ * (`TABLE_NAME`), read through the use cases (each delivery renders the pause as the store has it now) and written
+ * only by the delivery log. A delivery reads pauses and never decides or closes one, so its store runs no checks and
+ * its hand-off refuses: the bundle holds no hand-off client (the functions that decide are the API's and Slack's
+ * interactions', wired by `runtime.ts`).
+ */
+
+export { logger, metrics, tracer };
+
+const tableName = requireEnv(process.env, 'TABLE_NAME');
+const endpoint = optionalEnv(process.env, 'DYNAMODB_ENDPOINT');
+
+const dynamodb = DynamoDBDocumentClient.from(
+  tracer.captureAWSv3Client(new DynamoDBClient(storageClientConfig(endpoint === undefined ? {} : { endpoint }))),
+  { marshallOptions: { removeUndefinedValues: true } },
+);
+
+/** What a channel delivery runs on: the read-only use cases, the delivery log, and the inbox page's URL. */
+export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog } {
+  const inboxUrl = optionalEnv(process.env, 'INBOX_URL');
+  return {
+    useCases: {
+      store: new CheckpointService({
+        persistence: new DynamoDBPersistence({ client: dynamodb, tableName }),
+        checks: {},
+      }),
+      handoff: {
+        async deliver() {
+          throw new Error('A channel delivery reads pauses; it never closes one, so it has nothing to hand off.');
+        },
+      },
+      logger,
+      metrics,
+      ...(inboxUrl === undefined ? {} : { inboxUrl }),
+    },
+    log: createDynamoDBDeliveryLog({ client: dynamodb, tableName }),
+  };
+}

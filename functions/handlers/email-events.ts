@@ -1,0 +1,38 @@
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { createEmailChannel } from '../channels/email.ts';
+import { createSesTransport } from '../channels/email-ses.ts';
+import { parseDefaults } from '../channels/notify.ts';
+import { recipientLinkOf } from '../channels/recipient-link.ts';
+import { loadAnswerLinks } from './answer-links.ts';
+import { createChannelEventHandler } from './channel-events.ts';
+import { channelDeps, logger, metrics, tracer } from './channel-runtime.ts';
+import { optionalEnv, requireEnv } from './config.ts';
+
+/**
+ * The email channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings `Pause Created` and
+ * `Pause Reminder`; each recipient (the pause's `notify` entries or `HANDBACK_EMAIL_TO`) gets one email by SES v2
+ * `SendEmail` from the verified identity `HANDBACK_EMAIL_FROM` (in `SES_REGION`, default the function's), with their
+ * own answer link: signed with the link key (`LINK_SECRET_ARN`, read on first use) to the inbox at `INBOX_URL`.
+ */
+const { useCases, log } = channelDeps();
+const links = loadAnswerLinks(requireEnv(process.env, 'LINK_SECRET_ARN'));
+const withLinks = {
+  ...useCases,
+  ...(links === undefined ? {} : { links }),
+  inboxUrl: requireEnv(process.env, 'INBOX_URL'),
+};
+const region = optionalEnv(process.env, 'SES_REGION');
+const ses = tracer.captureAWSv3Client(new SESv2Client(region === undefined ? {} : { region }));
+
+const channel = createEmailChannel({
+  useCases: withLinks,
+  transport: createSesTransport(ses),
+  from: requireEnv(process.env, 'HANDBACK_EMAIL_FROM'),
+  log,
+  link: recipientLinkOf(withLinks),
+  defaultRecipients: parseDefaults('email', optionalEnv(process.env, 'HANDBACK_EMAIL_TO')),
+  // Each failed send is logged on its own (the others of the event still go); the event's failure is counted once.
+  onFailure: (error) => logger.warn('Email not sent', { error }),
+});
+
+export const handler = createChannelEventHandler({ channel: async () => channel, logger, metrics });

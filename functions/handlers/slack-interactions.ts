@@ -1,0 +1,32 @@
+import { createDynamoDBDeliveryLog } from '../channels/delivery-log.ts';
+import { parseDefaults } from '../channels/notify.ts';
+import { createSlackChannel } from '../channels/slack.ts';
+import { createSlackCall } from '../channels/slack-api.ts';
+import { onSlackSecret } from '../channels/slack-secret.ts';
+import { optionalEnv, requireEnv } from './config.ts';
+import { config, dynamodb, logger, metrics, useCaseDeps } from './runtime.ts';
+import { createSlackInteractionsHandler } from './slack-http.ts';
+import { loadSlackSecret } from './slack-secret.ts';
+
+/**
+ * The Lambda entry point of `POST /channels/slack/interactions` (§14): a click or a modal's submission, verified with
+ * the signing secret of the app's secret (`SLACK_SECRET_ID`, read on first use), decided through the same use case
+ * as every route (`decideTurn`, the clicker as `by`), and handed off when it closes the pause, as the API does. Its
+ * store checks answers against their schemas (loaded on first use) and records no pauses.
+ */
+const useCases = useCaseDeps({ schemas: () => import('../checkpoints/json-schema/index.ts') });
+const log = createDynamoDBDeliveryLog({ client: dynamodb, tableName: config.tableName });
+const apiUrl = optionalEnv(process.env, 'HANDBACK_SLACK_API_URL');
+const defaultChannels = parseDefaults('slack', optionalEnv(process.env, 'HANDBACK_SLACK_CHANNEL'));
+
+const slack = onSlackSecret(loadSlackSecret(requireEnv(process.env, 'SLACK_SECRET_ID')), (secret) =>
+  createSlackChannel({
+    useCases,
+    call: createSlackCall(secret.botToken, apiUrl === undefined ? {} : { apiUrl }),
+    log,
+    signingSecret: secret.signingSecret,
+    defaultChannels,
+  }),
+);
+
+export const handler = createSlackInteractionsHandler({ slack, useCases, logger, metrics });

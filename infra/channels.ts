@@ -1,0 +1,259 @@
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type ChannelName, LIFECYCLE_SOURCE, LIFECYCLE_TYPES, LifecycleType } from '../functions/vocabulary.ts';
+import { HandbackFunction } from './handback-function.ts';
+import type { Handoff } from './handoff.ts';
+import { ENTRY } from './paths.ts';
+import { durableQueue } from './queues.ts';
+import type { ChannelSettings } from './settings.ts';
+
+/**
+ * The lifecycle events each channel's rule matches (§14). The events carry no `notify` (an event names no person), so
+ * a rule cannot tell which pauses name its channel: its function reads the pause and delivers to its entries or the
+ * deployment's defaults, and to none when there are neither. Slack updates its message on every change; email
+ * cannot update a mail, so it hears only of what it sends.
+ */
+export const CHANNEL_EVENTS: Record<ChannelName, readonly string[]> = {
+  slack: LIFECYCLE_TYPES,
+  email: [LifecycleType.Created, LifecycleType.Reminder],
+};
+
+/** How often EventBridge retries invoking a channel's function, and for how long, before the event goes to its DLQ. */
+const RULE_RETRY = { retryAttempts: 185, maxEventAge: Duration.hours(24) } as const;
+
+/** Props of {@link HandbackChannels}. */
+export interface HandbackChannelsProps {
+  /** The checkpoint table: the pauses each delivery reads, and the delivery log beside them. */
+  readonly table: ITable;
+  /** The hand-off: a click in Slack that decides a pause's last ask closes it, and the continuation goes on. */
+  readonly handoff: Handoff;
+  /** Which channels are on. */
+  readonly settings: ChannelSettings;
+  /**
+   * The inbox page's public URL when it is not the HTTP API's own, for the messages the interactions function updates
+   * (the API's own URL would make the function depend on the API it serves).
+   * @default - the `/inbox` of the host Slack's request came to
+   */
+  readonly inboxUrl?: string;
+  /**
+   * How long the functions' logs are kept.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the functions' log groups when the stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/** What the channels' delivery functions need once the bus and the inbox exist (see {@link HandbackChannels.deliverFrom}). */
+export interface ChannelDeliveryProps {
+  /** The lifecycle events' bus. */
+  readonly eventBus: IEventBus;
+  /** The answer-link key: each email carries its recipient's own link (§13). */
+  readonly linkKey: ISecret;
+  /** The inbox page's public URL, linked from each Slack message and email. */
+  readonly inboxUrl: string;
+}
+
+/** One channel's delivery: its function, its rule, and the queue of what it could not deliver. */
+export interface ChannelDelivery {
+  readonly handler: HandbackFunction;
+  readonly rule: Rule;
+  /** The rule target's dead-letter queue and the function's on-failure destination. */
+  readonly deadLetterQueue: Queue;
+}
+
+/**
+ * The channels on AWS (§14), each only when its settings turn it on: per channel a function its rule on the lifecycle
+ * bus invokes, a queue for what could not be delivered (events EventBridge could not hand over, and invocations that
+ * failed after Lambda's retries, with their error), which the stack's alarms watch; for Slack, the app's secret
+ * (named by the operator, read on first use) and the function of `POST /channels/slack/interactions`, small and of its
+ * own. Made in two steps because the HTTP API needs the interactions function before the bus and the inbox URL exist:
+ * the constructor makes what the API and the grants need, `deliverFrom` the rules and their functions.
+ */
+export class HandbackChannels extends Construct {
+  /** The channels turned on, for the API's check of a pause's `notify` (`HANDBACK_CHANNELS`). */
+  readonly names: ChannelName[] = [];
+  /** The Slack app's secret, when Slack is on. */
+  readonly slackSecret?: ISecret;
+  /** The function of Slack's interactions route, when Slack is on. */
+  readonly slackInteractions?: HandbackFunction;
+  /** Each channel's delivery, once `deliverFrom` has run. */
+  readonly deliveries: Partial<Record<ChannelName, ChannelDelivery>> = {};
+  private readonly props: HandbackChannelsProps;
+
+  constructor(scope: Construct, id: string, props: HandbackChannelsProps) {
+    super(scope, id);
+    this.props = props;
+    const { slack, email } = props.settings;
+    if (slack !== undefined) {
+      this.names.push('slack');
+      this.slackSecret = slack.secretName.startsWith('arn:')
+        ? Secret.fromSecretCompleteArn(this, 'SlackSecret', slack.secretName)
+        : Secret.fromSecretNameV2(this, 'SlackSecret', slack.secretName);
+      const interactions = new HandbackFunction(this, 'SlackInteractions', {
+        entry: ENTRY.slackInteractions,
+        description: 'Handback Slack interactions: signed clicks and modal submissions, decided (payload 2.0)',
+        // Slack waits 3 s for an answer; a request still running after that has lost the person anyway.
+        timeout: Duration.seconds(10),
+        handoffTarget: props.handoff.type,
+        environment: {
+          ...(props.inboxUrl === undefined ? {} : { INBOX_URL: props.inboxUrl }),
+          ...defaultsOf('HANDBACK_SLACK_CHANNEL', slack.defaultChannels),
+        },
+        ...this.logging(),
+      });
+      interactions.bindTable(props.table, 'readWrite');
+      interactions.grantSecretRead(this.slackSecret, 'SLACK_SECRET_ID');
+      props.handoff.bind(interactions);
+      acknowledgeImportedSecret(interactions, this.slackSecret);
+      Validations.of(interactions).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'An asynchronous-invoke dead-letter queue would never receive anything: API Gateway invokes it synchronously and Slack sees its answer.',
+      });
+      this.slackInteractions = interactions;
+    }
+    if (email !== undefined) this.names.push('email');
+  }
+
+  /** The functions that decide pauses: they complete task tokens and durable callbacks, as every resumer does. */
+  get deciders(): HandbackFunction[] {
+    return this.slackInteractions === undefined ? [] : [this.slackInteractions];
+  }
+
+  /** Every channel function, by a short name, for the stack's error and throttle alarms. */
+  get functions(): Record<string, HandbackFunction['function']> {
+    const functions: Record<string, HandbackFunction['function']> = {};
+    if (this.slackInteractions) functions.SlackInteractions = this.slackInteractions.function;
+    if (this.deliveries.slack) functions.SlackEvents = this.deliveries.slack.handler.function;
+    if (this.deliveries.email) functions.EmailEvents = this.deliveries.email.handler.function;
+    return functions;
+  }
+
+  /** Every channel's dead-letter queue, by a short name, for the stack's depth alarms. */
+  get deadLetterQueues(): Record<string, Queue> {
+    const queues: Record<string, Queue> = {};
+    if (this.deliveries.slack) queues.SlackDeadLetterQueue = this.deliveries.slack.deadLetterQueue;
+    if (this.deliveries.email) queues.EmailChannelDeadLetterQueue = this.deliveries.email.deadLetterQueue;
+    return queues;
+  }
+
+  /** Makes each channel's delivery function and its rule on the lifecycle bus. */
+  deliverFrom(props: ChannelDeliveryProps): void {
+    const { slack, email } = this.props.settings;
+    if (slack !== undefined && this.slackSecret !== undefined) {
+      const delivery = this.delivery('slack', 'Slack', props, {
+        entry: ENTRY.slackEvents,
+        description: 'Handback Slack channel: posts, updates and reminders from the lifecycle events',
+        environment: { INBOX_URL: props.inboxUrl, ...defaultsOf('HANDBACK_SLACK_CHANNEL', slack.defaultChannels) },
+      });
+      delivery.handler.grantSecretRead(this.slackSecret, 'SLACK_SECRET_ID');
+      acknowledgeImportedSecret(delivery.handler, this.slackSecret);
+      this.deliveries.slack = delivery;
+    }
+    if (email !== undefined) {
+      const delivery = this.delivery('email', 'Email', props, {
+        entry: ENTRY.emailEvents,
+        description: 'Handback email channel: one SES email per recipient, with their own answer link',
+        environment: {
+          INBOX_URL: props.inboxUrl,
+          HANDBACK_EMAIL_FROM: email.from,
+          ...(email.region === undefined ? {} : { SES_REGION: email.region }),
+          ...defaultsOf('HANDBACK_EMAIL_TO', email.defaultRecipients),
+        },
+      });
+      delivery.handler.grantSecretRead(props.linkKey);
+      const stack = Stack.of(this);
+      // SES v2 SendEmail from the one identity, and nothing else.
+      delivery.handler.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [
+            stack.formatArn({
+              service: 'ses',
+              resource: 'identity',
+              resourceName: email.identity,
+              ...(email.region === undefined ? {} : { region: email.region }),
+            }),
+          ],
+        }),
+      );
+      this.deliveries.email = delivery;
+    }
+  }
+
+  private delivery(
+    channel: ChannelName,
+    id: string,
+    props: ChannelDeliveryProps,
+    fn: { entry: string; description: string; environment: Record<string, string> },
+  ): ChannelDelivery {
+    // Bundled for no hand-off: a delivery reads pauses and never closes one.
+    const handler = new HandbackFunction(this, `${id}Events`, { ...fn, handoffTarget: 'none', ...this.logging() });
+    handler.bindTable(this.props.table, 'deliver');
+    const deadLetterQueue = durableQueue(this, `${id}DeadLetterQueue`);
+    Validations.of(deadLetterQueue).acknowledge(
+      {
+        id: 'Serverless-SQSRedrivePolicy',
+        reason: `The ${channel} channel's dead-letter queue is the end of the line: nothing consumes it automatically; its alarm calls a person.`,
+      },
+      {
+        id: 'AwsSolutions-SQS3',
+        reason: `This queue is itself a dead-letter destination (of the ${channel} rule's target and the function's asynchronous invocations), which cdk-nag cannot see.`,
+      },
+    );
+    // Lambda retries a failed delivery twice (the delivery log keeps what was sent from being sent again), then
+    // records the event with its error in the queue.
+    handler.function.configureAsyncInvoke({
+      onFailure: new SqsDestination(deadLetterQueue),
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+    });
+    Validations.of(handler).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'Failed asynchronous invocations go to an on-failure destination (the channel dead-letter queue), which keeps the error as well as the event; a DLQ would keep the event alone.',
+    });
+    const rule = new Rule(this, `${id}Rule`, {
+      description: `Lifecycle events to the ${channel} channel: it reads each pause and delivers to whom it names.`,
+      eventBus: props.eventBus,
+      eventPattern: { source: [LIFECYCLE_SOURCE], detailType: [...CHANNEL_EVENTS[channel]] },
+    });
+    rule.addTarget(new LambdaFunction(handler.function, { deadLetterQueue, ...RULE_RETRY }));
+    return { handler, rule, deadLetterQueue };
+  }
+
+  private logging() {
+    const { logRetention, logRemovalPolicy } = this.props;
+    return {
+      ...(logRetention === undefined ? {} : { logRetention }),
+      ...(logRemovalPolicy === undefined ? {} : { logRemovalPolicy }),
+    };
+  }
+}
+
+/** A channel's default recipients as its variable, or nothing when it has none. */
+function defaultsOf(variable: string, recipients: readonly string[]): Record<string, string> {
+  return recipients.length === 0 ? {} : { [variable]: recipients.join(',') };
+}
+
+/** A secret imported by name is granted with Secrets Manager's six-character suffix matched: say why, once. */
+function acknowledgeImportedSecret(fn: HandbackFunction, secret: ISecret): void {
+  if (secret.secretFullArn !== undefined) return;
+  Validations.of(fn).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${secret.secretName}-??????]`,
+    reason:
+      "The Slack app's secret is named, not created, by the stack: its ARN ends in six random characters Secrets Manager adds, matched by ??????; the grant is GetSecretValue on that one secret.",
+  });
+}
