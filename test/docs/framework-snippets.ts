@@ -4,6 +4,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Content } from '@ai-sdk
 import type { BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import type { AgentInputItem, Model, ModelRequest } from '@openai/agents';
+import type { Message, ModelStreamEvent } from '@strands-agents/sdk';
 import type { HandbackStore } from '../../functions/adapters/shared.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createHandbackClient, type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
@@ -12,10 +13,11 @@ import { startLocalStore } from '../../functions/local/public.ts';
 /**
  * Runs one framework snippet of the README or a docs page (a fenced block with `given=<framework>`) as written, in
  * this process: `node --import tsx test/docs/framework-snippets.ts <framework> <file>`. The snippet declares what it
- * is given (`declare const model, store, refund`, erased when it runs) and exports `onMessage(runId, text)` and
- * `onContinuation(runId, continuationId)`; this harness puts the givens on `globalThis` before importing it, so the
- * snippet's names resolve to them, and drives one story through each way the snippet can reach Handback — the
- * library's store on `handback/local`, and `handback/client` against `npm start`'s service at `HANDBACK_URL`:
+ * is given (`declare const model, store, refund`, or `handback` for `store`; erased when it runs) and exports
+ * `onMessage(runId, text)` and `onContinuation(runId, continuationId)`; this harness puts the givens on `globalThis`
+ * before importing it, so the snippet's names resolve to them, and drives one story through each way the snippet can
+ * reach Handback — the library's store on `handback/local`, and `handback/client` against `npm start`'s service at
+ * `HANDBACK_URL`:
  *
  * the model calls refund_order for 120; the snippet pauses; a person edits the amount to 60; the hand-off delivers
  * the continuation twice. It prints one JSON line: per backend, what was asked, what the refund API received while
@@ -123,12 +125,51 @@ async function langgraph(): Promise<Side> {
   };
 }
 
-/** Each framework's side, loaded only for its own snippets (loading all three takes seconds). */
-const frameworks = { 'ai-sdk': aiSdk, 'openai-agents': openaiAgents, langgraph };
+/** A Strands `Model` streaming the refund call for the user's message, then, once the result came back, the answer. */
+async function strands(): Promise<Side> {
+  const { Model: StrandsModel } = await import('@strands-agents/sdk');
+  class ScriptedModel extends StrandsModel {
+    constructor(private readonly seen: Seen) {
+      super();
+    }
+    updateConfig(): void {}
+    getConfig() {
+      return { modelId: 'scripted' };
+    }
+    async *stream(messages: Message[]): AsyncGenerator<ModelStreamEvent> {
+      const blocks = messages.flatMap((message) => message.toJSON().content);
+      const result = blocks.flatMap((block) => ('toolResult' in block ? [block.toolResult] : [])).at(-1);
+      yield { type: 'modelMessageStartEvent', role: 'assistant' };
+      if (result === undefined) {
+        const start = { type: 'toolUseStart', name: CALL.toolName, toolUseId: CALL.toolCallId } as const;
+        yield { type: 'modelContentBlockStartEvent', start };
+        yield {
+          type: 'modelContentBlockDeltaEvent',
+          delta: { type: 'toolUseInputDelta', input: JSON.stringify(CALL.input) },
+        };
+        yield { type: 'modelContentBlockStopEvent' };
+        yield { type: 'modelMessageStopEvent', stopReason: 'toolUse' };
+        return;
+      }
+      // A tool's object result reaches the model as a `json` block; anything else as text.
+      const [content] = result.content;
+      this.seen.read = content !== undefined && 'json' in content ? content.json : content;
+      yield { type: 'modelContentBlockStartEvent' };
+      yield { type: 'modelContentBlockDeltaEvent', delta: { type: 'textDelta', text: ANSWER } };
+      yield { type: 'modelContentBlockStopEvent' };
+      yield { type: 'modelMessageStopEvent', stopReason: 'endTurn' };
+    }
+  }
+  // `resume` returns `{ continuation, responses, result }`; the SDK's `AgentResult` reads as its last text.
+  return { model: (seen) => new ScriptedModel(seen), answer: (done) => String((done as { result: unknown }).result) };
+}
+
+/** Each framework's side, loaded only for its own snippets (loading all four takes seconds). */
+const frameworks = { 'ai-sdk': aiSdk, 'openai-agents': openaiAgents, langgraph, strands };
 
 type Framework = keyof typeof frameworks;
 
-/** A way to Handback: what the snippet is given (`handback` for the AI SDK, `store` for the others), and a person. */
+/** A way to Handback: what the snippet is given (`handback` for the AI SDK and Strands, `store` for the others). */
 interface Backend {
   name: string;
   handback: HandbackOperations;

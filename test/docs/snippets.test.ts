@@ -14,10 +14,10 @@ import { docPages, fencedBlocks, ROOT, readPage } from './markdown.ts';
  * `dist/` that may be older. The files are written as `.mts` (ESM) under `node_modules/.cache/`, inside the repository so that
  * their other imports resolve from its `node_modules`, and outside what git and biome see.
  *
- * A framework snippet (`given=ai-sdk`, `given=openai-agents`, `given=langgraph`) is an agent module given a `model`,
- * Handback and `refund` by its `declare const` line: `framework-snippets.ts` supplies them (a scripted model,
- * the local store or the client against the local service, a refund API that records its calls) and drives the
- * module's `onMessage` and `onContinuation` through a pause, an edit and a hand-off delivered twice.
+ * A framework snippet (`given=ai-sdk`, `given=openai-agents`, `given=langgraph`, `given=strands`) is an agent module
+ * given a `model`, Handback and `refund` by its `declare const` line: `framework-snippets.ts` supplies them (a
+ * scripted model, the local store or the client against the local service, a refund API that records its calls) and
+ * drives the module's `onMessage` and `onContinuation` through a pause, an edit and a hand-off delivered twice.
  */
 
 interface Snippet {
@@ -126,6 +126,7 @@ describe('the TypeScript snippets of the README and the docs', () => {
     ['docs/ai-sdk.md', 'ai-sdk'],
     ['docs/openai-agents.md', 'openai-agents'],
     ['docs/langgraph.md', 'langgraph'],
+    ['docs/strands.md', 'strands'],
     ['docs/client.md', undefined],
   ])('%s opens with a snippet of at most 15 lines that runs', (page, given) => {
     const first = all.find((snippet) => snippet.page === page);
