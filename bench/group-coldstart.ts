@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import {
   BEFORE_REV,
   BUNDLES,
@@ -169,10 +168,9 @@ function loadAverage(): number[] {
   }
 }
 
-/** The SQS trigger and the API bundled for every hand-off target, by gzip bytes against each target's floor. */
-async function targetRows(): Promise<TargetRow[]> {
+/** The SQS trigger and the API bundled for every hand-off target, by gzip bytes at init against each target's floor. */
+export async function targetRows(): Promise<TargetRow[]> {
   const rows: TargetRow[] = [];
-  const gzip = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length;
   const oldFloor = await buildBundle({ name: 'target-old-floor', kind: 'old-floor', entry: FLOOR_ENTRIES.none });
   for (const target of ['sqs', 'eventbridge', 'lambda', 'none'] as const) {
     const floor = await buildBundle({ name: `target-floor-${target}`, kind: 'floor', entry: FLOOR_ENTRIES[target] });
@@ -183,9 +181,9 @@ async function targetRows(): Promise<TargetRow[]> {
       rows.push({
         target,
         bundle: name,
-        gzipBytes: gzip(built.file),
-        floorGzipBytes: gzip(floor.file),
-        oldFloorGzipBytes: gzip(oldFloor.file),
+        gzipBytes: built.gzipBytes,
+        floorGzipBytes: floor.gzipBytes,
+        oldFloorGzipBytes: oldFloor.gzipBytes,
       });
     }
   }
@@ -277,7 +275,13 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
     );
   }
   return {
-    esbuild: LAMBDA_BUNDLE_OPTIONS,
+    // The alias is an absolute path of this machine: recorded relative to the repository.
+    esbuild: {
+      ...LAMBDA_BUNDLE_OPTIONS,
+      alias: Object.fromEntries(
+        Object.entries(LAMBDA_BUNDLE_OPTIONS.alias).map(([name, path]) => [name, relative(REPO, path)]),
+      ),
+    } as typeof LAMBDA_BUNDLE_OPTIONS,
     deployedNodeFlags: DEPLOYED_NODE_FLAGS,
     beforeRev: BEFORE_REV,
     ...(drift === undefined ? {} : { bannerDrift: drift }),
