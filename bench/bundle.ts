@@ -15,7 +15,8 @@ import { ENTRY } from '../infra/paths.ts';
  */
 
 const BENCH = import.meta.dirname;
-const REPO = join(BENCH, '..');
+/** The repository's root. */
+export const REPO = join(BENCH, '..');
 /** Where bundles are written: outside the repository, so neither git nor the linter sees them. */
 export const OUT_DIR = join(tmpdir(), 'handback-bench-bundles');
 
@@ -109,13 +110,16 @@ export const BUNDLES: BundleSpec[] = [
   { name: 'durable-execution handler', kind: 'peer', entry: join(BENCH, 'peers/entries/durable-handler.ts') },
 ];
 
-/** The last commit before the bundles were made per function (the "before" of the report's before-and-after). */
-export const BEFORE_REV = '53081f1';
+/**
+ * The "before" of the report's before-and-after: the commit before the formats and the task-token and
+ * durable-callback clients were loaded on first use (issue 23's second round).
+ */
+export const BEFORE_REV = '314cd4c';
 
 /**
- * The six functions the stack had at `rev`, bundled as it bundled them then (no `define`): the sources of `rev` taken
- * out with `git archive` into a temporary directory beside this repository's node_modules (and the inbox page as built
- * now, which `git archive` does not hold). Undefined when git or the commit is not there.
+ * The six functions the stack had at `rev`, bundled as the stack bundles them now (the same options and `define`):
+ * the sources of `rev` taken out with `git archive` into a temporary directory beside this repository's node_modules
+ * (and the inbox page as built now, which `git archive` does not hold). Undefined when git or the commit is not there.
  */
 export function beforeSpecs(rev = BEFORE_REV): BundleSpec[] | undefined {
   const dir = join(OUT_DIR, `before-${rev}`);
@@ -135,6 +139,7 @@ export function beforeSpecs(rev = BEFORE_REV): BundleSpec[] | undefined {
     name: `${name} (before)`,
     kind: 'before' as const,
     entry: entry(name),
+    ...(name === 'lifecycle-events' ? {} : { handoffTarget: DEFAULT_TARGET }),
   }));
 }
 

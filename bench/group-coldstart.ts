@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import {
   BEFORE_REV,
   BUNDLES,
@@ -13,6 +13,8 @@ import {
   FLOOR,
   FLOOR_ENTRIES,
   LAMBDA_BUNDLE_OPTIONS,
+  OUT_DIR,
+  REPO,
 } from './bundle.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
@@ -20,24 +22,45 @@ import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
 
 /**
  * Group 4, cold start: each of the stack's functions bundled exactly as the stack bundles it (for the default
- * hand-off target, SQS), weighed (raw, gzip) and imported in a fresh `node` process, beside the floors and the peers
- * bundled the same way. The floor is a bundle that imports the DynamoDB document client and the configured hand-off
- * target's client; the old floor, the DynamoDB document client alone. Import time is measured inside the new process
- * (`performance.now()` around `await import(bundle)`), as deployed (with the stack's `NODE_OPTIONS`) and with
- * `--enable-source-maps` (which the stack used to set: Node then reads and parses the bundle's map at load). Every
- * round imports every bundle once, in a rotating order. The six functions as they were at `BEFORE_REV` (before each
- * was bundled for what it does) are built and imported in the same rounds, as they were deployed then (with
- * `--enable-source-maps`). Then, by weight only, the SQS trigger and the API bundled for each hand-off target
- * against that target's floor. Last, a Slack interaction acknowledged after a cold start (bench/slack-ack.ts).
+ * hand-off target, SQS), weighed (what init reads — the entry and the chunks it imports statically — and the whole
+ * asset, gzip) and imported in a fresh `node` process, beside the floors and the peers bundled the same way. The
+ * floor is a bundle that imports the DynamoDB document client and the configured hand-off target's client; the
+ * Slack floor, the DynamoDB document client and `fetch`; the old floor, the DynamoDB document client alone. Import
+ * time is measured inside the new process (`performance.now()` around `await import(bundle)`) with the stack's
+ * `NODE_OPTIONS`. Every round imports every bundle once, in a rotating order. The functions as they were at
+ * `BEFORE_REV` are built and imported in the same rounds. Then the first schema check, before and after: a fresh
+ * process imports the SQS trigger and runs the answers' JSON Schema check once, as the first decision on an ask with
+ * a schema does. Then, by weight only, the SQS trigger and the API bundled for each hand-off target against that
+ * target's floor. Last, a Slack interaction acknowledged after a cold start (bench/slack-ack.ts).
  */
+
+/** What the group is given: CI's smoke mode names a few bundles and one round, and leaves the rest out. */
+export interface ColdStartOptions extends GroupOptions {
+  /** Only these bundles (by name); every one otherwise. */
+  only?: string[];
+  /** Rounds of imports; 3 quick, 15 otherwise. */
+  rounds?: number;
+  /** Whether to build and import the functions as they were at `BEFORE_REV` (default: unless `only`). */
+  before?: boolean;
+  /** Whether to weigh the SQS trigger and the API for each hand-off target (default: unless `only`). */
+  targets?: boolean;
+}
+
+/** The first schema check after a cold start: import, then the check (the chunk loaded, one schema compiled). */
+export interface FirstSchemaCheckRow {
+  name: string;
+  importMs: number;
+  checkMs: number;
+  totalMs: number;
+  samples: number;
+  error?: string;
+}
 
 /** One bundle's weight and import times (ms, medians over fresh processes). */
 export interface ColdStartRow extends Omit<BuiltBundle, 'file' | 'entry'> {
   /** Import time as deployed (the stack's `NODE_OPTIONS`). */
   importMs: number;
   importP90Ms: number;
-  /** Import time with `--enable-source-maps`. */
-  importMapsMs: number;
   /** From process start to the module loaded (node's own start-up included), as deployed. */
   readyMs: number;
   samples: number;
@@ -63,8 +86,11 @@ export interface ColdStartResult {
   bannerDrift?: string;
   rows: ColdStartRow[];
   targets: TargetRow[];
+  firstSchemaCheck: FirstSchemaCheckRow[];
   /** A Slack interaction acknowledged after a cold start, on the local stand-ins (bench/slack-ack.ts). */
   slackAck?: SlackAckResult;
+  /** The load average before and after the rounds (the machine is shared). */
+  load: { before: number[]; after: number[] };
 }
 
 const PROBE = `
@@ -111,12 +137,57 @@ function importOnce(file: string, flags: string[], name = ''): { importMs: numbe
   return JSON.parse(done.stdout) as { importMs: number; readyMs: number };
 }
 
-const MAPS = ['--enable-source-maps'];
+/** A schema with a `pattern` (so re2js runs) and an answer that meets it. */
+const SCHEMA = {
+  type: 'object',
+  properties: { email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$' }, note: { type: 'string', maxLength: 200 } },
+  required: ['email'],
+  additionalProperties: false,
+};
+const ANSWER = { email: 'ada@example.com', note: 'approved' };
 
-/** The SQS trigger and the API bundled for every hand-off target, by gzip bytes against each target's floor. */
-async function targetRows(): Promise<TargetRow[]> {
+/**
+ * An entry that is the SQS trigger's and also runs the answers' schema check once, loaded as the service loads it
+ * (a dynamic `import()`, so in the bundle it is the same chunk the trigger would load), from the sources under
+ * `root` (this repository, or the tree of `BEFORE_REV`).
+ */
+function schemaCheckEntry(root: string, name: string): string {
+  const file = join(OUT_DIR, 'entries', `${name}.ts`);
+  mkdirSync(join(OUT_DIR, 'entries'), { recursive: true });
+  const at = (path: string) => JSON.stringify(join(root, path));
+  writeFileSync(
+    file,
+    `export { handler } from ${at('functions/handlers/sqs.ts')};
+export async function firstSchemaCheck() {
+  const { schemaFailures } = await import(${at('functions/checkpoints/json-schema/index.ts')});
+  const failures = schemaFailures(${JSON.stringify(SCHEMA)}, ${JSON.stringify(ANSWER)});
+  if (failures.length > 0) throw new Error('the answer failed its schema: ' + JSON.stringify(failures));
+}
+`,
+  );
+  return file;
+}
+
+const SCHEMA_PROBE = `
+const started = performance.now();
+const m = await import(process.argv[1]);
+const imported = performance.now();
+await m.firstSchemaCheck();
+const checked = performance.now();
+process.stdout.write(JSON.stringify({ importMs: imported - started, checkMs: checked - imported }));
+`;
+
+function loadAverage(): number[] {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The SQS trigger and the API bundled for every hand-off target, by gzip bytes at init against each target's floor. */
+export async function targetRows(): Promise<TargetRow[]> {
   const rows: TargetRow[] = [];
-  const gzip = (file: string) => gzipSync(readFileSync(file), { level: 9 }).length;
   const oldFloor = await buildBundle({ name: 'target-old-floor', kind: 'old-floor', entry: FLOOR_ENTRIES.none });
   for (const target of ['sqs', 'eventbridge', 'lambda', 'none'] as const) {
     const floor = await buildBundle({ name: `target-floor-${target}`, kind: 'floor', entry: FLOOR_ENTRIES[target] });
@@ -127,18 +198,20 @@ async function targetRows(): Promise<TargetRow[]> {
       rows.push({
         target,
         bundle: name,
-        gzipBytes: gzip(built.file),
-        floorGzipBytes: gzip(floor.file),
-        oldFloorGzipBytes: gzip(oldFloor.file),
+        gzipBytes: built.gzipBytes,
+        floorGzipBytes: floor.gzipBytes,
+        oldFloorGzipBytes: oldFloor.gzipBytes,
       });
     }
   }
   return rows;
 }
 
-export async function runColdStart(options: GroupOptions): Promise<ColdStartResult> {
+export async function runColdStart(options: ColdStartOptions): Promise<ColdStartResult> {
   const drift = bannerDrift();
   if (drift !== undefined) options.log(`warning: ${drift}`);
+  const only = options.only === undefined ? undefined : new Set(options.only);
+  const specs = only === undefined ? BUNDLES : BUNDLES.filter((b) => only.has(b.name));
   const built: BuiltBundle[] = [];
   const rows: ColdStartRow[] = [];
   const failed = (spec: (typeof BUNDLES)[number], error: string): ColdStartRow => ({
@@ -153,43 +226,38 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
     byPackage: [],
     importMs: Number.NaN,
     importP90Ms: Number.NaN,
-    importMapsMs: Number.NaN,
     readyMs: Number.NaN,
     samples: 0,
     error,
   });
-  const before = beforeSpecs() ?? [];
-  if (before.length === 0) options.log(`coldstart: commit ${BEFORE_REV} not found; no before-and-after`);
-  for (const spec of [...BUNDLES, ...before]) {
+  const withBefore = options.before ?? only === undefined;
+  const before = withBefore ? (beforeSpecs() ?? []) : [];
+  if (withBefore && before.length === 0) options.log(`coldstart: commit ${BEFORE_REV} not found; no before-and-after`);
+  for (const spec of [...specs, ...before]) {
     try {
       const bundle = await buildBundle(spec);
       // Fails fast on a bundle that cannot load, and warms the disk cache.
-      importOnce(bundle.file, spec.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS, spec.name);
+      importOnce(bundle.file, DEPLOYED_NODE_FLAGS, spec.name);
       built.push(bundle);
     } catch (error) {
       rows.push(failed(spec, (error as Error).message.slice(0, 400)));
       options.log(`coldstart ${spec.name}: ${(error as Error).message.slice(0, 400)}`);
     }
   }
-  const rounds = options.quick ? 3 : 21;
-  const mapped = new Map(
-    built.map((b) => [b.name, { imports: [] as number[], maps: [] as number[], ready: [] as number[] }]),
-  );
+  const rounds = options.rounds ?? (options.quick ? 3 : 15);
+  const loadBefore = loadAverage();
+  const mapped = new Map(built.map((b) => [b.name, { imports: [] as number[], ready: [] as number[] }]));
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < built.length; k++) {
       const bundle = built[(round + k) % built.length] as BuiltBundle;
       const m = mapped.get(bundle.name);
       if (!m) continue;
-      // Which of the two imports goes first alternates by round, so neither always gets the warmer disk cache. The
-      // functions as they were deployed before ran with --enable-source-maps: that is their "as deployed".
-      const withMaps = () => m.maps.push(importOnce(bundle.file, MAPS, bundle.name).importMs);
-      if (round % 2 === 1) withMaps();
-      const deployed = importOnce(bundle.file, bundle.kind === 'before' ? MAPS : DEPLOYED_NODE_FLAGS, bundle.name);
+      const deployed = importOnce(bundle.file, DEPLOYED_NODE_FLAGS, bundle.name);
       m.imports.push(deployed.importMs);
       m.ready.push(deployed.readyMs);
-      if (round % 2 === 0) withMaps();
     }
   }
+  const loadAfter = loadAverage();
   for (const bundle of built) {
     const m = mapped.get(bundle.name);
     if (!m) continue;
@@ -198,23 +266,33 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
       ...weight,
       importMs: quantile(m.imports, 0.5),
       importP90Ms: quantile(m.imports, 0.9),
-      importMapsMs: quantile(m.maps, 0.5),
       readyMs: quantile(m.ready, 0.5),
       samples: m.imports.length,
     });
     const row = rows.at(-1) as ColdStartRow;
     options.log(
-      `coldstart ${bundle.name.padEnd(36)} ${(bundle.bytes / 1024).toFixed(0).padStart(6)} KB, gzip ${(bundle.gzipBytes / 1024).toFixed(0).padStart(5)} KB, import ${row.importMs.toFixed(1)} ms (with maps ${row.importMapsMs.toFixed(1)} ms)`,
+      `coldstart ${bundle.name.padEnd(36)} ${(bundle.bytes / 1024).toFixed(0).padStart(6)} KB, gzip at init ${(bundle.gzipBytes / 1024).toFixed(1).padStart(6)} KB, asset ${(bundle.assetGzipBytes / 1024).toFixed(1).padStart(6)} KB, import ${row.importMs.toFixed(1)} ms`,
     );
   }
-  const order = new Map([...BUNDLES, ...before].map((b, i) => [b.name, i]));
+  const order = new Map([...specs, ...before].map((b, i) => [b.name, i]));
   rows.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
-  const targets = await targetRows();
+  const firstSchemaCheck = await firstSchemaCheckRows(
+    withBefore && before.length > 0,
+    options.quick ? Math.min(rounds, 3) : 9,
+  );
+  for (const r of firstSchemaCheck) {
+    options.log(
+      `coldstart first schema check ${r.name}: import ${r.importMs.toFixed(1)} ms + check ${r.checkMs.toFixed(1)} ms = ${r.totalMs.toFixed(1)} ms${r.error ? ` (failed: ${r.error})` : ''}`,
+    );
+  }
+  const targets = (options.targets ?? only === undefined) ? await targetRows() : [];
   let slackAck: SlackAckResult | undefined;
-  try {
-    slackAck = await measureSlackAck({ rounds: options.quick ? 2 : 9, log: options.log });
-  } catch (error) {
-    options.log(`coldstart slack interaction: ${(error as Error).message.slice(0, 400)}`);
+  if (only === undefined || only.has('slack-interactions')) {
+    try {
+      slackAck = await measureSlackAck({ rounds: options.quick ? 2 : 9, log: options.log });
+    } catch (error) {
+      options.log(`coldstart slack interaction: ${(error as Error).message.slice(0, 400)}`);
+    }
   }
   for (const t of targets) {
     options.log(
@@ -222,14 +300,82 @@ export async function runColdStart(options: GroupOptions): Promise<ColdStartResu
     );
   }
   return {
-    esbuild: LAMBDA_BUNDLE_OPTIONS,
+    // The alias is an absolute path of this machine: recorded relative to the repository.
+    esbuild: {
+      ...LAMBDA_BUNDLE_OPTIONS,
+      alias: Object.fromEntries(
+        Object.entries(LAMBDA_BUNDLE_OPTIONS.alias).map(([name, path]) => [name, relative(REPO, path)]),
+      ),
+    } as typeof LAMBDA_BUNDLE_OPTIONS,
     deployedNodeFlags: DEPLOYED_NODE_FLAGS,
     beforeRev: BEFORE_REV,
     ...(drift === undefined ? {} : { bannerDrift: drift }),
     rows,
     targets,
+    firstSchemaCheck,
+    load: { before: loadBefore, after: loadAfter },
     ...(slackAck === undefined ? {} : { slackAck }),
   };
+}
+
+/** The SQS trigger (and, with `withBefore`, the one of `BEFORE_REV`) imported and its first schema check run. */
+async function firstSchemaCheckRows(withBefore: boolean, rounds: number): Promise<FirstSchemaCheckRow[]> {
+  const contestants = [{ name: 'sqs', root: REPO }];
+  if (withBefore) contestants.push({ name: 'sqs (before)', root: join(OUT_DIR, `before-${BEFORE_REV}`) });
+  const built: Array<{ name: string; file: string }> = [];
+  const rows: FirstSchemaCheckRow[] = [];
+  const failed = (name: string, error: unknown): FirstSchemaCheckRow => ({
+    name,
+    importMs: Number.NaN,
+    checkMs: Number.NaN,
+    totalMs: Number.NaN,
+    samples: 0,
+    error: (error as Error).message.slice(0, 400),
+  });
+  for (const { name, root } of contestants) {
+    try {
+      const entry = schemaCheckEntry(root, `first-schema-check-${name.replace(/\W+/g, '-')}`);
+      const bundle = await buildBundle({
+        name: `first schema check ${name}`,
+        kind: 'handler',
+        entry,
+        handoffTarget: 'sqs',
+      });
+      built.push({ name, file: bundle.file });
+    } catch (error) {
+      rows.push(failed(name, error));
+    }
+  }
+  const samples = new Map(
+    built.map((b) => [b.name, { imports: [] as number[], checks: [] as number[], totals: [] as number[] }]),
+  );
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < built.length; k++) {
+      const b = built[(round + k) % built.length] as (typeof built)[number];
+      const args = [...DEPLOYED_NODE_FLAGS, '--input-type=module', '-e', SCHEMA_PROBE, pathToFileURL(b.file).href];
+      const done = spawnSync(process.execPath, args, { env: LAMBDA_ENV, encoding: 'utf8' });
+      const s = samples.get(b.name);
+      if (done.status !== 0 || s === undefined) {
+        rows.push(failed(b.name, new Error(done.stderr.trim().split('\n').slice(-3).join(' | '))));
+        samples.delete(b.name);
+        continue;
+      }
+      const { importMs, checkMs } = JSON.parse(done.stdout) as { importMs: number; checkMs: number };
+      s.imports.push(importMs);
+      s.checks.push(checkMs);
+      s.totals.push(importMs + checkMs);
+    }
+  }
+  for (const [name, s] of samples) {
+    rows.push({
+      name,
+      importMs: quantile(s.imports, 0.5),
+      checkMs: quantile(s.checks, 0.5),
+      totalMs: quantile(s.totals, 0.5),
+      samples: s.totals.length,
+    });
+  }
+  return rows.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export { FLOOR };

@@ -88,7 +88,8 @@ function ensurePeers(): void {
 }
 
 async function parent(groups: Group[], quick: boolean, write: boolean): Promise<void> {
-  ensurePeers();
+  // Only the peers group runs the peers' own versions; the coldstart group bundles them from what resolves.
+  if (groups.includes('peers')) ensurePeers();
   const command = `npm run bench${groups.length < GROUPS.length || quick ? ` -- ${[...groups, ...(quick ? ['--quick'] : [])].join(' ')}` : ''}`;
   const committed = join(RESULTS, 'latest.json');
   const latest = existsSync(committed)

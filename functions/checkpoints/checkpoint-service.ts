@@ -13,9 +13,9 @@ import {
   StorageUnavailableError,
   UnsupportedRecordError,
 } from '../errors.ts';
-import { checkDecisions, type Decision, rebuildWithDecisions } from '../rehydrate/decisions.ts';
-import type { PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
-import { formatOf } from '../rehydrate/formats/index.ts';
+import { checkDecisions, type Decision, rebuildWithDecisions } from '../rehydrate/decide.ts';
+import type { MessageFormat, PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
+import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
 import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
 import type { Actor, PendingDecisions, Principal } from '../wire.ts';
 import type {
@@ -148,7 +148,12 @@ export class CheckpointService implements CheckpointStore {
 
   async pause(input: PauseInput): Promise<PauseCreated> {
     if (this.#checks.pause === undefined) throw missingCheck('pause');
-    const pause = (await this.#checks.pause()).checkPauseInput(input);
+    // The pause's format is loaded beside the checks (on first use, once per container): they need its module.
+    const [checks, format] = await Promise.all([
+      this.#checks.pause(),
+      isFormatName(input?.format) ? loadFormat(input.format) : undefined,
+    ]);
+    const pause = checks.checkPauseInput(input, format);
     const json = serializeTranscript(pause.messages);
     if (json.length > LIMITS.transcriptBytes) {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
@@ -285,7 +290,7 @@ export class CheckpointService implements CheckpointStore {
     const nowMs = this.#clock().getTime();
     if (stored.transcript === undefined) return toPauseView(stored.record, nowMs, undefined, viewer);
     const messages = await this.#transcript(stored);
-    const round = formatOf(stored.record.format).findRound(messages);
+    const round = (await loadFormat(stored.record.format)).findRound(messages);
     const calls = new Map(round.calls.map((call) => [call.id, call]));
     const view = toPauseView(stored.record, nowMs, calls, viewer);
     return options.includeMessages ? { ...view, messages } : view;
@@ -482,7 +487,7 @@ export class CheckpointService implements CheckpointStore {
         const decisions = answerForm ? answerDecision(record, request.answer) : request.decisions;
         const matched = matchDecisions(record, decisions);
         // Kinds, editability and what the format can carry: a request that can never be right is a 4xx before anything.
-        checkDecisions(formatOf(record.format), roundOfAsks(record), record.asks, decisions);
+        checkDecisions(await loadFormat(record.format), roundOfAsks(record), record.asks, decisions);
         // Who may decide (§13), for every decision of the request, before anything is written.
         checkAuthority(record, matched, actor);
         const status = statusAt(record, nowMs);
@@ -529,7 +534,7 @@ export class CheckpointService implements CheckpointStore {
    */
   #close(
     record: PauseRecord,
-    transcript: DecodedRound,
+    transcript: FormatRound,
     outcome: Outcome,
     nowMs: number,
     by: Principal,
@@ -537,7 +542,7 @@ export class CheckpointService implements CheckpointStore {
   ): { record: PauseRecord; result: ResumeResult } {
     const closedAt = new Date(nowMs).toISOString();
     if (outcome === 'expired') record = withExpiryDecisions(record, closedAt);
-    const rebuilt = rebuild(record, transcript.round, outcome, reason);
+    const rebuilt = rebuild(transcript.format, record, transcript.round, outcome, reason);
     const text = continuationText(rebuilt);
     const closing: Closing = {
       continuationId: continuationIdOf(record, randomToken(this.#randomBytes)),
@@ -560,7 +565,7 @@ export class CheckpointService implements CheckpointStore {
     const transcript = await this.#round(stored);
     let rebuilt: ReturnType<typeof rebuild>;
     try {
-      rebuilt = rebuild(record, transcript.round, closing.outcome, closing.reason);
+      rebuilt = rebuild(transcript.format, record, transcript.round, closing.outcome, closing.reason);
     } catch (cause) {
       throw new CorruptCheckpointError(
         record.runId,
@@ -617,14 +622,16 @@ export class CheckpointService implements CheckpointStore {
    * The stored transcript as a closing needs it: checked as `#transcript` checks it (length, the sha256 of
    * the stored bytes, decompression), with only the paused round parsed — the messages before it stay text, handed
    * on as stored. The round must be where the pause item says: its format's shape, its first message the round's.
+   * Comes with the pause's format module, loaded on first use.
    */
-  async #round(stored: StoredPause): Promise<DecodedRound> {
+  async #round(stored: StoredPause): Promise<FormatRound> {
     const { record } = stored;
-    const decoded = await this.#decoded(stored, () =>
-      decodeRound(record.transcript, stored.transcript ?? new Uint8Array()),
-    );
+    const [raw, format] = await Promise.all([
+      this.#decoded(stored, () => decodeRound(record.transcript, stored.transcript ?? new Uint8Array())),
+      loadFormat(record.format),
+    ]);
+    const decoded = { ...raw, format };
     if (record.transcript.round === undefined) return decoded;
-    const format = formatOf(record.format);
     const misplaced = () =>
       new CorruptCheckpointError(
         record.runId,
@@ -670,12 +677,17 @@ function roundOfAsks(record: PauseRecord): PausedRound {
   return { start: 0, calls, answered: new Set() };
 }
 
-function rebuild(record: PauseRecord, messages: readonly unknown[], outcome: Outcome, reason?: string) {
-  return rebuildWithDecisions(
-    formatOf(record.format),
-    messages,
-    effectiveDecisions(record, outcome, reason) as Decision[],
-  );
+/** A decoded round and its format's module. */
+type FormatRound = DecodedRound & { format: MessageFormat };
+
+function rebuild(
+  format: MessageFormat,
+  record: PauseRecord,
+  messages: readonly unknown[],
+  outcome: Outcome,
+  reason?: string,
+) {
+  return rebuildWithDecisions(format, messages, effectiveDecisions(record, outcome, reason) as Decision[]);
 }
 
 /** The text `continuationSha256` hashes: the rebuilt messages from the paused round on, as JSON. */

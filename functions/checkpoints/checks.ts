@@ -1,17 +1,18 @@
 import type { AnswerFailure } from '../errors.ts';
+import type { MessageFormat } from '../rehydrate/formats/format.ts';
 import type { JsonSchema, PauseInput } from './checkpoint-store.ts';
 import type { CheckedPause } from './pause-checks.ts';
 
 /**
  * The checks of a store that only some entry points need, each a module loaded on first use: the pause input checks
- * (the transcript check of every format, the JSON Schema analysis) and the JSON Schema checks of answers (ajv and
+ * (the transcript check, the JSON Schema analysis) and the JSON Schema checks of answers (ajv and
  * re2js). A Lambda entry point gives its store only the ones it can meet, so a bundle without them leaves their code
  * out (the sweep needs neither; the resume-only triggers only the answer checks), and one that has them does not
  * evaluate them at cold start.
  */
 export interface CheckpointChecks {
-  /** Checks a pause input; `pause` needs it. */
-  pause?: () => Promise<{ checkPauseInput(input: PauseInput): CheckedPause }>;
+  /** Checks a pause input with its format's module (`formats/load.ts`); `pause` needs it. */
+  pause?: () => Promise<{ checkPauseInput(input: PauseInput, format: MessageFormat | undefined): CheckedPause }>;
   /** Checks an answer or edited args against its JSON Schema; `resume` and `decide` need it for asks with a schema. */
   schemas?: () => Promise<{ schemaFailures(schema: JsonSchema, value: unknown): AnswerFailure[] }>;
 }

@@ -1,7 +1,7 @@
 import { notifyFailures } from '../channels/notify.ts';
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
-import { roundContext } from '../rehydrate/context.ts';
-import { readPauseAsks } from '../rehydrate/rehydrate.ts';
+import { readPauseAsksWith, roundContext } from '../rehydrate/core.ts';
+import type { MessageFormat } from '../rehydrate/formats/format.ts';
 import { ASK_KINDS, FORMAT_NAMES, isOneOf, LIMITS, ON_EXPIRY, type OnExpiry } from '../vocabulary.ts';
 import type { Principal } from '../wire.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
@@ -13,8 +13,8 @@ import { checkActor, checkApprovers, isAnonymous, LIBRARY_PRINCIPAL, recorded } 
 
 /**
  * The checks of a pause input, pure, apart from the checks every request shares (`validation.ts`): only the entry
- * points that record pauses load this module (and with it the transcript check of every format and the JSON Schema
- * analysis), so the resume-only functions leave it out of their bundles. Each check names every bad field.
+ * points that record pauses load this module (and with it the JSON Schema analysis), so the resume-only functions
+ * leave it out of their bundles. Each check names every bad field.
  */
 
 /** A pause input that passed every check, with what the checks learned. */
@@ -42,10 +42,11 @@ export interface CheckedPause {
 
 /**
  * Checks a pause input: its fields (`BadRequestError` naming each bad one) and its transcript at pause time (§4:
- * `InvalidTranscriptError`, or `MissingTurnStateError` for no messages). The transcript's size is checked by the
- * service, which serializes it once.
+ * `InvalidTranscriptError`, or `MissingTurnStateError` for no messages) with `format`, the module of `input.format`
+ * (`formats/load.ts`; undefined only when the name is not a format, which is a `BadRequestError` here). The
+ * transcript's size is checked by the service, which serializes it once.
  */
-export function checkPauseInput(input: PauseInput): CheckedPause {
+export function checkPauseInput(input: PauseInput, format: MessageFormat | undefined): CheckedPause {
   const failures: AnswerFailure[] = [];
   const fail = (path: string, message: string) => failures.push({ path, message });
   if (!isPlainObject(input)) {
@@ -136,8 +137,10 @@ export function checkPauseInput(input: PauseInput): CheckedPause {
   }
 
   // §4 at pause time: the round is last, and every ask names a distinct reserved call of it.
-  const { round, calls, format, messages } = readPauseAsks(
-    { format: input.format, messages: input.messages },
+  if (format === undefined) throw new Error(`The pause checks were given no module for the format ${input.format}.`);
+  const { round, calls, messages } = readPauseAsksWith(
+    format,
+    { messages: input.messages },
     asks.map((ask) => ask.toolCallId),
   );
   const checked: CheckedPause = {

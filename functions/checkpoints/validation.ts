@@ -1,6 +1,6 @@
 import { type AnswerFailure, BadRequestError, InvalidAnswerError, PayloadTooLargeError } from '../errors.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
-import { answerText } from '../rehydrate/rehydrate.ts';
+import { answerText } from '../rehydrate/texts.ts';
 import { LIMITS, PAUSE_STATUSES, RUN_ID_PATTERN } from '../vocabulary.ts';
 import * as z from '../zod.ts';
 import type { ListPausesQuery, PauseStatus } from './checkpoint-store.ts';

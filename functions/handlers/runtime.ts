@@ -31,8 +31,10 @@ export const dynamodb = DynamoDBDocumentClient.from(
   { marshallOptions: { removeUndefinedValues: true } },
 );
 
-const handoffClients = await createHandoffClients(config.handoff.target);
-for (const client of Object.values(handoffClients)) tracer.captureAWSv3Client(client);
+// Each client captured as it is made: the target's now, the task token's and the durable callback's on first use.
+const handoffClients = await createHandoffClients(config.handoff.target, {
+  capture: (client) => tracer.captureAWSv3Client(client),
+});
 
 const handoff = createHandoff(config.handoff, handoffClients, logger);
 

@@ -1,11 +1,6 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import {
-  InvokeCommand,
-  LambdaClient,
-  SendDurableExecutionCallbackFailureCommand,
-  SendDurableExecutionCallbackSuccessCommand,
-} from '@aws-sdk/client-lambda';
-import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
@@ -80,9 +75,30 @@ function pointerWithJson(continuation: Continuation, limitBytes: number): { poin
 export interface HandoffClients {
   sqs?: SQSClient;
   eventBridge?: EventBridgeClient;
-  /** The `lambda` target's client, and the one that completes durable functions' callbacks. */
+  /** The `lambda` target's client, and the one that completes durable functions' callbacks when given. */
   lambda?: LambdaClient;
+  /** The client that completes task tokens, when given. */
   sfn?: SFNClient;
+  /**
+   * The clients made on first use, when `sfn` or `lambda` is not given: the one that completes task tokens and the
+   * one that completes durable callbacks. Each is made once, with its package loaded then (`task-token.ts`,
+   * `durable-callback.ts`), so a function whose pauses carry neither never parses them.
+   */
+  onFirstUse?: { sfn?: () => Promise<SFNClient>; lambda?: () => Promise<LambdaClient> };
+}
+
+/** `make` run once, its promise kept; a failure is not kept, so the next call tries again. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    if (made === undefined) {
+      made = make();
+      made.catch(() => {
+        made = undefined;
+      });
+    }
+    return made;
+  };
 }
 
 // `process.env.HANDBACK_BUNDLED_HANDOFF_TARGET` is the hand-off target a Lambda bundle was built for, or undefined
@@ -91,19 +107,29 @@ export interface HandoffClients {
 // imports, unused, are left out of the bundle (the client packages declare no side effects). It is spelled out at
 // each use, not held in a variable or a helper: esbuild folds only the constants it sees in place (a module-level
 // const becomes a `var` in a bundle, which it does not inline). The imports are static because a client imported with
-// `import()` keeps every command of its package in the bundle (measured: +9.4 KB gzip for Step Functions).
+// `import()` keeps every command of its package in the bundle (measured: +9.4 KB gzip for Step Functions). The task
+// token's and the durable callback's clients are the exception, as they are not needed at every closing: each is
+// imported on first use through a module of ours that names the client and its two commands (`task-token.ts`,
+// `durable-callback.ts`), so its chunk holds only those.
 
 /**
- * The clients a hand-off needs: the configured target's, Step Functions' (for pauses that carry a task token) unless
- * `withStepFunctions` is false, and Lambda's (for pauses that carry a durable callback id) unless
- * `withDurableCallbacks` is false. In a bundle built for one target, any other target fails here, at cold start.
+ * The clients a hand-off needs: the configured target's, made now; Step Functions' (for pauses that carry a task
+ * token) unless `withStepFunctions` is false, and Lambda's (for pauses that carry a durable callback id) unless
+ * `withDurableCallbacks` is false, each made on first use (`onFirstUse`) — the `lambda` target's client completes
+ * callbacks too. `capture` is given each client as it is made (the tracer's `captureAWSv3Client`). In a bundle built
+ * for one target, any other target fails here, at cold start.
  */
 export async function createHandoffClients(
   target: HandoffConfig['target'],
   {
     withStepFunctions = true,
     withDurableCallbacks = true,
-  }: { withStepFunctions?: boolean; withDurableCallbacks?: boolean } = {},
+    capture = (client) => client,
+  }: {
+    withStepFunctions?: boolean;
+    withDurableCallbacks?: boolean;
+    capture?: <C extends SQSClient | EventBridgeClient | LambdaClient | SFNClient>(client: C) => C;
+  } = {},
 ): Promise<HandoffClients> {
   if (
     process.env.HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
@@ -111,28 +137,34 @@ export async function createHandoffClients(
   )
     throw notBundled(target);
   const clients: HandoffClients = {};
-  if (withStepFunctions) clients.sfn = new SFNClient({});
   if (
     target === 'sqs' &&
     (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined || process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
   ) {
-    clients.sqs = new SQSClient({});
+    clients.sqs = capture(new SQSClient({}));
   }
   if (
     target === 'eventbridge' &&
     (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
       process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
   ) {
-    clients.eventBridge = new EventBridgeClient({});
+    clients.eventBridge = capture(new EventBridgeClient({}));
   }
   if (
     target === 'lambda' &&
     (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
       process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
   ) {
-    clients.lambda = new LambdaClient({});
+    clients.lambda = capture(new LambdaClient({}));
   }
-  if (withDurableCallbacks) clients.lambda ??= new LambdaClient({});
+  const onFirstUse: NonNullable<HandoffClients['onFirstUse']> = {};
+  if (withStepFunctions) {
+    onFirstUse.sfn = once(async () => capture((await import('./task-token.ts')).stepFunctionsClient()));
+  }
+  if (withDurableCallbacks && clients.lambda === undefined) {
+    onFirstUse.lambda = once(async () => capture((await import('./durable-callback.ts')).lambdaClient()));
+  }
+  if (onFirstUse.sfn !== undefined || onFirstUse.lambda !== undefined) clients.onFirstUse = onFirstUse;
   return clients;
 }
 
@@ -188,10 +220,10 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
       ];
       if (result.taskToken !== undefined) {
         const output = cancelled ? pointerWithJson(result, TASK_FAILURE_CAUSE_LIMIT_BYTES + 1).json : body;
-        deliveries.push(completeTask(clients.sfn, result.taskToken, output, cancelled, ids, log));
+        deliveries.push(completeTask(clients, result.taskToken, output, cancelled, ids, log));
       }
       if (result.callbackId !== undefined) {
-        deliveries.push(completeCallback(clients.lambda, result.callbackId, body, cancelled, ids, log));
+        deliveries.push(completeCallback(clients, result.callbackId, body, cancelled, ids, log));
       }
       const failed = (await Promise.allSettled(deliveries)).find((settled) => settled.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
@@ -261,22 +293,28 @@ function targetSender(config: HandoffConfig, clients: HandoffClients): (body: st
 
 /** Completes the pause's task: `SendTaskSuccess` with the pointer, or `SendTaskFailure` naming the cancel. */
 async function completeTask(
-  sfn: SFNClient | undefined,
+  clients: HandoffClients,
   taskToken: string,
   output: string,
   cancelled: boolean,
   ids: Record<string, string>,
   log: HandoffLog,
 ): Promise<void> {
+  const call = cancelled ? 'SendTaskFailure' : 'SendTaskSuccess';
+  let sfn: SFNClient | undefined;
+  try {
+    sfn = clients.sfn ?? (await clients.onFirstUse?.sfn?.());
+  } catch (error) {
+    throw new HandoffFailedError(`Step Functions ${call}`, ids.continuationId ?? '', { cause: error });
+  }
   if (sfn === undefined) {
-    // Only the local service runs without one (no AWS account); the Lambda wiring always passes a client.
+    // Only the local service runs without one (no AWS account); the Lambda wiring makes one on first use.
     log.warn('No Step Functions client: the pause task token was not completed', ids);
     return;
   }
-  const call = cancelled ? 'SendTaskFailure' : 'SendTaskSuccess';
   try {
-    if (cancelled) await sfn.send(new SendTaskFailureCommand({ taskToken, error: PAUSE_CANCELLED, cause: output }));
-    else await sfn.send(new SendTaskSuccessCommand({ taskToken, output }));
+    const { sendTaskResult: send } = await import('./task-token.ts');
+    await send(sfn, taskToken, output, cancelled ? { error: PAUSE_CANCELLED } : undefined);
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     if (SETTLED_TASK_ERRORS.has(name)) {
@@ -297,35 +335,33 @@ async function completeTask(
  * pointer as the error's data.
  */
 async function completeCallback(
-  lambda: LambdaClient | undefined,
+  clients: HandoffClients,
   callbackId: string,
   output: string,
   cancelled: boolean,
   ids: Record<string, string>,
   log: HandoffLog,
 ): Promise<void> {
+  const call = cancelled ? 'SendDurableExecutionCallbackFailure' : 'SendDurableExecutionCallbackSuccess';
+  let lambda: LambdaClient | undefined;
+  try {
+    lambda = clients.lambda ?? (await clients.onFirstUse?.lambda?.());
+  } catch (error) {
+    throw new HandoffFailedError(`Lambda ${call}`, ids.continuationId ?? '', { cause: error });
+  }
   if (lambda === undefined) {
-    // Only the local service runs without one (no AWS account); the Lambda wiring always passes a client.
+    // Only the local service runs without one (no AWS account); the Lambda wiring makes one on first use.
     log.warn('No Lambda client: the pause durable callback was not completed', ids);
     return;
   }
-  const call = cancelled ? 'SendDurableExecutionCallbackFailure' : 'SendDurableExecutionCallbackSuccess';
   try {
-    if (cancelled) {
-      await lambda.send(
-        new SendDurableExecutionCallbackFailureCommand({
-          CallbackId: callbackId,
-          Error: { ErrorType: PAUSE_CANCELLED, ErrorMessage: 'A person cancelled the pause.', ErrorData: output },
-        }),
-      );
-    } else {
-      await lambda.send(
-        new SendDurableExecutionCallbackSuccessCommand({
-          CallbackId: callbackId,
-          Result: new TextEncoder().encode(output),
-        }),
-      );
-    }
+    const { sendCallbackResult: send } = await import('./durable-callback.ts');
+    await send(
+      lambda,
+      callbackId,
+      output,
+      cancelled ? { error: PAUSE_CANCELLED, message: 'A person cancelled the pause.' } : undefined,
+    );
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     if (SETTLED_CALLBACK_ERRORS.has(name)) {

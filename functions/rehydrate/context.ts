@@ -1,7 +1,10 @@
 import { BadRequestError } from '../errors.ts';
 import { LIMITS } from '../vocabulary.ts';
-import type { MessageFormat, PausedRound, TurnText } from './formats/format.ts';
+import { roundContext } from './core.ts';
+import type { TurnText } from './formats/format.ts';
 import { readPause } from './rehydrate.ts';
+
+export { roundContext } from './core.ts';
 
 export type { TurnText } from './formats/format.ts';
 
@@ -27,30 +30,4 @@ export function turnContext(
   }
   const { format: module, messages: checked } = readPause({ format, messages });
   return roundContext(module, checked, module.findRound(checked), maxChars);
-}
-
-/**
- * `turnContext` of a transcript already read and its paused round already found (the pause checks have both), so
- * the transcript is not checked twice.
- */
-export function roundContext(
-  module: MessageFormat,
-  messages: readonly unknown[],
-  round: PausedRound,
-  maxChars: number,
-): TurnText {
-  const { user, assistant } = module.context(messages, round);
-  const context: TurnText = {};
-  if (user !== undefined) context.user = cut(user, maxChars);
-  if (assistant !== undefined) context.assistant = cut(assistant, maxChars);
-  return context;
-}
-
-/** `text` cut to at most `max` characters (UTF-16 units), the last of them an ellipsis; never half a surrogate pair. */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  const last = text.charCodeAt(end - 1);
-  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
 }

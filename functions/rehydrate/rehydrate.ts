@@ -1,12 +1,23 @@
-import { BadRequestError, InvalidTranscriptError, MissingTurnStateError, type Violation } from '../errors.ts';
-import { LIMITS } from '../vocabulary.ts';
-import { shapeViolations } from './check-transcript.ts';
-import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
-import { Rule } from './formats/format.ts';
+import { pauseMessages, readPauseAsksWith, rebuildTranscript, shapeViolations, throwIfAny } from './core.ts';
+import type { MessageFormat, PausedRound, ToolCall } from './formats/format.ts';
 import { formatOf } from './formats/index.ts';
-import { NOT_DISPATCHED, resultText } from './texts.ts';
 
+export {
+  listSome,
+  MAX_ASKS,
+  rebuildTranscript,
+  reservedById,
+  reservedCalls,
+  throwIfAny,
+  withPlaceholders,
+} from './core.ts';
 export { answerText, NOT_DISPATCHED } from './texts.ts';
+
+/**
+ * The library's synchronous entry points over the eager table of formats (`formats/index.ts`): each looks its format
+ * up by name and runs the rules of `core.ts`. The Lambda functions load a pause's format on first use instead
+ * (`formats/load.ts`) and call the core with it.
+ */
 
 /**
  * What `rehydrate` needs of a pause: its format, its messages and the answered call — as `toolCallId`, or as the
@@ -16,9 +27,6 @@ export type PauseLike = { format: string; messages?: unknown } & (
   | { toolCallId: string; toolCall?: { id: string } }
   | { toolCallId?: undefined; toolCall: { id: string } }
 );
-
-/** The most asks one pause may hold (§9). */
-export const MAX_ASKS = LIMITS.asks.max;
 
 /** The id of the call a pause's person answers. */
 function answeredCallId(pause: unknown): string {
@@ -43,27 +51,6 @@ export function rehydrate(pause: PauseLike, answer: unknown): unknown[] {
   const rebuilt = rebuildTranscript(format, messages, answeredCallId(pause), answer);
   throwIfAny(format.check(rebuilt), 'The rebuilt transcript fails the strict transcript check');
   return rebuilt;
-}
-
-/**
- * `rehydrate` for a transcript already validated by `validatePause` (a stored checkpoint whose hash matched):
- * finds the round and adds the results without scanning the earlier messages again.
- */
-export function rebuildTranscript(
-  format: MessageFormat,
-  messages: readonly unknown[],
-  toolCallId: string,
-  answer: unknown,
-): unknown[] {
-  const text = resultText(format, answer);
-  const round = format.findRound(messages);
-  reservedCalls(round, [toolCallId]);
-  const results: NewResult[] = [];
-  for (const call of round.calls) {
-    if (round.answered.has(call.id)) continue;
-    results.push(call.id === toolCallId ? { call, text, failed: false } : { call, text: NOT_DISPATCHED, failed: true });
-  }
-  return format.appendResults(messages, round, results);
 }
 
 /** What a valid pause's transcript tells about its paused round. */
@@ -96,42 +83,14 @@ export function validatePauseAsks(
   return { round, calls };
 }
 
-/** `validatePauseAsks`, also returning the format and the messages it read (the store's pause checks use both). */
+/** `validatePauseAsks`, also returning the format and the messages it read. */
 export function readPauseAsks(
   pause: { format: string; messages?: unknown },
   toolCallIds: readonly string[],
 ): { round: PausedRound; calls: ToolCall[]; format: MessageFormat; messages: unknown[] } {
-  const { format, messages } = readPause(pause);
-  checkAskIds(toolCallIds);
-  const round = format.findRound(messages);
-  const calls = reservedCalls(round, toolCallIds);
-  throwIfAny(
-    format.check(withPlaceholders(format, messages, round, round.calls)),
-    'The transcript fails the strict transcript check',
-  );
-  return { round, calls, format, messages };
-}
-
-function checkAskIds(toolCallIds: unknown): asserts toolCallIds is readonly string[] {
-  if (!Array.isArray(toolCallIds) || toolCallIds.length < 1 || toolCallIds.length > MAX_ASKS) {
-    throw new BadRequestError(`A pause asks about 1 to ${MAX_ASKS} tool calls.`, [
-      { path: '/asks', message: `must list 1 to ${MAX_ASKS} tool calls` },
-    ]);
-  }
-  const seen = new Set<string>();
-  toolCallIds.forEach((id: unknown, i) => {
-    if (typeof id !== 'string') {
-      throw new BadRequestError('Each ask names its tool call by a toolCallId string.', [
-        { path: `/asks/${i}/toolCallId`, message: 'must be a string' },
-      ]);
-    }
-    if (seen.has(id)) {
-      throw new BadRequestError(`Two asks name the same tool call ${JSON.stringify(id)}; each call is asked once.`, [
-        { path: `/asks/${i}/toolCallId`, message: `repeats ${JSON.stringify(id)}` },
-      ]);
-    }
-    seen.add(id);
-  });
+  // A missing transcript is named before an unknown format, as `readPause` names them.
+  pauseMessages(pause);
+  return readPauseAsksWith(formatOf(pause.format), pause, toolCallIds);
 }
 
 /**
@@ -139,89 +98,8 @@ function checkAskIds(toolCallIds: unknown): asserts toolCallIds is readonly stri
  * not an object, or has no messages (or an empty array of them), is no turn state: `MissingTurnStateError`.
  */
 export function readPause(pause: unknown): { format: MessageFormat; messages: unknown[] } {
-  if (typeof pause !== 'object' || pause === null) {
-    throw new MissingTurnStateError(
-      `No turn state to rebuild from: the pause is ${pause == null ? String(pause) : `a ${typeof pause}`}, not a checkpoint.`,
-    );
-  }
-  const { format: name, messages: raw } = pause as { format?: unknown; messages?: unknown };
-  const messages = requireMessages(raw);
-  const format = formatOf(name);
+  const messages = pauseMessages(pause);
+  const format = formatOf((pause as { format?: unknown }).format);
   throwIfAny(shapeViolations(format, messages), 'The transcript does not have the shape of its format');
   return { format, messages };
-}
-
-function requireMessages(messages: unknown): unknown[] {
-  if (messages === undefined || messages === null || (Array.isArray(messages) && messages.length === 0)) {
-    throw new MissingTurnStateError();
-  }
-  if (!Array.isArray(messages)) {
-    throw new InvalidTranscriptError('The transcript must be an array of messages.', [
-      { rule: Rule.MessageShape, index: -1, message: 'messages must be an array.' },
-    ]);
-  }
-  return messages;
-}
-
-/**
- * The reserved call of each id, in the order given; `InvalidTranscriptError` for an id that is not a reserved call
- * of the round. One pass over the round, whatever the number of ids.
- */
-export function reservedCalls(round: PausedRound, toolCallIds: readonly string[]): ToolCall[] {
-  const reserved = reservedById(round);
-  return toolCallIds.map((toolCallId) => {
-    const call = reserved.get(toolCallId);
-    if (call === undefined) {
-      const message = `toolCallId ${JSON.stringify(toolCallId)} is not a reserved call of the paused round; reserved calls: ${listSome(reserved.keys())}.`;
-      throw new InvalidTranscriptError(message, [{ rule: Rule.PausedRound, index: round.start, message }]);
-    }
-    return call;
-  });
-}
-
-/** The round's calls that have no result yet, by id. */
-export function reservedById(round: PausedRound): Map<string, ToolCall> {
-  const reserved = new Map<string, ToolCall>();
-  for (const call of round.calls) if (!round.answered.has(call.id)) reserved.set(call.id, call);
-  return reserved;
-}
-
-/** At most ten ids, quoted, and how many more there are: an error names a few, never a round of thousands. */
-export function listSome(ids: Iterable<string>): string {
-  const shown: string[] = [];
-  let more = 0;
-  for (const id of ids) {
-    if (shown.length < 10) shown.push(JSON.stringify(id));
-    else more++;
-  }
-  if (shown.length === 0) return 'none';
-  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
-}
-
-/**
- * `messages` with a placeholder result for each of `calls` that has none: what the strict check sees of a transcript
- * whose reserved (or dispatched) calls are still waiting for their results.
- */
-export function withPlaceholders(
-  format: MessageFormat,
-  messages: readonly unknown[],
-  round: PausedRound,
-  calls: readonly ToolCall[],
-): unknown[] {
-  const results: NewResult[] = [];
-  for (const call of calls) {
-    if (!round.answered.has(call.id)) results.push({ call, text: 'placeholder', failed: false });
-  }
-  return results.length === 0 ? messages.slice() : format.appendResults(messages, round, results);
-}
-
-/** Throws `InvalidTranscriptError` naming the first violation (and how many more) when there is any. */
-export function throwIfAny(violations: Violation[], summary: string): void {
-  if (violations.length === 0) return;
-  const first = violations[0];
-  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
-  throw new InvalidTranscriptError(
-    `${summary}: rule ${first?.rule} at messages[${first?.index}]: ${first?.message}${more}`,
-    violations,
-  );
 }

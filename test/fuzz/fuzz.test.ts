@@ -9,6 +9,7 @@ import { createHandoff } from '../../functions/handoff/handoff.ts';
 import { appendResults, applyDecisions, checkTranscript, FORMAT_NAMES, rehydrate } from '../../functions/index.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { turnContext } from '../../functions/rehydrate/context.ts';
+import { formats } from '../../functions/rehydrate/formats/index.ts';
 import { checkJsonDepth, parseTriggerRequest } from '../../functions/resume/request.ts';
 import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { countOperations } from '../fixtures/operations.ts';
@@ -239,8 +240,8 @@ describe('the checks on the request path are linear in their input (counted, not
   }
 
   it('checks a pause in time linear in its transcript', () => {
-    const small = countOperations(pauseOf(200), (input) => checkPauseInput(input));
-    const large = countOperations(pauseOf(800), (input) => checkPauseInput(input));
+    const small = countOperations(pauseOf(200), (input) => checkPauseInput(input, formats['openai-chat']));
+    const large = countOperations(pauseOf(800), (input) => checkPauseInput(input, formats['openai-chat']));
     expect(large / small).toBeLessThan(MAX_RATIO);
   });
 

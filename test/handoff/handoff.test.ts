@@ -15,6 +15,7 @@ import type { ResumeResult } from '../../functions/checkpoints/checkpoint-store.
 import { HandoffFailedError } from '../../functions/errors.ts';
 import {
   createHandoff,
+  createHandoffClients,
   HANDOFF_INLINE_LIMIT_BYTES,
   handoffPointer,
   TASK_FAILURE_CAUSE_LIMIT_BYTES,
@@ -323,5 +324,47 @@ describe('createHandoff for a pause that carries a durable callback id', () => {
       name: 'HandoffFailedError',
       message: expect.stringContaining('SendDurableExecutionCallbackSuccess'),
     });
+  });
+});
+
+describe('createHandoffClients', () => {
+  it('makes the target client at once and the task token and callback clients when a closing first needs them', async () => {
+    const captured: string[] = [];
+    const made = await createHandoffClients('sqs', {
+      capture: (client) => {
+        captured.push(client.constructor.name);
+        return client;
+      },
+    });
+    expect([captured, made.sfn, made.lambda]).toEqual([['SQSClient'], undefined, undefined]);
+    sqsMock.on(SendMessageCommand).resolves({});
+    sfnMock.on(SendTaskSuccessCommand).resolves({});
+    lambdaMock.on(SendDurableExecutionCallbackSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    const handoff = createHandoff({ target: 'sqs', queueUrl: 'q' }, made, logger);
+    await handoff.deliver(result);
+    expect(captured).toEqual(['SQSClient']);
+    await handoff.deliver({ ...result, taskToken: 'token-1', callbackId: 'cb-1' });
+    await handoff.deliver({ ...result, taskToken: 'token-2', callbackId: 'cb-2' });
+    expect([...captured].sort()).toEqual(['LambdaClient', 'SFNClient', 'SQSClient']);
+    expect([
+      sfnMock.commandCalls(SendTaskSuccessCommand).map((call) => call.args[0].input.taskToken),
+      lambdaMock.commandCalls(SendDurableExecutionCallbackSuccessCommand).map((call) => call.args[0].input.CallbackId),
+    ]).toEqual([
+      ['token-1', 'token-2'],
+      ['cb-1', 'cb-2'],
+    ]);
+  });
+
+  it("completes callbacks with the lambda target's own client and makes no second one", async () => {
+    const captured: string[] = [];
+    const made = await createHandoffClients('lambda', {
+      withStepFunctions: false,
+      capture: (client) => {
+        captured.push(client.constructor.name);
+        return client;
+      },
+    });
+    expect([captured, made.onFirstUse]).toEqual([['LambdaClient'], undefined]);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -127,13 +127,18 @@ describe('the bundles', () => {
 
   // Service targets of the clients' protocols, as each client package writes them into a bundle.
   it.each(['ApiHandler', 'StepFunctionsHandler', 'SqsHandler', 'Sweeper'])(
-    "of %s carry the configured hand-off client (SQS) and not the other targets' clients (Lambda's stays, for durable callbacks)",
+    "of %s carry the configured hand-off client (SQS) at init, no other target's, and Lambda's and Step Functions' in chunks",
     (name) => {
       const code = readFileSync(join(bundleDirectory(name), 'index.mjs'), 'utf8');
       expect(code).toContain('AmazonSQS');
-      // The Lambda client completes a pause's durable callback (SendDurableExecutionCallback*), whatever the target.
-      expect(code).toContain('AWSGirApiService');
       expect(code).not.toContain('"AWSEvents"');
+      // The Lambda client completes a pause's durable callback, Step Functions' its task token: each loaded on first use.
+      expect(code).not.toContain('AWSGirApiService');
+      expect(code).not.toContain('"AWSStepFunctions"');
+      const chunks = readdirSync(join(bundleDirectory(name), 'chunks'));
+      expect(
+        ['durable-callback', 'task-token'].map((lazy) => chunks.some((file) => file.startsWith(`${lazy}-`))),
+      ).toEqual([true, true]);
     },
   );
 

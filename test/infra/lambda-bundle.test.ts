@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORMAT_NAMES } from '../../functions/vocabulary.ts';
 import { buildLambdaBundle, type LambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
 
@@ -45,6 +46,27 @@ describe('a Lambda bundle built with code splitting', () => {
     expect(schemas).toHaveLength(1);
     const entry = readFileSync(bundle.entry, 'utf8');
     expect(entry).not.toContain('json-schema.org/draft/2020-12');
+  });
+
+  it('reads none of the seven formats, nor the Step Functions or Lambda client, at init, and gives each format a chunk', () => {
+    const outputs = bundle.metafile.outputs;
+    const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs')) as string;
+    const atInit = new Set<string>();
+    const visit = (name: string) => {
+      if (atInit.has(name)) return;
+      atInit.add(name);
+      for (const imported of outputs[name]?.imports ?? [])
+        if (imported.kind === 'import-statement') visit(imported.path);
+    };
+    visit(entry);
+    const inputsAtInit = [...atInit].flatMap((name) => Object.keys(outputs[name]?.inputs ?? {}));
+    const lazy = /rehydrate\/formats\/(?!format|load|shared)[a-z-]+\.ts$|@aws-sdk\/client-(sfn|lambda)\//;
+    expect(inputsAtInit.filter((input) => lazy.test(input))).toEqual([]);
+    expect(inputsAtInit.some((input) => input.includes('@aws-sdk/client-sqs/'))).toBe(true);
+    const formatChunks = FORMAT_NAMES.map((name) =>
+      bundle.chunks.filter((chunk) => chunk.startsWith(`./chunks/${name}-`)),
+    );
+    expect(formatChunks.map((chunks) => chunks.length)).toEqual(FORMAT_NAMES.map(() => 1));
   });
 
   it('loads with every chunk beside it and exports a handler', () => {

@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
+import { buildLambdaBundle } from '../../infra/lambda-bundle.ts';
+import { ENTRY } from '../../infra/paths.ts';
+import { useTestTable } from '../support/dynamodb.ts';
+
+/**
+ * The API function as the stack bundles it (for the SQS hand-off), run in a child Node against the embedded table and
+ * a stand-in of SQS, Step Functions and Lambda: a pause in a format, with an answer schema, a task token and a durable
+ * callback id, then its answer. Each of those is in a chunk loaded on first use (the format, the schema checks, the
+ * task token's and the callback's clients), so this is the lazy loading working in the deployed bundle, not in the
+ * sources the unit tests import.
+ */
+
+const table = useTestTable();
+const dir = mkdtempSync(join(tmpdir(), 'handback-bundled-lazy-'));
+let bundle: string;
+let server: Server;
+let endpoint: string;
+const calls: Array<{ method: string; path: string; target: string; body: Record<string, unknown> }> = [];
+
+beforeAll(async () => {
+  bundle = buildLambdaBundle(ENTRY.api, join(dir, 'api'), 'sqs').entry;
+  writeFileSync(join(dir, 'drive.mjs'), DRIVER);
+  server = createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    request.on('end', () => {
+      const body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+      const target = String(request.headers['x-amz-target'] ?? '');
+      calls.push({ method: request.method ?? '', path: request.url ?? '', target, body });
+      const md5 = createHash('md5')
+        .update(String(body.MessageBody ?? ''))
+        .digest('hex');
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+      response.end(JSON.stringify(target.endsWith('SendMessage') ? { MessageId: 'm-1', MD5OfMessageBody: md5 } : {}));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const DRIVER = `
+import { randomUUID } from 'node:crypto';
+const { handler } = await import(process.argv[2]);
+const context = () => ({
+  awsRequestId: randomUUID(), functionName: 'api', functionVersion: '$LATEST', memoryLimitInMB: '1024',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:api', logGroupName: 'g', logStreamName: 's',
+  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {},
+});
+const event = (method, path, body) => ({
+  version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', isBase64Encoded: false,
+  headers: { host: 'api.example.com', 'content-type': 'application/json' },
+  requestContext: {
+    accountId: '111122223333', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api', requestId: randomUUID(),
+    routeKey: '$default', stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
+    http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'test' },
+    authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { tenant: 'acme', sub: 'person-1' }, scopes: [] } },
+  },
+  body: JSON.stringify(body),
+});
+const call = async (e) => {
+  const r = await handler(e, context());
+  return { status: r.statusCode, body: JSON.parse(r.body) };
+};
+const runId = process.argv[3];
+const messages = [
+  { role: 'user', content: 'Whom should I send the report to?' },
+  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_ask', name: 'ask_human', input: { question: 'Email?' } }] },
+];
+const answerSchema = { type: 'object', properties: { email: { type: 'string', pattern: '^[^@]+@[^@]+$' } }, required: ['email'] };
+const results = {};
+results.pause = await call(event('POST', '/runs/' + runId + '/pauses', {
+  format: 'anthropic', messages, asks: [{ toolCallId: 'toolu_ask', answerSchema }], taskToken: 'token-1', callbackId: 'cb-1',
+}));
+const interruptId = results.pause.body.interruptId;
+results.refused = await call(event('POST', '/runs/' + runId + '/resume', { interruptId, answer: { email: 'no at sign' } }));
+results.resumed = await call(event('POST', '/runs/' + runId + '/resume', { interruptId, answer: { email: 'ada@example.com' } }));
+console.log('RESULT ' + JSON.stringify(results));
+`;
+
+describe('the bundled API function with every chunk loaded on first use', () => {
+  it('pauses in a format, refuses an answer its schema rejects, and hands off to SQS, the task and the callback', async () => {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [...DEPLOYED_NODE_FLAGS, join(dir, 'drive.mjs'), pathToFileURL(bundle).href, 'run-lazy'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          AWS_REGION: 'eu-west-1',
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+          TABLE_NAME: table.tableName,
+          DYNAMODB_ENDPOINT: table.endpoint,
+          HANDOFF_TARGET: 'sqs',
+          HANDOFF_QUEUE_URL: `${endpoint}/111122223333/handoff`,
+          AWS_ENDPOINT_URL_SQS: endpoint,
+          AWS_ENDPOINT_URL_SFN: endpoint,
+          AWS_ENDPOINT_URL_LAMBDA: endpoint,
+          POWERTOOLS_METRICS_DISABLED: 'true',
+          POWERTOOLS_LOG_LEVEL: 'WARN',
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+    if (line === undefined) throw new Error(`the child printed no result:\n${stdout}\n${stderr}`);
+    const results = JSON.parse(line.slice('RESULT '.length));
+    expect(results.pause).toMatchObject({ status: 201, body: { status: 'paused' } });
+    expect(results.refused).toMatchObject({ status: 422, body: { code: 'invalid_answer' } });
+    expect(results.resumed).toMatchObject({ status: 200, body: { outcome: 'resumed', format: 'anthropic' } });
+    expect(calls.map((c) => c.target || `${c.method} ${c.path}`).sort()).toEqual([
+      'AWSStepFunctions.SendTaskSuccess',
+      'AmazonSQS.SendMessage',
+      'POST /2025-12-01/durable-execution-callbacks/cb-1/succeed',
+    ]);
+    const task = calls.find((c) => c.target === 'AWSStepFunctions.SendTaskSuccess');
+    expect(task?.body).toMatchObject({ taskToken: 'token-1' });
+    expect(JSON.parse(String(task?.body.output))).toMatchObject({ outcome: 'resumed', format: 'anthropic' });
+  });
+});
