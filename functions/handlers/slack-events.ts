@@ -1,11 +1,6 @@
-import { parseDefaults } from '../channels/notify.ts';
-import { createSlackChannel } from '../channels/slack.ts';
-import { createSlackCall } from '../channels/slack-api.ts';
-import { onSlackSecret } from '../channels/slack-secret.ts';
 import { createChannelEventHandler } from './channel-events.ts';
 import { channelDeps, logger, metrics } from './channel-runtime.ts';
-import { optionalEnv, requireEnv } from './config.ts';
-import { loadSlackSecret } from './slack-secret.ts';
+import { slackChannelFromEnv } from './slack-secret.ts';
 
 /**
  * The Slack channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings each event of a pause; the
@@ -14,17 +9,6 @@ import { loadSlackSecret } from './slack-secret.ts';
  * secret (`SLACK_SECRET_ID`), read on first use; Slack's Web API is at `HANDBACK_SLACK_API_URL` (default Slack's).
  */
 const { useCases, log } = channelDeps();
-const apiUrl = optionalEnv(process.env, 'HANDBACK_SLACK_API_URL');
-const defaultChannels = parseDefaults('slack', optionalEnv(process.env, 'HANDBACK_SLACK_CHANNEL'));
-
-const channel = onSlackSecret(loadSlackSecret(requireEnv(process.env, 'SLACK_SECRET_ID')), (secret) =>
-  createSlackChannel({
-    useCases,
-    call: createSlackCall(secret.botToken, apiUrl === undefined ? {} : { apiUrl }),
-    log,
-    signingSecret: secret.signingSecret,
-    defaultChannels,
-  }),
-);
+const channel = slackChannelFromEnv(process.env, { useCases, log });
 
 export const handler = createChannelEventHandler({ channel, logger, metrics });

@@ -1,12 +1,7 @@
 import { createDynamoDBDeliveryLog } from '../channels/delivery-log.ts';
-import { parseDefaults } from '../channels/notify.ts';
-import { createSlackChannel } from '../channels/slack.ts';
-import { createSlackCall } from '../channels/slack-api.ts';
-import { onSlackSecret } from '../channels/slack-secret.ts';
-import { optionalEnv, requireEnv } from './config.ts';
 import { config, dynamodb, logger, metrics, useCaseDeps } from './runtime.ts';
 import { createSlackInteractionsHandler } from './slack-http.ts';
-import { loadSlackSecret } from './slack-secret.ts';
+import { slackChannelFromEnv } from './slack-secret.ts';
 
 /**
  * The Lambda entry point of `POST /channels/slack/interactions` (§14): a click or a modal's submission, verified with
@@ -16,17 +11,6 @@ import { loadSlackSecret } from './slack-secret.ts';
  */
 const useCases = useCaseDeps({ schemas: () => import('../checkpoints/json-schema/index.ts') });
 const log = createDynamoDBDeliveryLog({ client: dynamodb, tableName: config.tableName });
-const apiUrl = optionalEnv(process.env, 'HANDBACK_SLACK_API_URL');
-const defaultChannels = parseDefaults('slack', optionalEnv(process.env, 'HANDBACK_SLACK_CHANNEL'));
-
-const slack = onSlackSecret(loadSlackSecret(requireEnv(process.env, 'SLACK_SECRET_ID')), (secret) =>
-  createSlackChannel({
-    useCases,
-    call: createSlackCall(secret.botToken, apiUrl === undefined ? {} : { apiUrl }),
-    log,
-    signingSecret: secret.signingSecret,
-    defaultChannels,
-  }),
-);
+const slack = slackChannelFromEnv(process.env, { useCases, log });
 
 export const handler = createSlackInteractionsHandler({ slack, useCases, logger, metrics });
