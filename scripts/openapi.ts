@@ -47,6 +47,8 @@ const json = (schema: Json, description: string, extra: Json = {}): Json => ({
   ...extra,
 });
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+/** A list of strings (the asks' call ids, for one). */
+const STRING_LIST: Json = { type: 'array', items: { type: 'string' } };
 
 /** The errors every bearer operation may answer, after its own. */
 const BEARER = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 500: 'InternalError', 503: 'HandoffFailed' };
@@ -598,12 +600,7 @@ const components = {
           type: 'string',
           format: 'date-time',
         },
-        asks: {
-          type: 'array',
-          items: {
-            type: 'string',
-          },
-        },
+        asks: STRING_LIST,
         answerUrl: {
           type: 'string',
           format: 'uri',
@@ -731,18 +728,8 @@ const components = {
             },
           },
         },
-        decided: {
-          type: 'array',
-          items: {
-            type: 'string',
-          },
-        },
-        pending: {
-          type: 'array',
-          items: {
-            type: 'string',
-          },
-        },
+        decided: STRING_LIST,
+        pending: STRING_LIST,
         context: {
           type: 'object',
           properties: {
@@ -984,18 +971,8 @@ const components = {
         status: {
           const: 'paused',
         },
-        decided: {
-          type: 'array',
-          items: {
-            type: 'string',
-          },
-        },
-        pending: {
-          type: 'array',
-          items: {
-            type: 'string',
-          },
-        },
+        decided: STRING_LIST,
+        pending: STRING_LIST,
       },
     },
     LinkRequest: {

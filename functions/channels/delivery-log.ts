@@ -89,10 +89,12 @@ export function createDynamoDBDeliveryLog(options: {
 }): DeliveryLog {
   const { client, tableName } = options;
   const now = options.now ?? Date.now;
-  const keyOf = (key: DeliveryKey) => ({
-    [TABLE.partitionKey.name]: Keys.run(key.tenant, key.runId),
-    [TABLE.sortKey.name]: deliverySortKey(key),
-  });
+  const { partitionKey: pk, sortKey: sk, timeToLiveAttribute: ttl } = TABLE;
+  const keyOf = (key: DeliveryKey) => ({ [pk.name]: Keys.run(key.tenant, key.runId), [sk.name]: deliverySortKey(key) });
+  /** An item outside every run's partition (a message's index, a request seen once): its id is both keys. */
+  const itemKey = (id: string) => ({ [pk.name]: id, [sk.name]: id });
+  /** When DynamoDB may delete a record kept `seconds` from `atSeconds`. */
+  const expiry = (atSeconds: number, seconds = KEEP_SECONDS) => ({ [ttl]: atSeconds + seconds });
   return {
     async claim(key, staleMs = STALE_CLAIM_MS) {
       const at = now();
@@ -105,11 +107,11 @@ export function createDynamoDBDeliveryLog(options: {
               kind: DELIVERY_KIND,
               state: 'sending',
               claimedAt: at,
-              ttl: Math.floor(at / 1000) + KEEP_SECONDS,
+              ...expiry(Math.floor(at / 1000)),
             },
             // Once: no record yet, or a claim whose sender never finished and has gone quiet.
             ConditionExpression: 'attribute_not_exists(#pk) OR (#state = :sending AND #claimedAt < :stale)',
-            ExpressionAttributeNames: { '#pk': TABLE.partitionKey.name, '#state': 'state', '#claimedAt': 'claimedAt' },
+            ExpressionAttributeNames: { '#pk': pk.name, '#state': 'state', '#claimedAt': 'claimedAt' },
             ExpressionAttributeValues: { ':sending': 'sending', ':stale': at - staleMs },
           }),
         );
@@ -155,7 +157,7 @@ export function createDynamoDBDeliveryLog(options: {
             kind: DELIVERY_KIND,
             state: 'sent',
             text,
-            ttl: Math.floor(now() / 1000) + KEEP_SECONDS,
+            ...expiry(Math.floor(now() / 1000)),
           },
         }),
       );
@@ -171,14 +173,14 @@ export function createDynamoDBDeliveryLog(options: {
       await client.send(
         new PutCommand({
           TableName: tableName,
-          Item: { pk: id, sk: id, kind: DELIVERY_KIND, ...pause, ttl: Math.floor(now() / 1000) + KEEP_SECONDS },
+          Item: { ...itemKey(id), kind: DELIVERY_KIND, ...pause, ...expiry(Math.floor(now() / 1000)) },
         }),
       );
     },
     async lookup(message) {
       const id = messageKey(message);
       const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: { pk: id, sk: id }, ConsistentRead: true }),
+        new GetCommand({ TableName: tableName, Key: itemKey(id), ConsistentRead: true }),
       );
       if (Item === undefined) return undefined;
       return { tenant: String(Item.tenant), runId: String(Item.runId), interruptId: String(Item.interruptId) };
@@ -190,10 +192,10 @@ export function createDynamoDBDeliveryLog(options: {
         await client.send(
           new PutCommand({
             TableName: tableName,
-            Item: { pk: key, sk: key, kind: DELIVERY_KIND, until: at + ttlSeconds, ttl: at + ttlSeconds },
+            Item: { ...itemKey(key), kind: DELIVERY_KIND, until: at + ttlSeconds, ...expiry(at, ttlSeconds) },
             // DynamoDB's TTL deletes late, so the window is checked here too.
-            ConditionExpression: 'attribute_not_exists(pk) OR #until < :now',
-            ExpressionAttributeNames: { '#until': 'until' },
+            ConditionExpression: 'attribute_not_exists(#pk) OR #until < :now',
+            ExpressionAttributeNames: { '#pk': pk.name, '#until': 'until' },
             ExpressionAttributeValues: { ':now': at },
           }),
         );

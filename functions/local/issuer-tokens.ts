@@ -82,15 +82,23 @@ async function discover(issuer: string) {
   return createRemoteJWKSet(new URL(document.jwks_uri));
 }
 
-function rejectionOf(error: unknown): string {
+/**
+ * Why jose refused a token, in words that name the kind of failure and nothing of the token; `badSignature` says what
+ * a signature that does not verify means on the path that checked it (the issuer's keys, or the local secret).
+ */
+export function rejectionOf(
+  error: unknown,
+  badSignature = "The bearer token's signature does not verify with the issuer's keys.",
+): string {
   const { code, claim } = error as { code?: unknown; claim?: unknown };
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return 'The bearer token has expired.';
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
     case 'ERR_JWKS_NO_MATCHING_KEY':
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
-      return "The bearer token's signature does not verify with the issuer's keys.";
+      return badSignature;
     case 'ERR_JWKS_TIMEOUT':
     case 'ERR_JOSE_GENERIC':
       return "The issuer's keys could not be read, so no token can be checked now.";

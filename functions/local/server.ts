@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
 import { isOpenRequest } from '../handlers/routes.ts';
-import { type IssuerOptions, issuerTokens, TokenRefused } from './issuer-tokens.ts';
+import { type IssuerOptions, issuerTokens, rejectionOf, TokenRefused } from './issuer-tokens.ts';
 import { type Claims, localContext, toPayloadV2, writeResult } from './payload-v2.ts';
 
 /**
@@ -35,6 +35,9 @@ export interface LocalServerOptions {
 
 /** Bodies past this are refused before reaching the handler (its own pause limit is 6 MB). */
 const MAX_READ_BYTES = 16 * 1024 * 1024;
+/** What a token the local secret does not verify is told. */
+const HS256_REFUSED =
+  "The bearer token's signature does not verify: it must be signed HS256 with this server's secret.";
 
 /** An HTTP server that serves the API handler; call `listen` on it. */
 export function createLocalServer(options: LocalServerOptions): Server {
@@ -103,7 +106,10 @@ async function verify(authorization: string | undefined, keys: Verifiers): Promi
         ? await keys.issuer(token)
         : (await jwtVerify(token, keys.secret as Uint8Array, { algorithms: ['HS256'] })).payload;
   } catch (error) {
-    return unauthorized(error instanceof TokenRefused ? error.message : rejectionOf(error), 'invalid_token');
+    return unauthorized(
+      error instanceof TokenRefused ? error.message : rejectionOf(error, HS256_REFUSED),
+      'invalid_token',
+    );
   }
   {
     const claims: Claims = {};
@@ -121,23 +127,6 @@ function isHs(token: string): boolean {
     return /^HS/.test(String(decodeProtectedHeader(token).alg));
   } catch {
     return false;
-  }
-}
-
-/** Why jose refused a token, in words that name the kind of failure and nothing of the token. */
-function rejectionOf(error: unknown): string {
-  const { code, claim } = error as { code?: unknown; claim?: unknown };
-  switch (code) {
-    case 'ERR_JWT_EXPIRED':
-      return 'The bearer token has expired.';
-    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-    case 'ERR_JOSE_ALG_NOT_ALLOWED':
-      return "The bearer token's signature does not verify: it must be signed HS256 with this server's secret.";
-    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (claim === 'nbf' || claim === 'iat') return 'The bearer token is not valid yet.';
-      return 'The bearer token is malformed: its claims are not valid JWT claims.';
-    default:
-      return 'The bearer token is malformed: it is not a JWT.';
   }
 }
 
