@@ -1,11 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoDBDeliveryLog, type DeliveryLog } from '../channels/delivery-log.ts';
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
-import { storageClientConfig } from '../checkpoints/dynamodb-store.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { optionalEnv, requireEnv } from './config.ts';
+import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics, tracer } from './observability.ts';
 
 /**
@@ -19,12 +17,8 @@ import { logger, metrics, tracer } from './observability.ts';
 export { logger, metrics, tracer };
 
 const tableName = requireEnv(process.env, 'TABLE_NAME');
-const endpoint = optionalEnv(process.env, 'DYNAMODB_ENDPOINT');
 
-const dynamodb = DynamoDBDocumentClient.from(
-  tracer.captureAWSv3Client(new DynamoDBClient(storageClientConfig(endpoint === undefined ? {} : { endpoint }))),
-  { marshallOptions: { removeUndefinedValues: true } },
-);
+const dynamodb = tracedDocumentClient(optionalEnv(process.env, 'DYNAMODB_ENDPOINT'));
 
 /** What a channel delivery runs on: the read-only use cases, the delivery log, and the inbox page's URL. */
 export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog } {

@@ -1,12 +1,10 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
-import { storageClientConfig } from '../checkpoints/dynamodb-store.ts';
 import { createHandoff, createHandoffClients } from '../handoff/handoff.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { loadConfig } from './config.ts';
+import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics, tracer } from './observability.ts';
 
 /**
@@ -22,14 +20,7 @@ export { logger, metrics, tracer };
 export const config = loadConfig(process.env);
 
 /** The document client every entry point of `runtime.ts` shares (the Slack interactions function's delivery log too). */
-export const dynamodb = DynamoDBDocumentClient.from(
-  tracer.captureAWSv3Client(
-    new DynamoDBClient(
-      storageClientConfig(config.dynamodbEndpoint === undefined ? {} : { endpoint: config.dynamodbEndpoint }),
-    ),
-  ),
-  { marshallOptions: { removeUndefinedValues: true } },
-);
+export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
 // Each client captured as it is made: the target's now, the task token's and the durable callback's on first use.
 const handoffClients = await createHandoffClients(config.handoff.target, {
