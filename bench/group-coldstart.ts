@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   BEFORE_REV,
@@ -300,13 +300,7 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
     );
   }
   return {
-    // The alias is an absolute path of this machine: recorded relative to the repository.
-    esbuild: {
-      ...LAMBDA_BUNDLE_OPTIONS,
-      alias: Object.fromEntries(
-        Object.entries(LAMBDA_BUNDLE_OPTIONS.alias).map(([name, path]) => [name, relative(REPO, path)]),
-      ),
-    } as typeof LAMBDA_BUNDLE_OPTIONS,
+    esbuild: LAMBDA_BUNDLE_OPTIONS,
     deployedNodeFlags: DEPLOYED_NODE_FLAGS,
     beforeRev: BEFORE_REV,
     ...(drift === undefined ? {} : { bannerDrift: drift }),

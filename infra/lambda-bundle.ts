@@ -1,6 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
 
 /**
@@ -30,7 +29,7 @@ export function bundleDefines(handoffTarget: BundledHandoffTarget | undefined): 
 /**
  * The options every Lambda bundle is built with (the bench builds its floors with them too): Node.js 24's target,
  * ESM with code splitting, minified, source maps beside each file without the sources, every dependency inlined (the
- * versions we test are the versions we run), `module` before `main`, and `semver` replaced by a shim of its one use.
+ * versions we test are the versions we run) and `module` before `main`.
  */
 export const LAMBDA_ESBUILD_OPTIONS = {
   bundle: true,
@@ -47,8 +46,6 @@ export const LAMBDA_ESBUILD_OPTIONS = {
   mainFields: ['module', 'main'],
   external: [],
   banner: { js: ESM_REQUIRE_BANNER },
-  // aws-xray-sdk-core asks semver one thing, in a patcher Handback never calls: a shim instead of the package.
-  alias: { semver: fileURLToPath(new URL('bundle-shims/semver.cjs', import.meta.url)) },
   logLevel: 'error',
 } as const satisfies BuildOptions;
 

@@ -4,7 +4,7 @@ import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistenc
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { optionalEnv, requireEnv } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
-import { logger, metrics, tracer } from './observability.ts';
+import { logger, metrics } from './observability.ts';
 
 /**
  * The Lambda wiring of the channels' delivery functions (§14), evaluated once per container at cold start: the table
@@ -14,7 +14,7 @@ import { logger, metrics, tracer } from './observability.ts';
  * interactions', wired by `runtime.ts`).
  */
 
-export { logger, metrics, tracer };
+export { logger, metrics };
 
 const tableName = requireEnv(process.env, 'TABLE_NAME');
 

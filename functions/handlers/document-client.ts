@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { storageClientConfig } from '../checkpoints/dynamodb-store.ts';
-import { tracer } from './observability.ts';
+import { traceAwsClient } from './tracing.ts';
 
 /**
  * The document client of a Lambda function's table: the store's timeouts and retries (`storageClientConfig`), traced
@@ -9,7 +9,7 @@ import { tracer } from './observability.ts';
  */
 export function tracedDocumentClient(endpoint: string | undefined): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(
-    tracer.captureAWSv3Client(new DynamoDBClient(storageClientConfig(endpoint === undefined ? {} : { endpoint }))),
+    traceAwsClient(new DynamoDBClient(storageClientConfig(endpoint === undefined ? {} : { endpoint }))),
     { marshallOptions: { removeUndefinedValues: true } },
   );
 }

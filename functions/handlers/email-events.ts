@@ -5,8 +5,9 @@ import { parseDefaults } from '../channels/notify.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
-import { channelDeps, logger, metrics, tracer } from './channel-runtime.ts';
+import { channelDeps, logger, metrics } from './channel-runtime.ts';
 import { optionalEnv, requireEnv } from './config.ts';
+import { traceAwsClient } from './tracing.ts';
 
 /**
  * The email channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings `Pause Created` and
@@ -22,7 +23,7 @@ const withLinks = {
   inboxUrl: requireEnv(process.env, 'INBOX_URL'),
 };
 const region = optionalEnv(process.env, 'SES_REGION');
-const ses = tracer.captureAWSv3Client(new SESv2Client(region === undefined ? {} : { region }));
+const ses = traceAwsClient(new SESv2Client(region === undefined ? {} : { region }));
 
 const channel = createEmailChannel({
   useCases: withLinks,

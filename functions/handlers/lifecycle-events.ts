@@ -3,8 +3,9 @@ import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { optionalEnv, requireEnv } from './config.ts';
-import { logger, metrics, tracer } from './observability.ts';
+import { logger, metrics } from './observability.ts';
 import { createLifecycleStreamHandler } from './stream.ts';
+import { traceAwsClient } from './tracing.ts';
 
 /**
  * The Lambda entry point of lifecycle events: the table's stream in, the bus (`EVENT_BUS_NAME`) out, through the same
@@ -14,7 +15,7 @@ import { createLifecycleStreamHandler } from './stream.ts';
  */
 const eventBusName = requireEnv(process.env, 'EVENT_BUS_NAME');
 const inboxUrl = optionalEnv(process.env, 'INBOX_URL');
-const eventBridge = tracer.captureAWSv3Client(new EventBridgeClient({}));
+const eventBridge = traceAwsClient(new EventBridgeClient({}));
 const links = loadAnswerLinks(optionalEnv(process.env, 'LINK_SECRET_ARN'));
 
 export const handler = createLifecycleStreamHandler({

@@ -5,7 +5,8 @@ import { createHandoff, createHandoffClients } from '../handoff/handoff.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { loadConfig } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
-import { logger, metrics, tracer } from './observability.ts';
+import { logger, metrics } from './observability.ts';
+import { traceAwsClient } from './tracing.ts';
 
 /**
  * The Lambda wiring of the entry points that read and write pauses, evaluated once per container at cold start
@@ -14,7 +15,7 @@ import { logger, metrics, tracer } from './observability.ts';
  * point builds its dependencies with `useCaseDeps`, naming the checks it can meet.
  */
 
-export { logger, metrics, tracer };
+export { logger, metrics };
 
 /** The configuration, read once. */
 export const config = loadConfig(process.env);
@@ -24,7 +25,7 @@ export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
 // Each client captured as it is made: the target's now, the task token's and the durable callback's on first use.
 const handoffClients = await createHandoffClients(config.handoff.target, {
-  capture: (client) => tracer.captureAWSv3Client(client),
+  capture: traceAwsClient,
 });
 
 const handoff = createHandoff(config.handoff, handoffClients, logger);

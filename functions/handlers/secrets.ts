@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { tracer } from './observability.ts';
+import { traceAwsClient } from './tracing.ts';
 
 /**
  * One Secrets Manager secret's string, read with a deadline: the link key (`LINK_SECRET_ARN`) and Slack's bot token and
@@ -18,7 +18,7 @@ let client: SecretsManagerClient | undefined;
 /** A reader of the string in the secret `secretId` (a name or an ARN; `variable` names it in errors): one bounded read a call. */
 export function secretStringReader(secretId: string, variable: string): () => Promise<string> {
   return async () => {
-    client ??= tracer.captureAWSv3Client(
+    client ??= traceAwsClient(
       new SecretsManagerClient({
         maxAttempts: 2,
         requestHandler: { connectionTimeout: 500, requestTimeout: 800, throwOnRequestTimeout: true },

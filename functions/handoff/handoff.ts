@@ -116,7 +116,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
  * The clients a hand-off needs: the configured target's, made now; Step Functions' (for pauses that carry a task
  * token) unless `withStepFunctions` is false, and Lambda's (for pauses that carry a durable callback id) unless
  * `withDurableCallbacks` is false, each made on first use (`onFirstUse`) — the `lambda` target's client completes
- * callbacks too. `capture` is given each client as it is made (the tracer's `captureAWSv3Client`). In a bundle built
+ * callbacks too. `capture` is given each client as it is made (`traceAwsClient`, functions/handlers/tracing.ts). In a bundle built
  * for one target, any other target fails here, at cold start.
  */
 export async function createHandoffClients(
