@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,12 @@ let bundle: string;
 let server: Server;
 let endpoint: string;
 const calls: Array<{ method: string; path: string; target: string; body: Record<string, unknown> }> = [];
+const traceHeaders: string[] = [];
+// A stand-in of the X-Ray daemon Lambda runs beside the function: what the bundle's tracing sends.
+const daemon = createSocket('udp4');
+const subsegments: Array<{ name: string; parent_id: string; trace_id: string; aws: { operation: string } }> = [];
+daemon.on('message', (message) => subsegments.push(JSON.parse(message.toString('utf8').split('\n')[1] ?? '{}')));
+const ROOT = '1-6760a1b2-a006649127e371903a2de979';
 
 beforeAll(async () => {
   bundle = buildLambdaBundle(ENTRY.api, join(dir, 'api'), 'sqs').entry;
@@ -36,6 +43,7 @@ beforeAll(async () => {
     request.on('end', () => {
       const body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
       const target = String(request.headers['x-amz-target'] ?? '');
+      traceHeaders.push(String(request.headers['x-amzn-trace-id']));
       calls.push({ method: request.method ?? '', path: request.url ?? '', target, body });
       const md5 = createHash('md5')
         .update(String(body.MessageBody ?? ''))
@@ -45,10 +53,12 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
   endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 
 afterAll(() => {
+  daemon.close();
   server.closeAllConnections();
   server.close();
   rmSync(dir, { recursive: true, force: true });
@@ -90,6 +100,7 @@ results.pause = await call(event('POST', '/runs/' + runId + '/pauses', {
 const interruptId = results.pause.body.interruptId;
 results.refused = await call(event('POST', '/runs/' + runId + '/resume', { interruptId, answer: { email: 'no at sign' } }));
 results.resumed = await call(event('POST', '/runs/' + runId + '/resume', { interruptId, answer: { email: 'ada@example.com' } }));
+results.openapi = await call(event('GET', '/openapi.json'));
 console.log('RESULT ' + JSON.stringify(results));
 `;
 
@@ -114,6 +125,9 @@ describe('the bundled API function with every chunk loaded on first use', () => 
           AWS_ENDPOINT_URL_LAMBDA: endpoint,
           POWERTOOLS_METRICS_DISABLED: 'true',
           POWERTOOLS_LOG_LEVEL: 'WARN',
+          AWS_LAMBDA_FUNCTION_NAME: 'api',
+          _X_AMZN_TRACE_ID: `Root=${ROOT};Parent=53995c3f42cd8ad8;Sampled=1;Lineage=a87bd80c:0`,
+          AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
         },
         encoding: 'utf8',
         timeout: 60_000,
@@ -133,5 +147,22 @@ describe('the bundled API function with every chunk loaded on first use', () => 
     const task = calls.find((c) => c.target === 'AWSStepFunctions.SendTaskSuccess');
     expect(task?.body).toMatchObject({ taskToken: 'token-1' });
     expect(JSON.parse(String(task?.body.output))).toMatchObject({ outcome: 'resumed', format: 'anthropic' });
+    // The API description is a chunk of its own, served as the route table describes it.
+    expect(results.openapi).toMatchObject({ status: 200, body: { openapi: expect.stringMatching(/^3\./) } });
+  });
+
+  it('sends an X-Ray subsegment of every AWS call, each service continuing the trace under its own', async () => {
+    await expect.poll(() => subsegments.filter((s) => s.name !== 'DynamoDB').length).toBe(3);
+    expect(new Set(subsegments.map((s) => s.name))).toEqual(new Set(['DynamoDB', 'SQS', 'SFN', 'Lambda']));
+    expect(subsegments.every((s) => s.trace_id === ROOT && s.parent_id === '53995c3f42cd8ad8')).toBe(true);
+    expect(subsegments.find((s) => s.name === 'SQS')?.aws.operation).toBe('SendMessage');
+    // Each call the stand-in answered carried its own subsegment's id as the parent, and Lambda's Lineage.
+    const ids = new Set(subsegments.map((s) => (s as unknown as { id: string }).id));
+    expect(traceHeaders).toHaveLength(3);
+    for (const header of traceHeaders) {
+      const [root, parent, sampled, lineage] = header.split(';');
+      expect([root, sampled, lineage]).toEqual([`Root=${ROOT}`, 'Sampled=1', 'Lineage=a87bd80c:0']);
+      expect(ids.has(String(parent).slice('Parent='.length))).toBe(true);
+    }
   });
 });
