@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -118,17 +118,25 @@ export const BEFORE_REV = '314cd4c';
 
 /**
  * The six functions the stack had at `rev`, bundled as the stack bundles them now (the same options and `define`):
- * the sources of `rev` taken out with `git archive` into a temporary directory beside this repository's node_modules
- * (and the inbox page as built now, which `git archive` does not hold). Undefined when git or the commit is not there.
+ * the sources of `rev` taken out with `git archive` into a temporary directory, with the dependencies of its own
+ * lockfile (`npm ci` there, once per directory: `rev` bundled packages this tree no longer has, such as the X-Ray SDK),
+ * and the inbox page as built now, which `git archive` does not hold. Undefined when git, the commit or the install
+ * is not there.
  */
 export function beforeSpecs(rev = BEFORE_REV): BundleSpec[] | undefined {
   const dir = join(OUT_DIR, `before-${rev}`);
   try {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const tar = execFileSync('git', ['-C', REPO, 'archive', rev, 'functions', 'infra'], { maxBuffer: 1 << 28 });
-    execFileSync('tar', ['-x', '-C', dir], { input: tar });
-    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+    if (!existsSync(join(dir, 'node_modules', '.package-lock.json'))) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const files = ['functions', 'infra', 'package.json', 'package-lock.json'];
+      const tar = execFileSync('git', ['-C', REPO, 'archive', rev, ...files], { maxBuffer: 1 << 28 });
+      execFileSync('tar', ['-x', '-C', dir], { input: tar });
+      execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: dir,
+        stdio: 'ignore',
+      });
+    }
     const generated = join(REPO, 'functions/inbox/generated.ts');
     if (existsSync(generated)) copyFileSync(generated, join(dir, 'functions/inbox/generated.ts'));
   } catch {
