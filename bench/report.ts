@@ -443,7 +443,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
       .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
       .join(
         ', ',
-      )}, the createRequire banner, \`semver\` aliased to infra/bundle-shims/semver.cjs, and for the resume functions the \`define\` of the hand-off target they are bundled for, SQS by default). **At init** is what a cold start reads and parses: the entry and the chunks it imports statically; **asset** adds the chunks loaded on first use (the JSON Schema checks, the pause checks, each format, the task-token and durable-callback clients, the SDK's credential providers other than the environment's). The floor: the DynamoDB document client and the hand-off target's client (SQS), built the same way; the lifecycle stream and the sweep are held to the floor of the clients they use (the stream: DynamoDB + EventBridge, as before; the sweep: the hand-off's floor); the Slack floor: the DynamoDB document client and \`fetch\` to Slack. Import = \`performance.now()\` around \`await import(bundle)\` in a fresh \`node\` per sample with the function's environment, as deployed (${flags}); medians, every round imports every bundle once in rotating order. Node ${part.machine.node}; the functions run Node.js 24.`,
+      )}, the createRequire banner, and for the resume functions the \`define\` of the hand-off target they are bundled for, SQS by default). **At init** is what a cold start reads and parses: the entry and the chunks it imports statically; **asset** adds the chunks loaded on first use (the JSON Schema checks, the pause checks, each format, the task-token and durable-callback clients, the SDK's credential providers other than the environment's). The floor: the DynamoDB document client and the hand-off target's client (SQS), built the same way; the lifecycle stream and the sweep are held to the floor of the clients they use (the stream: DynamoDB + EventBridge, as before; the sweep: the hand-off's floor); the Slack floor: the DynamoDB document client and \`fetch\` to Slack. Import = \`performance.now()\` around \`await import(bundle)\` in a fresh \`node\` per sample with the function's environment, as deployed (${flags}); medians, every round imports every bundle once in rotating order. Node ${part.machine.node}; the functions run Node.js 24.`,
     '',
     provenance(part),
     load
@@ -475,7 +475,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
         ]),
     ),
     '',
-    `Before and after, in the same rounds: the functions as they were at \`${beforeRev}\` (every format, the Step Functions client and the durable callbacks' Lambda client read at init, the whole semver package) built and imported the same way.`,
+    `Before and after, in the same rounds: the functions as they were at \`${beforeRev}\`, before issue 23 (every format, the Step Functions client and the durable callbacks' Lambda client, Powertools' tracer over the X-Ray SDK, logger, metrics and batch, and jose in the API, all read at init), taken out with \`git archive\`, installed from that commit's own lockfile and built and imported the same way.`,
     '',
     table(
       [
