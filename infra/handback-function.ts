@@ -90,7 +90,7 @@ export interface HandbackFunctionProps {
    */
   readonly logRemovalPolicy?: RemovalPolicy;
   /**
-   * The level of Powertools' and Lambda's application logs.
+   * The level of the functions' application logs (`POWERTOOLS_LOG_LEVEL`, and Lambda's own log-level control).
    * @default 'INFO'
    */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';

@@ -284,7 +284,7 @@ export class HandbackStack extends Stack {
         EventEmitFailures: {
           description:
             'Lifecycle events could not be delivered to the bus: the stream retries them, then their records go to LifecycleFailedRecords.',
-          // Powertools puts its `service` dimension on every metric it emits.
+          // Every metric carries the `service` dimension (functions/handlers/telemetry.ts).
           metric: new Metric({
             namespace: 'Handback',
             metricName: HandbackMetric.EventEmitFailures,

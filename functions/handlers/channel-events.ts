@@ -1,14 +1,9 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import type { Channel } from '../channels/channel.ts';
 import { isFinal } from '../errors.ts';
 import type { LifecycleDetail, LifecycleEvent } from '../events/lifecycle.ts';
-import { Metric } from '../resume/telemetry.ts';
+import { Metric, MetricUnit } from '../resume/telemetry.ts';
 import { isOneOf, LIFECYCLE_SOURCE, LIFECYCLE_TYPES } from '../vocabulary.ts';
+import { type EntryTelemetry, withTelemetry } from './telemetry.ts';
 
 /**
  * A channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus invokes it (asynchronously) with one
@@ -39,10 +34,8 @@ export function lifecycleEventOfBus(event: BusEvent): LifecycleEvent | undefined
 }
 
 /** What a channel's entry point runs on; `channel` may be made on first use (Slack's, once its secret is read). */
-export interface ChannelEventDeps {
+export interface ChannelEventDeps extends EntryTelemetry {
   channel: () => Promise<Channel>;
-  logger: Logger;
-  metrics: Metrics;
 }
 
 /** The handler of one channel's rule. */
@@ -73,8 +66,5 @@ export function createChannelEventHandler(deps: ChannelEventDeps) {
     }
     logger.info('Delivered', { ...ids, channel: channel.name });
   };
-  return middy<BusEvent, void, Error, Context>()
-    .use(injectLambdaContext(logger))
-    .use(logMetrics(metrics, { throwOnEmptyMetrics: false }))
-    .handler(handle);
+  return withTelemetry(deps, handle);
 }

@@ -1,5 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Method, type Route as MiddyRoute } from '@middy/http-router';
@@ -67,6 +65,7 @@ import {
   resumeBody as resumeBodySchema,
   runParams,
 } from './routes.ts';
+import { type EntryTelemetry, withTelemetry } from './telemetry.ts';
 
 /**
  * The HTTP API (§5, §9–§13) for API Gateway HTTP API, payload v2: middy with the router and header normalizer, the
@@ -83,6 +82,8 @@ export type ApiResult = Exclude<APIGatewayProxyResultV2, string>;
 
 /** What the API runs on: the use cases' dependencies and how tokens are read. */
 export interface ApiDeps extends UseCaseDeps {
+  logger: EntryTelemetry['logger'];
+  metrics: EntryTelemetry['metrics'];
   /** The authorizer claim holding the tenant; default `tenant`. */
   tenantClaim?: string;
   /** The claim holding a principal's groups (§13); default `cognito:groups`. */
@@ -305,7 +306,7 @@ export function createApiHandler(
     ...(options.routes ?? []),
   ];
 
-  return middy<ApiEvent, ApiResult>({
+  const routed = middy<ApiEvent, ApiResult>({
     timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
     // A request that runs out of time may still commit: say so, with the same retry semantics as a storage timeout.
     timeoutEarlyResponse: () => {
@@ -314,11 +315,11 @@ export function createApiHandler(
       );
     },
   })
-    .use(injectLambdaContext(deps.logger))
-    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
     .use(httpHeaderNormalizer())
     .use(problemDetails(deps.logger))
     .handler(httpRouterHandler<ApiEvent, ApiResult>({ routes, notFoundResponse: notFound(routes) }));
+  // Outside middy: the context is on every line before the router runs, the metrics written after a problem is made.
+  return withTelemetry(deps, (event: ApiEvent, context): Promise<ApiResult> => routed(event, context));
 }
 
 /**

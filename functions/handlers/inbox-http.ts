@@ -1,12 +1,11 @@
 import { gzipSync } from 'node:zlib';
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Route } from '@middy/http-router';
 import { type InboxSettings, inboxAsset, inboxSettings } from '../inbox/assets.ts';
 import type { ApiEvent, ApiResult } from './http-api.ts';
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
+import { type JsonLogger, withTelemetry } from './telemetry.ts';
 
 /**
  * The inbox page's routes (§12), served without a token (its data calls carry one): `GET /inbox`,
@@ -27,9 +26,8 @@ export const INBOX_ROUTES: Array<Route<ApiEvent, ApiResult>> = [
 ];
 
 /** The inbox function: its two routes, any other request a 404 problem, errors as problems. */
-export function createInboxHandler(logger: Logger) {
-  return middy<ApiEvent, ApiResult>()
-    .use(injectLambdaContext(logger))
+export function createInboxHandler(logger: JsonLogger) {
+  const routed = middy<ApiEvent, ApiResult>()
     .use(httpHeaderNormalizer())
     .use(problemDetails(logger))
     .handler(
@@ -40,6 +38,7 @@ export function createInboxHandler(logger: Logger) {
         },
       }),
     );
+  return withTelemetry({ logger }, (event: ApiEvent, context): Promise<ApiResult> => routed(event, context));
 }
 
 /** The page's sign-in configuration, at `inbox/config.json`. */

@@ -6,6 +6,7 @@ import type { UseCaseDeps } from '../resume/resume.ts';
 import { loadConfig } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
+import type { EntryTelemetry } from './telemetry.ts';
 import { traceAwsClient } from './tracing.ts';
 
 /**
@@ -34,7 +35,9 @@ const handoff = createHandoff(config.handoff, handoffClients, logger);
  * The use cases' dependencies: the store on the configured table, with the `checks` this entry point runs (each
  * loaded on first use), and the configured hand-off.
  */
-export function useCaseDeps(checks: CheckpointChecks): UseCaseDeps & { tenantClaim: string; groupsClaim: string } {
+export function useCaseDeps(
+  checks: CheckpointChecks,
+): UseCaseDeps & EntryTelemetry & { tenantClaim: string; groupsClaim: string } {
   return {
     // The service itself, not `createDynamoDBCheckpointStore`, whose default (every check) would bundle them all.
     store: new CheckpointService({

@@ -1,12 +1,8 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { SlackSecretUnavailableError } from '../channels/slack-secret.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type { SlackInteractions } from './http-api.ts';
+import { type EntryTelemetry, withTelemetry } from './telemetry.ts';
 
 /**
  * `POST /channels/slack/interactions` on a function of its own (§14): API Gateway's payload 2.0 in, the Slack channel's
@@ -18,12 +14,10 @@ import type { SlackInteractions } from './http-api.ts';
  */
 
 /** What the Slack interactions function runs on; `slack` is made on first use, once the app's secret is read. */
-export interface SlackHttpDeps {
+export interface SlackHttpDeps extends EntryTelemetry {
   slack: () => Promise<SlackInteractions>;
   /** The use cases the channel renders with: without an `inboxUrl`, the request's own host's `/inbox`, as the API. */
   useCases: { inboxUrl?: string };
-  logger: Logger;
-  metrics: Metrics;
 }
 
 type Result = APIGatewayProxyStructuredResultV2;
@@ -59,8 +53,5 @@ export function createSlackInteractionsHandler(deps: SlackHttpDeps) {
       return json(500, { error: 'Something went wrong: nothing may have been recorded; try the inbox.' });
     }
   };
-  return middy<APIGatewayProxyEventV2, Result, Error, Context>()
-    .use(injectLambdaContext(deps.logger))
-    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
-    .handler(handle);
+  return withTelemetry(deps, handle);
 }

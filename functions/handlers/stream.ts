@@ -1,16 +1,11 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import middy from '@middy/core';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBRecord } from 'aws-lambda';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { ItemKind, recordOf } from '../checkpoints/dynamodb/items.ts';
 import type { LifecycleEmitter } from '../events/emitter.ts';
-import { Metric } from '../resume/telemetry.ts';
+import { Metric, MetricUnit } from '../resume/telemetry.ts';
+import { type EntryTelemetry, streamBatchResponse, withTelemetry } from './telemetry.ts';
 
 /**
  * Lifecycle events on AWS (§11): the table's stream (new and old images) carries every committed change of a pause
@@ -20,10 +15,8 @@ import { Metric } from '../resume/telemetry.ts';
  */
 
 /** What the stream handler runs on. */
-export interface StreamDeps {
+export interface StreamDeps extends EntryTelemetry {
   emitter: LifecycleEmitter;
-  logger: Logger;
-  metrics: Metrics;
 }
 
 /** The change a stream record carries, or undefined for an item that is not a pause (a transcript part). */
@@ -40,7 +33,6 @@ export function changeOf(record: DynamoDBRecord): PauseChange | undefined {
 
 /** The stream handler, with partial batch responses. */
 export function createLifecycleStreamHandler(deps: StreamDeps) {
-  const processor = new BatchProcessor(EventType.DynamoDBStreams);
   const handle = async (record: DynamoDBRecord): Promise<void> => {
     const change = changeOf(record);
     if (change === undefined) return;
@@ -51,8 +43,5 @@ export function createLifecycleStreamHandler(deps: StreamDeps) {
       throw error;
     }
   };
-  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
-    .use(injectLambdaContext(deps.logger))
-    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
-    .handler(async (event, context) => processPartialResponse(event, handle, processor, { context }));
+  return withTelemetry(deps, async (event: { Records: DynamoDBRecord[] }) => streamBatchResponse(event, handle));
 }

@@ -1,9 +1,4 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
-import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { EventBridgeEvent, SQSRecord } from 'aws-lambda';
 import { HandbackError, InvalidAnswerError } from '../errors.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import {
@@ -15,14 +10,18 @@ import {
 } from '../resume/fit.ts';
 import { parseTriggerRequest, type TriggerVia } from '../resume/request.ts';
 import { cancelTurn, decideTurn, resumeTurn, sweepDue, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
-import { Metric } from '../resume/telemetry.ts';
+import { Metric, MetricUnit } from '../resume/telemetry.ts';
 import { isPermanent, statusOf } from './problem.ts';
+import { type EntryTelemetry, sqsBatchResponse, withTelemetry } from './telemetry.ts';
 
 /**
  * The non-HTTP entry points (§6, §9, §10): the Step Functions task, SQS and EventBridge. Each parses its event into
  * the same request — `{runId, interruptId, answer | decisions, tenant?}`, or `{action: "cancel", runId, interruptId,
  * reason?, tenant?}` — and runs it through the same use cases as the HTTP API.
  */
+
+/** What a trigger runs on: the use cases' dependencies, with the entry point's logger and metrics. */
+export type TriggerDeps = UseCaseDeps & EntryTelemetry;
 
 /** What a trigger answers: the resume body of a closing, or the pending body while asks wait (§9). */
 export type TriggerOutput = ResumeBody | PendingBody;
@@ -60,11 +59,8 @@ async function run(deps: UseCaseDeps, input: unknown, trigger: TriggerVia): Prom
 export const RESUME_REQUESTED = 'Resume Requested';
 
 /** The Step Functions task: output is the resume body, `messagesOmitted` past 256 KB; failures keep their error `name`. */
-export function createStepFunctionsHandler(deps: UseCaseDeps) {
-  return middy<unknown, TriggerOutput, Error, Context>()
-    .use(injectLambdaContext(deps.logger))
-    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
-    .handler(async (input) => run(deps, input, 'step-functions'));
+export function createStepFunctionsHandler(deps: TriggerDeps) {
+  return withTelemetry(deps, async (input: unknown): Promise<TriggerOutput> => run(deps, input, 'step-functions'));
 }
 
 /**
@@ -74,15 +70,11 @@ export function createStepFunctionsHandler(deps: UseCaseDeps) {
  * a network error, a failed hand-off) is reported in `batchItemFailures` and retried by SQS, then the queue's
  * redrive policy moves it to the DLQ.
  */
-export function createSqsHandler(deps: UseCaseDeps) {
-  const processor = new BatchProcessor(EventType.SQS);
+export function createSqsHandler(deps: TriggerDeps) {
   const record = async (message: SQSRecord): Promise<void> => {
     await resumeOrReject(deps, 'sqs', () => JSON.parse(message.body), { messageId: message.messageId });
   };
-  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
-    .use(injectLambdaContext(deps.logger))
-    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
-    .handler(async (event, context) => processPartialResponse(event, record, processor, { context }));
+  return withTelemetry(deps, async (event: { Records: SQSRecord[] }) => sqsBatchResponse(event, record));
 }
 
 /**
@@ -90,19 +82,16 @@ export function createSqsHandler(deps: UseCaseDeps) {
  * recorded (log line and `rejected` metric) and the invocation succeeds; a transient failure throws, so EventBridge's
  * retry policy (and the target's DLQ) take over.
  */
-export function createEventBridgeHandler(deps: UseCaseDeps) {
-  return middy<EventBridgeEvent<string, unknown>, void, Error, Context>()
-    .use(injectLambdaContext(deps.logger))
-    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
-    .handler(async (event) => {
-      if (event['detail-type'] !== RESUME_REQUESTED) {
-        reject(deps, 'eventbridge', new Error(`detail-type ${event['detail-type']} is not ${RESUME_REQUESTED}`), {
-          eventId: event.id,
-        });
-        return;
-      }
-      await resumeOrReject(deps, 'eventbridge', () => event.detail, { eventId: event.id });
-    });
+export function createEventBridgeHandler(deps: TriggerDeps) {
+  return withTelemetry(deps, async (event: EventBridgeEvent<string, unknown>): Promise<void> => {
+    if (event['detail-type'] !== RESUME_REQUESTED) {
+      reject(deps, 'eventbridge', new Error(`detail-type ${event['detail-type']} is not ${RESUME_REQUESTED}`), {
+        eventId: event.id,
+      });
+      return;
+    }
+    await resumeOrReject(deps, 'eventbridge', () => event.detail, { eventId: event.id });
+  });
 }
 
 async function resumeOrReject(
@@ -165,21 +154,18 @@ const SWEEP_RESERVE_MS = 10_000;
  * The sweep (§10), on a schedule (every minute): due reminders, expiries, and `onExpiry: "reject"` closings with their
  * hand-offs. It takes batches until fewer than a batch are due or time runs short; what is left waits a minute.
  */
-export function createSweepHandler(deps: UseCaseDeps) {
-  return middy<unknown, { reminded: number; expired: number; closed: number }, Error, Context>()
-    .use(injectLambdaContext(deps.logger))
-    .use(logMetrics(deps.metrics, { throwOnEmptyMetrics: false }))
-    .handler(async (_event, context) => {
-      const totals = { reminded: 0, expired: 0, closed: 0 };
-      for (;;) {
-        const result = await sweepDue(deps, { limit: SWEEP_BATCH });
-        totals.reminded += result.reminded.length;
-        totals.expired += result.expired.length;
-        totals.closed += result.closed.length;
-        const acted = result.reminded.length + result.expired.length + result.closed.length;
-        if (acted < SWEEP_BATCH || context.getRemainingTimeInMillis() < SWEEP_RESERVE_MS) break;
-      }
-      deps.logger.info('Swept', totals);
-      return totals;
-    });
+export function createSweepHandler(deps: TriggerDeps) {
+  return withTelemetry(deps, async (_event: unknown, context) => {
+    const totals = { reminded: 0, expired: 0, closed: 0 };
+    for (;;) {
+      const result = await sweepDue(deps, { limit: SWEEP_BATCH });
+      totals.reminded += result.reminded.length;
+      totals.expired += result.expired.length;
+      totals.closed += result.closed.length;
+      const acted = result.reminded.length + result.expired.length + result.closed.length;
+      if (acted < SWEEP_BATCH || context.getRemainingTimeInMillis() < SWEEP_RESERVE_MS) break;
+    }
+    deps.logger.info('Swept', totals);
+    return totals;
+  });
 }

@@ -1,6 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { channelsFromEnv } from '../channels/config.ts';
@@ -10,10 +8,10 @@ import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../ev
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { INBOX_ROUTES } from '../handlers/inbox-http.ts';
+import { EmfMetrics, JsonLogger } from '../handlers/telemetry.ts';
 import { createHandoff, createHandoffClients, type Handoff } from '../handoff/handoff.ts';
 import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
 import { sweepDue } from '../resume/resume.ts';
-import { metricsLogger } from '../resume/telemetry.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import type { IssuerOptions } from './issuer-tokens.ts';
 import { createLocalServer } from './server.ts';
@@ -68,16 +66,13 @@ export async function startLocalService(
   }
   const links = linkSecret === undefined ? undefined : createAnswerLinks(new TextEncoder().encode(linkSecret));
   const tableName = optionalEnv(env, 'TABLE_NAME', 'handback');
-  const logger = new Logger({
-    serviceName: 'handback-local',
-    logLevel: optionalEnv(env, 'LOG_LEVEL', 'INFO') as 'INFO',
-  });
+  const logger = new JsonLogger({ serviceName: 'handback-local', logLevel: optionalEnv(env, 'LOG_LEVEL', 'INFO') });
   // EMF lines are for CloudWatch; locally they are off unless POWERTOOLS_METRICS_DISABLED=false.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   // The AWS SDK's nine-line notice that its releases after January 2027 need Node 22 would open every start; this is
   // AWS's documented switch for it (aws/aws-sdk-js-v3#7983). Set it to anything but "true" to see the notice again.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const metrics = new Metrics({ namespace: 'Handback', serviceName: 'handback-local', logger: metricsLogger(logger) });
+  const metrics = new EmfMetrics({ namespace: 'Handback', serviceName: 'handback-local' });
 
   const configuredEndpoint = optionalEnv(env, 'DYNAMODB_ENDPOINT');
   const dataDir = optionalEnv(env, 'HANDBACK_DATA_DIR');

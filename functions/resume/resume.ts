@@ -1,4 +1,3 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { checkNotifyConfigured, notifyOf } from '../channels/notify.ts';
 import type {
   CancelInput,
@@ -33,7 +32,7 @@ import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '.
 import type { ChannelName } from '../vocabulary.ts';
 import type { Actor, Principal } from '../wire.ts';
 import { jsonBytes } from './request.ts';
-import { Metric, type Telemetry } from './telemetry.ts';
+import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 
 /**
  * The use cases every entry point shares: the HTTP API, the Step Functions task, the SQS and

@@ -1,10 +1,35 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
-
 /**
- * Logs and metrics, via Powertools: JSON log lines correlated by `runId`/`interruptId`, metrics in EMF. Answers and
- * transcripts are never logged; only ids, sizes, counts and error codes.
+ * The logs and metrics the use cases report through: JSON log lines correlated by `runId`/`interruptId`, metrics by
+ * name and unit. Answers and transcripts are never logged; only ids, sizes, counts and error codes. The Lambda
+ * functions and the local service give them the implementation in `functions/handlers/telemetry.ts`; tests, spies.
  */
+
+/** What a log line carries besides its message: its keys, at the line's top level. */
+export type LogAttributes = Record<string, unknown>;
+
+/** Writes one structured line per call, at the level the method names. */
+export interface Logger {
+  debug(message: string, attributes?: LogAttributes): void;
+  info(message: string, attributes?: LogAttributes): void;
+  warn(message: string, attributes?: LogAttributes): void;
+  error(message: string, attributes?: LogAttributes): void;
+}
+
+/** The CloudWatch units Handback's metrics are counted in (CloudWatch's own names). */
+export const MetricUnit = {
+  Count: 'Count',
+  Milliseconds: 'Milliseconds',
+  Bytes: 'Bytes',
+} as const;
+/** One of `MetricUnit`. */
+export type MetricUnit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+/** Adds a value to a metric of the current invocation; the entry point publishes them once it ends. */
+export interface Metrics {
+  addMetric(name: string, unit: MetricUnit, value: number): void;
+}
+
+/** The logger and the metrics a use case is given. */
 export interface Telemetry {
   logger: Logger;
   metrics: Metrics;
@@ -39,20 +64,3 @@ export const Metric = {
   /** Trigger requests that can never succeed, recorded and not retried. */
   Rejected: 'rejected',
 } as const;
-
-/**
- * The logger Powertools metrics reports through: the service's logger, with "No application metrics to publish"
- * (said after every read-only request) lowered to debug.
- */
-export function metricsLogger(logger: Logger) {
-  return {
-    debug: (...args: unknown[]) => logger.debug(String(args[0])),
-    info: (...args: unknown[]) => logger.info(String(args[0])),
-    error: (...args: unknown[]) => logger.error(String(args[0])),
-    warn: (...args: unknown[]) => {
-      const message = String(args[0]);
-      if (message.startsWith('No application metrics to publish')) logger.debug(message);
-      else logger.warn(message);
-    },
-  };
-}

@@ -276,9 +276,12 @@ describe('the email function on AWS', () => {
 
 describe('the Slack interactions handler', () => {
   const deps = async (slack: () => Promise<{ interactions: () => Promise<{ status: number; body?: object }> }>) => {
-    const { Logger } = await import('@aws-lambda-powertools/logger');
-    const { Metrics } = await import('@aws-lambda-powertools/metrics');
-    return { slack, logger: new Logger({ logLevel: 'SILENT' }), metrics: new Metrics({ namespace: 'Test' }) };
+    const { EmfMetrics, JsonLogger } = await import('../../functions/handlers/telemetry.ts');
+    return {
+      slack,
+      logger: new JsonLogger({ serviceName: 'test', logLevel: 'SILENT' }),
+      metrics: new EmfMetrics({ namespace: 'Test', serviceName: 'test' }),
+    };
   };
 
   it('links to the inbox of the host the request came to when the stack names none, as the API does', async () => {

@@ -1,16 +1,13 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { vi } from 'vitest';
-import { metricsLogger } from '../../functions/resume/telemetry.ts';
+import { EmfMetrics, JsonLogger } from '../../functions/handlers/telemetry.ts';
 
-/** A silent Powertools logger and a metrics instance whose `addMetric` calls the tests can read. */
+/** A silent logger and a metrics instance that writes nothing, whose `addMetric` calls the tests can read. */
 export function testTelemetry() {
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  const logger = new Logger({ serviceName: 'handback-test', logLevel: 'SILENT' });
-  const metrics = new Metrics({
+  const logger = new JsonLogger({ serviceName: 'handback-test', logLevel: 'SILENT' });
+  const metrics = new EmfMetrics({
     namespace: 'HandbackTest',
     serviceName: 'handback-test',
-    logger: metricsLogger(logger),
+    env: { POWERTOOLS_METRICS_DISABLED: 'true' },
   });
   const addMetric = vi.spyOn(metrics, 'addMetric');
   const logged = { info: vi.spyOn(logger, 'info'), warn: vi.spyOn(logger, 'warn'), error: vi.spyOn(logger, 'error') };

@@ -1,0 +1,357 @@
+import { Console } from 'node:console';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import type { LogAttributes, Logger, Metrics, MetricUnit } from '../resume/telemetry.ts';
+
+/**
+ * The telemetry of the entry points, what Powertools' logger, metrics and batch utilities gave them and nothing more
+ * (docs/choices.md weighs it): JSON log lines in Powertools' shape, CloudWatch EMF documents flushed once per
+ * invocation, and the partial batch responses of SQS and DynamoDB Streams. Lines go to stdout (debug, info, EMF) and
+ * stderr (warn, error) through a `Console` of their own, as Powertools writes them, so Lambda's JSON log format takes
+ * them as they are.
+ */
+
+/** Where a line goes: `stdout` or `stderr`, without its newline. */
+export type LineWriter = (stream: 'stdout' | 'stderr', line: string) => void;
+
+let console_: Console | undefined;
+const processWriter: LineWriter = (stream, line) => {
+  // A Console of our own, not the global one Lambda's runtime patches with its own prefix and level.
+  console_ ??= new Console({ stdout: process.stdout, stderr: process.stderr });
+  if (stream === 'stdout') console_.log(line);
+  else console_.error(line);
+};
+
+/** The levels Powertools and Lambda's log-level controls name, by threshold: a line prints at or above the level. */
+const LEVELS = { TRACE: 6, DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
+/** A level's name. */
+export type LogLevel = keyof typeof LEVELS;
+
+function levelOf(name: string | undefined): number | undefined {
+  const key = name?.trim().toUpperCase();
+  return key !== undefined && Object.hasOwn(LEVELS, key) ? LEVELS[key as LogLevel] : undefined;
+}
+
+/**
+ * The threshold lines print at, as Powertools picks it: Lambda's advanced logging controls (`AWS_LAMBDA_LOG_LEVEL`,
+ * its `FATAL` read as `CRITICAL`) first, since Lambda drops lines below it anyway; then the level given in code; then
+ * `POWERTOOLS_LOG_LEVEL` (or `LOG_LEVEL`); else INFO.
+ */
+export function logThreshold(env: NodeJS.ProcessEnv, configured?: string): number {
+  const lambda = env.AWS_LAMBDA_LOG_LEVEL?.trim() === 'FATAL' ? 'CRITICAL' : env.AWS_LAMBDA_LOG_LEVEL;
+  const fromEnv = env.POWERTOOLS_LOG_LEVEL?.trim() || env.LOG_LEVEL;
+  return levelOf(lambda) ?? levelOf(configured) ?? levelOf(fromEnv) ?? LEVELS.INFO;
+}
+
+/** Keys a line's own values hold; an attribute of that name is dropped, with a warning, as Powertools does. */
+const RESERVED = new Set(['level', 'message', 'sampling_rate', 'service', 'timestamp']);
+
+/** The X-Ray trace id (its `Root`) of the current invocation's `_X_AMZN_TRACE_ID`. */
+function traceIdOf(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  if (!header.includes('=')) return header.trim();
+  for (const field of header.trim().split(';')) {
+    const [key, value] = field.split('=');
+    if (key === 'Root') return value;
+  }
+  return undefined;
+}
+
+const LOCATION = /\(([^()]*?):(\d+?):(\d+?)\)\\?$/;
+
+/** The first `file:line` of a stack, as Powertools names an error's `location`; '' without one. */
+function locationOf(stack: string | undefined): string {
+  for (const line of stack?.split('\n') ?? []) {
+    const match = LOCATION.exec(line);
+    if (match) return `${match[1]}:${Number(match[2])}`;
+  }
+  return '';
+}
+
+/** An error as Powertools logs it: name, location, message, stack, cause (an error in turn), then its own fields. */
+export function formatError(error: Error, seen: Set<Error> = new Set()): Record<string, unknown> {
+  seen.add(error);
+  const { name, message, stack, cause } = error;
+  const formatted: Record<string, unknown> = {
+    name,
+    location: locationOf(stack),
+    message,
+    stack,
+    // A cause that leads back to an error already shown would never end.
+    cause: cause instanceof Error ? (seen.has(cause) ? undefined : formatError(cause, seen)) : cause,
+  };
+  for (const key of Object.keys(error)) {
+    if (key !== 'name' && key !== 'message' && key !== 'stack' && key !== 'cause') {
+      formatted[key] = (error as unknown as Record<string, unknown>)[key];
+    }
+  }
+  return formatted;
+}
+
+/** JSON.stringify's replacer of a line: errors formatted, bigints as strings, a reference back to an ancestor left out. */
+function lineReplacer() {
+  const ancestors: unknown[] = [];
+  return function (this: unknown, _key: string, value: unknown): unknown {
+    const replaced = value instanceof Error ? formatError(value) : value;
+    if (typeof replaced === 'bigint') return replaced.toString();
+    if (typeof replaced === 'object' && replaced !== null) {
+      while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
+      if (ancestors.includes(replaced)) return undefined;
+      ancestors.push(replaced);
+    }
+    return replaced;
+  };
+}
+
+/** The keys of the Lambda context every line of an invocation carries. */
+interface ContextKeys {
+  cold_start: boolean;
+  function_arn: string;
+  function_memory_size: string;
+  function_name: string;
+  function_request_id: string;
+}
+
+/** How a `JsonLogger` is made. */
+export interface JsonLoggerOptions {
+  /** The `service` of every line. */
+  serviceName: string;
+  /** A level's name (`LogLevel`), set in code; Lambda's log-level control wins over it. @default POWERTOOLS_LOG_LEVEL, else INFO */
+  logLevel?: string;
+  /** Where the level, the initialization type and the trace id are read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Where lines go. @default stdout and stderr */
+  write?: LineWriter;
+}
+
+/**
+ * A logger of JSON lines in Powertools' shape: `level`, `message`, `timestamp`, `service`, the invocation's Lambda
+ * context once `addContext` has it (`cold_start`, `function_arn`, `function_memory_size`, `function_name`,
+ * `function_request_id`), `xray_trace_id` when `_X_AMZN_TRACE_ID` is set, then the attributes' keys; keys whose value
+ * is undefined, null or '' are left out.
+ */
+export class JsonLogger implements Logger {
+  readonly #service: string;
+  readonly #threshold: number;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #write: LineWriter;
+  #context: ContextKeys | undefined;
+  /** Only an on-demand container's first invocation is a cold start (not provisioned concurrency, not SnapStart). */
+  #coldStart: boolean;
+
+  constructor(options: JsonLoggerOptions) {
+    this.#service = options.serviceName;
+    this.#env = options.env ?? process.env;
+    this.#threshold = logThreshold(this.#env, options.logLevel);
+    this.#write = options.write ?? processWriter;
+    this.#coldStart = this.#env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
+  }
+
+  /** Puts this invocation's context on every line from now on; the first invocation's lines say `cold_start: true`. */
+  addContext(context: Context): void {
+    this.#context = {
+      cold_start: this.#coldStart,
+      function_arn: context.invokedFunctionArn,
+      function_memory_size: context.memoryLimitInMB,
+      function_name: context.functionName,
+      function_request_id: context.awsRequestId,
+    };
+    this.#coldStart = false;
+  }
+
+  debug(message: string, attributes?: LogAttributes): void {
+    this.#line('DEBUG', message, attributes);
+  }
+
+  info(message: string, attributes?: LogAttributes): void {
+    this.#line('INFO', message, attributes);
+  }
+
+  warn(message: string, attributes?: LogAttributes): void {
+    this.#line('WARN', message, attributes);
+  }
+
+  error(message: string, attributes?: LogAttributes): void {
+    this.#line('ERROR', message, attributes);
+  }
+
+  #line(level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR', message: string, attributes: LogAttributes = {}): void {
+    if (LEVELS[level] < this.#threshold) return;
+    const line: Record<string, unknown> = {
+      level,
+      message,
+      timestamp: new Date().toISOString(),
+      service: this.#service,
+      ...this.#context,
+      xray_trace_id: traceIdOf(this.#env._X_AMZN_TRACE_ID),
+    };
+    for (const [key, value] of Object.entries(attributes)) {
+      if (RESERVED.has(key)) this.warn(`The key "${key}" is a reserved key and will be dropped.`);
+      // An undefined attribute never hides a context key, as Powertools merges them.
+      else if (value !== undefined || line[key] === undefined) line[key] = value;
+    }
+    for (const key of Object.keys(line)) {
+      if (line[key] === undefined || line[key] === null || line[key] === '') delete line[key];
+    }
+    this.#write(level === 'DEBUG' || level === 'INFO' ? 'stdout' : 'stderr', JSON.stringify(line, lineReplacer()));
+  }
+}
+
+/** The most metrics one EMF document may define (the EMF specification). */
+export const MAX_METRICS_PER_DOCUMENT = 100;
+/** The most values one metric may hold in one EMF document (the EMF specification). */
+export const MAX_VALUES_PER_METRIC = 100;
+
+/** How an `EmfMetrics` is made. */
+export interface EmfMetricsOptions {
+  /** The CloudWatch namespace of every metric. */
+  namespace: string;
+  /** The value of the one dimension, `service`. */
+  serviceName: string;
+  /** Where `POWERTOOLS_METRICS_DISABLED` is read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Where documents go. @default stdout */
+  write?: LineWriter;
+}
+
+/**
+ * Metrics in CloudWatch's embedded metric format: what is added during an invocation is kept and written by `publish`
+ * as one document on stdout, `{"_aws": {"Timestamp", "CloudWatchMetrics": [{"Namespace", "Dimensions": [["service"]],
+ * "Metrics": [{"Name", "Unit"}]}]}, "service": …, "<Name>": value or [values]}`, from which CloudWatch Logs extracts
+ * the metrics without an API call. Nothing added, nothing written. A document is written early when it would pass the
+ * specification's 100 metrics or 100 values of one metric. `POWERTOOLS_METRICS_DISABLED` (`true`, `1`, `yes`, `on`,
+ * …) writes nothing at all.
+ */
+export class EmfMetrics implements Metrics {
+  readonly #namespace: string;
+  readonly #service: string;
+  readonly #disabled: boolean;
+  readonly #write: LineWriter;
+  #stored = new Map<string, { unit: MetricUnit; values: number[] }>();
+
+  constructor(options: EmfMetricsOptions) {
+    this.#namespace = options.namespace;
+    this.#service = options.serviceName;
+    const disabled = (options.env ?? process.env).POWERTOOLS_METRICS_DISABLED?.trim().toLowerCase();
+    this.#disabled = ['1', 'y', 'yes', 't', 'true', 'on'].includes(disabled ?? '');
+    this.#write = options.write ?? processWriter;
+  }
+
+  /** Adds `value` to the metric `name`; the same name keeps its first unit. */
+  addMetric(name: string, unit: MetricUnit, value: number): void {
+    // EMF takes only numbers; null (what JSON makes of NaN) would void the whole document.
+    if (!Number.isFinite(value)) throw new RangeError(`${value} is not a valid number for the metric ${name}`);
+    const stored = this.#stored.get(name);
+    if (stored === undefined) {
+      if (this.#stored.size >= MAX_METRICS_PER_DOCUMENT) this.publish();
+      this.#stored.set(name, { unit, values: [value] });
+      return;
+    }
+    if (stored.unit !== unit) {
+      throw new Error(`Metric "${name}" has already been added with unit "${stored.unit}", not "${unit}".`);
+    }
+    stored.values.push(value);
+    if (stored.values.length >= MAX_VALUES_PER_METRIC) this.publish();
+  }
+
+  /** Writes what was added as one EMF document, if anything was, and starts afresh. */
+  publish(): void {
+    if (this.#stored.size === 0) return;
+    const stored = [...this.#stored];
+    this.#stored = new Map();
+    if (this.#disabled) return;
+    const document: Record<string, unknown> = {
+      _aws: {
+        Timestamp: Date.now(),
+        CloudWatchMetrics: [
+          {
+            Namespace: this.#namespace,
+            Dimensions: [['service']],
+            Metrics: stored.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
+          },
+        ],
+      },
+      service: this.#service,
+    };
+    for (const [name, { values }] of stored) document[name] = values.length === 1 ? values[0] : values;
+    this.#write('stdout', JSON.stringify(document));
+  }
+}
+
+/** The logger and the metrics of an entry point: the use cases' ports, and what each invocation does with them. */
+export interface EntryTelemetry {
+  logger: JsonLogger;
+  metrics: EmfMetrics;
+}
+
+/**
+ * `handler` with its invocation's Lambda context on every log line and its metrics written once it ends, returned or
+ * thrown (what Powertools' `injectLambdaContext` and `logMetrics` middlewares did). Without `metrics`, only the context.
+ */
+export function withTelemetry<E, R>(
+  telemetry: { logger: JsonLogger; metrics?: EmfMetrics },
+  handler: (event: E, context: Context) => Promise<R>,
+): (event: E, context: Context) => Promise<R> {
+  return async (event, context) => {
+    telemetry.logger.addContext(context);
+    try {
+      return await handler(event, context);
+    } finally {
+      telemetry.metrics?.publish();
+    }
+  };
+}
+
+/** Thrown when every record of a batch failed: the invocation fails, and the whole batch is retried. */
+export class FullBatchFailureError extends Error {
+  /** Each record's error, in the batch's order. */
+  readonly recordErrors: unknown[];
+
+  constructor(recordErrors: unknown[]) {
+    super('All records failed processing. See individual errors below.');
+    this.name = 'FullBatchFailureError';
+    this.recordErrors = recordErrors;
+  }
+}
+
+/**
+ * Runs `handle` on every record at once and reports the ones that threw, in the batch's order, by `idOf`. When every
+ * record failed, throws `FullBatchFailureError`, as Powertools' `BatchProcessor` does. A record without an id (a
+ * stream record without its sequence number) cannot be reported, and so counts as processed.
+ */
+async function partialBatch<R>(
+  event: { Records: R[] },
+  handle: (record: R) => Promise<void>,
+  idOf: (record: R) => string | undefined,
+): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }> {
+  if (!Array.isArray(event?.Records)) throw new TypeError('The event is not a batch: it has no Records array.');
+  const outcomes = await Promise.allSettled(event.Records.map(async (record) => handle(record)));
+  const failed = event.Records.flatMap((record, i) => {
+    const outcome = outcomes[i];
+    return outcome?.status === 'rejected' ? [{ record, reason: outcome.reason as unknown }] : [];
+  });
+  if (failed.length > 0 && failed.length === event.Records.length) {
+    throw new FullBatchFailureError(failed.map(({ reason }) => reason));
+  }
+  return {
+    batchItemFailures: failed.flatMap(({ record }) => {
+      const itemIdentifier = idOf(record);
+      return itemIdentifier ? [{ itemIdentifier }] : [];
+    }),
+  };
+}
+
+/** SQS's partial batch response: the failed messages by `messageId`, which SQS makes visible again. */
+export function sqsBatchResponse(
+  event: { Records: SQSRecord[] },
+  handle: (record: SQSRecord) => Promise<void>,
+): Promise<SQSBatchResponse> {
+  return partialBatch(event, handle, (record) => record.messageId);
+}
+
+/** A DynamoDB stream's partial batch response: the failed records by sequence number; the stream retries from there. */
+export function streamBatchResponse(
+  event: { Records: DynamoDBRecord[] },
+  handle: (record: DynamoDBRecord) => Promise<void>,
+): Promise<DynamoDBBatchResponse> {
+  return partialBatch(event, handle, (record) => record.dynamodb?.SequenceNumber);
+}
