@@ -5,6 +5,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
+import { once } from '../once.ts';
 
 /**
  * The hand-off (§6, §10): after a pause closes — resumed, cancelled or expired, from any trigger or the sweep — the
@@ -85,20 +86,6 @@ export interface HandoffClients {
    * `durable-callback.ts`), so a function whose pauses carry neither never parses them.
    */
   onFirstUse?: { sfn?: () => Promise<SFNClient>; lambda?: () => Promise<LambdaClient> };
-}
-
-/** `make` run once, its promise kept; a failure is not kept, so the next call tries again. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => {
-    if (made === undefined) {
-      made = make();
-      made.catch(() => {
-        made = undefined;
-      });
-    }
-    return made;
-  };
 }
 
 // `process.env.HANDBACK_BUNDLED_HANDOFF_TARGET` is the hand-off target a Lambda bundle was built for, or undefined
