@@ -107,8 +107,9 @@ export type TargetModule = typeof import('./target.ts');
 // (a module-level const becomes a `var` in a bundle, which it does not inline). No client package is imported here:
 // an `import()` of a client package keeps every command of it in the bundle (measured: +9.4 KB gzip for Step
 // Functions), so each client is imported through a module of ours that names the client and its commands — the
-// target's (`target.ts`), the task token's and the durable callback's (`task-token.ts`, `durable-callback.ts`) — and
-// this module imports each of them with `import()` only, so its caller decides whether it is read at init.
+// target's (`target.ts`), the task token's and the durable callback's (`task-token.ts`, `durable-callback.ts`). This
+// module imports the last two with `import()` only, and the target's not at all: its caller gives it
+// (`targetModule`), statically imported or as a loader, and so decides whether it is read at init.
 
 /**
  * The clients a hand-off needs: the configured target's, made now when `targetModule` is `target.ts` itself, or on
