@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { LinkKeyUnavailableError } from '../errors.ts';
-import type { AnswerLinks } from '../links/answer-links.ts';
+import type { AnswerLinks } from '../links/links.ts';
 import { LIFECYCLE_SOURCE } from '../vocabulary.ts';
 import { type LifecycleEvent, lifecycleEventOf, wantsAnswerLink } from './lifecycle.ts';
 

@@ -1,4 +1,5 @@
-import { type AnswerLinks, createAnswerLinks, createKeyCache } from '../links/answer-links.ts';
+import { createAnswerLinks, createKeyCache } from '../links/answer-links.ts';
+import type { AnswerLinks } from '../links/links.ts';
 import { logger } from './observability.ts';
 import { describeError, secretStringReader } from './secrets.ts';
 
@@ -6,14 +7,19 @@ import { describeError, secretStringReader } from './secrets.ts';
  * Answer links, when the deployment keeps a link key in Secrets Manager (`LINK_SECRET_ARN`). The key is read on first
  * use and cached (`createKeyCache`: five minutes, a failure remembered for five seconds), never at cold start: a slow
  * or failing Secrets Manager then costs only what needs the key — the link routes answer 503
- * `link_key_unavailable`, a pause's 201 goes without its `answerUrl` — and every other route keeps serving. The
- * entry points that sign or verify links (the API, the lifecycle stream and the email channel) are the only ones that
- * import this module, and with it jose.
+ * `link_key_unavailable`, a pause's 201 goes without its `answerUrl` — and every other route keeps serving. This
+ * module brings jose and the Secrets Manager client with it: the lifecycle stream and the email channel, which sign a
+ * link for most events they get, import it statically; the API, most of whose requests neither sign nor verify one,
+ * imports it on first use (`answerLinksOnFirstUse` in `api.ts`), so its chunk is read only then.
  */
 
 /** Answer links on the key in `linkSecretArn`, read when first needed; undefined when no secret is configured. */
 export function loadAnswerLinks(linkSecretArn: string | undefined): AnswerLinks | undefined {
-  if (linkSecretArn === undefined) return undefined;
+  return linkSecretArn === undefined ? undefined : answerLinksOn(linkSecretArn);
+}
+
+/** Answer links on the key in the secret `linkSecretArn`, read when first needed. */
+export function answerLinksOn(linkSecretArn: string): AnswerLinks {
   const read = secretStringReader(linkSecretArn, 'LINK_SECRET_ARN');
   const key = createKeyCache(async () => new TextEncoder().encode(await read()), {
     onFailure: (error) => logger.warn('The answer-link key could not be read', { error: describeError(error) }),

@@ -1,11 +1,18 @@
 import { parseChannelNames } from '../channels/notify.ts';
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
-import { loadAnswerLinks } from './answer-links.ts';
+import { answerLinksOnFirstUse } from '../links/links.ts';
 import { createApiHandler } from './http-api.ts';
 import { config, useCaseDeps } from './runtime.ts';
 
-// The link key is read on first use, not here: a slow key store never holds up the function's init.
-const links = loadAnswerLinks(config.linkSecretArn);
+// Signing and verifying links (jose) and reading their key (the Secrets Manager client) load with the first request
+// that needs them — a pause made while links are configured, a recipient's link, a link route — and once: resume,
+// decide, list, get and cancel never do. The key itself is read on first use too, not here, so a slow key store
+// never holds up the function's init.
+const linkSecretArn = config.linkSecretArn;
+const links =
+  linkSecretArn === undefined
+    ? undefined
+    : answerLinksOnFirstUse(async () => (await import('./answer-links.ts')).answerLinksOn(linkSecretArn));
 // The channels the stack turned on (§14): a pause's `notify` may name only these; their functions deliver.
 const channels = parseChannelNames(process.env.HANDBACK_CHANNELS);
 const deps = { ...useCaseDeps(ALL_CHECKS), ...(channels.length === 0 ? {} : { channels }) };

@@ -11,7 +11,7 @@ import { logger, metrics } from './observability.ts';
  * (`TABLE_NAME`), read through the use cases (each delivery renders the pause as the store has it now) and written
  * only by the delivery log. A delivery reads pauses and never decides or closes one, so its store runs no checks and
  * its hand-off refuses: the bundle holds no hand-off client (the functions that decide are the API's and Slack's
- * interactions', wired by `runtime.ts`).
+ * interactions', wired by `runtime-base.ts`).
  */
 
 export { logger, metrics };

@@ -19,7 +19,7 @@ import {
   type LinkGrant,
   LinkRefusedError,
   LinksNotConfiguredError,
-} from '../links/answer-links.ts';
+} from '../links/links.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import {
   fitMessages,

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../checkpoints/json.ts';
-import { isPlausibleEmail } from '../links/answer-links.ts';
+import { isPlausibleEmail } from '../links/links.ts';
 import { opaqueId, runId } from '../resume/request.ts';
 import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES, SCOPES, type Scope } from '../vocabulary.ts';
 import type { Approvers, NotifyEntry } from '../wire.ts';

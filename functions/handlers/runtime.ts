@@ -1,54 +1,18 @@
-import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
-import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
-import { createHandoff, createHandoffClients } from '../handoff/handoff.ts';
-import type { UseCaseDeps } from '../resume/resume.ts';
-import { loadConfig } from './config.ts';
-import { tracedDocumentClient } from './document-client.ts';
-import { logger, metrics } from './observability.ts';
-import type { EntryTelemetry } from './telemetry.ts';
-import { traceAwsClient } from './tracing.ts';
+import * as target from '../handoff/target.ts';
+import { type LambdaUseCaseDeps, useCaseDepsWith } from './runtime-base.ts';
 
 /**
- * The Lambda wiring of the entry points that read and write pauses, evaluated once per container at cold start
- *: configuration read through one helper that fails fast, the AWS clients (traced: X-Ray shows every
- * DynamoDB, SQS, EventBridge, Lambda and Step Functions call), the hand-off, the logger and the metrics. Each entry
- * point builds its dependencies with `useCaseDeps`, naming the checks it can meet.
+ * The Lambda wiring (`runtime-base.ts`) with the hand-off target's module imported statically, so its client is read
+ * and made at init: for the Step Functions, SQS and EventBridge resumes, which hand off with nearly every request;
+ * the API, whose resume, decide and cancel routes — a person's answer among them — hand off without waiting for a
+ * chunk; and the sweep, run on a schedule, whose cold start no one waits for. The Slack interactions function, whose
+ * clicks mostly close nothing, does not import this module.
  */
 
-export { logger, metrics };
+export { config, dynamodb, logger, metrics } from './runtime-base.ts';
 
-/** The configuration, read once. */
-export const config = loadConfig(process.env);
-
-/** The document client every entry point of `runtime.ts` shares (the Slack interactions function's delivery log too). */
-export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
-
-// Each client captured as it is made: the target's now, the task token's and the durable callback's on first use.
-const handoffClients = await createHandoffClients(config.handoff.target, {
-  capture: traceAwsClient,
-});
-
-const handoff = createHandoff(config.handoff, handoffClients, logger);
-
-/**
- * The use cases' dependencies: the store on the configured table, with the `checks` this entry point runs (each
- * loaded on first use), and the configured hand-off.
- */
-export function useCaseDeps(
-  checks: CheckpointChecks,
-): UseCaseDeps & EntryTelemetry & { tenantClaim: string; groupsClaim: string } {
-  return {
-    // The service itself, not `createDynamoDBCheckpointStore`, whose default (every check) would bundle them all.
-    store: new CheckpointService({
-      persistence: new DynamoDBPersistence({ client: dynamodb, tableName: config.tableName }),
-      checks,
-    }),
-    handoff,
-    logger,
-    metrics,
-    tenantClaim: config.tenantClaim,
-    groupsClaim: config.groupsClaim,
-    ...(config.inboxUrl === undefined ? {} : { inboxUrl: config.inboxUrl }),
-  };
+/** The use cases' dependencies (`useCaseDepsWith`), the hand-off target's client made now. */
+export function useCaseDeps(checks: CheckpointChecks): LambdaUseCaseDeps {
+  return useCaseDepsWith(checks, target);
 }

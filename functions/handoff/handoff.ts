@@ -1,10 +1,12 @@
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
+import { once } from '../once.ts';
+import type { TargetClient } from './target.ts';
 
 /**
  * The hand-off (§6, §10): after a pause closes — resumed, cancelled or expired, from any trigger or the sweep — the
@@ -45,9 +47,6 @@ export const HANDOFF_INLINE_LIMIT_BYTES = 256 * 1024 - 2 * 1024;
  */
 export const TASK_FAILURE_CAUSE_LIMIT_BYTES = 32_768;
 
-/** The EventBridge `source` and `detail-type` of a hand-off event. */
-export const HANDOFF_EVENT = { source: 'handback', detailType: 'Turn Resumed' } as const;
-
 /** Delivers a resume's pointer; throws `HandoffFailedError` when a target refused it, so the trigger retries. */
 export interface Handoff {
   deliver(result: ResumeResult): Promise<void>;
@@ -82,89 +81,97 @@ export interface HandoffClients {
   /**
    * The clients made on first use, when `sfn` or `lambda` is not given: the one that completes task tokens and the
    * one that completes durable callbacks. Each is made once, with its package loaded then (`task-token.ts`,
-   * `durable-callback.ts`), so a function whose pauses carry neither never parses them.
+   * `durable-callback.ts`), so a function whose pauses carry neither never parses them. `target`: the configured
+   * target's, when it is not given either (`createHandoffClients` with a loader of `target.ts`).
    */
-  onFirstUse?: { sfn?: () => Promise<SFNClient>; lambda?: () => Promise<LambdaClient> };
+  onFirstUse?: {
+    sfn?: () => Promise<SFNClient>;
+    lambda?: () => Promise<LambdaClient>;
+    target?: () => Promise<TargetClient>;
+  };
+  /**
+   * What sends to the configured target (`target.ts`): the module itself, imported statically by the caller, or a
+   * loader of it, run on the first hand-off. Every target but `none` needs it; `createHandoffClients` gives it.
+   */
+  targetModule?: TargetModule | (() => Promise<TargetModule>);
 }
 
-/** `make` run once, its promise kept; a failure is not kept, so the next call tries again. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => {
-    if (made === undefined) {
-      made = make();
-      made.catch(() => {
-        made = undefined;
-      });
-    }
-    return made;
-  };
-}
+/** The module that makes the target's client and sends to it (`target.ts`). */
+export type TargetModule = typeof import('./target.ts');
 
 // `process.env.HANDBACK_BUNDLED_HANDOFF_TARGET` is the hand-off target a Lambda bundle was built for, or undefined
 // (tests, the local service, a library user): the stack's `HandbackFunction` defines it at synthesis (an esbuild
-// `define`), so every comparison with it below is a constant, the other targets' clients are dead code, and their
-// imports, unused, are left out of the bundle (the client packages declare no side effects). It is spelled out at
-// each use, not held in a variable or a helper: esbuild folds only the constants it sees in place (a module-level
-// const becomes a `var` in a bundle, which it does not inline). The imports are static because a client imported with
-// `import()` keeps every command of its package in the bundle (measured: +9.4 KB gzip for Step Functions). The task
-// token's and the durable callback's clients are the exception, as they are not needed at every closing: each is
-// imported on first use through a module of ours that names the client and its two commands (`task-token.ts`,
-// `durable-callback.ts`), so its chunk holds only those.
+// `define`), so every comparison with it (here and in `target.ts`) is a constant, the other targets' clients are
+// dead code, and their imports, unused, are left out of the bundle (the client packages declare no side effects). It
+// is spelled out at each use, not held in a variable or a helper: esbuild folds only the constants it sees in place
+// (a module-level const becomes a `var` in a bundle, which it does not inline). No client package is imported here:
+// an `import()` of a client package keeps every command of it in the bundle (measured: +9.4 KB gzip for Step
+// Functions), so each client is imported through a module of ours that names the client and its commands — the
+// target's (`target.ts`), the task token's and the durable callback's (`task-token.ts`, `durable-callback.ts`). This
+// module imports the last two with `import()` only, and the target's not at all: its caller gives it
+// (`targetModule`), statically imported or as a loader, and so decides whether it is read at init.
 
 /**
- * The clients a hand-off needs: the configured target's, made now; Step Functions' (for pauses that carry a task
- * token) unless `withStepFunctions` is false, and Lambda's (for pauses that carry a durable callback id) unless
+ * The clients a hand-off needs: the configured target's, made now when `targetModule` is `target.ts` itself, or on
+ * the first hand-off when it is a loader of it; Step Functions' (for pauses that carry a task token) unless
+ * `withStepFunctions` is false, and Lambda's (for pauses that carry a durable callback id) unless
  * `withDurableCallbacks` is false, each made on first use (`onFirstUse`) — the `lambda` target's client completes
  * callbacks too. `capture` is given each client as it is made (`traceAwsClient`, functions/handlers/tracing.ts). In a bundle built
  * for one target, any other target fails here, at cold start.
  */
-export async function createHandoffClients(
+export function createHandoffClients(
   target: HandoffConfig['target'],
   {
     withStepFunctions = true,
     withDurableCallbacks = true,
     capture = (client) => client,
+    targetModule,
   }: {
     withStepFunctions?: boolean;
     withDurableCallbacks?: boolean;
     capture?: <C extends SQSClient | EventBridgeClient | LambdaClient | SFNClient>(client: C) => C;
-  } = {},
-): Promise<HandoffClients> {
+    /**
+     * Where the target's client comes from: `target.ts`, imported statically by the caller, makes it now (and is read
+     * at the caller's init); a loader of it makes it on the first hand-off, once. A module rather than a flag: only a
+     * static import keeps it out of a chunk, and a flag, known only at run time, could not keep the static import out
+     * of a function that does not want it. Neither is a default here: this module imports `target.ts` in no way, or
+     * every bundle would hold it in a chunk of its own, split from the init that reads it.
+     */
+    targetModule: TargetModule | (() => Promise<TargetModule>);
+  },
+): HandoffClients {
   if (
     process.env.HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
     target !== process.env.HANDBACK_BUNDLED_HANDOFF_TARGET
   )
     throw notBundled(target);
   const clients: HandoffClients = {};
-  if (
-    target === 'sqs' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined || process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
-  ) {
-    clients.sqs = capture(new SQSClient({}));
-  }
-  if (
-    target === 'eventbridge' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
-  ) {
-    clients.eventBridge = capture(new EventBridgeClient({}));
-  }
-  if (
-    target === 'lambda' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
-  ) {
-    clients.lambda = capture(new LambdaClient({}));
-  }
   const onFirstUse: NonNullable<HandoffClients['onFirstUse']> = {};
+  if (target !== 'none') {
+    if (typeof targetModule === 'function') {
+      const load = once(targetModule);
+      clients.targetModule = load;
+      onFirstUse.target = once(async () => capture((await load()).targetClient(target)));
+    } else {
+      clients.targetModule = targetModule;
+      const client = capture(targetModule.targetClient(target));
+      if (target === 'sqs') clients.sqs = client as SQSClient;
+      if (target === 'eventbridge') clients.eventBridge = client as EventBridgeClient;
+      if (target === 'lambda') clients.lambda = client as LambdaClient;
+    }
+  }
   if (withStepFunctions) {
     onFirstUse.sfn = once(async () => capture((await import('./task-token.ts')).stepFunctionsClient()));
   }
   if (withDurableCallbacks && clients.lambda === undefined) {
-    onFirstUse.lambda = once(async () => capture((await import('./durable-callback.ts')).lambdaClient()));
+    // The `lambda` target's client, made on first use, completes callbacks too: never a second Lambda client.
+    const targetLambda = target === 'lambda' ? onFirstUse.target : undefined;
+    onFirstUse.lambda =
+      targetLambda === undefined
+        ? once(async () => capture((await import('./durable-callback.ts')).lambdaClient()))
+        : async () => (await targetLambda()) as LambdaClient;
   }
-  if (onFirstUse.sfn !== undefined || onFirstUse.lambda !== undefined) clients.onFirstUse = onFirstUse;
+  if (Object.keys(onFirstUse).length > 0) clients.onFirstUse = onFirstUse;
   return clients;
 }
 
@@ -231,65 +238,35 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
   };
 }
 
+/**
+ * What sends a pointer's JSON to the configured target: its client, given or made on first use, and `target.ts`'s
+ * `sendToTarget`, from the module the clients carry (loaded on the first hand-off when they carry a loader). A
+ * missing client or module is a wiring mistake, thrown here, when the hand-off is made.
+ */
 function targetSender(config: HandoffConfig, clients: HandoffClients): (body: string) => Promise<void> {
-  const target = config.target;
-  if (
-    config.target === 'sqs' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined || process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
-  ) {
-    const { queueUrl } = config;
-    const sqs = required(clients.sqs, 'an SQS client');
-    return async (body) => {
-      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
-    };
-  }
-  if (
-    config.target === 'eventbridge' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
-  ) {
-    const { eventBusName } = config;
-    const eventBridge = required(clients.eventBridge, 'an EventBridge client');
-    return async (body) => {
-      const out = await eventBridge.send(
-        new PutEventsCommand({
-          Entries: [
-            {
-              EventBusName: eventBusName,
-              Source: HANDOFF_EVENT.source,
-              DetailType: HANDOFF_EVENT.detailType,
-              Detail: body,
-            },
-          ],
-        }),
-      );
-      // PutEvents answers 200 even when it refused the entry; the refusal is in the entry's result.
-      if ((out.FailedEntryCount ?? 0) > 0) {
-        const entry = out.Entries?.[0];
-        throw new Error(`PutEvents refused the entry: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`);
-      }
-    };
-  }
-  if (
-    config.target === 'lambda' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
-  ) {
-    const { functionName } = config;
-    const lambda = required(clients.lambda, 'a Lambda client');
-    return async (body) => {
-      await lambda.send(
-        new InvokeCommand({
-          FunctionName: functionName,
-          InvocationType: 'Event',
-          Payload: new TextEncoder().encode(body),
-        }),
-      );
-    };
-  }
   if (config.target === 'none') return async () => {};
-  throw notBundled(target);
+  if (
+    process.env.HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
+    config.target !== process.env.HANDBACK_BUNDLED_HANDOFF_TARGET
+  )
+    throw notBundled(config.target);
+  const given = { sqs: clients.sqs, eventbridge: clients.eventBridge, lambda: clients.lambda }[config.target];
+  const client: (() => Promise<TargetClient>) | undefined =
+    given === undefined ? clients.onFirstUse?.target : async () => given;
+  const module = clients.targetModule;
+  if (client === undefined || module === undefined) {
+    throw new Error(
+      `The hand-off needs ${CLIENT_NAMES[config.target]} and target.ts (HandoffClients.targetModule); create them with createHandoffClients.`,
+    );
+  }
+  const sender = typeof module === 'function' ? module : async () => module;
+  return async (body) => {
+    const [{ sendToTarget }, made] = await Promise.all([sender(), client()]);
+    await sendToTarget(config, made, body);
+  };
 }
+
+const CLIENT_NAMES = { sqs: 'an SQS client', eventbridge: 'an EventBridge client', lambda: 'a Lambda client' } as const;
 
 /** Completes the pause's task: `SendTaskSuccess` with the pointer, or `SendTaskFailure` naming the cancel. */
 async function completeTask(
@@ -375,8 +352,3 @@ async function completeCallback(
 
 /** The error a cancelled pause's task fails with: the error class's name, as a workflow's `Catch` matches it. */
 const PAUSE_CANCELLED = ERROR_FATES.pause_cancelled.name;
-
-function required<T>(client: T | undefined, what: string): T {
-  if (client === undefined) throw new Error(`The hand-off needs ${what}; create it with the handler's clients.`);
-  return client;
-}

@@ -96,6 +96,7 @@ export async function startLocalService(
       await createHandoffClients(handoffConfig.target, {
         withStepFunctions: env.AWS_REGION !== undefined,
         withDurableCallbacks: env.AWS_REGION !== undefined,
+        targetModule: () => import('../handoff/target.ts'),
       }),
       logger,
     );

@@ -28,7 +28,7 @@ import {
   PauseExpiredError,
 } from '../errors.ts';
 import type { Handoff } from '../handoff/handoff.ts';
-import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '../links/answer-links.ts';
+import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
 import type { ChannelName } from '../vocabulary.ts';
 import type { Actor, Principal } from '../wire.ts';
 import { jsonBytes } from './request.ts';

@@ -40,7 +40,7 @@ describe('every library export, on arbitrary input', () => {
   it('rehydrate, checkTranscript, applyDecisions, appendResults and turnContext throw only named errors', () => {
     fc.assert(
       fc.property(anyFormat, fc.anything(), fc.anything(), fc.anything(), (format, messages, answer, other) => {
-        expectNamed(() => rehydrate({ format, messages, toolCallId: String(other) } as never, answer));
+        expectNamed(() => rehydrate({ format, messages, toolCallId: other } as never, answer));
         expectNamed(() => rehydrate(messages as never, answer));
         expectNamed(() => checkTranscript(format, messages));
         expectNamed(() => applyDecisions({ format, messages } as never, other as never));

@@ -9,6 +9,7 @@ import { INBOX_ROUTES } from '../../functions/handlers/inbox-http.ts';
 import openapi from '../../functions/handlers/openapi.json' with { type: 'json' };
 import { isBearer, ROUTES } from '../../functions/handlers/routes.ts';
 import { createHandoff, type Handoff } from '../../functions/handoff/handoff.ts';
+import * as target from '../../functions/handoff/target.ts';
 import { type AnswerLinks, createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { NOT_DISPATCHED } from '../../functions/rehydrate/rehydrate.ts';
 import { SCOPES } from '../../functions/vocabulary.ts';
@@ -42,7 +43,8 @@ function api(
 ) {
   const telemetry = testTelemetry();
   const handoff =
-    options.handoff ?? createHandoff({ target: 'sqs', queueUrl: 'https://sqs/next' }, { sqs }, telemetry.logger);
+    options.handoff ??
+    createHandoff({ target: 'sqs', queueUrl: 'https://sqs/next' }, { sqs, targetModule: target }, telemetry.logger);
   const handler = createApiHandler({
     store: options.store ?? table.store(),
     handoff,

@@ -10,6 +10,7 @@ import {
   createSweepHandler,
 } from '../../functions/handlers/triggers.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
+import * as target from '../../functions/handoff/target.ts';
 import type { ResumeBody } from '../../functions/resume/fit.ts';
 import { eventBridgeEvent, lambdaContext, pausedTurn, sqsEvent } from './events.ts';
 import { useStoreTable } from './store.ts';
@@ -19,7 +20,11 @@ const table = useStoreTable();
 let store: CheckpointStore;
 const sqsMock = mockClient(SQSClient);
 const sfnMock = mockClient(SFNClient);
-const clients = { sqs: new SQSClient({ region: 'eu-west-1' }), sfn: new SFNClient({ region: 'eu-west-1' }) };
+const clients = {
+  sqs: new SQSClient({ region: 'eu-west-1' }),
+  sfn: new SFNClient({ region: 'eu-west-1' }),
+  targetModule: target,
+};
 
 beforeAll(() => {
   store = table.store();

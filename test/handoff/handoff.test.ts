@@ -20,6 +20,7 @@ import {
   handoffPointer,
   TASK_FAILURE_CAUSE_LIMIT_BYTES,
 } from '../../functions/handoff/handoff.ts';
+import * as target from '../../functions/handoff/target.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 
 const sqsMock = mockClient(SQSClient);
@@ -31,6 +32,7 @@ const clients = {
   eventBridge: new EventBridgeClient({}),
   lambda: new LambdaClient({}),
   sfn: new SFNClient({}),
+  targetModule: target,
 };
 
 const messages = [
@@ -328,14 +330,19 @@ describe('createHandoff for a pause that carries a durable callback id', () => {
 });
 
 describe('createHandoffClients', () => {
-  it('makes the target client at once and the task token and callback clients when a closing first needs them', async () => {
+  /** A `capture` that records the class of each client it is given. */
+  const capturing = () => {
     const captured: string[] = [];
-    const made = await createHandoffClients('sqs', {
-      capture: (client) => {
-        captured.push(client.constructor.name);
-        return client;
-      },
-    });
+    const capture = <C extends object>(client: C): C => {
+      captured.push(client.constructor.name);
+      return client;
+    };
+    return { captured, capture };
+  };
+
+  it('makes the target client at once, given target.ts, and the task token and callback clients when a closing first needs them', async () => {
+    const { captured, capture } = capturing();
+    const made = createHandoffClients('sqs', { capture, targetModule: target });
     expect([captured, made.sfn, made.lambda]).toEqual([['SQSClient'], undefined, undefined]);
     sqsMock.on(SendMessageCommand).resolves({});
     sfnMock.on(SendTaskSuccessCommand).resolves({});
@@ -356,15 +363,84 @@ describe('createHandoffClients', () => {
     ]);
   });
 
-  it("completes callbacks with the lambda target's own client and makes no second one", async () => {
-    const captured: string[] = [];
-    const made = await createHandoffClients('lambda', {
-      withStepFunctions: false,
-      capture: (client) => {
-        captured.push(client.constructor.name);
-        return client;
+  it("completes callbacks with the lambda target's own client and makes no second one", () => {
+    const { captured, capture } = capturing();
+    const made = createHandoffClients('lambda', { withStepFunctions: false, capture, targetModule: target });
+    expect([captured, made.onFirstUse]).toEqual([['LambdaClient'], undefined]);
+  });
+
+  it('given a loader of target.ts, loads it and makes the target client on the first hand-off, once however many wait', async () => {
+    const { captured, capture } = capturing();
+    let loads = 0;
+    const made = createHandoffClients('sqs', {
+      capture,
+      targetModule: async () => {
+        loads += 1;
+        return target;
       },
     });
-    expect([captured, made.onFirstUse]).toEqual([['LambdaClient'], undefined]);
+    expect([loads, captured, made.sqs]).toEqual([0, [], undefined]);
+    sqsMock.on(SendMessageCommand).resolves({});
+    const { logger } = testTelemetry();
+    const handoff = createHandoff({ target: 'sqs', queueUrl: 'q' }, made, logger);
+    expect([loads, captured]).toEqual([0, []]);
+    await Promise.all([handoff.deliver(result), handoff.deliver({ ...result, continuationId: 'cont-2' })]);
+    await handoff.deliver({ ...result, continuationId: 'cont-3' });
+    expect([loads, captured]).toEqual([1, ['SQSClient']]);
+    expect(
+      sqsMock
+        .commandCalls(SendMessageCommand)
+        .map((call) => JSON.parse(String(call.args[0].input.MessageBody)).continuationId),
+    ).toEqual(['cont-1', 'cont-2', 'cont-3']);
+  });
+
+  it('given a loader, tries again after a load that failed, as a HandoffFailedError the trigger retries', async () => {
+    const { captured, capture } = capturing();
+    const outcomes: Array<Error | typeof target> = [new Error('chunk unreadable'), target];
+    const made = createHandoffClients('sqs', {
+      capture,
+      targetModule: async () => {
+        const next = outcomes.shift();
+        if (next instanceof Error) throw next;
+        return next as typeof target;
+      },
+    });
+    sqsMock.on(SendMessageCommand).resolves({});
+    const { logger } = testTelemetry();
+    const handoff = createHandoff({ target: 'sqs', queueUrl: 'q' }, made, logger);
+    await expect(handoff.deliver(result)).rejects.toBeInstanceOf(HandoffFailedError);
+    await handoff.deliver(result);
+    expect([outcomes, captured, sqsMock.commandCalls(SendMessageCommand).length]).toEqual([[], ['SQSClient'], 1]);
+  });
+
+  it("given a loader for the lambda target, completes callbacks with the target's client made on first use", async () => {
+    const { captured, capture } = capturing();
+    const made = createHandoffClients('lambda', {
+      withStepFunctions: false,
+      capture,
+      targetModule: async () => target,
+    });
+    lambdaMock.on(InvokeCommand).resolves({ StatusCode: 202 });
+    lambdaMock.on(SendDurableExecutionCallbackSuccessCommand).resolves({});
+    const { logger } = testTelemetry();
+    await createHandoff({ target: 'lambda', functionName: 'agent' }, made, logger).deliver({
+      ...result,
+      callbackId: 'cb-1',
+    });
+    expect(captured).toEqual(['LambdaClient']);
+    expect([
+      lambdaMock.commandCalls(InvokeCommand).length,
+      lambdaMock.commandCalls(SendDurableExecutionCallbackSuccessCommand).length,
+    ]).toEqual([1, 1]);
+  });
+
+  it('is refused when the hand-off is made without its target module or client', () => {
+    const { logger } = testTelemetry();
+    expect(() => createHandoff({ target: 'sqs', queueUrl: 'q' }, { sqs: new SQSClient({}) }, logger)).toThrow(
+      /needs an SQS client and target\.ts/,
+    );
+    expect(() => createHandoff({ target: 'eventbridge', eventBusName: 'b' }, { targetModule: target }, logger)).toThrow(
+      /needs an EventBridge client/,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, LinkKeyUnavailableError } from '../../functions/errors.ts';
 import {
+  answerLinksOnFirstUse,
   checkNamesOnlyItsPause,
   createAnswerLinks,
   createKeyCache,
@@ -32,8 +33,8 @@ describe('answer links', () => {
   });
 
   it.each([
+    // The signature's first character: its last carries two padding bits, which a flip may leave unchanged.
     [
-      // The signature's first character: all six of its bits are the signature's (the last one's low bits are padding).
       'a flipped byte of the signature',
       (token: string) => {
         const at = token.lastIndexOf('.') + 1;
@@ -174,25 +175,26 @@ describe('a plausible email', () => {
   });
 });
 
+const good = new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!');
+
+/** A key cache over `results`, one per read, on a clock the test moves. */
+function harness(results: Array<Uint8Array | Error>) {
+  let now = 1_000_000;
+  const reads: number[] = [];
+  const failures: unknown[] = [];
+  const get = createKeyCache(
+    async () => {
+      reads.push(now);
+      const next = results.shift() ?? new Error('no more');
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    { ttlMs: 300_000, failureTtlMs: 5_000, now: () => now, onFailure: (error) => failures.push(error) },
+  );
+  return { get, reads, failures, advance: (ms: number) => (now += ms) };
+}
+
 describe('the link key read on first use', () => {
-  const good = new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!');
-
-  function harness(results: Array<Uint8Array | Error>) {
-    let now = 1_000_000;
-    const reads: number[] = [];
-    const failures: unknown[] = [];
-    const get = createKeyCache(
-      async () => {
-        reads.push(now);
-        const next = results.shift() ?? new Error('no more');
-        if (next instanceof Error) throw next;
-        return next;
-      },
-      { ttlMs: 300_000, failureTtlMs: 5_000, now: () => now, onFailure: (error) => failures.push(error) },
-    );
-    return { get, reads, failures, advance: (ms: number) => (now += ms) };
-  }
-
   it('reads nothing until asked, then keeps the key for five minutes, then reads it again', async () => {
     const h = harness([good, good]);
     expect(h.reads).toEqual([]);
@@ -249,5 +251,52 @@ describe('the link key read on first use', () => {
     h.advance(5_000);
     const url = await links.linkFor(pause, 'https://h/inbox');
     expect((await links.verify(tokenOf(url))).interruptId).toBe(grant.interruptId);
+  });
+});
+
+describe('answer links loaded on first use', () => {
+  const pause = { ...grant, expiresAt: '2099-01-01T00:00:00.000Z' };
+
+  it('loads nothing until a link is signed or verified, then loads once for every request, concurrent ones too', async () => {
+    let loads = 0;
+    const links = answerLinksOnFirstUse(async () => {
+      loads += 1;
+      return createAnswerLinks(key);
+    });
+    expect(loads).toBe(0);
+    const [first, second] = await Promise.all([
+      links.linkFor(pause, 'https://h/inbox'),
+      links.linkFor(pause, 'https://h/inbox', { recipient: { email: 'ada@example.com' } }),
+    ]);
+    expect((await links.verify(tokenOf(first))).principal.subject).toBe(`link:${grant.interruptId}`);
+    expect((await links.verify(tokenOf(second))).principal.subject).toBe('email:ada@example.com');
+    await expect(links.verify('not a token')).rejects.toBeInstanceOf(LinkRefusedError);
+    expect(loads).toBe(1);
+  });
+
+  it('answers as the loaded links do while the key cannot be had (503), keeping their key cache', async () => {
+    const h = harness([new Error('down'), good]);
+    let loads = 0;
+    const links = answerLinksOnFirstUse(async () => {
+      loads += 1;
+      return createAnswerLinks(h.get);
+    });
+    await expect(links.linkFor(pause, 'https://h/inbox')).rejects.toBeInstanceOf(LinkKeyUnavailableError);
+    h.advance(5_000);
+    const url = await links.linkFor(pause, 'https://h/inbox');
+    expect((await links.verify(tokenOf(url))).interruptId).toBe(grant.interruptId);
+    expect([loads, h.failures.length]).toEqual([1, 1]);
+  });
+
+  it('keeps no failed load: the next request loads again', async () => {
+    const made = [new Error('chunk unreadable'), createAnswerLinks(key)];
+    const links = answerLinksOnFirstUse(async () => {
+      const next = made.shift();
+      if (next instanceof Error) throw next;
+      return next as ReturnType<typeof createAnswerLinks>;
+    });
+    await expect(links.linkFor(pause, 'https://h/inbox')).rejects.toThrow('chunk unreadable');
+    expect(await links.linkFor(pause, 'https://h/inbox')).toMatch(/^https:\/\/h\/inbox#/);
+    expect(made).toEqual([]);
   });
 });

@@ -1,0 +1,60 @@
+import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
+import type { CheckpointChecks } from '../checkpoints/checks.ts';
+import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
+import type { UseCaseDeps } from '../resume/resume.ts';
+import { loadConfig } from './config.ts';
+import { tracedDocumentClient } from './document-client.ts';
+import { logger, metrics } from './observability.ts';
+import type { EntryTelemetry } from './telemetry.ts';
+import { traceAwsClient } from './tracing.ts';
+
+/**
+ * The Lambda wiring of the entry points that read and write pauses, evaluated once per container at cold start:
+ * configuration read through one helper that fails fast, the AWS clients (traced: X-Ray shows every DynamoDB, SQS,
+ * EventBridge, Lambda and Step Functions call), the hand-off, the logger and the metrics — all but the choice of when
+ * the hand-off target's client is read, which `runtime.ts` makes for most entry points (at init) and the Slack
+ * interactions function makes itself (on the first hand-off). A module of its own because that choice is a static
+ * import or its absence: a module that imported `target.ts` statically, used or not, would put it in every init.
+ */
+
+export { logger, metrics };
+
+/** The configuration, read once. */
+export const config = loadConfig(process.env);
+
+/** The document client every entry point of this wiring shares (the Slack interactions function's delivery log too). */
+export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
+
+/** What the entry points of the Lambda wiring run on: the use cases' dependencies and how tokens are read. */
+export type LambdaUseCaseDeps = UseCaseDeps & EntryTelemetry & { tenantClaim: string; groupsClaim: string };
+
+/**
+ * The use cases' dependencies: the store on the configured table, with the `checks` this entry point runs (each
+ * loaded on first use), and the configured hand-off, whose target's client comes from `targetModule` (`target.ts`
+ * itself: made now; a loader of it: made on the first hand-off). Each client is traced (`traceAwsClient`) as it is
+ * made; the task token's and the durable callback's are made on first use. An entry point calls it once, at cold
+ * start: each call makes its own clients.
+ */
+export function useCaseDepsWith(
+  checks: CheckpointChecks,
+  targetModule: TargetModule | (() => Promise<TargetModule>),
+): LambdaUseCaseDeps {
+  const clients = createHandoffClients(config.handoff.target, {
+    capture: traceAwsClient,
+    targetModule,
+  });
+  return {
+    // The service itself, not `createDynamoDBCheckpointStore`, whose default (every check) would bundle them all.
+    store: new CheckpointService({
+      persistence: new DynamoDBPersistence({ client: dynamodb, tableName: config.tableName }),
+      checks,
+    }),
+    handoff: createHandoff(config.handoff, clients, logger),
+    logger,
+    metrics,
+    tenantClaim: config.tenantClaim,
+    groupsClaim: config.groupsClaim,
+    ...(config.inboxUrl === undefined ? {} : { inboxUrl: config.inboxUrl }),
+  };
+}

@@ -1,0 +1,210 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
+import { buildLambdaBundle, type LambdaBundle } from '../../infra/lambda-bundle.ts';
+import { ENTRY } from '../../infra/paths.ts';
+import { useTestTable } from '../support/dynamodb.ts';
+
+/**
+ * The API function as the stack bundles it, with a link key in Secrets Manager: the code that signs and verifies
+ * links (jose, `functions/links/answer-links.ts`) and reads their key (the Secrets Manager client) is in chunks the
+ * entry does not import, and a child Node running the bundle, with a module hook that reports every file it loads,
+ * shows them loaded by the first request that needs a link — not at init, not by the routes that need none — and the
+ * links made once for every request after (one key read). The sources' tests cannot see this: it is the bundle's.
+ */
+
+const table = useTestTable();
+const dir = mkdtempSync(join(tmpdir(), 'handback-bundled-lazy-links-'));
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:handback-link-key';
+const KEY = 'a-link-key-of-sixty-four-characters-in-all-as-the-stack-makes-it';
+/** What only signing, verifying and reading the key need. */
+const LINK_CODE =
+  /node_modules\/jose\/|node_modules\/@aws-sdk\/client-secrets-manager\/|functions\/links\/answer-links\.ts$/;
+let bundle: LambdaBundle;
+let server: Server;
+let secretsEndpoint: string;
+const secretCalls: string[] = [];
+
+beforeAll(async () => {
+  bundle = buildLambdaBundle(ENTRY.api, join(dir, 'api'), 'none');
+  writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
+  writeFileSync(join(dir, 'drive.mjs'), DRIVER);
+  server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      secretCalls.push(String(request.headers['x-amz-target']));
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify({ ARN: SECRET_ARN, Name: 'handback-link-key', SecretString: KEY, VersionId: 'v1' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  secretsEndpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The output files init loads: the entry and, transitively, what it imports statically. */
+function atInit(outputs: Metafile['outputs']): Set<string> {
+  const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs')) as string;
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const imported of outputs[name]?.imports ?? []) {
+      if (imported.kind === 'import-statement') visit(imported.path);
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
+/** `chunks/<file>` of an output's path or a loaded file's URL. */
+const chunkName = (path: string) => path.slice(path.lastIndexOf('chunks/'));
+
+/** The module hook: every file Node loads is posted to the driver, which reads them at each step. */
+const HOOKS = `
+let port;
+export function initialize(data) { port = data.port; }
+export async function load(url, context, next) {
+  port.postMessage(url);
+  return next(url, context);
+}
+`;
+
+/**
+ * The child: registers the hook, imports the bundle, then sends payload v2 events in steps — routes that need no link,
+ * two pauses at once (the first requests that sign one), the link routes — and prints the chunks each step loaded.
+ */
+const DRIVER = `
+import { randomUUID } from 'node:crypto';
+import { register } from 'node:module';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+register(process.argv[3], { data: { port: port2 }, transferList: [port2] });
+const loadedSince = () => {
+  const files = [];
+  for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) {
+    if (m.message.includes('/chunks/')) files.push(m.message.slice(m.message.lastIndexOf('chunks/')));
+  }
+  return files;
+};
+const { handler } = await import(process.argv[2]);
+const loaded = { init: loadedSince() };
+const context = () => ({
+  awsRequestId: randomUUID(), functionName: 'api', functionVersion: '$LATEST', memoryLimitInMB: '1024',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:api', logGroupName: 'g', logStreamName: 's',
+  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {},
+});
+const event = (method, path, body, headers = {}) => ({
+  version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', isBase64Encoded: false,
+  headers: { host: 'api.example.com', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+  requestContext: {
+    accountId: '111122223333', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api', requestId: randomUUID(),
+    routeKey: '$default', stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
+    http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'test' },
+    authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { tenant: 'acme', sub: 'person-1' }, scopes: [] } },
+  },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
+const call = async (e) => {
+  const r = await handler(e, context());
+  return { status: r.statusCode, body: JSON.parse(r.body) };
+};
+const messages = [
+  { role: 'user', content: 'Refund order A-1042?' },
+  { role: 'assistant', content: null, tool_calls: [{ id: 'call_ask', type: 'function', function: { name: 'ask_human', arguments: '{}' } }] },
+];
+const pause = (runId) => event('POST', '/runs/' + runId + '/pauses', { format: 'openai-chat', messages, toolCallId: 'call_ask' });
+const results = {};
+results.health = await call(event('GET', '/health'));
+results.list = await call(event('GET', '/pauses'));
+loaded.noLink = loadedSince();
+[results.first, results.second] = await Promise.all([call(pause('run-lazy-1')), call(pause('run-lazy-2'))]);
+loaded.firstLinks = loadedSince();
+const token = results.first.body.answerUrl?.split('#')[1];
+results.linkPause = await call(event('GET', '/links/pause', undefined, { 'x-handback-link': token }));
+results.linkResume = await call(event('POST', '/links/resume', { answer: 'yes' }, { 'x-handback-link': token }));
+results.get = await call(event('GET', '/runs/run-lazy-2/pauses/' + results.second.body.interruptId));
+loaded.after = loadedSince();
+console.log('RESULT ' + JSON.stringify({ results, loaded }));
+`;
+
+describe('the bundled API function with answer links loaded on first use', () => {
+  it('leaves jose and the Secrets Manager client out of what init reads', () => {
+    const outputs = bundle.metafile.outputs;
+    const init = atInit(outputs);
+    const inputsAtInit = [...init].flatMap((name) => Object.keys(outputs[name]?.inputs ?? {}));
+    expect(inputsAtInit.filter((input) => LINK_CODE.test(input))).toEqual([]);
+    // They are in the asset, in chunks of their own.
+    const linkChunks = Object.keys(outputs).filter((name) =>
+      Object.keys(outputs[name]?.inputs ?? {}).some((input) => LINK_CODE.test(input)),
+    );
+    expect(linkChunks.length).toBeGreaterThan(0);
+    expect(linkChunks.every((name) => name.includes('/chunks/'))).toBe(true);
+  });
+
+  it('loads them with the first requests that sign a link, once, and serves the link routes with them', async () => {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [
+        ...DEPLOYED_NODE_FLAGS,
+        join(dir, 'drive.mjs'),
+        pathToFileURL(bundle.entry).href,
+        pathToFileURL(join(dir, 'hooks.mjs')).href,
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          AWS_REGION: 'eu-west-1',
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+          TABLE_NAME: table.tableName,
+          DYNAMODB_ENDPOINT: table.endpoint,
+          HANDOFF_TARGET: 'none',
+          LINK_SECRET_ARN: SECRET_ARN,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+          INBOX_URL: 'https://inbox.example/inbox',
+          POWERTOOLS_METRICS_DISABLED: 'true',
+          POWERTOOLS_LOG_LEVEL: 'WARN',
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+    if (line === undefined) throw new Error(`the child printed no result:\n${stdout}\n${stderr}`);
+    const { results, loaded } = JSON.parse(line.slice('RESULT '.length));
+    const outputs = bundle.metafile.outputs;
+    const linkChunks = Object.keys(outputs)
+      .filter((name) => Object.keys(outputs[name]?.inputs ?? {}).some((input) => LINK_CODE.test(input)))
+      .map(chunkName)
+      .sort();
+
+    // Neither init nor the routes that need no link read them.
+    expect(results.health.status).toBe(200);
+    expect(results.list).toMatchObject({ status: 200, body: { items: [] } });
+    expect(linkChunks.filter((chunk) => [...loaded.init, ...loaded.noLink].includes(chunk))).toEqual([]);
+    // The first two pauses, at once, load them and sign their links.
+    expect(results.first.body.answerUrl).toMatch(/^https:\/\/inbox\.example\/inbox#/);
+    expect(results.second.body.answerUrl).toMatch(/^https:\/\/inbox\.example\/inbox#/);
+    expect(linkChunks.filter((chunk) => !loaded.firstLinks.includes(chunk))).toEqual([]);
+    // The link routes verify with them.
+    expect(results.linkPause).toMatchObject({ status: 200, body: { interruptId: results.first.body.interruptId } });
+    expect(results.linkResume).toMatchObject({ status: 200, body: { outcome: 'resumed' } });
+    expect(results.get).toMatchObject({ status: 200, body: { status: 'paused' } });
+    // Made once for the container: one key cache, so one key read for both first pauses and every link after.
+    expect(secretCalls).toEqual(['secretsmanager.GetSecretValue']);
+  });
+});
