@@ -1,20 +1,18 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
 import { createDynamoDBDeliveryLog } from '../../functions/channels/delivery-log.ts';
 import { slackSignature } from '../../functions/channels/slack-api.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { buildLambdaBundle, type LambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
 import { type SlackStandIn, startSlackStandIn } from '../channels/slack-stand-in.ts';
+import { chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /**
@@ -40,7 +38,7 @@ const awsCalls: Array<{ target: string; body: Record<string, unknown> }> = [];
 
 beforeAll(async () => {
   slackBundle = buildLambdaBundle(ENTRY.slackInteractions, join(dir, 'slack-interactions'), 'sqs');
-  writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
+  writeFileSync(join(dir, 'hooks.mjs'), LOAD_HOOKS);
   writeFileSync(join(dir, 'drive.mjs'), DRIVER);
   slack = await startSlackStandIn(TEAM);
   // Secrets Manager and SQS on one stand-in, told apart by the target header.
@@ -98,38 +96,10 @@ function targetChunks(outputs: Metafile['outputs']): string[] {
     .map((name) => name.slice(name.lastIndexOf('chunks/')));
 }
 
-/** The module hook: every file Node loads is posted to the driver, which reads them at each step. */
-const HOOKS = `
-let port;
-export function initialize(data) { port = data.port; }
-export async function load(url, context, next) {
-  port.postMessage(url);
-  return next(url, context);
-}
-`;
-
 /** The child: registers the hook, imports the bundle, sends each click in turn, and prints the chunks each loaded. */
 const DRIVER = `
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { register } from 'node:module';
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-const { port1, port2 } = new MessageChannel();
-register(process.argv[3], { data: { port: port2 }, transferList: [port2] });
-const loadedSince = () => {
-  const files = [];
-  for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) {
-    if (m.message.includes('/chunks/')) files.push(m.message.slice(m.message.lastIndexOf('chunks/')));
-  }
-  return files;
-};
-const { handler } = await import(process.argv[2]);
-const loaded = { init: loadedSince() };
-const context = () => ({
-  awsRequestId: randomUUID(), functionName: 'slack-interactions', functionVersion: '$LATEST', memoryLimitInMB: '1024',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:slack', logGroupName: 'g', logStreamName: 's',
-  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {},
-});
+${chunkWatchingDriver('slack-interactions')}
 const results = {};
 for (const [name, event] of Object.entries(JSON.parse(readFileSync(process.argv[4], 'utf8')))) {
   const r = await handler(event, context());
@@ -214,41 +184,22 @@ describe('the bundled Slack interactions function with the hand-off target loade
     const events = join(dir, 'events.json');
     writeFileSync(events, JSON.stringify({ partial: approveClick(message, 0), closing: approveClick(message, 1) }));
 
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [
-        ...DEPLOYED_NODE_FLAGS,
-        join(dir, 'drive.mjs'),
-        pathToFileURL(slackBundle.entry).href,
-        pathToFileURL(join(dir, 'hooks.mjs')).href,
-        events,
-      ],
+    const { result } = await runBundledDriver(
+      join(dir, 'drive.mjs'),
+      [pathToFileURL(slackBundle.entry).href, pathToFileURL(join(dir, 'hooks.mjs')).href, events],
       {
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          AWS_REGION: 'eu-west-1',
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
-          TABLE_NAME: table.tableName,
-          DYNAMODB_ENDPOINT: table.endpoint,
-          HANDOFF_TARGET: 'sqs',
-          HANDOFF_QUEUE_URL: `${endpoint}/111122223333/handoff`,
-          AWS_ENDPOINT_URL_SQS: endpoint,
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
-          SLACK_SECRET_ID: 'handback/slack',
-          HANDBACK_SLACK_API_URL: slack.url,
-          INBOX_URL: 'https://inbox.test/inbox',
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          POWERTOOLS_LOG_LEVEL: 'WARN',
-        },
-        encoding: 'utf8',
-        timeout: 60_000,
+        TABLE_NAME: table.tableName,
+        DYNAMODB_ENDPOINT: table.endpoint,
+        HANDOFF_TARGET: 'sqs',
+        HANDOFF_QUEUE_URL: `${endpoint}/111122223333/handoff`,
+        AWS_ENDPOINT_URL_SQS: endpoint,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
+        SLACK_SECRET_ID: 'handback/slack',
+        HANDBACK_SLACK_API_URL: slack.url,
+        INBOX_URL: 'https://inbox.test/inbox',
       },
     );
-    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) throw new Error(`the child printed no result:\n${stdout}\n${stderr}`);
-    const { results, loaded } = JSON.parse(line.slice('RESULT '.length));
+    const { results, loaded } = result;
     const chunks = targetChunks(slackBundle.metafile.outputs);
 
     expect(results).toEqual({ partial: { status: 200 }, closing: { status: 200 } });

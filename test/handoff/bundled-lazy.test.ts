@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,11 +5,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
 import { buildLambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
+import { runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /**
@@ -106,36 +104,19 @@ console.log('RESULT ' + JSON.stringify(results));
 
 describe('the bundled API function with every chunk loaded on first use', () => {
   it('pauses in a format, refuses an answer its schema rejects, and hands off to SQS, the task and the callback', async () => {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [...DEPLOYED_NODE_FLAGS, join(dir, 'drive.mjs'), pathToFileURL(bundle).href, 'run-lazy'],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          AWS_REGION: 'eu-west-1',
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
-          TABLE_NAME: table.tableName,
-          DYNAMODB_ENDPOINT: table.endpoint,
-          HANDOFF_TARGET: 'sqs',
-          HANDOFF_QUEUE_URL: `${endpoint}/111122223333/handoff`,
-          AWS_ENDPOINT_URL_SQS: endpoint,
-          AWS_ENDPOINT_URL_SFN: endpoint,
-          AWS_ENDPOINT_URL_LAMBDA: endpoint,
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          POWERTOOLS_LOG_LEVEL: 'WARN',
-          AWS_LAMBDA_FUNCTION_NAME: 'api',
-          _X_AMZN_TRACE_ID: `Root=${ROOT};Parent=53995c3f42cd8ad8;Sampled=1;Lineage=a87bd80c:0`,
-          AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
-        },
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-    );
-    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) throw new Error(`the child printed no result:\n${stdout}\n${stderr}`);
-    const results = JSON.parse(line.slice('RESULT '.length));
+    const { result } = await runBundledDriver(join(dir, 'drive.mjs'), [pathToFileURL(bundle).href, 'run-lazy'], {
+      TABLE_NAME: table.tableName,
+      DYNAMODB_ENDPOINT: table.endpoint,
+      HANDOFF_TARGET: 'sqs',
+      HANDOFF_QUEUE_URL: `${endpoint}/111122223333/handoff`,
+      AWS_ENDPOINT_URL_SQS: endpoint,
+      AWS_ENDPOINT_URL_SFN: endpoint,
+      AWS_ENDPOINT_URL_LAMBDA: endpoint,
+      AWS_LAMBDA_FUNCTION_NAME: 'api',
+      _X_AMZN_TRACE_ID: `Root=${ROOT};Parent=53995c3f42cd8ad8;Sampled=1;Lineage=a87bd80c:0`,
+      AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
+    });
+    const results = result;
     expect(results.pause).toMatchObject({ status: 201, body: { status: 'paused' } });
     expect(results.refused).toMatchObject({ status: 422, body: { code: 'invalid_answer' } });
     expect(results.resumed).toMatchObject({ status: 200, body: { outcome: 'resumed', format: 'anthropic' } });

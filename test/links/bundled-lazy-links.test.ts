@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
 import { buildLambdaBundle, type LambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
+import { chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /**
@@ -34,7 +32,7 @@ const secretCalls: string[] = [];
 
 beforeAll(async () => {
   bundle = buildLambdaBundle(ENTRY.api, join(dir, 'api'), 'none');
-  writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
+  writeFileSync(join(dir, 'hooks.mjs'), LOAD_HOOKS);
   writeFileSync(join(dir, 'drive.mjs'), DRIVER);
   server = createServer((request, response) => {
     request.resume();
@@ -72,40 +70,12 @@ function atInit(outputs: Metafile['outputs']): Set<string> {
 /** `chunks/<file>` of an output's path or a loaded file's URL. */
 const chunkName = (path: string) => path.slice(path.lastIndexOf('chunks/'));
 
-/** The module hook: every file Node loads is posted to the driver, which reads them at each step. */
-const HOOKS = `
-let port;
-export function initialize(data) { port = data.port; }
-export async function load(url, context, next) {
-  port.postMessage(url);
-  return next(url, context);
-}
-`;
-
 /**
  * The child: registers the hook, imports the bundle, then sends payload v2 events in steps — routes that need no link,
  * two pauses at once (the first requests that sign one), the link routes — and prints the chunks each step loaded.
  */
 const DRIVER = `
-import { randomUUID } from 'node:crypto';
-import { register } from 'node:module';
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-const { port1, port2 } = new MessageChannel();
-register(process.argv[3], { data: { port: port2 }, transferList: [port2] });
-const loadedSince = () => {
-  const files = [];
-  for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) {
-    if (m.message.includes('/chunks/')) files.push(m.message.slice(m.message.lastIndexOf('chunks/')));
-  }
-  return files;
-};
-const { handler } = await import(process.argv[2]);
-const loaded = { init: loadedSince() };
-const context = () => ({
-  awsRequestId: randomUUID(), functionName: 'api', functionVersion: '$LATEST', memoryLimitInMB: '1024',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:api', logGroupName: 'g', logStreamName: 's',
-  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {},
-});
+${chunkWatchingDriver('api')}
 const event = (method, path, body, headers = {}) => ({
   version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', isBase64Encoded: false,
   headers: { host: 'api.example.com', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -155,37 +125,19 @@ describe('the bundled API function with answer links loaded on first use', () =>
   });
 
   it('loads them with the first requests that sign a link, once, and serves the link routes with them', async () => {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [
-        ...DEPLOYED_NODE_FLAGS,
-        join(dir, 'drive.mjs'),
-        pathToFileURL(bundle.entry).href,
-        pathToFileURL(join(dir, 'hooks.mjs')).href,
-      ],
+    const { result } = await runBundledDriver(
+      join(dir, 'drive.mjs'),
+      [pathToFileURL(bundle.entry).href, pathToFileURL(join(dir, 'hooks.mjs')).href],
       {
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          AWS_REGION: 'eu-west-1',
-          AWS_ACCESS_KEY_ID: 'local',
-          AWS_SECRET_ACCESS_KEY: 'local',
-          TABLE_NAME: table.tableName,
-          DYNAMODB_ENDPOINT: table.endpoint,
-          HANDOFF_TARGET: 'none',
-          LINK_SECRET_ARN: SECRET_ARN,
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-          INBOX_URL: 'https://inbox.example/inbox',
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          POWERTOOLS_LOG_LEVEL: 'WARN',
-        },
-        encoding: 'utf8',
-        timeout: 60_000,
+        TABLE_NAME: table.tableName,
+        DYNAMODB_ENDPOINT: table.endpoint,
+        HANDOFF_TARGET: 'none',
+        LINK_SECRET_ARN: SECRET_ARN,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+        INBOX_URL: 'https://inbox.example/inbox',
       },
     );
-    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) throw new Error(`the child printed no result:\n${stdout}\n${stderr}`);
-    const { results, loaded } = JSON.parse(line.slice('RESULT '.length));
+    const { results, loaded } = result;
     const outputs = bundle.metafile.outputs;
     const linkChunks = Object.keys(outputs)
       .filter((name) => Object.keys(outputs[name]?.inputs ?? {}).some((input) => LINK_CODE.test(input)))

@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
 import { buildLambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
+import { runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /**
@@ -118,32 +116,15 @@ console.log('RESULT ' + JSON.stringify(results));
 
 // biome-ignore lint/suspicious/noExplicitAny: the child's answers are read as loose JSON
 async function drive(secretsEndpoint: string, runId: string): Promise<{ results: Record<string, any>; logs: string }> {
-  const { stdout, stderr } = await promisify(execFile)(
-    process.execPath,
-    [...DEPLOYED_NODE_FLAGS, join(dir, 'drive.mjs'), pathToFileURL(bundle).href, runId],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        AWS_REGION: 'eu-west-1',
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        TABLE_NAME: table.tableName,
-        DYNAMODB_ENDPOINT: table.endpoint,
-        HANDOFF_TARGET: 'none',
-        LINK_SECRET_ARN: SECRET_ARN,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-        INBOX_URL: 'https://inbox.example/inbox',
-        POWERTOOLS_METRICS_DISABLED: 'true',
-        POWERTOOLS_LOG_LEVEL: 'WARN',
-      },
-      encoding: 'utf8',
-      timeout: 60_000,
-    },
-  );
-  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  if (line === undefined) throw new Error(`the child printed no result:\n${stdout}\n${stderr}`);
-  return { results: JSON.parse(line.slice('RESULT '.length)), logs: stdout + stderr };
+  const { result, logs } = await runBundledDriver(join(dir, 'drive.mjs'), [pathToFileURL(bundle).href, runId], {
+    TABLE_NAME: table.tableName,
+    DYNAMODB_ENDPOINT: table.endpoint,
+    HANDOFF_TARGET: 'none',
+    LINK_SECRET_ARN: SECRET_ARN,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+    INBOX_URL: 'https://inbox.example/inbox',
+  });
+  return { results: result, logs };
 }
 
 describe('the bundled API function with a link key in Secrets Manager', () => {
