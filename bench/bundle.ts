@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { FUNCTION_NODE_OPTIONS, type HandbackFunctionProps } from '../infra/handback-function.ts';
-import { buildLambdaBundle, ESM_REQUIRE_BANNER, LAMBDA_ESBUILD_OPTIONS } from '../infra/lambda-bundle.ts';
+import {
+  buildLambdaBundle,
+  ESM_REQUIRE_BANNER,
+  LAMBDA_ESBUILD_OPTIONS,
+  outputsAtInit,
+} from '../infra/lambda-bundle.ts';
 import { ENTRY } from '../infra/paths.ts';
 
 /**
@@ -182,17 +187,8 @@ export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
   const built = buildLambdaBundle(spec.entry, dir, spec.handoffTarget);
   const file = built.entry;
   const outputs = built.metafile.outputs;
-  const key = (path: string) => Object.keys(outputs).find((k) => join(process.cwd(), k) === path || k === path);
   // What init loads: the entry and, transitively, the chunks it imports statically.
-  const eager = new Set<string>();
-  const visit = (name: string | undefined) => {
-    if (name === undefined || eager.has(name)) return;
-    eager.add(name);
-    for (const imported of outputs[name]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-    }
-  };
-  visit(key(file));
+  const eager = outputsAtInit(built.metafile);
   const gzip = (path: string) => gzipSync(readFileSync(path), { level: 9 }).length;
   const files = Object.keys(outputs).filter((k) => k.endsWith('.mjs'));
   const abs = (k: string) => join(process.cwd(), k);

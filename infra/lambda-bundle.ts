@@ -96,3 +96,22 @@ export function buildLambdaBundle(entry: string, dir: string, handoffTarget?: Bu
   }
   return { dir, entry: index, chunks, metafile: result.metafile };
 }
+
+/**
+ * The output files a cold start reads (keys of `metafile.outputs`): the entry and, transitively, the chunks it
+ * imports statically; every other chunk is read on first use.
+ */
+export function outputsAtInit(metafile: Metafile): Set<string> {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs'));
+  const seen = new Set<string>();
+  const visit = (name: string | undefined) => {
+    if (name === undefined || seen.has(name)) return;
+    seen.add(name);
+    for (const imported of outputs[name]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  visit(entry);
+  return seen;
+}

@@ -3,9 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildLambdaBundle, type LambdaBundle } from '../../infra/lambda-bundle.ts';
+import { buildLambdaBundle, type LambdaBundle, outputsAtInit } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
 import { chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
@@ -51,21 +50,6 @@ afterAll(() => {
   server.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The output files init loads: the entry and, transitively, what it imports statically. */
-function atInit(outputs: Metafile['outputs']): Set<string> {
-  const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs')) as string;
-  const seen = new Set<string>();
-  const visit = (name: string) => {
-    if (seen.has(name)) return;
-    seen.add(name);
-    for (const imported of outputs[name]?.imports ?? []) {
-      if (imported.kind === 'import-statement') visit(imported.path);
-    }
-  };
-  visit(entry);
-  return seen;
-}
 
 /** `chunks/<file>` of an output's path or a loaded file's URL. */
 const chunkName = (path: string) => path.slice(path.lastIndexOf('chunks/'));
@@ -113,7 +97,7 @@ console.log('RESULT ' + JSON.stringify({ results, loaded }));
 describe('the bundled API function with answer links loaded on first use', () => {
   it('leaves jose and the Secrets Manager client out of what init reads', () => {
     const outputs = bundle.metafile.outputs;
-    const init = atInit(outputs);
+    const init = outputsAtInit(bundle.metafile);
     const inputsAtInit = [...init].flatMap((name) => Object.keys(outputs[name]?.inputs ?? {}));
     expect(inputsAtInit.filter((input) => LINK_CODE.test(input))).toEqual([]);
     // They are in the asset, in chunks of their own.
