@@ -447,7 +447,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
     '',
     provenance(part),
     load
-      ? ` Load average before the rounds ${load.before.join(' ')}, after them ${load.after.join(' ')} (2 cores shared by eight engineers: absolute milliseconds are inflated, only the ratios mean anything, and they are noisy).`
+      ? ` Load average before the rounds ${load.before.join(' ')}, after them ${load.after.join(' ')} (2 cores: absolute milliseconds depend on the machine and its load; only the ratios mean anything, and they are noisy).`
       : '',
     '',
     table(
