@@ -1,9 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { slackSignature } from '../../functions/channels/slack-api.ts';
 import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { lifecycleEventOfBus } from '../../functions/handlers/channel-events.ts';
@@ -11,7 +9,7 @@ import { createSlackInteractionsHandler } from '../../functions/handlers/slack-h
 import { LIMITS } from '../../functions/vocabulary.ts';
 import { lambdaContext } from '../handlers/events.ts';
 import { useTestTable } from '../support/dynamodb.ts';
-import { type SlackStandIn, startSlackStandIn } from './slack-stand-in.ts';
+import { type SlackStandIn, signedInteraction, startSlackStandIn } from './slack-stand-in.ts';
 
 /**
  * The channels' Lambda entry points as the stack wires them (§14): the Slack delivery and interactions functions and
@@ -114,43 +112,6 @@ function busEvent(type: string, pause: { tenant: string; runId: string; interrup
   };
 }
 
-/** API Gateway's payload 2.0 for a Slack interaction, signed as Slack signs it (or with another secret). */
-function interaction(payload: object, secret = SIGNING): APIGatewayProxyEventV2 {
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  return {
-    version: '2.0',
-    routeKey: 'POST /channels/slack/interactions',
-    rawPath: '/channels/slack/interactions',
-    rawQueryString: '',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(secret, timestamp, body),
-    },
-    requestContext: {
-      accountId: '111122223333',
-      apiId: 'abc123',
-      domainName: 'abc123.execute-api.eu-west-1.amazonaws.com',
-      domainPrefix: 'abc123',
-      http: {
-        method: 'POST',
-        path: '/channels/slack/interactions',
-        protocol: 'HTTP/1.1',
-        sourceIp: '1.2.3.4',
-        userAgent: 'Slackbot',
-      },
-      requestId: `request-${Math.random()}`,
-      routeKey: 'POST /channels/slack/interactions',
-      stage: '$default',
-      time: '',
-      timeEpoch: Date.now(),
-    },
-    body: Buffer.from(body).toString('base64'),
-    isBase64Encoded: true,
-  };
-}
-
 function click(message: { channel: string; ts: string }) {
   return {
     type: 'block_actions',
@@ -188,7 +149,7 @@ describe('the Slack functions on AWS', () => {
     const updates = slack.of('chat.update').length;
 
     const started = performance.now();
-    const answer = await handler(interaction(click(message)), lambdaContext());
+    const answer = await handler(signedInteraction(click(message), SIGNING), lambdaContext());
     expect(performance.now() - started).toBeLessThan(3_000);
     expect(answer).toMatchObject({ statusCode: 200 });
 
@@ -207,7 +168,7 @@ describe('the Slack functions on AWS', () => {
     const { handler } = await import('../../functions/handlers/slack-interactions.ts');
     const calls = slack.calls.length;
     const answer = await handler(
-      interaction(click({ channel: CHANNEL, ts: '1.000100' }), 'another-secret'),
+      signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), 'another-secret'),
       lambdaContext(),
     );
     expect(answer).toMatchObject({ statusCode: 401 });
@@ -220,7 +181,10 @@ describe('the Slack functions on AWS', () => {
     secrets.on(GetSecretValueCommand).rejects(new Error('Secrets Manager is down'));
     const { handler } = await import('../../functions/handlers/slack-interactions.ts');
     const calls = slack.calls.length;
-    const answer = await handler(interaction(click({ channel: CHANNEL, ts: '1.000100' })), lambdaContext());
+    const answer = await handler(
+      signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), SIGNING),
+      lambdaContext(),
+    );
     expect(answer).toMatchObject({ statusCode: 503, headers: { 'retry-after': '5' } });
     expect(slack.calls.slice(calls)).toEqual([]);
     vi.resetModules();
@@ -228,7 +192,7 @@ describe('the Slack functions on AWS', () => {
 
   it('answers a body past the route’s limit 413 before reading the secret', async () => {
     const { handler } = await import('../../functions/handlers/slack-interactions.ts');
-    const event = interaction(click({ channel: CHANNEL, ts: '1.000100' }));
+    const event = signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), SIGNING);
     const answer = await handler(
       { ...event, body: 'x'.repeat(LIMITS.decisionBodyBytes + 1), isBase64Encoded: false },
       lambdaContext(),
@@ -290,7 +254,9 @@ describe('the Slack interactions handler', () => {
       ...(await deps(async () => ({ interactions: async () => ({ status: 200 }) }))),
       useCases,
     });
-    expect(await handler(interaction(click({ channel: CHANNEL, ts: '1.000100' })), lambdaContext())).toMatchObject({
+    expect(
+      await handler(signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), SIGNING), lambdaContext()),
+    ).toMatchObject({
       statusCode: 200,
     });
     expect(useCases.inboxUrl).toBe('https://abc123.execute-api.eu-west-1.amazonaws.com/inbox');
@@ -305,7 +271,10 @@ describe('the Slack interactions handler', () => {
       }))),
       useCases: { inboxUrl: 'https://inbox.test/inbox' },
     });
-    const answer = await handler(interaction(click({ channel: CHANNEL, ts: '1.000100' })), lambdaContext());
+    const answer = await handler(
+      signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), SIGNING),
+      lambdaContext(),
+    );
     expect(answer).toMatchObject({ statusCode: 500 });
     expect(answer.body).not.toContain('10.0.0.7');
   });

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { slackSignature } from '../../functions/channels/slack-api.ts';
 
 /**
  * A local stand-in for Slack's Web API: records every call (method, token, JSON body) and answers as Slack documents
@@ -71,5 +73,42 @@ export async function startSlackStandIn(teamId: string): Promise<SlackStandIn> {
     calls,
     of: (method) => calls.filter((call) => call.method === method),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** API Gateway's payload 2.0 of a Slack interaction (`payload`, form-encoded), signed with `secret` as Slack signs it. */
+export function signedInteraction(payload: object, secret: string): APIGatewayProxyEventV2 {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return {
+    version: '2.0',
+    routeKey: 'POST /channels/slack/interactions',
+    rawPath: '/channels/slack/interactions',
+    rawQueryString: '',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': slackSignature(secret, timestamp, body),
+    },
+    requestContext: {
+      accountId: '111122223333',
+      apiId: 'abc123',
+      domainName: 'abc123.execute-api.eu-west-1.amazonaws.com',
+      domainPrefix: 'abc123',
+      http: {
+        method: 'POST',
+        path: '/channels/slack/interactions',
+        protocol: 'HTTP/1.1',
+        sourceIp: '1.2.3.4',
+        userAgent: 'Slackbot',
+      },
+      requestId: `request-${Math.random()}`,
+      routeKey: 'POST /channels/slack/interactions',
+      stage: '$default',
+      time: '',
+      timeEpoch: Date.now(),
+    },
+    body: Buffer.from(body).toString('base64'),
+    isBase64Encoded: true,
   };
 }

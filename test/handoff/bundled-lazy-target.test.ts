@@ -7,11 +7,10 @@ import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDBDeliveryLog } from '../../functions/channels/delivery-log.ts';
-import { slackSignature } from '../../functions/channels/slack-api.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { buildLambdaBundle, type LambdaBundle, outputsAtInit } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
-import { type SlackStandIn, startSlackStandIn } from '../channels/slack-stand-in.ts';
+import { type SlackStandIn, signedInteraction, startSlackStandIn } from '../channels/slack-stand-in.ts';
 import { chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
@@ -109,33 +108,7 @@ function approveClick(message: { channel: string; ts: string }, a: number) {
     container: { type: 'message', channel_id: message.channel, message_ts: message.ts },
     actions: [{ action_id: 'handback.approve', value: JSON.stringify({ a }), block_id: `ask:${a}` }],
   };
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  return {
-    version: '2.0',
-    routeKey: 'POST /channels/slack/interactions',
-    rawPath: '/channels/slack/interactions',
-    rawQueryString: '',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(SIGNING, timestamp, body),
-    },
-    requestContext: {
-      accountId: '111122223333',
-      apiId: 'abc123',
-      domainName: 'abc123.execute-api.eu-west-1.amazonaws.com',
-      domainPrefix: 'abc123',
-      http: { method: 'POST', path: '/channels/slack/interactions', protocol: 'HTTP/1.1', sourceIp: '1.2.3.4' },
-      requestId: `request-${a}`,
-      routeKey: 'POST /channels/slack/interactions',
-      stage: '$default',
-      time: '',
-      timeEpoch: Date.now(),
-    },
-    body: Buffer.from(body).toString('base64'),
-    isBase64Encoded: true,
-  };
+  return signedInteraction(payload, SIGNING);
 }
 
 describe('the bundled Slack interactions function with the hand-off target loaded on first use', () => {
