@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
-import { runBundledDriver } from '../support/bundled-child.ts';
+import { API_EVENT_SOURCE, lambdaContextSource, runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /**
@@ -65,23 +65,7 @@ afterAll(() => {
 const DRIVER = `
 import { randomUUID } from 'node:crypto';
 const { handler } = await import(process.argv[2]);
-const context = () => ({
-  awsRequestId: randomUUID(), functionName: 'api', functionVersion: '$LATEST', memoryLimitInMB: '1024',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:api', logGroupName: 'g', logStreamName: 's',
-  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {},
-});
-const event = (method, path, body) => ({
-  version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', isBase64Encoded: false,
-  headers: { host: 'api.example.com', 'content-type': 'application/json' },
-  requestContext: {
-    accountId: '111122223333', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api', requestId: randomUUID(),
-    routeKey: '$default', stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
-    http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'test' },
-    authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { tenant: 'acme', sub: 'person-1' }, scopes: [] } },
-  },
-  body: JSON.stringify(body),
-});
-const call = async (e) => {
+${lambdaContextSource('api')}${API_EVENT_SOURCE}const call = async (e) => {
   const r = await handler(e, context());
   return { status: r.statusCode, body: JSON.parse(r.body) };
 };

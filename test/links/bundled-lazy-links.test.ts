@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLambdaBundle, type LambdaBundle, outputsAtInit } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
-import { chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
+import { API_EVENT_SOURCE, chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /**
@@ -60,18 +60,7 @@ const chunkName = (path: string) => path.slice(path.lastIndexOf('chunks/'));
  */
 const DRIVER = `
 ${chunkWatchingDriver('api')}
-const event = (method, path, body, headers = {}) => ({
-  version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', isBase64Encoded: false,
-  headers: { host: 'api.example.com', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-  requestContext: {
-    accountId: '111122223333', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api', requestId: randomUUID(),
-    routeKey: '$default', stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
-    http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'test' },
-    authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { tenant: 'acme', sub: 'person-1' }, scopes: [] } },
-  },
-  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-});
-const call = async (e) => {
+${API_EVENT_SOURCE}const call = async (e) => {
   const r = await handler(e, context());
   return { status: r.statusCode, body: JSON.parse(r.body) };
 };

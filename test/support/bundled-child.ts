@@ -44,6 +44,35 @@ export async function load(url, context, next) {
 }
 `;
 
+/** Driver source: `context()`, a Lambda context for `functionName` (the driver imports `randomUUID`). */
+export function lambdaContextSource(functionName: string): string {
+  return `
+const context = () => ({
+  awsRequestId: randomUUID(), functionName: ${JSON.stringify(functionName)}, functionVersion: '$LATEST', memoryLimitInMB: '1024',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:${functionName}', logGroupName: 'g', logStreamName: 's',
+  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {},
+});
+`;
+}
+
+/**
+ * Driver source: `event(method, path, body?, headers?)`, API Gateway's payload 2.0 for the API function, with the
+ * claims of person-1 of tenant acme (the driver imports `randomUUID`).
+ */
+export const API_EVENT_SOURCE = `
+const event = (method, path, body, headers = {}) => ({
+  version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', isBase64Encoded: false,
+  headers: { host: 'api.example.com', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+  requestContext: {
+    accountId: '111122223333', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api', requestId: randomUUID(),
+    routeKey: '$default', stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
+    http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'test' },
+    authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { tenant: 'acme', sub: 'person-1' }, scopes: [] } },
+  },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
+`;
+
 /**
  * The start of a driver that watches its chunks: registers `LOAD_HOOKS` (its URL is argv[3]), imports the bundle
  * (argv[2]), and defines `loadedSince()` (the chunks loaded since the last call), `loaded.init` and `context()`, a
@@ -65,10 +94,5 @@ const loadedSince = () => {
 };
 const { handler } = await import(process.argv[2]);
 const loaded = { init: loadedSince() };
-const context = () => ({
-  awsRequestId: randomUUID(), functionName: ${JSON.stringify(functionName)}, functionVersion: '$LATEST', memoryLimitInMB: '1024',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111122223333:function:${functionName}', logGroupName: 'g', logStreamName: 's',
-  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {},
-});
-`;
+${lambdaContextSource(functionName)}`;
 }
