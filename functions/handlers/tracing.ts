@@ -69,6 +69,7 @@ let socket: Socket | undefined;
 
 /** One datagram to the daemon; a failed send loses one subsegment, never the call it traced. */
 function send(document: object): void {
+  // The address is read per datagram: Lambda sets it once, and a test may point it elsewhere between calls.
   const { host, port } = daemonAddress(process.env.AWS_XRAY_DAEMON_ADDRESS);
   if (socket === undefined) {
     socket = createSocket('udp4');
