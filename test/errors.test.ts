@@ -15,6 +15,7 @@ import {
   HandoffFailedError,
   IdempotencyKeyReusedError,
   InvalidAnswerError,
+  InvalidPoliciesError,
   InvalidTranscriptError,
   isFinal,
   LinkKeyUnavailableError,
@@ -58,6 +59,7 @@ const everyError: Array<[string, HandbackError]> = [
   ['SelfDecisionError', new SelfDecisionError('run-1', 'int-1', 'call-1', { cause })],
   ['AlreadyVotedError', new AlreadyVotedError('run-1', 'int-1', 'call-1', { cause })],
   ['LinkKeyUnavailableError', new LinkKeyUnavailableError(undefined, { cause })],
+  ['InvalidPoliciesError', new InvalidPoliciesError('policies.cedar', 3, 14, 'unexpected token', { cause })],
 ];
 
 describe('errors', () => {
