@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DurableContext } from '@aws/durable-execution-sdk-js';
-import type { Continuation, ContinuationKey, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
+import type {
+  Continuation,
+  ContinuationKey,
+  PauseClosed,
+  PauseCreated,
+  PauseInput,
+} from '../checkpoints/checkpoint-store.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
 import { PauseCancelledError, PauseExpiredError } from '../errors.ts';
 import type { HandoffPointer } from '../handoff/handoff.ts';
@@ -16,7 +22,7 @@ import type { HandoffPointer } from '../handoff/handoff.ts';
 
 /** What records pauses and reads continuations: the library's store, or `handback/client` over the HTTP API. */
 export interface DecisionBackend {
-  pause(input: PauseInput): Promise<PauseCreated>;
+  pause(input: PauseInput): Promise<PauseCreated | PauseClosed>;
   getContinuation(key: ContinuationKey): Promise<Continuation>;
 }
 
@@ -60,7 +66,7 @@ export async function waitForDecision(
   const backend = 'store' in options ? options.store : options.client;
   const name = options.name ?? 'handback-decision';
   const expiresInSeconds = pause.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS;
-  let created: PauseCreated | undefined;
+  let created: PauseCreated | PauseClosed | undefined;
   let result: string;
   try {
     result = await context.waitForCallback<string>(
@@ -91,7 +97,11 @@ export function idempotencyKeyOf(callbackId: string): string {
 }
 
 /** The SDK's callback error as Handback's: a cancel's failure, or the callback's timeout past the pause's expiry. */
-function closedError(error: unknown, pause: DurablePauseInput, created: PauseCreated | undefined): unknown {
+function closedError(
+  error: unknown,
+  pause: DurablePauseInput,
+  created: PauseCreated | PauseClosed | undefined,
+): unknown {
   const failure = error as { errorType?: string; errorData?: string; cause?: { errorType?: string; name?: string } };
   const data = parsePointer(failure.errorData);
   if (data?.outcome === 'cancelled') {

@@ -1,7 +1,7 @@
 import { AIMessage, type BaseMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, type StateSnapshot } from '@langchain/langgraph';
-import type { AskInput, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
+import type { AskInput, PauseClosed, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
 import { BadRequestError } from '../errors.ts';
 import type { Actor, Continuation, JsonSchema } from '../wire.ts';
 import {
@@ -91,7 +91,7 @@ export interface LangGraphResumed {
 /** A graph's interrupted thread paused by Handback, and resumed from its continuation. */
 export interface LangGraphHandback {
   /** Pauses the thread's human-in-the-loop interrupts: one ask per action request, with the action's args. */
-  pause(config: RunnableConfig, options: LangGraphPauseOptions): Promise<PauseCreated>;
+  pause(config: RunnableConfig, options: LangGraphPauseOptions): Promise<PauseCreated | PauseClosed>;
   /** Resumes the thread with the continuation's decisions in the middleware's terms, once. */
   resume(options: { runId: string; continuationId: string; config?: RunnableConfig }): Promise<LangGraphResumed>;
 }

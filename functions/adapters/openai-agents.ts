@@ -9,7 +9,7 @@ import {
   type RunToolApprovalItem,
   run,
 } from '@openai/agents';
-import type { AskInput, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
+import type { AskInput, PauseClosed, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
 import { BadRequestError } from '../errors.ts';
 import { appendResults, type ToolResult } from '../rehydrate/results.ts';
 import type { Actor, Continuation, JsonSchema } from '../wire.ts';
@@ -82,7 +82,7 @@ export interface OpenAIAgentsHandbackOptions<TContext> {
 /** A run paused by Handback and resumed from its continuation. */
 export interface OpenAIAgentsHandback<TContext> {
   /** Pauses the run's interrupted round: one ask per `result.interruptions` item, the tool's parameters as `argsSchema`. */
-  pause(result: PausableResult, options: AgentsPauseOptions): Promise<PauseCreated>;
+  pause(result: PausableResult, options: AgentsPauseOptions): Promise<PauseCreated | PauseClosed>;
   /** Runs the approved calls once, appends their results, and goes on with `run()` on the decided transcript. */
   resume(options: AgentsResumeOptions<TContext>): Promise<AgentsResumed<TContext>>;
 }

@@ -29,6 +29,12 @@ export interface DynamoDBCheckpointStoreOptions {
   onChange?: CheckpointServiceOptions['onChange'];
   /** The checks the store runs, each loaded on first use (see `CheckpointChecks`). @default ALL_CHECKS */
   checks?: CheckpointServiceOptions['checks'];
+  /**
+   * The deployment's Cedar policies (§17), loaded on the first pause that needs them: e.g.
+   * `() => import('handback/policies').then((m) => m.loadPolicyEngine({ policies: 'policies.cedar', … }))`.
+   * @default - no policy applies
+   */
+  policies?: CheckpointServiceOptions['policies'];
 }
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */

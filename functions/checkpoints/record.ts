@@ -7,7 +7,7 @@ import {
   type PauseStatus,
   Status,
 } from '../vocabulary.ts';
-import type { Approvers, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
+import type { Approvers, AskPolicy, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
 
@@ -36,6 +36,10 @@ export interface Ask {
   approvers?: Approvers;
   /** `approval` asks only: distinct approvals of the same arguments it needs (§13); absent = 1. */
   approvals?: number;
+  /** The principal that paused may not decide this ask: a policy's `@fourEyes` (§17). */
+  fourEyes?: true;
+  /** What the deployment's policies made of it at pause time (§17); absent without policies. */
+  policy?: AskPolicy;
 }
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), when, by whom. */

@@ -88,7 +88,8 @@ export function refusalOf(record: PauseRecord, ask: Ask, actor: Actor): Error | 
       { scope: 'handback/decide' },
     );
   }
-  if (record.fourEyes === true && sameVoter(actor, record.pausedBy)) return new SelfDecisionError(...ids);
+  const fourEyes = record.fourEyes === true || ask.fourEyes === true;
+  if (fourEyes && sameVoter(actor, record.pausedBy)) return new SelfDecisionError(...ids);
   if (ask.approvers !== undefined && !matchesApprovers(ask.approvers, actor)) {
     return new NotAnApproverError(...ids, `its approvers are ${describeApprovers(ask.approvers)}`);
   }

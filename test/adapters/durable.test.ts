@@ -8,7 +8,12 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DecisionBackend, type DurablePauseInput, waitForDecision } from '../../functions/adapters/durable.ts';
-import type { Continuation, PauseCreated, PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
+import type {
+  Continuation,
+  PauseClosed,
+  PauseCreated,
+  PauseInput,
+} from '../../functions/checkpoints/checkpoint-store.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
 import { type CheckpointStore, createDynamoDBCheckpointStore, type Decision } from '../../functions/index.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
@@ -209,7 +214,7 @@ describe('waitForDecision through the store', () => {
     const runId = 'durable-retried';
     let attempts = 0;
     const flaky: DecisionBackend = {
-      async pause(input): Promise<PauseCreated> {
+      async pause(input): Promise<PauseCreated | PauseClosed> {
         const created = await store.pause(input);
         attempts += 1;
         // The first answer is lost on the way back, as after a timeout: the step retries with the same callback id.
