@@ -3,6 +3,7 @@ import {
   AlreadyDecidedError,
   AlreadyResumedError,
   AlreadyVotedError,
+  ArgsChangedError,
   BadRequestError,
   ContinuationNotFoundError,
   CorruptCheckpointError,
@@ -19,12 +20,14 @@ import {
   isFinal,
   LinkKeyUnavailableError,
   MissingTurnStateError,
+  NoChannelError,
   NotAnApproverError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
   PayloadTooLargeError,
+  RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
   UnsupportedRecordError,
@@ -58,6 +61,12 @@ const everyError: Array<[string, HandbackError]> = [
   ['SelfDecisionError', new SelfDecisionError('run-1', 'int-1', 'call-1', { cause })],
   ['AlreadyVotedError', new AlreadyVotedError('run-1', 'int-1', 'call-1', { cause })],
   ['LinkKeyUnavailableError', new LinkKeyUnavailableError(undefined, { cause })],
+  [
+    'RecipientNotAllowedError',
+    new RecipientNotAllowedError('outside', [{ path: '/notify/0/to', message: 'm' }], { cause }),
+  ],
+  ['ArgsChangedError', new ArgsChangedError('run-1', 'int-1', 'call-1', 'hash-1', { cause })],
+  ['NoChannelError', new NoChannelError(undefined, { cause })],
 ];
 
 describe('errors', () => {
