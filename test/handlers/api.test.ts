@@ -234,11 +234,16 @@ describe('the HTTP API handler', () => {
     const { call } = api({ tenantClaim: 'custom:org' });
     const runId = newRun();
     const created = await call(
-      httpEvent('POST', `/runs/${runId}/pauses`, { body: pauseBody(), claims: { 'custom:org': 'org-9', sub: 'user-1' } }),
+      httpEvent('POST', `/runs/${runId}/pauses`, {
+        body: pauseBody(),
+        claims: { 'custom:org': 'org-9', sub: 'user-1' },
+      }),
     );
     expect(created.status).toBe(201);
     const other = await call(
-      httpEvent('GET', `/runs/${runId}/pauses/${created.body.interruptId}`, { claims: { 'custom:org': 'org-8', sub: 'user-1' } }),
+      httpEvent('GET', `/runs/${runId}/pauses/${created.body.interruptId}`, {
+        claims: { 'custom:org': 'org-8', sub: 'user-1' },
+      }),
     );
     expect(other).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
   });
@@ -278,7 +283,10 @@ describe('the HTTP API handler', () => {
     expect(unknown).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
     expect(Object.keys(theirs.body).sort()).toEqual(Object.keys(unknown.body).sort());
     const resumeTheirs = await call(
-      httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'x' }, claims: { tenant: 'globex', sub: 'user-2' } }),
+      httpEvent('POST', `/runs/${runId}/resume`, {
+        body: { interruptId, answer: 'x' },
+        claims: { tenant: 'globex', sub: 'user-2' },
+      }),
     );
     expect(resumeTheirs).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
   });
