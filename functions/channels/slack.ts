@@ -7,7 +7,7 @@ import type { Actor, Decision } from '../wire.ts';
 import type { Channel } from './channel.ts';
 import type { DeliveryKey, DeliveryLog, MessageRef, PauseOfMessage } from './delivery-log.ts';
 import { recipientsOf } from './notify.ts';
-import { isSlackSignature, SLACK_SIGNATURE_WINDOW_SECONDS, type SlackCall } from './slack-api.ts';
+import { isSlackSignature, SLACK_SIGNATURE_WINDOW_SECONDS, SlackApiError, type SlackCall } from './slack-api.ts';
 import {
   ANSWER_BLOCK,
   ARGS_BLOCK,
@@ -281,6 +281,21 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     }
   };
 
+  /** Tells a clicker Slack could not identify that nothing was recorded: an ephemeral, or the modal's inline error. */
+  const unidentified = async (payload: SlackPayload, userId: string): Promise<{ status: number; body?: object }> => {
+    if (payload.type === 'view_submission') {
+      const block = payload.view?.blocks?.find((each) => each.type === 'input')?.block_id ?? ANSWER_BLOCK;
+      return { status: 200, body: errors({ [block]: UNIDENTIFIED }) };
+    }
+    const channel = payload.container?.channel_id ?? payload.channel?.id;
+    if (channel !== undefined) {
+      await call('chat.postEphemeral', { channel, user: userId, text: UNIDENTIFIED }).catch((error: unknown) =>
+        deps.useCases.logger.warn('Slack ephemeral not sent', { channel, user: userId, error }),
+      );
+    }
+    return { status: 200 };
+  };
+
   return {
     name: 'slack',
 
@@ -312,7 +327,20 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
       const userId = payload.user?.id;
       // A request from another workspace than the bot token's records nothing.
       if (fromTeam === undefined || userId === undefined || fromTeam !== (await teamId())) return { status: 200 };
-      const actor = await actorOf(fromTeam, userId);
+      let actor: Actor;
+      try {
+        actor = await actorOf(fromTeam, userId);
+      } catch (error) {
+        // Slack could not describe the clicker (users.info refused, or did not answer): nobody to record as.
+        if (!(error instanceof SlackApiError)) throw error;
+        deps.useCases.logger.warn('Slack click not recorded: the clicker could not be identified', {
+          team: fromTeam,
+          user: userId,
+          method: error.method,
+          slackError: error.slackError,
+        });
+        return unidentified(payload, userId);
+      }
       if (payload.type === 'block_actions') {
         await onAction(payload, actor, userId);
         return { status: 200 };
@@ -335,6 +363,9 @@ class ClosedClick extends Error {
     this.name = 'ClosedClick';
   }
 }
+
+/** What a clicker Slack cannot describe is told: nothing was recorded, and where to go instead. */
+const UNIDENTIFIED = 'Not recorded: Handback could not identify you in Slack, so nothing was decided. Try the inbox.';
 
 /** What the person is told when their click cannot be taken. */
 function refusalText(error: unknown): string {

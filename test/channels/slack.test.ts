@@ -398,6 +398,27 @@ describe('the Slack channel through the local service', () => {
     });
   });
 
+  it('tells a clicker users.info cannot describe that they could not be identified, answers 200 and records nothing', async () => {
+    const { interruptId, message } = await pauseWithMessage(
+      'unknown-user-1',
+      [{ toolCallId: 'call_refund', kind: 'approval' }],
+      [REFUND],
+    );
+    const before = slack.of('chat.postEphemeral').length;
+    const answer = await interact(click(message, 'handback.approve', { a: 0 }, 'U0NOBODY1'));
+    expect(answer.status).toBe(200);
+    expect(slack.of('users.info').at(-1)?.body).toEqual({ user: 'U0NOBODY1' });
+    expect(
+      slack
+        .of('chat.postEphemeral')
+        .slice(before)
+        .map((call) => call.body),
+    ).toEqual([{ channel: CHANNEL, user: 'U0NOBODY1', text: expect.stringContaining('could not identify you') }]);
+    const view = await api(`/runs/unknown-user-1/pauses/${interruptId}`, 'GET');
+    expect(view.body).toMatchObject({ status: 'paused', decided: [], pending: ['call_refund'] });
+    expect(view.body.asks[0].decision).toBeUndefined();
+  });
+
   it('tells a person who clicks on a closed pause that it is closed, and records nothing', async () => {
     const { interruptId, message } = await pauseWithMessage(
       'closed-1',
