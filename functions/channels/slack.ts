@@ -49,10 +49,7 @@ const USER_CACHE = { entries: 500, ttlMs: 10 * 60_000 };
 
 /** The Slack channel and its interactions endpoint. */
 export function createSlackChannel(deps: SlackDeps): Channel & {
-  interactions(request: {
-    headers: Record<string, string | undefined>;
-    body: string;
-  }): Promise<{ status: number; body?: object }>;
+  interactions(request: { headers: Record<string, string | undefined>; body: string }): Promise<SlackAnswer>;
 } {
   const now = deps.now ?? Date.now;
   const { call, log } = deps;
@@ -282,7 +279,7 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
   };
 
   /** Tells a clicker Slack could not identify that nothing was recorded: an ephemeral, or the modal's inline error. */
-  const unidentified = async (payload: SlackPayload, userId: string): Promise<{ status: number; body?: object }> => {
+  const unidentified = async (payload: SlackPayload, userId: string): Promise<SlackAnswer> => {
     if (payload.type === 'view_submission') {
       const block = payload.view?.blocks?.find((each) => each.type === 'input')?.block_id ?? ANSWER_BLOCK;
       return { status: 200, body: errors({ [block]: UNIDENTIFIED }) };
@@ -316,13 +313,21 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
         body: request.body,
         nowSeconds: Math.floor(now() / 1000),
       });
-      if (!verified) return { status: 401, body: { error: 'The request is not signed by Slack.' } };
+      if (!verified) {
+        return refused(
+          401,
+          'unauthorized',
+          `The request is not signed by Slack: X-Slack-Signature must be v0= and the HMAC-SHA256 of the body with the app's signing secret, and X-Slack-Request-Timestamp within ${SLACK_SIGNATURE_WINDOW_SECONDS} s of now.`,
+        );
+      }
       // The same signed request again (a replay) changes nothing: each signature is taken once in its window.
       if (!(await log.once(`slack:${headers['x-slack-signature']}`, SLACK_SIGNATURE_WINDOW_SECONDS * 2))) {
         return { status: 200 };
       }
       const payload = parseJson<SlackPayload>(new URLSearchParams(request.body).get('payload') ?? '');
-      if (payload === undefined) return { status: 400, body: { error: 'The body has no payload.' } };
+      if (payload === undefined) {
+        return refused(400, 'bad_request', 'The body has no payload field holding JSON, as Slack sends it.');
+      }
       const fromTeam = payload.team?.id ?? payload.user?.team_id;
       const userId = payload.user?.id;
       // A request from another workspace than the bot token's records nothing.
@@ -352,6 +357,18 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
       return { status: 200 };
     },
   };
+}
+
+/**
+ * What the interactions endpoint answers: 200 with Slack's JSON (or nothing), or a refusal the HTTP edge answers as a
+ * problem (§5) — a request not signed by Slack, or one without a payload — having changed nothing.
+ */
+export type SlackAnswer =
+  | { status: 200; body?: object }
+  | { status: 400 | 401; problem: { code: 'bad_request' | 'unauthorized'; detail: string } };
+
+function refused(status: 400 | 401, code: 'bad_request' | 'unauthorized', detail: string): SlackAnswer {
+  return { status, problem: { code, detail } };
 }
 
 /** A click on a pause that has closed, or on an ask that is decided, caught before the store is asked. */
