@@ -1,5 +1,5 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
-import { HandbackError, InvalidAnswerError } from '../errors.ts';
+import { HandbackError, InvalidAnswerError, NotAnApproverError } from '../errors.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { decideTurn, getPause, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
@@ -176,7 +176,14 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     const ref = { channel, ts };
     const pause = await log.lookup(ref);
     // Only messages this deployment posted are acted on.
-    if (pause === undefined) return;
+    if (pause === undefined) {
+      deps.useCases.logger.warn('Slack click ignored: not on a message this deployment posted', {
+        channel,
+        ts,
+        user: userId,
+      });
+      return;
+    }
     const value = parseJson<ButtonValue>(action.value);
     if (value === undefined || !Number.isInteger(value.a)) return;
     let view: PauseView;
@@ -215,7 +222,14 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     if (submitted === undefined || metadata === undefined) return undefined;
     const ref = { channel: metadata.channel, ts: metadata.ts };
     const pause = await log.lookup(ref);
-    if (pause === undefined) return undefined;
+    if (pause === undefined) {
+      deps.useCases.logger.warn('Slack submission ignored: not of a message this deployment posted', {
+        channel: metadata.channel,
+        ts: metadata.ts,
+        user: actor.subject,
+      });
+      return undefined;
+    }
     const values = submitted.state?.values ?? {};
     const text = (block: string) => values[block]?.value?.value ?? undefined;
     const view = await getPause(deps.useCases, pause);
@@ -331,7 +345,25 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
       const fromTeam = payload.team?.id ?? payload.user?.team_id;
       const userId = payload.user?.id;
       // A request from another workspace than the bot token's records nothing.
-      if (fromTeam === undefined || userId === undefined || fromTeam !== (await teamId())) return { status: 200 };
+      let ownTeam: string;
+      try {
+        ownTeam = await teamId();
+      } catch (error) {
+        if (!(error instanceof SlackApiError)) throw error;
+        deps.useCases.logger.warn('Slack click not recorded: the bot token’s workspace is unknown', {
+          method: error.method,
+          slackError: error.slackError,
+        });
+        return userId === undefined ? { status: 200 } : unidentified(payload, userId);
+      }
+      if (fromTeam === undefined || userId === undefined || fromTeam !== ownTeam) {
+        deps.useCases.logger.warn('Slack interaction ignored: not from the bot token’s workspace', {
+          team: fromTeam ?? null,
+          user: userId ?? null,
+          type: payload.type,
+        });
+        return { status: 200 };
+      }
       let actor: Actor;
       try {
         actor = await actorOf(fromTeam, userId);
@@ -386,6 +418,8 @@ const UNIDENTIFIED = 'Not recorded: Handback could not identify you in Slack, so
 
 /** What the person is told when their click cannot be taken. */
 function refusalText(error: unknown): string {
+  // Whoever clicks in a channel is told, so who the approvers are (their addresses) stays out of it.
+  if (error instanceof NotAnApproverError) return 'Not recorded: you are not one of the approvers of this ask.';
   if (error instanceof HandbackError || error instanceof ClosedClick) return `Not recorded: ${error.message}`;
   return 'Not recorded: something went wrong; try the inbox.';
 }
