@@ -33,6 +33,8 @@ export const ErrorCode = {
   SelfDecision: 'self_decision',
   AlreadyVoted: 'already_voted',
   LinkKeyUnavailable: 'link_key_unavailable',
+  ExecutionInProgress: 'execution_in_progress',
+  GraphCheckpointNotFound: 'graph_checkpoint_not_found',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -409,6 +411,45 @@ export class LinkKeyUnavailableError extends HandbackError {
   }
 }
 
+/**
+ * An approved call's execution was claimed by another delivery of the same continuation and has no output yet (§15):
+ * it is not run a second time. A race heals by itself (retry later and read the output); a claim whose delivery
+ * crashed mid-run stays `started` (`startedAt`), since the tool may have done its work: look at the tool's own records.
+ */
+export class ExecutionInProgressError extends HandbackError {
+  readonly key: string;
+  readonly startedAt: string;
+  constructor(key: string, startedAt: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.ExecutionInProgress,
+      `Execution ${key} was started at ${startedAt} by another delivery and has no output yet; it is not run twice. Retry later; if that delivery crashed, settle it from the tool's own records.`,
+      options,
+    );
+    this.name = 'ExecutionInProgressError';
+    this.key = key;
+    this.startedAt = startedAt;
+  }
+}
+
+/**
+ * `handback/langgraph` found no checkpoint for the pause's thread: the graph's checkpointer does not hold it (an
+ * in-memory `MemorySaver` in another process, another database, a deleted thread), so resuming would start from nothing.
+ */
+export class GraphCheckpointNotFoundError extends HandbackError {
+  readonly threadId: string;
+  readonly interruptId: string;
+  constructor(threadId: string, interruptId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.GraphCheckpointNotFound,
+      `The graph's checkpointer has no checkpoint for thread ${threadId} (pause ${interruptId}): compile the graph with the durable checkpointer the pause was made on.`,
+      options,
+    );
+    this.name = 'GraphCheckpointNotFoundError';
+    this.threadId = threadId;
+    this.interruptId = interruptId;
+  }
+}
+
 /** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
 export interface ErrorFate {
   /** The error class's `name`, which a Step Functions `Catch` matches. */
@@ -465,6 +506,19 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
     status: 503,
     title: 'Link key unavailable',
     retryable: true,
+  },
+  // A race heals by itself: the other delivery records the output, and a retry reads it.
+  execution_in_progress: {
+    name: 'ExecutionInProgressError',
+    status: 503,
+    title: 'Execution in progress',
+    retryable: true,
+  },
+  graph_checkpoint_not_found: {
+    name: 'GraphCheckpointNotFoundError',
+    status: 404,
+    title: 'Graph checkpoint not found',
+    retryable: false,
   },
 };
 

@@ -8,9 +8,11 @@ import {
   CorruptCheckpointError,
   ERROR_FATES,
   ErrorCode,
+  ExecutionInProgressError,
   FINAL_ERROR_NAMES,
   ForbiddenError,
   fateOf,
+  GraphCheckpointNotFoundError,
   HandbackError,
   HandoffFailedError,
   IdempotencyKeyReusedError,
@@ -58,6 +60,8 @@ const everyError: Array<[string, HandbackError]> = [
   ['SelfDecisionError', new SelfDecisionError('run-1', 'int-1', 'call-1', { cause })],
   ['AlreadyVotedError', new AlreadyVotedError('run-1', 'int-1', 'call-1', { cause })],
   ['LinkKeyUnavailableError', new LinkKeyUnavailableError(undefined, { cause })],
+  ['ExecutionInProgressError', new ExecutionInProgressError('cont-1/call-1', '2026-01-01T00:00:00.000Z', { cause })],
+  ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
 ];
 
 describe('errors', () => {
