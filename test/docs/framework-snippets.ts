@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { createDynamoDBToolExecutions } from '../../functions/adapters/executions.ts';
 import { createMemoryToolExecutions, type ExecutionLog } from '../../functions/adapters/shared.ts';

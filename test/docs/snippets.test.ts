@@ -115,10 +115,10 @@ const refundedOnce = (modelCalls: number, printed: string[]) => ({
   printed,
 });
 const EXPECTED: Record<string, ReturnType<typeof refundedOnce>> = {
-  'ai-sdk': refundedOnce(3, ['1 Refunded.', '2 Refunded.']),
-  'openai-agents': refundedOnce(3, ['1 Refunded.', '2 Refunded.']),
-  langgraph: refundedOnce(2, ['1 resumed', '2 already-resumed']),
-  strands: refundedOnce(3, ['1 Refunded.', '2 Refunded.']),
+  'ai-sdk': refundedOnce(3, ['Refunded. Refunded.']),
+  'openai-agents': refundedOnce(3, ['Refunded. Refunded.']),
+  langgraph: refundedOnce(2, ['resumed already-resumed']),
+  strands: refundedOnce(3, ['Refunded. Refunded.']),
 };
 
 describe('the TypeScript snippets of the README and the docs', () => {
