@@ -272,6 +272,9 @@ export interface Continuation {
   resumedAt: string;
 }
 
+/** What a hand-off delivers (§6): the continuation without `resumedAt`, its messages left out past 256 KB. */
+export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
+
 /** The 201 body of a pause. */
 export interface PauseCreated {
   runId: string;

@@ -9,9 +9,11 @@ import {
   CorruptCheckpointError,
   ERROR_FATES,
   ErrorCode,
+  ExecutionInProgressError,
   FINAL_ERROR_NAMES,
   ForbiddenError,
   fateOf,
+  GraphCheckpointNotFoundError,
   HandbackError,
   HandoffFailedError,
   IdempotencyKeyReusedError,
@@ -67,6 +69,8 @@ const everyError: Array<[string, HandbackError]> = [
   ],
   ['ArgsChangedError', new ArgsChangedError('run-1', 'int-1', 'call-1', 'hash-1', { cause })],
   ['NoChannelError', new NoChannelError(undefined, { cause })],
+  ['ExecutionInProgressError', new ExecutionInProgressError('cont-1/call-1', '2026-01-01T00:00:00.000Z', { cause })],
+  ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
 ];
 
 describe('errors', () => {
