@@ -38,6 +38,7 @@ export const ErrorCode = {
   NoChannel: 'no_channel',
   ExecutionInProgress: 'execution_in_progress',
   GraphCheckpointNotFound: 'graph_checkpoint_not_found',
+  InvalidPolicies: 'invalid_policies',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -504,6 +505,29 @@ export class GraphCheckpointNotFoundError extends HandbackError {
   }
 }
 
+/**
+ * A deployment's Cedar policies or policy schema (§17) do not parse, do not validate, or break Handback's own rules
+ * (`@id` on every policy, once; `@approvals` from 1 to 5; …): the file, the line and column (in characters), and
+ * Cedar's own words. `npm start` refuses to start with it and `cdk synth` fails with it; no pause is ever evaluated
+ * against such a file.
+ */
+export class InvalidPoliciesError extends HandbackError {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** What is wrong, in Cedar's words where Cedar found it. */
+  readonly reason: string;
+
+  constructor(file: string, line: number, column: number, reason: string, options?: { cause?: unknown }) {
+    super(ErrorCode.InvalidPolicies, `${file}:${line}:${column}: ${reason}`, options);
+    this.name = 'InvalidPoliciesError';
+    this.file = file;
+    this.line = line;
+    this.column = column;
+    this.reason = reason;
+  }
+}
+
 /** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
 export interface ErrorFate {
   /** The error class's `name`, which a Step Functions `Catch` matches. */
@@ -582,6 +606,8 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
     title: 'Graph checkpoint not found',
     retryable: false,
   },
+  // A deployment's own files: they are checked before it runs (start, synth), so a request never meets this.
+  invalid_policies: { name: 'InvalidPoliciesError', status: 500, title: 'Invalid policies', retryable: false },
 };
 
 /** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */
