@@ -115,6 +115,7 @@ describe('errors', () => {
   it('lets a workflow catch as final exactly the errors no retry fixes', () => {
     const retryable = everyError.filter(([, error]) => ERROR_FATES[error.code].retryable).map(([name]) => name);
     expect(retryable.sort()).toEqual([
+      'ExecutionInProgressError',
       'HandoffFailedError',
       'LinkKeyUnavailableError',
       'StorageUnavailableError',
