@@ -33,6 +33,9 @@ export const ErrorCode = {
   SelfDecision: 'self_decision',
   AlreadyVoted: 'already_voted',
   LinkKeyUnavailable: 'link_key_unavailable',
+  RecipientNotAllowed: 'recipient_not_allowed',
+  ArgsChanged: 'args_changed',
+  NoChannel: 'no_channel',
   ExecutionInProgress: 'execution_in_progress',
   GraphCheckpointNotFound: 'graph_checkpoint_not_found',
 } as const;
@@ -396,6 +399,57 @@ export class AlreadyVotedError extends HandbackError {
   }
 }
 
+/**
+ * An agent named an email address (an approver, or an email `notify` recipient) outside the deployment's recipient
+ * domains (§16): an agent never chooses who approves it. Nothing was recorded or sent.
+ */
+export class RecipientNotAllowedError extends HandbackError {
+  /** Each address refused, at its JSON pointer in the pause body. */
+  readonly failures: AnswerFailure[];
+
+  constructor(message: string, failures: AnswerFailure[], options?: { cause?: unknown }) {
+    super(ErrorCode.RecipientNotAllowed, message, options);
+    this.name = 'RecipientNotAllowedError';
+    this.failures = failures;
+  }
+}
+
+/**
+ * An approve or edit of other arguments than the ask's current ones (§16): its `argsHash` is not the ask's, because
+ * someone edited them since the person looked. Nothing was recorded; read the pause again and decide on what it shows.
+ */
+export class ArgsChangedError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+  /** The ask's current `argsHash`. */
+  readonly argsHash: string;
+
+  constructor(runId: string, interruptId: string, toolCallId: string, argsHash: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.ArgsChanged,
+      `The arguments of the ask ${toolCallId} of pause ${interruptId} (run ${runId}) changed since they were shown: nothing was recorded. Read the pause again and decide on its current arguments.`,
+      options,
+    );
+    this.name = 'ArgsChangedError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+    this.argsHash = argsHash;
+  }
+}
+
+/** A link to deliver (§16: `deliver: true`) where the deployment has no email channel to deliver it. Nothing sent. */
+export class NoChannelError extends HandbackError {
+  constructor(
+    message = 'This deployment has no email channel to deliver a link with: configure one, or ask for the link without deliver.',
+    options?: { cause?: unknown },
+  ) {
+    super(ErrorCode.NoChannel, message, options);
+    this.name = 'NoChannelError';
+  }
+}
+
 /** The answer-link key could not be read (Secrets Manager did not answer): links cannot be signed or checked now. */
 export class LinkKeyUnavailableError extends HandbackError {
   readonly retryAfterSeconds: number;
@@ -507,6 +561,14 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
     title: 'Link key unavailable',
     retryable: true,
   },
+  recipient_not_allowed: {
+    name: 'RecipientNotAllowedError',
+    status: 400,
+    title: 'Recipient not allowed',
+    retryable: false,
+  },
+  args_changed: { name: 'ArgsChangedError', status: 409, title: 'Arguments changed', retryable: false },
+  no_channel: { name: 'NoChannelError', status: 409, title: 'No channel', retryable: false },
   // A race heals by itself: the other delivery records the output, and a retry reads it.
   execution_in_progress: {
     name: 'ExecutionInProgressError',
