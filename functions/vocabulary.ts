@@ -166,6 +166,8 @@ export const LIFECYCLE_SOURCE = 'handback';
 /** The header that carries an answer link's token to the `/links/*` routes (§11). */
 export const LINK_HEADER = 'x-handback-link';
 
+/** The inbox page's query naming one pause: `<inbox>?run=<runId>&pause=<interruptId>` opens that pause. */
+export const INBOX_PAUSE_QUERY = { runId: 'run', interruptId: 'pause' } as const;
 /** What the deployment's policies make of an `approval` ask at pause time (§17). */
 export const POLICY_OUTCOMES = ['approve', 'reject', 'ask'] as const;
 export type PolicyOutcome = (typeof POLICY_OUTCOMES)[number];

@@ -7,7 +7,7 @@ import { matchDecisions, recordDecisions } from './deciding.ts';
 import { capitalize, utf8Bytes } from './json.ts';
 import type { CheckedPause } from './pause-checks.ts';
 import type { Ask, PauseRecord } from './record.ts';
-import { isAnonymous } from './who-decides.ts';
+import { isAnonymous, modelHashes } from './who-decides.ts';
 
 /**
  * The one seam where a pause's asks get their policy outcomes (§17), at pause time, before the pause is written: each
@@ -75,7 +75,8 @@ export function withPolicyOutcomes(
   });
   let complete = false;
   for (const { by, decisions } of byDecider.values()) {
-    const recorded = recordDecisions(after, matchDecisions(after, decisions), by, nowMs);
+    // The asks' argument hashes are recorded at pause time: no transcript is needed for them.
+    const recorded = recordDecisions(after, matchDecisions(after, decisions, modelHashes(after)), by, nowMs);
     if (recorded.after === undefined) continue;
     after = recorded.after;
     complete = recorded.complete;
