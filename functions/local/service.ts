@@ -11,6 +11,8 @@ import { INBOX_ROUTES } from '../handlers/inbox-http.ts';
 import { EmfMetrics, JsonLogger } from '../handlers/telemetry.ts';
 import { createHandoff, createHandoffClients, type Handoff } from '../handoff/handoff.ts';
 import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
+import { policySettingsOf } from '../policies/config.ts';
+import type { PolicyEngine } from '../policies/engine.ts';
 import { sweepDue } from '../resume/resume.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import type { IssuerOptions } from './issuer-tokens.ts';
@@ -100,11 +102,32 @@ export async function startLocalService(
       }),
       logger,
     );
+  // The deployment's Cedar policies (§17): loaded and checked now, so a bad file stops the start, naming its line.
+  let engine: PolicyEngine | undefined;
+  try {
+    const settings = policySettingsOf(env);
+    if (settings !== undefined) {
+      const { loadPolicyEngine } = await import('../policies/engine-files.ts');
+      engine = loadPolicyEngine(settings, {
+        env,
+        onError: (failure) => logger.error('Policy evaluation failed: the ask was rejected', { ...failure }),
+      });
+      logger.info('Policies loaded', { policies: engine.size, mode: engine.mode, default: engine.default });
+    }
+  } catch (error) {
+    await embedded?.close();
+    throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');
   // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
   let observe: (change: PauseChange) => void = () => {};
   const deps: ApiDeps = {
-    store: createDynamoDBCheckpointStore({ client, tableName, onChange: (change) => observe(change) }),
+    store: createDynamoDBCheckpointStore({
+      client,
+      tableName,
+      onChange: (change) => observe(change),
+      ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
+    }),
     handoff,
     logger,
     metrics,
