@@ -69,6 +69,7 @@ export {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PauseOpenError,
   PayloadTooLargeError,
   StorageUnavailableError,
   UnsupportedRecordError,

@@ -185,6 +185,13 @@ export class HandbackStack extends Stack {
       jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
     }
     // The inbox page's files on a function of their own: the API function's bundle and cold start stay without them.
+    // `POST /mcp` (§18) on a function of its own: the MCP SDK stays out of the API function's bundle and cold start.
+    // It pauses as the API's pause route does (and may see a policy close a pause at once, handing it off); a call
+    // waits at most 25 s, inside the 29 s it has, inside API Gateway's 30 s.
+    const mcp = resumeFunction('McpHandler', ENTRY.mcp, 'Handback MCP server, Streamable HTTP (payload 2.0)', 29);
+    if (settings.inboxUrl !== undefined) mcp.function.addEnvironment('INBOX_URL', settings.inboxUrl);
+    if (channels.names.length > 0) mcp.function.addEnvironment('HANDBACK_CHANNELS', channels.names.join(','));
+    acknowledgeSynchronous(mcp, 'API Gateway invokes it synchronously and returns its errors to the caller');
     const inbox = new HandbackFunction(this, 'InboxHandler', {
       entry: ENTRY.inbox,
       description: 'Handback inbox page (static files, payload 2.0)',
@@ -195,6 +202,7 @@ export class HandbackStack extends Stack {
     const httpApi = new HandbackHttpApi(this, 'Http', {
       handler: api.function,
       inboxHandler: inbox.function,
+      mcpHandler: mcp.function,
       ...(channels.slackInteractions ? { slackHandler: channels.slackInteractions.function } : {}),
       ...jwt,
       requireScopes: settings.requireScopes,
@@ -268,6 +276,7 @@ export class HandbackStack extends Stack {
       functions: {
         ApiHandler: api.function,
         InboxHandler: inbox.function,
+        McpHandler: mcp.function,
         StepFunctionsHandler: stepFunctionsHandler.function,
         SqsHandler: sqsHandler.function,
         Sweeper: sweeper.function,

@@ -24,6 +24,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PauseOpenError,
   PayloadTooLargeError,
   SelfDecisionError,
   StorageUnavailableError,
@@ -58,6 +59,7 @@ const everyError: Array<[string, HandbackError]> = [
   ['SelfDecisionError', new SelfDecisionError('run-1', 'int-1', 'call-1', { cause })],
   ['AlreadyVotedError', new AlreadyVotedError('run-1', 'int-1', 'call-1', { cause })],
   ['LinkKeyUnavailableError', new LinkKeyUnavailableError(undefined, { cause })],
+  ['PauseOpenError', new PauseOpenError('run-1', 'int-1', { cause })],
 ];
 
 describe('errors', () => {
@@ -113,6 +115,7 @@ describe('errors', () => {
     expect(retryable.sort()).toEqual([
       'HandoffFailedError',
       'LinkKeyUnavailableError',
+      'PauseOpenError',
       'StorageUnavailableError',
       'UnsupportedRecordError',
     ]);

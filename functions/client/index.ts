@@ -25,6 +25,7 @@ export {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PauseOpenError,
   PayloadTooLargeError,
   SelfDecisionError,
   StorageUnavailableError,
@@ -33,7 +34,9 @@ export {
 export { createHandbackClient, type HandbackClientOptions } from './client.ts';
 export { HandbackHttpError, type ProblemBody } from './problems.ts';
 export {
+  type ClaimResult,
   type ClientCancelInput,
+  type ClientClaimInput,
   type ClientContinuation,
   type ClientContinuationKey,
   type ClientDecideInput,

@@ -32,6 +32,7 @@ import {
 import { checkJsonDepth, parseOrThrow } from '../resume/request.ts';
 import {
   cancelTurn,
+  claimHandoff,
   createLink,
   decideTurn,
   getContinuation,
@@ -49,6 +50,7 @@ import {
   type BearerRoute,
   type BodySpec,
   cancelBody,
+  claimBody,
   continuationParams,
   continuationQuery,
   isBearer,
@@ -120,7 +122,7 @@ export type RouteHandlers = {
   [R in ApiRoute as R['id']]: R extends BearerRoute ? BearerHandler : OpenHandler;
 };
 /** The routes whose handlers other modules provide; until given, each answers 404 `not_found` (not configured). */
-export type ProvidedRouteId = 'createLink' | 'slackInteractions';
+export type ProvidedRouteId = 'createLink' | 'slackInteractions' | 'mcp';
 
 /** The routes of the table the API function serves (the inbox page's are its own function's). */
 type ApiRoute = Exclude<Route, { served: 'inbox' }>;
@@ -262,6 +264,15 @@ export function createApiHandler(
           throw error;
         }
       }),
+    claim: async (event, { tenant }) => {
+      const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
+      const body = parseOrThrow(claimBody, event.body, 'claim body');
+      if (deps.claims === undefined)
+        throw new HttpProblem(404, EdgeCode.NotFound, 'Hand-off claims are not configured.');
+      return json(200, await claimHandoff(deps, { tenant, ...params, claimant: body.claimant }));
+    },
+    // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
+    mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
     // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
     linkPause: async (event) => {
       const link = await linkOf(event, event.queryStringParameters?.include === 'messages');
@@ -298,7 +309,7 @@ export function createApiHandler(
   };
 
   const routes: Array<MiddyRoute<ApiEvent, ApiResult>> = [
-    ...ROUTES.filter((route): route is ApiRoute => !('served' in route)).map((route) => ({
+    ...ROUTES.filter((route): route is ApiRoute => !('served' in route) || route.served !== 'inbox').map((route) => ({
       method: route.method,
       path: route.path,
       handler: serve(route, handlers[route.id], callerOf),

@@ -10,11 +10,13 @@ import {
   fateOf,
   HandbackError,
   HandoffFailedError,
+  IdempotencyKeyReusedError,
   InvalidAnswerError,
   InvalidTranscriptError,
   isFinal,
   LinkKeyUnavailableError,
   NotAnApproverError,
+  OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
@@ -175,6 +177,10 @@ function extensions(error: HandbackError): Record<string, unknown> {
     return { toolCallId: error.toolCallId };
   }
   if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
+  // The pause in the way, so a client can read it: a permission request asked again meets its own pause (§18).
+  if (error instanceof OpenPauseExistsError || error instanceof IdempotencyKeyReusedError) {
+    return error.interruptId === undefined ? {} : { interruptId: error.interruptId };
+  }
   if (error instanceof PauseCancelledError) {
     return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
   }

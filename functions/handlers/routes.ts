@@ -41,8 +41,12 @@ export interface RouteSpec {
   readonly scopes: Access;
   /** Why a route without a bearer token is safe without one (the CDK route's cdk-nag acknowledgement says it). */
   readonly why?: string;
-  /** Which function serves it on AWS: the API's, or the inbox page's own. @default 'api' */
-  readonly served?: 'api' | 'inbox';
+  /**
+   * Which function serves it on AWS: the API's, the inbox page's own, or the MCP server's own (§18: so the API
+   * function's cold start does not carry the MCP SDK; the API handler serves it where it is given its handler, as the
+   * local service does). @default 'api'
+   */
+  readonly served?: 'api' | 'inbox' | 'mcp';
   readonly params?: z.ZodMiniType;
   readonly query?: z.ZodMiniType;
   readonly body?: BodySpec;
@@ -109,6 +113,11 @@ export const linkBody = z.object({
     .string()
     .check(z.refine(isPlausibleEmail, `must be an email address of at most ${LIMITS.recipientChars} characters`)),
   name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars))),
+});
+
+/** A hand-off claim (§18): who claims, the same name on every retry of one claim. */
+export const claimBody = z.object({
+  claimant: z.string().check(z.regex(LIMITS.claimant, 'must be 1–128 visible ASCII characters')),
 });
 
 export const runParams = z.object({ runId });
@@ -192,6 +201,24 @@ export const ROUTES = [
     scopes: [decide],
     params: pauseParams,
     body: { limit: LIMITS.decisionBodyBytes, schema: linkBody },
+  },
+  {
+    id: 'claim',
+    method: 'POST',
+    path: '/runs/{runId}/pauses/{interruptId}/claim',
+    scopes: [agent],
+    params: pauseParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: claimBody },
+  },
+  {
+    id: 'mcp',
+    method: 'POST',
+    path: '/mcp',
+    scopes: [agent],
+    served: 'mcp',
+    // JSON-RPC over Streamable HTTP: the MCP transport reads the body itself (its media types, its parse errors). A
+    // permission request carries the tool call's input, which becomes the pause's transcript.
+    body: { limit: LIMITS.pauseBodyBytes, media: 'raw' },
   },
   {
     id: 'linkPause',

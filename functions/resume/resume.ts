@@ -27,6 +27,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
 } from '../errors.ts';
+import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
 import type { ChannelName } from '../vocabulary.ts';
@@ -52,6 +53,8 @@ export interface UseCaseDeps extends Telemetry {
   now?: () => number;
   /** The channels this deployment has configured (§14): a pause's `notify` may name only these. */
   channels?: readonly ChannelName[];
+  /** Where closed pauses' hand-offs are claimed (§18); without it the claim route is not configured. */
+  claims?: HandoffClaims;
 }
 
 /** Which entry point asked, for the logs. */
@@ -222,6 +225,20 @@ export function getPause(
 /** The continuation that closed a pause. */
 export function getContinuation(deps: UseCaseDeps, key: ContinuationKey): Promise<Continuation> {
   return deps.store.getContinuation(key);
+}
+
+/**
+ * Claims a closed pause's hand-off for one consumer (§18): the first claimant gets it, every other one is told who
+ * has it. Logged like every decision that changes what runs.
+ */
+export async function claimHandoff(deps: UseCaseDeps, input: ClaimInput): Promise<ClaimResult> {
+  if (deps.claims === undefined) throw new Error('Hand-off claims are not configured.');
+  const claim = await claimClosedPause({ getPause: (key) => deps.store.getPause(key), claims: deps.claims }, input);
+  deps.logger.info(claim.claimed ? 'Hand-off claimed' : 'Hand-off claimed before', {
+    runId: claim.runId,
+    interruptId: claim.interruptId,
+  });
+  return claim;
 }
 
 /** A page of the tenant's pauses. */
