@@ -165,6 +165,9 @@ export type McpTool = (typeof MCP_TOOLS)[number];
 /** The header that carries an answer link's token to the `/links/*` routes (§11). */
 export const LINK_HEADER = 'x-handback-link';
 
+/** The inbox page's query naming one pause: `<inbox>?run=<runId>&pause=<interruptId>` opens that pause. */
+export const INBOX_PAUSE_QUERY = { runId: 'run', interruptId: 'pause' } as const;
+
 /** Whether `value` is one of `list`'s words: a type guard for any of the lists above. */
 export function isOneOf<const T extends readonly string[]>(list: T, value: unknown): value is T[number] {
   return typeof value === 'string' && (list as readonly string[]).includes(value);

@@ -3,14 +3,17 @@ import {
   AlreadyDecidedError,
   AlreadyResumedError,
   AlreadyVotedError,
+  ArgsChangedError,
   BadRequestError,
   ContinuationNotFoundError,
   CorruptCheckpointError,
   ERROR_FATES,
   ErrorCode,
+  ExecutionInProgressError,
   FINAL_ERROR_NAMES,
   ForbiddenError,
   fateOf,
+  GraphCheckpointNotFoundError,
   HandbackError,
   HandoffFailedError,
   IdempotencyKeyReusedError,
@@ -19,6 +22,7 @@ import {
   isFinal,
   LinkKeyUnavailableError,
   MissingTurnStateError,
+  NoChannelError,
   NotAnApproverError,
   OpenPauseExistsError,
   PauseCancelledError,
@@ -26,6 +30,7 @@ import {
   PauseNotFoundError,
   PauseOpenError,
   PayloadTooLargeError,
+  RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
   UnsupportedRecordError,
@@ -59,6 +64,14 @@ const everyError: Array<[string, HandbackError]> = [
   ['SelfDecisionError', new SelfDecisionError('run-1', 'int-1', 'call-1', { cause })],
   ['AlreadyVotedError', new AlreadyVotedError('run-1', 'int-1', 'call-1', { cause })],
   ['LinkKeyUnavailableError', new LinkKeyUnavailableError(undefined, { cause })],
+  [
+    'RecipientNotAllowedError',
+    new RecipientNotAllowedError('outside', [{ path: '/notify/0/to', message: 'm' }], { cause }),
+  ],
+  ['ArgsChangedError', new ArgsChangedError('run-1', 'int-1', 'call-1', 'hash-1', { cause })],
+  ['NoChannelError', new NoChannelError(undefined, { cause })],
+  ['ExecutionInProgressError', new ExecutionInProgressError('cont-1/call-1', '2026-01-01T00:00:00.000Z', { cause })],
+  ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
   ['PauseOpenError', new PauseOpenError('run-1', 'int-1', { cause })],
 ];
 
@@ -113,6 +126,7 @@ describe('errors', () => {
   it('lets a workflow catch as final exactly the errors no retry fixes', () => {
     const retryable = everyError.filter(([, error]) => ERROR_FATES[error.code].retryable).map(([name]) => name);
     expect(retryable.sort()).toEqual([
+      'ExecutionInProgressError',
       'HandoffFailedError',
       'LinkKeyUnavailableError',
       'PauseOpenError',

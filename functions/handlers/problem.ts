@@ -4,6 +4,7 @@ import {
   AlreadyDecidedError,
   AlreadyResumedError,
   AlreadyVotedError,
+  ArgsChangedError,
   BadRequestError,
   type ErrorCode,
   ForbiddenError,
@@ -20,6 +21,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
+  RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
 } from '../errors.ts';
@@ -38,6 +40,7 @@ export const EdgeCode = {
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
   LinkClosed: 'link_closed',
+  ChannelUnavailable: 'channel_unavailable',
   InternalError: 'internal_error',
 } as const;
 export type EdgeCode = (typeof EdgeCode)[keyof typeof EdgeCode];
@@ -74,6 +77,7 @@ const EDGE_TITLES: Record<EdgeCode, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   link_closed: 'Link closed',
+  channel_unavailable: 'Channel unavailable',
   internal_error: 'Internal error',
 };
 
@@ -176,6 +180,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
   ) {
     return { toolCallId: error.toolCallId };
   }
+  // The current arguments' hash, so a client can show them again and send it back (§16).
+  if (error instanceof ArgsChangedError) return { toolCallId: error.toolCallId, argsHash: error.argsHash };
   if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
   // The pause in the way, so a client can read it: a permission request asked again meets its own pause (§18).
   if (error instanceof OpenPauseExistsError || error instanceof IdempotencyKeyReusedError) {
@@ -189,7 +195,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
   if (
     error instanceof InvalidAnswerError ||
     error instanceof BadRequestError ||
-    error instanceof PayloadTooLargeError
+    error instanceof PayloadTooLargeError ||
+    error instanceof RecipientNotAllowedError
   ) {
     return { failures: error.failures };
   }

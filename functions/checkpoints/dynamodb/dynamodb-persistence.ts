@@ -162,19 +162,25 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       pk: String(item[TABLE.partitionKey.name]),
       sk: String(item[TABLE.sortKey.name]),
     }));
-    // The index is eventually consistent (and the embedded store writes an index entry before its item): every
-    // pause is read again from the table by key, and an entry whose pause is gone is stepped over.
-    const keys = positions.map((position) => ({
-      [TABLE.partitionKey.name]: position.pk,
-      [TABLE.sortKey.name]: position.sk,
-    }));
-    const batches = await Promise.all(params.getKeys(this.#tableName, keys).map((input) => this.#batchGet(input)));
-    const items = batches.flat();
-    const byKey = new Map(items.map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
+    // The index is eventually consistent (and the embedded store writes an index entry before its item, so a crash can
+    // leave one behind): every pause is read again from the table by key, each key once — two entries may name one
+    // pause, and DynamoDB refuses a BatchGetItem with a key twice — and an entry is shown only when the pause it names
+    // is still there, this tenant's, at that place in this index: a stale entry (a pause gone, written again under
+    // another listing key, or closed since) is stepped over, so each pause appears once, where it now sorts.
+    const keys = new Map(
+      positions.map((position) => [
+        `${position.pk}\n${position.sk}`,
+        { [TABLE.partitionKey.name]: position.pk, [TABLE.sortKey.name]: position.sk },
+      ]),
+    );
+    const batches = await Promise.all(
+      params.getKeys(this.#tableName, [...keys.values()]).map((input) => this.#batchGet(input)),
+    );
+    const byKey = new Map(batches.flat().map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
     const entries: ListPage['entries'] = [];
     for (const position of positions) {
       const raw = byKey.get(`${position.pk}\n${position.sk}`);
-      if (raw === undefined || raw.kind !== ItemKind.Pause || raw.tenant !== query.tenant) continue;
+      if (raw === undefined || !isListedAt(raw, position, query.tenant, listing)) continue;
       const sk = parseSortKey(position.sk);
       const seq = sk.kind === 'pause' ? sk.seq : 0;
       entries.push({
@@ -266,6 +272,16 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       throw storageError(error);
     }
   }
+}
+
+/**
+ * Whether `item`, read by the key of an index entry at `position`, is a pause of `tenant` that `listing`'s index holds at
+ * that position now: the entry is not a stale one.
+ */
+function isListedAt(item: Item, position: ListingKey, tenant: string, listing: Listing): boolean {
+  if (item.kind !== ItemKind.Pause || item.tenant !== tenant) return false;
+  if (item[TABLE.byTenant.sortKey.name] !== position.gsi1sk) return false;
+  return listing === 'all' || item[TABLE.openByTenant.partitionKey.name] === Keys.tenant(tenant);
 }
 
 /** SDK error names that mean the table did not answer, or refused for load: a retry may succeed. */
