@@ -38,6 +38,7 @@ export const ErrorCode = {
   NoChannel: 'no_channel',
   ExecutionInProgress: 'execution_in_progress',
   GraphCheckpointNotFound: 'graph_checkpoint_not_found',
+  InvalidPolicies: 'invalid_policies',
   PauseOpen: 'pause_open',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -506,6 +507,29 @@ export class GraphCheckpointNotFoundError extends HandbackError {
 }
 
 /**
+ * A deployment's Cedar policies or policy schema (§17) do not parse, do not validate, or break Handback's own rules
+ * (`@id` on every policy, once; `@approvals` from 1 to 5; …): the file, the line and column (in characters), and
+ * Cedar's own words. `npm start` refuses to start with it and `cdk synth` fails with it; no pause is ever evaluated
+ * against such a file.
+ */
+export class InvalidPoliciesError extends HandbackError {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** What is wrong, in Cedar's words where Cedar found it. */
+  readonly reason: string;
+
+  constructor(file: string, line: number, column: number, reason: string, options?: { cause?: unknown }) {
+    super(ErrorCode.InvalidPolicies, `${file}:${line}:${column}: ${reason}`, options);
+    this.name = 'InvalidPoliciesError';
+    this.file = file;
+    this.line = line;
+    this.column = column;
+    this.reason = reason;
+  }
+}
+
+/**
  * A request that needs a closed pause met an open one: a hand-off claim (§18) of a pause no one has decided yet.
  * Nothing changed; the same request may succeed once the pause closes.
  */
@@ -603,6 +627,8 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
     title: 'Graph checkpoint not found',
     retryable: false,
   },
+  // A deployment's own files: they are checked before it runs (start, synth), so a request never meets this.
+  invalid_policies: { name: 'InvalidPoliciesError', status: 500, title: 'Invalid policies', retryable: false },
   pause_open: { name: 'PauseOpenError', status: 409, title: 'Pause open', retryable: true },
 };
 

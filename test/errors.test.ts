@@ -18,6 +18,7 @@ import {
   HandoffFailedError,
   IdempotencyKeyReusedError,
   InvalidAnswerError,
+  InvalidPoliciesError,
   InvalidTranscriptError,
   isFinal,
   LinkKeyUnavailableError,
@@ -72,6 +73,7 @@ const everyError: Array<[string, HandbackError]> = [
   ['NoChannelError', new NoChannelError(undefined, { cause })],
   ['ExecutionInProgressError', new ExecutionInProgressError('cont-1/call-1', '2026-01-01T00:00:00.000Z', { cause })],
   ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
+  ['InvalidPoliciesError', new InvalidPoliciesError('policies.cedar', 3, 14, 'unexpected token', { cause })],
   ['PauseOpenError', new PauseOpenError('run-1', 'int-1', { cause })],
 ];
 

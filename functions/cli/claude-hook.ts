@@ -1,7 +1,7 @@
 /** `handback claude-hook`: Claude Code's PreToolUse hook (§18). */
 
 /** One line for `handback --help`. */
-export const summary = 'Claude Code PreToolUse hook: defers a matched call until a person decides it in Handback';
+export const summary = 'Claude Code PreToolUse hook: defers a matched call until a person decides it in Handback.';
 
 /** `handback claude-hook --help`. */
 export const help = `Usage: handback claude-hook   (as a Claude Code PreToolUse hook command)
@@ -20,8 +20,7 @@ Settings (.claude/settings.json), the matcher naming the tools people decide:
 
 Environment: HANDBACK_URL and HANDBACK_TOKEN (an agent token), or DYNAMODB_ENDPOINT / HANDBACK_DATA_DIR with
 TABLE_NAME and HANDBACK_TENANT; HANDBACK_INBOX_URL; HANDBACK_STATE_DIR (default ~/.handback: where deferred
-sessions are noted for handback claude-resume). See docs/claude-code.md.
-`;
+sessions are noted for handback claude-resume). See docs/claude-code.md.`;
 
 /** Reads stdin, prints the decision; exits 0 whatever it decided, as Claude Code reads JSON only then. */
 export async function run(argv: string[]): Promise<number> {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 /** `handback claude-resume`: resumes the Claude Code sessions whose pauses people have decided (§18). */
 
 /** One line for `handback --help`. */
-export const summary = 'Resumes each deferred Claude Code session once its pause is decided (claude -p --resume)';
+export const summary = 'Resumes each deferred Claude Code session once its pause is decided (claude -p --resume).';
 
 /** `handback claude-resume --help`. */
 export const help = `Usage: handback claude-resume [--watch] [--interval <seconds>] [--claude <command>] [-- <claude arguments>]
@@ -18,8 +18,7 @@ The hook, run again by that resume, answers the decision. Sessions still waiting
   --claude <command>  the Claude Code command (default: claude)
 
 Environment: as handback claude-hook (HANDBACK_URL and HANDBACK_TOKEN, or a store; HANDBACK_STATE_DIR).
-On AWS, the same hand-off is a consumer of the stack's hand-off queue: see docs/claude-code.md.
-`;
+On AWS, the same hand-off is a consumer of the stack's hand-off queue: see docs/claude-code.md.`;
 
 /** One pass, or passes until stopped with --watch; 1 when a resume failed. */
 export async function run(argv: string[]): Promise<number> {

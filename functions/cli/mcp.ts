@@ -1,7 +1,7 @@
 /** `handback mcp`: Handback's MCP server over stdio (§18). */
 
 /** One line for `handback --help`. */
-export const summary = 'MCP server over stdio: request_permission and ask_person, decided by people in Handback';
+export const summary = 'MCP server over stdio: request_permission and ask_person, decided by people in Handback.';
 
 /** `handback mcp --help`. */
 export const help = `Usage: handback mcp
@@ -23,8 +23,7 @@ Environment:
   HANDBACK_MCP_WAIT_SECONDS     how long one call waits (default 240)
 
 Claude Code: claude -p --mcp-config .mcp.json --permission-prompt-tool mcp__handback__request_permission
-See docs/mcp.md and docs/claude-code.md.
-`;
+See docs/mcp.md and docs/claude-code.md.`;
 
 /** Serves until the client closes stdin. */
 export async function run(argv: string[]): Promise<number> {

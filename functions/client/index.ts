@@ -20,6 +20,7 @@ export {
   HandoffFailedError,
   IdempotencyKeyReusedError,
   InvalidAnswerError,
+  InvalidPoliciesError,
   InvalidTranscriptError,
   LinkKeyUnavailableError,
   MissingTurnStateError,

@@ -25,6 +25,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 interface Delivered {
   outcome: 'ran' | 'replayed' | 'in-progress';
   modelCalls: number;
+  /** The `ai` version the AI SDK's workers loaded. */
+  ai?: string;
 }
 
 /** A worker process; `ready` once it has built its agent, `done` with its last line of output, parsed. */
@@ -109,6 +111,7 @@ describe.each(cases)('%s, with two processes receiving the same continuation', (
     expect(raced.map((r) => r.outcome).sort()).toEqual(
       expect.arrayContaining(['ran', expect.stringMatching(/^(in-progress|replayed)$/)]),
     );
+    if (adapter === 'ai-sdk') expect(third.ai).toMatch(ai7 ? /^7\./ : /^6\./);
     expect({ outcome: third.outcome, modelCalls: third.modelCalls }).toEqual({
       outcome: 'replayed',
       modelCalls: REDELIVERY_MODEL_CALLS[adapter],

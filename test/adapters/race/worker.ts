@@ -198,5 +198,8 @@ if (mode === 'pause') {
     if ((error as Error).name !== 'ExecutionInProgressError') throw error;
     outcome = 'in-progress';
   }
-  console.log(JSON.stringify({ outcome, modelCalls: seen.calls, answer }));
+  // Which `ai` this process loaded (6, or 7 through test/support/ai-v7.mjs), for the AI SDK's matrix.
+  const ai =
+    adapter === 'ai-sdk' ? (await import('ai/package.json', { with: { type: 'json' } })).default.version : undefined;
+  console.log(JSON.stringify({ outcome, modelCalls: seen.calls, answer, ai }));
 }
