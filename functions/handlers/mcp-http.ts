@@ -16,6 +16,8 @@ import type { ApiEvent, ApiResult, BearerHandler, Caller } from './http-api.ts';
 /** How long a call waits for people, and how often it looks. */
 export interface McpRouteOptions {
   waitMs: number;
+  /** Where people decide, for the tools' messages. @default the deployment's inbox, else the request host's `/inbox` */
+  inboxUrl?: string;
   pollMs?: number;
   beatMs?: number;
 }
@@ -23,8 +25,9 @@ export interface McpRouteOptions {
 /** The route's handler, for the API router (`createApiHandler`'s `handlers.mcp`). */
 export function createMcpRoute(deps: UseCaseDeps, options: McpRouteOptions): BearerHandler {
   return async (event, caller) => {
-    const inboxUrl = deps.inboxUrl ?? `https://${event.requestContext.domainName}/inbox`;
-    const server = createHandbackMcpServer({ ...options, backend: useCaseBackend(deps, caller, inboxUrl) });
+    const inboxUrl = options.inboxUrl ?? deps.inboxUrl ?? `https://${event.requestContext.domainName}/inbox`;
+    const { inboxUrl: _, ...waits } = options;
+    const server = createHandbackMcpServer({ ...waits, backend: useCaseBackend(deps, caller, inboxUrl) });
     // Stateless: no session ids; keep-alive comments would only pad a response that API Gateway buffers whole.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: 0 });
     await server.connect(transport);

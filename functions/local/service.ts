@@ -138,8 +138,13 @@ export async function startLocalService(
   } catch (error) {
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
+  // Made on the first request, once the service's own URL is known: its inbox is where the tools' messages point.
+  let ownInbox = '';
   const mcpRoute = once(async () =>
-    (await import('../handlers/mcp-http.ts')).createMcpRoute(deps, { waitMs: mcpWaitMs }),
+    (await import('../handlers/mcp-http.ts')).createMcpRoute(deps, {
+      waitMs: mcpWaitMs,
+      inboxUrl: deps.inboxUrl ?? ownInbox,
+    }),
   );
   // One handler serves the API, the inbox page and MCP, as the stack's three functions do behind one HTTP API.
   const handler = createApiHandler(deps, {
@@ -169,6 +174,7 @@ export async function startLocalService(
   }
   const { port: bound } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  ownInbox = `${url}/inbox`;
 
   // Answer links point at HANDBACK_INBOX_URL, or at this service's own inbox page.
   if (links !== undefined) deps.inboxUrl = optionalEnv(env, 'HANDBACK_INBOX_URL', `${url}/inbox`);
