@@ -134,7 +134,11 @@ export async function startLocalService(
   // `POST /mcp` (§18), as the stack's MCP function serves it; the MCP SDK loads with its first request.
   let mcpWaitMs: number;
   try {
-    mcpWaitMs = waitMsFromEnv(env, LIMITS.mcpWaitSeconds.http);
+    const seconds = optionalEnv(env, 'HANDBACK_MCP_WAIT_SECONDS');
+    mcpWaitMs = waitMsFromEnv(
+      seconds === undefined ? {} : { HANDBACK_MCP_WAIT_SECONDS: seconds },
+      LIMITS.mcpWaitSeconds.http,
+    );
   } catch (error) {
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
