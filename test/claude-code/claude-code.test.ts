@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferredDir } from '../../functions/mcp/claude-deferred.ts';
 import { freePort, request, stopAll } from '../black-box/service.ts';
 import { type Handback, startHandback } from '../mcp/support.ts';
-import { claudeBinary, claudeSandbox, HANDBACK_BIN, runClaude } from './claude.ts';
+import { type ClaudeSandbox, claudeBinary, claudeSandbox, HANDBACK_BIN, runClaude } from './claude.ts';
 import {
   type MessagesStandIn,
   resultText,
@@ -53,6 +53,21 @@ let calls = 0;
 /** A tool_use id of its own per test, as the API makes them. */
 const toolUseId = () => `toolu_01Test${process.pid}x${++calls}`;
 
+/**
+ * A session whose model writes `greeting.txt` ("hi") once and then reports the result: the stand-in, the sandbox
+ * `sandboxOf` makes on it (with the CLI arguments it needs), the call's id and the file's path.
+ */
+async function greetingSession(sandboxOf: (standIn: MessagesStandIn) => { sandbox: ClaudeSandbox; args?: string[] }) {
+  const id = toolUseId();
+  const standIn = await startMessagesStandIn(() => []);
+  const { sandbox, args = [] } = sandboxOf(standIn);
+  const target = join(sandbox.cwd, 'greeting.txt');
+  standIn.setScript(
+    modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
+  );
+  return { id, standIn, sandbox, args, target };
+}
+
 describe('Claude Code with --permission-prompt-tool mcp__handback__request_permission', () => {
   /** A sandbox whose `.mcp.json` starts `handback mcp` on the service, with the agent token. */
   function permissionSandbox(standIn: MessagesStandIn, waitSeconds = 60) {
@@ -79,13 +94,7 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
   }
 
   it('writes the file with the content the person edited in', async () => {
-    const id = toolUseId();
-    const standIn = await startMessagesStandIn(() => []);
-    const { sandbox, args } = permissionSandbox(standIn);
-    const target = join(sandbox.cwd, 'greeting.txt');
-    standIn.setScript(
-      modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
-    );
+    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) => permissionSandbox(standIn));
     const claude = runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
     const pause = await handback.person.waitingPause(`mcp-${id}`);
     expect(pause.asks[0]).toMatchObject({
@@ -106,13 +115,7 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
   });
 
   it("writes nothing when the person rejects, and the model's next request carries their reason", async () => {
-    const id = toolUseId();
-    const standIn = await startMessagesStandIn(() => []);
-    const { sandbox, args } = permissionSandbox(standIn);
-    const target = join(sandbox.cwd, 'greeting.txt');
-    standIn.setScript(
-      modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
-    );
+    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) => permissionSandbox(standIn));
     const claude = runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
     const pause = await handback.person.waitingPause(`mcp-${id}`);
     expect((await handback.person.decide(pause, { decision: 'reject', reason: 'Not in this folder.' })).status).toBe(
@@ -132,13 +135,7 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
   });
 
   it('denies and interrupts past HANDBACK_MCP_WAIT_SECONDS, leaving the pause open, and the same call asked again gets the decision', async () => {
-    const id = toolUseId();
-    const standIn = await startMessagesStandIn(() => []);
-    const { sandbox, args } = permissionSandbox(standIn, 2);
-    const target = join(sandbox.cwd, 'greeting.txt');
-    standIn.setScript(
-      modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
-    );
+    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) => permissionSandbox(standIn, 2));
     const first = await runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
     // Claude Code stops the turn on interrupt: the call denied, no further model request.
     expect(first.result).toMatchObject({
@@ -182,13 +179,9 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
   const overHttp = () => ({ HANDBACK_URL: handback.url, HANDBACK_TOKEN: handback.agentToken });
 
   it('defers; the person edits; --resume writes the edited file; a second --resume runs nothing again', async () => {
-    const id = toolUseId();
-    const standIn = await startMessagesStandIn(() => []);
-    const sandbox = hookSandbox(standIn, overHttp());
-    const target = join(sandbox.cwd, 'greeting.txt');
-    standIn.setScript(
-      modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
-    );
+    const { id, standIn, sandbox, target } = await greetingSession((standIn) => ({
+      sandbox: hookSandbox(standIn, overHttp()),
+    }));
 
     const deferred = await runClaude(sandbox, ['-p', 'Write the greeting file']);
     expect(deferred.code, deferred.stderr).toBe(0);
@@ -255,14 +248,10 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
   });
 
   it('denies, saying so, when it cannot reach Handback', async () => {
-    const id = toolUseId();
-    const standIn = await startMessagesStandIn(() => []);
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const sandbox = hookSandbox(standIn, { HANDBACK_URL: closed, HANDBACK_TOKEN: handback.agentToken });
-    const target = join(sandbox.cwd, 'greeting.txt');
-    standIn.setScript(
-      modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
-    );
+    const { standIn, sandbox, target } = await greetingSession((standIn) => ({
+      sandbox: hookSandbox(standIn, { HANDBACK_URL: closed, HANDBACK_TOKEN: handback.agentToken }),
+    }));
     const result = await runClaude(sandbox, ['-p', 'Write the greeting file']);
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(target)).toBe(false);
@@ -273,13 +262,9 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
   });
 
   it('is resumed by handback claude-resume once its pause is decided, once', async () => {
-    const id = toolUseId();
-    const standIn = await startMessagesStandIn(() => []);
-    const sandbox = hookSandbox(standIn, overHttp());
-    const target = join(sandbox.cwd, 'greeting.txt');
-    standIn.setScript(
-      modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
-    );
+    const { standIn, sandbox, target } = await greetingSession((standIn) => ({
+      sandbox: hookSandbox(standIn, overHttp()),
+    }));
     const deferred = await runClaude(sandbox, ['-p', 'Write the greeting file']);
     const session = deferred.result?.session_id as string;
     const records = deferredDir(sandbox.env);
