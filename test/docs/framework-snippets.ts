@@ -21,7 +21,7 @@ import { startLocalStore } from '../../functions/local/public.ts';
  *
  * the model calls refund_order for 120; the snippet pauses; a person edits the amount to 60; the hand-off delivers
  * the continuation twice. It prints one JSON line: per backend, what was asked, what the refund API received while
- * paused and after, and what the model read and answered. `test/docs/snippets.test.ts` asserts on it.
+ * paused and after, and what the model read and answered. `test/docs/snippets.slow.test.ts` asserts on it.
  */
 
 /** The call every scripted model makes first. */
