@@ -17,23 +17,54 @@ export class SlackApiError extends Error {
   }
 }
 
+/**
+ * How each method this service calls takes its arguments, as its page in Slack's method reference says ("Content
+ * types"). Slack reads a JSON body only on the write methods that accept one; a read method such as `users.info` or
+ * `auth.test` takes form-encoded arguments (or query parameters) and, sent JSON, sees no arguments at all (`users.info`
+ * then answers `user_not_found`). A method missing here cannot be called: TypeScript refuses it.
+ */
+export const SLACK_METHODS = {
+  'auth.test': 'form',
+  'users.info': 'form',
+  'chat.postMessage': 'json',
+  'chat.update': 'json',
+  'chat.postEphemeral': 'json',
+  'views.open': 'json',
+} as const;
+/** A Slack Web API method this service calls. */
+export type SlackMethod = keyof typeof SLACK_METHODS;
+
 /** Calls Slack's Web API with a bot token. */
-export type SlackCall = <T = Record<string, unknown>>(method: string, body: Record<string, unknown>) => Promise<T>;
+export type SlackCall = <T = Record<string, unknown>>(method: SlackMethod, args: Record<string, unknown>) => Promise<T>;
 
 /** The default base URL of Slack's Web API. */
 export const SLACK_API_URL = 'https://slack.com/api/';
+
+/** A method's arguments as Slack takes them: a JSON body, or form fields (an object or array field as its JSON). */
+export function slackRequestBody(method: SlackMethod, args: Record<string, unknown>): { type: string; body: string } {
+  if (SLACK_METHODS[method] === 'json') {
+    return { type: 'application/json; charset=utf-8', body: JSON.stringify(args) };
+  }
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined) continue;
+    form.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return { type: 'application/x-www-form-urlencoded', body: form.toString() };
+}
 
 /** A caller of `apiUrl` (default Slack's) with `token`; each call gives up after `timeoutMs`. */
 export function createSlackCall(token: string, options: { apiUrl?: string; timeoutMs?: number } = {}): SlackCall {
   const base = (options.apiUrl ?? SLACK_API_URL).replace(/\/?$/, '/');
   const timeoutMs = options.timeoutMs ?? 2_000;
-  return async <T>(method: string, body: Record<string, unknown>) => {
+  return async <T>(method: SlackMethod, args: Record<string, unknown>) => {
+    const { type, body } = slackRequestBody(method, args);
     let response: Response;
     try {
       response = await fetch(`${base}${method}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${token}`, 'content-type': type },
+        body,
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {

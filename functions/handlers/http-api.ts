@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Method, type Route as MiddyRoute } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { SlackAnswer } from '../channels/slack.ts';
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
@@ -82,6 +83,8 @@ export interface ApiDeps extends UseCaseDeps {
   tenantClaim?: string;
   /** The claim holding a principal's groups (§13); default `cognito:groups`. */
   groupsClaim?: string;
+  /** The stack's own Cognito pool's issuer: its access tokens' `email` is verified (§16, `PrincipalOptions`). */
+  verifiedEmailIssuer?: string;
   /** Refuse tokens without a `scope` claim on every bearer route (403), as `AuthorizationScopes` do on AWS. */
   requireScopes?: boolean;
   /** No tokens at all (the local service without auth): every request is the anonymous person. */
@@ -92,12 +95,9 @@ export interface ApiDeps extends UseCaseDeps {
   slack?: SlackInteractions;
 }
 
-/** What answers `POST /channels/slack/interactions`: the raw body and headers in, a status and JSON body out. */
+/** What answers `POST /channels/slack/interactions`: the raw body and headers in, Slack's JSON or a refusal out. */
 export interface SlackInteractions {
-  interactions(request: {
-    headers: Record<string, string | undefined>;
-    body: string;
-  }): Promise<{ status: number; body?: object }>;
+  interactions(request: { headers: Record<string, string | undefined>; body: string }): Promise<SlackAnswer>;
 }
 
 /** Who calls a bearer route: the tenant its token names and the principal it is (§13), known before the handler runs. */
@@ -156,10 +156,18 @@ export function createApiHandler(
     }
     return tenant;
   };
-  /** The one place a bearer route's caller is decided (§13): the tenant (401), the route's scopes (403), the principal. */
+  /**
+   * The one place a bearer route's caller is decided (§13, §16): the tenant (401), the principal (401 without a
+   * subject), the route's scopes (403).
+   */
   const callerOf = (event: ApiEvent, route: RouteSpec & { scopes: readonly Scope[] }): Caller => {
     const tenant = tenantOf(event);
     const claims = event.requestContext.authorizer?.jwt?.claims;
+    const by = principalOf(claims, {
+      ...(deps.groupsClaim === undefined ? {} : { groupsClaim: deps.groupsClaim }),
+      ...(deps.anonymous ? { anonymous: true } : {}),
+      ...(deps.verifiedEmailIssuer === undefined ? {} : { verifiedEmailIssuer: deps.verifiedEmailIssuer }),
+    });
     const missing = missingScope(route, scopesOf(claims), deps.requireScopes ?? false);
     if (missing !== undefined) {
       throw new ForbiddenError(
@@ -167,10 +175,6 @@ export function createApiHandler(
         { scope: missing },
       );
     }
-    const by = principalOf(claims, {
-      ...(deps.groupsClaim === undefined ? {} : { groupsClaim: deps.groupsClaim }),
-      ...(deps.anonymous ? { anonymous: true } : {}),
-    });
     return { tenant, by };
   };
   /**
@@ -251,9 +255,15 @@ export function createApiHandler(
       options.handlers?.createLink ??
       (async ({ event, params, body }, { tenant, by }) => {
         const recipient = { email: body.email, ...(body.name === undefined ? {} : { name: body.name }) };
+        const deliver = body.deliver === true;
         try {
-          const link = await createLink(deps, { tenant, ...params, recipient, by }, { inboxUrl: inboxUrlOf(event) });
-          return json(201, link, { 'Cache-Control': 'no-store' });
+          const link = await createLink(
+            deps,
+            { tenant, ...params, recipient, deliver, by },
+            { inboxUrl: inboxUrlOf(event) },
+          );
+          // A delivered link is the recipient's alone (§16): the answer says it went, never what it is.
+          return json(deliver ? 202 : 201, link, { 'Cache-Control': 'no-store' });
         } catch (error) {
           if (error instanceof LinksNotConfiguredError) throw new HttpProblem(404, EdgeCode.NotFound, error.message);
           throw error;
@@ -285,6 +295,7 @@ export function createApiHandler(
               headers: event.headers ?? {},
               body: raw,
             });
+            if ('problem' in answer) throw new HttpProblem(answer.status, answer.problem.code, answer.problem.detail);
             if (answer.body === undefined) return { statusCode: answer.status, body: '' };
             return json(answer.status, answer.body);
           }),
@@ -325,9 +336,9 @@ type ServedHandler = (
 
 /**
  * A route as the router runs it, in the order API Gateway would: the caller of a bearer route first (401, 403), then
- * its body (413, 415, 400), an answer link and its pause (401, 403, 404, 410), then the path, query and body against the table's
- * schemas — the one place a zod failure becomes a 400 `bad_request` naming each bad field — then the handler, with
- * the schemas' output.
+ * its body (413, 415, 400), an answer link and its pause (401, 403, 404, 410), then the path, query and body against
+ * the table's schemas — the one place a zod failure becomes a 400 `bad_request` naming each bad field — then the
+ * handler, with the schemas' output.
  */
 function serve(
   route: RouteSpec,

@@ -4,6 +4,7 @@ import {
   AlreadyDecidedError,
   AlreadyResumedError,
   AlreadyVotedError,
+  ArgsChangedError,
   BadRequestError,
   type ErrorCode,
   ForbiddenError,
@@ -18,6 +19,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
+  RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
 } from '../errors.ts';
@@ -36,6 +38,7 @@ export const EdgeCode = {
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
   LinkClosed: 'link_closed',
+  ChannelUnavailable: 'channel_unavailable',
   InternalError: 'internal_error',
 } as const;
 export type EdgeCode = (typeof EdgeCode)[keyof typeof EdgeCode];
@@ -72,6 +75,7 @@ const EDGE_TITLES: Record<EdgeCode, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   link_closed: 'Link closed',
+  channel_unavailable: 'Channel unavailable',
   internal_error: 'Internal error',
 };
 
@@ -174,6 +178,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
   ) {
     return { toolCallId: error.toolCallId };
   }
+  // The current arguments' hash, so a client can show them again and send it back (§16).
+  if (error instanceof ArgsChangedError) return { toolCallId: error.toolCallId, argsHash: error.argsHash };
   if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
   if (error instanceof PauseCancelledError) {
     return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
@@ -183,7 +189,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
   if (
     error instanceof InvalidAnswerError ||
     error instanceof BadRequestError ||
-    error instanceof PayloadTooLargeError
+    error instanceof PayloadTooLargeError ||
+    error instanceof RecipientNotAllowedError
   ) {
     return { failures: error.failures };
   }

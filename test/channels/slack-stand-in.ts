@@ -4,14 +4,20 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { slackSignature } from '../../functions/channels/slack-api.ts';
 
 /**
- * A local stand-in for Slack's Web API: records every call (method, token, JSON body) and answers as Slack documents
- * each method (`chat.postMessage` → `{ok, channel, ts}`, `users.info` → `{ok, user}`, `auth.test` → `{ok, team_id}`).
+ * A local stand-in for Slack's Web API: records every call (method, token, content type, the arguments Slack would
+ * read) and answers as Slack documents each method (`chat.postMessage` → `{ok, channel, ts}`, `users.info` →
+ * `{ok, user}`, `auth.test` → `{ok, team_id}`). It reads arguments as Slack does: a JSON body only on the write methods
+ * whose reference page accepts `application/json`; on any other method a JSON body is not read, so the method sees no
+ * arguments (`users.info` answers `user_not_found`, as Slack does), and a body of another content type is refused.
  */
 
 /** One recorded call. */
 export interface SlackCallRecord {
   method: string;
   authorization: string | undefined;
+  /** The request's content type, without parameters. */
+  contentType: string | undefined;
+  /** The arguments as Slack reads them: query parameters and the body's fields (JSON-valued fields parsed). */
   body: Record<string, unknown>;
 }
 
@@ -31,39 +37,118 @@ export const SLACK_USERS: Record<string, { email: string; real_name: string }> =
   U0BOB0002: { email: 'bob@example.com', real_name: 'Bob Builder' },
 };
 
+/**
+ * The write methods whose reference page lists `application/json` among their content types (of those the service
+ * calls). Kept apart from the client's own table (`SLACK_METHODS`) on purpose: the stand-in models Slack, so a client
+ * that sends a method the wrong way is refused here rather than agreed with.
+ */
+const JSON_METHODS = new Set(['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'views.open']);
+/** Form fields Slack reads as JSON text. */
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'metadata']);
+
+type Arguments = Record<string, unknown>;
+
+/** The arguments Slack reads from a request, or the error it answers (its common errors for a malformed call). */
+function argumentsOf(
+  method: string,
+  contentType: string | undefined,
+  query: URLSearchParams,
+  raw: string,
+): { args: Arguments } | { error: string } {
+  const args: Arguments = Object.fromEntries(query);
+  if (raw === '') return { args };
+  if (contentType === undefined) return { error: 'missing_post_type' };
+  if (contentType === 'application/json') {
+    // A method without JSON support does not read the body: it sees only the query's arguments.
+    if (!JSON_METHODS.has(method)) return { args };
+    try {
+      const body = JSON.parse(raw) as unknown;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return { error: 'invalid_json' };
+      return { args: { ...args, ...(body as Arguments) } };
+    } catch {
+      return { error: 'invalid_json' };
+    }
+  }
+  if (contentType === 'application/x-www-form-urlencoded') {
+    for (const [name, value] of new URLSearchParams(raw)) {
+      args[name] = JSON_FIELDS.has(name) ? parseOr(value) : value;
+    }
+    return { args };
+  }
+  return { error: 'invalid_post_type' };
+}
+
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Slack's answer to one method with `args`, for workspace `teamId`. */
+function answerOf(method: string, args: Arguments, teamId: string, clock: { next(): number; now(): number }) {
+  switch (method) {
+    case 'auth.test':
+      return { ok: true, team_id: teamId, user_id: 'U0BOT0000' };
+    case 'chat.postMessage': {
+      // Every post takes the next ts, so the nth chat.postMessage is 1700000000+n (the tests count on it).
+      const ts = clock.next();
+      if (typeof args.channel !== 'string') return { ok: false, error: 'channel_not_found' };
+      if (args.text === undefined && args.blocks === undefined) return { ok: false, error: 'no_text' };
+      return { ok: true, channel: args.channel, ts: `${ts}.000100`, message: { text: args.text } };
+    }
+    case 'chat.update':
+      if (typeof args.channel !== 'string') return { ok: false, error: 'channel_not_found' };
+      if (typeof args.ts !== 'string') return { ok: false, error: 'message_not_found' };
+      return { ok: true, channel: args.channel, ts: args.ts };
+    case 'chat.postEphemeral':
+      if (typeof args.channel !== 'string') return { ok: false, error: 'channel_not_found' };
+      if (typeof args.user !== 'string') return { ok: false, error: 'user_not_in_channel' };
+      return { ok: true, message_ts: `${clock.now()}.000200` };
+    case 'views.open':
+      if (typeof args.trigger_id !== 'string') return { ok: false, error: 'invalid_trigger_id' };
+      if (typeof args.view !== 'object' || args.view === null) return { ok: false, error: 'invalid_arguments' };
+      return { ok: true, view: { id: 'V0000001' } };
+    case 'users.info': {
+      // users.info's reference: `user_not_found` is "Value passed for `user` was invalid", a missing one included.
+      const user = SLACK_USERS[String(args.user)];
+      if (user === undefined) return { ok: false, error: 'user_not_found' };
+      return { ok: true, user: { id: args.user, team_id: teamId, profile: user } };
+    }
+    default:
+      return { ok: false, error: 'unknown_method' };
+  }
+}
+
 /** Starts the stand-in for workspace `teamId`. */
 export async function startSlackStandIn(teamId: string): Promise<SlackStandIn> {
   const calls: SlackCallRecord[] = [];
   let ts = 1_700_000_000;
+  const clock = {
+    next: () => {
+      ts += 1;
+      return ts;
+    },
+    now: () => ts,
+  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     req.on('end', () => {
-      const method = (req.url ?? '').replace(/^\/+/, '');
-      const body = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
-      calls.push({ method, authorization: req.headers.authorization, body });
-      const answer = (() => {
-        switch (method) {
-          case 'auth.test':
-            return { ok: true, team_id: teamId, user_id: 'U0BOT0000' };
-          case 'chat.postMessage':
-            ts += 1;
-            return { ok: true, channel: body.channel, ts: `${ts}.000100`, message: { text: body.text } };
-          case 'chat.update':
-            return { ok: true, channel: body.channel, ts: body.ts };
-          case 'chat.postEphemeral':
-            return { ok: true, message_ts: `${ts}.000200` };
-          case 'views.open':
-            return { ok: true, view: { id: 'V0000001' } };
-          case 'users.info': {
-            const user = SLACK_USERS[String(body.user)];
-            if (user === undefined) return { ok: false, error: 'user_not_found' };
-            return { ok: true, user: { id: body.user, team_id: teamId, profile: user } };
-          }
-          default:
-            return { ok: false, error: 'unknown_method' };
-        }
-      })();
+      const url = new URL(req.url ?? '/', 'http://stand-in');
+      const method = url.pathname.replace(/^\/+/, '');
+      const contentType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+      const read = argumentsOf(method, contentType, url.searchParams, raw);
+      const args = 'args' in read ? read.args : {};
+      calls.push({ method, authorization: req.headers.authorization, contentType, body: args });
+      const bearer = req.headers.authorization?.startsWith('Bearer ') === true;
+      const answer =
+        'error' in read
+          ? { ok: false, error: read.error }
+          : !bearer && typeof args.token !== 'string'
+            ? { ok: false, error: 'not_authed' }
+            : answerOf(method, args, teamId, clock);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });

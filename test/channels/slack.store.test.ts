@@ -77,7 +77,13 @@ async function interact(
   };
   const response = await fetch(`${service.url}/channels/slack/interactions`, { method: 'POST', headers, body });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text), headers, sent: body };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: text === '' ? undefined : JSON.parse(text),
+    headers,
+    sent: body,
+  };
 }
 
 async function until<T>(probe: () => T | undefined, what: string, ms = 5_000): Promise<T> {
@@ -398,6 +404,27 @@ describe('the Slack channel through the local service', () => {
     });
   });
 
+  it('tells a clicker users.info cannot describe that they could not be identified, answers 200 and records nothing', async () => {
+    const { interruptId, message } = await pauseWithMessage(
+      'unknown-user-1',
+      [{ toolCallId: 'call_refund', kind: 'approval' }],
+      [REFUND],
+    );
+    const before = slack.of('chat.postEphemeral').length;
+    const answer = await interact(click(message, 'handback.approve', { a: 0 }, 'U0NOBODY1'));
+    expect(answer.status).toBe(200);
+    expect(slack.of('users.info').at(-1)?.body).toEqual({ user: 'U0NOBODY1' });
+    expect(
+      slack
+        .of('chat.postEphemeral')
+        .slice(before)
+        .map((call) => call.body),
+    ).toEqual([{ channel: CHANNEL, user: 'U0NOBODY1', text: expect.stringContaining('could not identify you') }]);
+    const view = await api(`/runs/unknown-user-1/pauses/${interruptId}`, 'GET');
+    expect(view.body).toMatchObject({ status: 'paused', decided: [], pending: ['call_refund'] });
+    expect(view.body.asks[0].decision).toBeUndefined();
+  });
+
   it('tells a person who clicks on a closed pause that it is closed, and records nothing', async () => {
     const { interruptId, message } = await pauseWithMessage(
       'closed-1',
@@ -426,7 +453,7 @@ describe('the Slack channel through the local service', () => {
       options: { timestamp: Math.floor(Date.now() / 1000) - 301 },
     },
   ])('a request with $what', ({ runId, options }) => {
-    it('is 401 and records nothing', async () => {
+    it('is 401 application/problem+json and records nothing', async () => {
       const { interruptId, message } = await pauseWithMessage(
         runId,
         [{ toolCallId: 'call_refund', kind: 'approval' }],
@@ -434,6 +461,12 @@ describe('the Slack channel through the local service', () => {
       );
       const answer = await interact(click(message, 'handback.approve', { a: 0 }), options);
       expect(answer.status).toBe(401);
+      expect(answer.type).toBe('application/problem+json');
+      expect(answer.body).toMatchObject({
+        status: 401,
+        code: 'unauthorized',
+        type: 'urn:handback:problem:unauthorized',
+      });
       expect((await api(`/runs/${runId}/pauses/${interruptId}`, 'GET')).body.decided).toEqual([]);
     });
   });
