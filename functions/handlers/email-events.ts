@@ -1,8 +1,8 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { createEmailChannel } from '../channels/email.ts';
 import { createSesTransport } from '../channels/email-ses.ts';
-import { parseDefaults } from '../channels/notify.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
+import { parseDefaults } from '../checkpoints/notify.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
 import { channelDeps, logger, metrics } from './channel-runtime.ts';
