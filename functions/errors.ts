@@ -36,6 +36,9 @@ export const ErrorCode = {
   RecipientNotAllowed: 'recipient_not_allowed',
   ArgsChanged: 'args_changed',
   NoChannel: 'no_channel',
+  ExecutionInProgress: 'execution_in_progress',
+  GraphCheckpointNotFound: 'graph_checkpoint_not_found',
+  InvalidPolicies: 'invalid_policies',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -463,6 +466,68 @@ export class LinkKeyUnavailableError extends HandbackError {
   }
 }
 
+/**
+ * An approved call's execution was claimed by another delivery of the same continuation and has no output yet (§15):
+ * it is not run a second time. A race heals by itself (retry later and read the output); a claim whose delivery
+ * crashed mid-run stays `started` (`startedAt`), since the tool may have done its work: look at the tool's own records.
+ */
+export class ExecutionInProgressError extends HandbackError {
+  readonly key: string;
+  readonly startedAt: string;
+  constructor(key: string, startedAt: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.ExecutionInProgress,
+      `Execution ${key} was started at ${startedAt} by another delivery and has no output yet; it is not run twice. Retry later; if that delivery crashed, settle it from the tool's own records.`,
+      options,
+    );
+    this.name = 'ExecutionInProgressError';
+    this.key = key;
+    this.startedAt = startedAt;
+  }
+}
+
+/**
+ * `handback/langgraph` found no checkpoint for the pause's thread: the graph's checkpointer does not hold it (an
+ * in-memory `MemorySaver` in another process, another database, a deleted thread), so resuming would start from nothing.
+ */
+export class GraphCheckpointNotFoundError extends HandbackError {
+  readonly threadId: string;
+  readonly interruptId: string;
+  constructor(threadId: string, interruptId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.GraphCheckpointNotFound,
+      `The graph's checkpointer has no checkpoint for thread ${threadId} (pause ${interruptId}): compile the graph with the durable checkpointer the pause was made on.`,
+      options,
+    );
+    this.name = 'GraphCheckpointNotFoundError';
+    this.threadId = threadId;
+    this.interruptId = interruptId;
+  }
+}
+
+/**
+ * A deployment's Cedar policies or policy schema (§17) do not parse, do not validate, or break Handback's own rules
+ * (`@id` on every policy, once; `@approvals` from 1 to 5; …): the file, the line and column (in characters), and
+ * Cedar's own words. `npm start` refuses to start with it and `cdk synth` fails with it; no pause is ever evaluated
+ * against such a file.
+ */
+export class InvalidPoliciesError extends HandbackError {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** What is wrong, in Cedar's words where Cedar found it. */
+  readonly reason: string;
+
+  constructor(file: string, line: number, column: number, reason: string, options?: { cause?: unknown }) {
+    super(ErrorCode.InvalidPolicies, `${file}:${line}:${column}: ${reason}`, options);
+    this.name = 'InvalidPoliciesError';
+    this.file = file;
+    this.line = line;
+    this.column = column;
+    this.reason = reason;
+  }
+}
+
 /** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
 export interface ErrorFate {
   /** The error class's `name`, which a Step Functions `Catch` matches. */
@@ -528,6 +593,21 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
   },
   args_changed: { name: 'ArgsChangedError', status: 409, title: 'Arguments changed', retryable: false },
   no_channel: { name: 'NoChannelError', status: 409, title: 'No channel', retryable: false },
+  // A race heals by itself: the other delivery records the output, and a retry reads it.
+  execution_in_progress: {
+    name: 'ExecutionInProgressError',
+    status: 503,
+    title: 'Execution in progress',
+    retryable: true,
+  },
+  graph_checkpoint_not_found: {
+    name: 'GraphCheckpointNotFoundError',
+    status: 404,
+    title: 'Graph checkpoint not found',
+    retryable: false,
+  },
+  // A deployment's own files: they are checked before it runs (start, synth), so a request never meets this.
+  invalid_policies: { name: 'InvalidPoliciesError', status: 500, title: 'Invalid policies', retryable: false },
 };
 
 /** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */

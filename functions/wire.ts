@@ -5,6 +5,8 @@ import type {
   OnExpiry,
   Outcome,
   PauseStatus,
+  PolicyBasis,
+  PolicyOutcome,
   PrincipalKind,
   Via,
 } from './vocabulary.ts';
@@ -146,6 +148,40 @@ export type VoteView = (
   | { decision: 'reject'; reason?: string }
 ) & { by: Principal; at: string };
 
+/** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
+export interface PolicyRequirements {
+  /** The union of the applying permits' `@approvers`. */
+  approvers?: Approvers;
+  /** The largest `@approvals`. */
+  approvals?: number;
+  /** Some applying permit says `@fourEyes("true")`. */
+  fourEyes?: true;
+}
+
+/**
+ * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
+ * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
+ * policy existed.
+ */
+export interface AskPolicy {
+  outcome: PolicyOutcome;
+  /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
+  policyIds: string[];
+  /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
+  basis?: PolicyBasis;
+  /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
+  reason?: string;
+  /** An ask that waits: what the applying permits require. */
+  requires?: PolicyRequirements;
+  /**
+   * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
+   * them; `replaced` when the two shared no one, so the policies' list stands.
+   */
+  agentApprovers?: 'narrowed' | 'replaced';
+  /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
+  shadow?: true;
+}
+
 /** An ask as GET shows it: what it is about, and its recorded decision (with the original args kept when edited). */
 export interface AskView {
   toolCallId: string;
@@ -166,6 +202,10 @@ export interface AskView {
   approvals?: number;
   /** The votes so far, for an ask with a quorum (§13). */
   votes?: VoteView[];
+  /** What the deployment's policies made of it (§17), when policies are configured. */
+  policy?: AskPolicy;
+  /** The principal that paused it may not decide it, by a policy's `@fourEyes` (§17). */
+  fourEyes?: true;
   /** For the principal asking: whether they may decide it now (§13). */
   mayDecide?: boolean;
   /**
@@ -271,6 +311,9 @@ export interface Continuation {
   messages: unknown[];
   resumedAt: string;
 }
+
+/** What a hand-off delivers (§6): the continuation without `resumedAt`, its messages left out past 256 KB. */
+export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
 
 /** The 201 body of a pause. */
 export interface PauseCreated {

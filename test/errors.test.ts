@@ -9,13 +9,16 @@ import {
   CorruptCheckpointError,
   ERROR_FATES,
   ErrorCode,
+  ExecutionInProgressError,
   FINAL_ERROR_NAMES,
   ForbiddenError,
   fateOf,
+  GraphCheckpointNotFoundError,
   HandbackError,
   HandoffFailedError,
   IdempotencyKeyReusedError,
   InvalidAnswerError,
+  InvalidPoliciesError,
   InvalidTranscriptError,
   isFinal,
   LinkKeyUnavailableError,
@@ -67,6 +70,9 @@ const everyError: Array<[string, HandbackError]> = [
   ],
   ['ArgsChangedError', new ArgsChangedError('run-1', 'int-1', 'call-1', 'hash-1', { cause })],
   ['NoChannelError', new NoChannelError(undefined, { cause })],
+  ['ExecutionInProgressError', new ExecutionInProgressError('cont-1/call-1', '2026-01-01T00:00:00.000Z', { cause })],
+  ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
+  ['InvalidPoliciesError', new InvalidPoliciesError('policies.cedar', 3, 14, 'unexpected token', { cause })],
 ];
 
 describe('errors', () => {
@@ -120,6 +126,7 @@ describe('errors', () => {
   it('lets a workflow catch as final exactly the errors no retry fixes', () => {
     const retryable = everyError.filter(([, error]) => ERROR_FATES[error.code].retryable).map(([name]) => name);
     expect(retryable.sort()).toEqual([
+      'ExecutionInProgressError',
       'HandoffFailedError',
       'LinkKeyUnavailableError',
       'StorageUnavailableError',

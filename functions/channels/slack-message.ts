@@ -1,4 +1,5 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView } from '@slack/types';
+import { INBOX_PAUSE_QUERY } from '../vocabulary.ts';
 import type { AskView, JsonSchema, PauseView } from '../wire.ts';
 
 /**
@@ -73,6 +74,22 @@ export function escapeMrkdwn(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
+/**
+ * Breaks every run of backticks with a zero-width space, so text shown in a code block cannot close it and format
+ * what follows (a run of three ends a Slack code block; what the model wrote is never markup).
+ */
+export function breakFences(text: string): string {
+  return text.replaceAll(/`(?=`)/g, '`\u200B');
+}
+
+/** The inbox's address of one pause (`?run=…&pause=…`), which the page opens on that pause. */
+export function pauseUrl(inboxUrl: string, pause: Pick<PauseView, 'runId' | 'interruptId'>): string {
+  const url = new URL(inboxUrl);
+  url.searchParams.set(INBOX_PAUSE_QUERY.runId, pause.runId);
+  url.searchParams.set(INBOX_PAUSE_QUERY.interruptId, pause.interruptId);
+  return url.href;
+}
+
 /** The fallback text and subject line: `Approval needed: refund_order — order-42`. */
 export function headline(view: Pick<PauseView, 'asks' | 'runId'>): string {
   const approval = view.asks.some((ask) => ask.kind === 'approval');
@@ -110,7 +127,12 @@ export function pauseMessage(view: PauseView, extras: MessageExtras = {}): { tex
   if (extras.inboxUrl !== undefined) {
     blocks.push({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: cut(`<${extras.inboxUrl}|Open the inbox>`, SLACK_LIMITS.contextText) }],
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: cut(`<${escapeMrkdwn(pauseUrl(extras.inboxUrl, view))}|Open in the inbox>`, SLACK_LIMITS.contextText),
+        },
+      ],
     });
   }
   return { text: cut(headline(view), SLACK_LIMITS.messageText), blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
@@ -139,7 +161,7 @@ function askText(view: PauseView, ask: AskView, index: number, extras: MessageEx
   // The code block takes what the prompt and the state leave of the section's 3,000 characters.
   const room = SLACK_LIMITS.sectionText - head.length - tail.length - 2 * fence.length - 2;
   if (room < 16) return cut(`${head}${tail}`, SLACK_LIMITS.sectionText);
-  return `${head}\n${fence}${cut(escapeMrkdwn(args ?? 'null'), room)}${fence}${tail}`;
+  return `${head}\n${fence}${cut(escapeMrkdwn(breakFences(args ?? 'null')), room)}${fence}${tail}`;
 }
 
 /** A decided ask's line: what was decided, and by whom when known. */

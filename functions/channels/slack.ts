@@ -1,5 +1,5 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
-import { HandbackError, InvalidAnswerError } from '../errors.ts';
+import { HandbackError, InvalidAnswerError, NotAnApproverError } from '../errors.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { decideTurn, getPause, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
@@ -49,10 +49,7 @@ const USER_CACHE = { entries: 500, ttlMs: 10 * 60_000 };
 
 /** The Slack channel and its interactions endpoint. */
 export function createSlackChannel(deps: SlackDeps): Channel & {
-  interactions(request: {
-    headers: Record<string, string | undefined>;
-    body: string;
-  }): Promise<{ status: number; body?: object }>;
+  interactions(request: { headers: Record<string, string | undefined>; body: string }): Promise<SlackAnswer>;
 } {
   const now = deps.now ?? Date.now;
   const { call, log } = deps;
@@ -191,7 +188,14 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     const ref = { channel, ts };
     const pause = await log.lookup(ref);
     // Only messages this deployment posted are acted on.
-    if (pause === undefined) return;
+    if (pause === undefined) {
+      deps.useCases.logger.warn('Slack click ignored: not on a message this deployment posted', {
+        channel,
+        ts,
+        user: userId,
+      });
+      return;
+    }
     const value = parseJson<ButtonValue>(action.value);
     if (value === undefined || !Number.isInteger(value.a)) return;
     let view: PauseView;
@@ -238,7 +242,14 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     if (submitted === undefined || metadata === undefined) return undefined;
     const ref = { channel: metadata.channel, ts: metadata.ts };
     const pause = await log.lookup(ref);
-    if (pause === undefined) return undefined;
+    if (pause === undefined) {
+      deps.useCases.logger.warn('Slack submission ignored: not of a message this deployment posted', {
+        channel: metadata.channel,
+        ts: metadata.ts,
+        user: actor.subject,
+      });
+      return undefined;
+    }
     const values = submitted.state?.values ?? {};
     const text = (block: string) => values[block]?.value?.value ?? undefined;
     const view = await getPause(deps.useCases, pause);
@@ -307,7 +318,7 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
   };
 
   /** Tells a clicker Slack could not identify that nothing was recorded: an ephemeral, or the modal's inline error. */
-  const unidentified = async (payload: SlackPayload, userId: string): Promise<{ status: number; body?: object }> => {
+  const unidentified = async (payload: SlackPayload, userId: string): Promise<SlackAnswer> => {
     if (payload.type === 'view_submission') {
       const block = payload.view?.blocks?.find((each) => each.type === 'input')?.block_id ?? ANSWER_BLOCK;
       return { status: 200, body: errors({ [block]: UNIDENTIFIED }) };
@@ -341,17 +352,43 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
         body: request.body,
         nowSeconds: Math.floor(now() / 1000),
       });
-      if (!verified) return { status: 401, body: { error: 'The request is not signed by Slack.' } };
+      if (!verified) {
+        return refused(
+          401,
+          'unauthorized',
+          `The request is not signed by Slack: X-Slack-Signature must be v0= and the HMAC-SHA256 of the body with the app's signing secret, and X-Slack-Request-Timestamp within ${SLACK_SIGNATURE_WINDOW_SECONDS} s of now.`,
+        );
+      }
       // The same signed request again (a replay) changes nothing: each signature is taken once in its window.
       if (!(await log.once(`slack:${headers['x-slack-signature']}`, SLACK_SIGNATURE_WINDOW_SECONDS * 2))) {
         return { status: 200 };
       }
       const payload = parseJson<SlackPayload>(new URLSearchParams(request.body).get('payload') ?? '');
-      if (payload === undefined) return { status: 400, body: { error: 'The body has no payload.' } };
+      if (payload === undefined) {
+        return refused(400, 'bad_request', 'The body has no payload field holding JSON, as Slack sends it.');
+      }
       const fromTeam = payload.team?.id ?? payload.user?.team_id;
       const userId = payload.user?.id;
       // A request from another workspace than the bot token's records nothing.
-      if (fromTeam === undefined || userId === undefined || fromTeam !== (await teamId())) return { status: 200 };
+      let ownTeam: string;
+      try {
+        ownTeam = await teamId();
+      } catch (error) {
+        if (!(error instanceof SlackApiError)) throw error;
+        deps.useCases.logger.warn('Slack click not recorded: the bot token’s workspace is unknown', {
+          method: error.method,
+          slackError: error.slackError,
+        });
+        return userId === undefined ? { status: 200 } : unidentified(payload, userId);
+      }
+      if (fromTeam === undefined || userId === undefined || fromTeam !== ownTeam) {
+        deps.useCases.logger.warn('Slack interaction ignored: not from the bot token’s workspace', {
+          team: fromTeam ?? null,
+          user: userId ?? null,
+          type: payload.type,
+        });
+        return { status: 200 };
+      }
       let actor: Actor;
       try {
         actor = await actorOf(fromTeam, userId);
@@ -379,6 +416,18 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
   };
 }
 
+/**
+ * What the interactions endpoint answers: 200 with Slack's JSON (or nothing), or a refusal the HTTP edge answers as a
+ * problem (§5) — a request not signed by Slack, or one without a payload — having changed nothing.
+ */
+export type SlackAnswer =
+  | { status: 200; body?: object }
+  | { status: 400 | 401; problem: { code: 'bad_request' | 'unauthorized'; detail: string } };
+
+function refused(status: 400 | 401, code: 'bad_request' | 'unauthorized', detail: string): SlackAnswer {
+  return { status, problem: { code, detail } };
+}
+
 /** A click on a pause that has closed, or on an ask that is decided, caught before the store is asked. */
 class ClosedClick extends Error {
   constructor(readonly state: string) {
@@ -394,6 +443,8 @@ const UNIDENTIFIED = 'Not recorded: Handback could not identify you in Slack, so
 
 /** What the person is told when their click cannot be taken. */
 function refusalText(error: unknown): string {
+  // Whoever clicks in a channel is told, so who the approvers are (their addresses) stays out of it.
+  if (error instanceof NotAnApproverError) return 'Not recorded: you are not one of the approvers of this ask.';
   if (error instanceof HandbackError || error instanceof ClosedClick) return `Not recorded: ${error.message}`;
   return 'Not recorded: something went wrong; try the inbox.';
 }

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Method, type Route as MiddyRoute } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { SlackAnswer } from '../channels/slack.ts';
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
@@ -100,12 +101,9 @@ export interface ApiDeps extends UseCaseDeps {
   slack?: SlackInteractions;
 }
 
-/** What answers `POST /channels/slack/interactions`: the raw body and headers in, a status and JSON body out. */
+/** What answers `POST /channels/slack/interactions`: the raw body and headers in, Slack's JSON or a refusal out. */
 export interface SlackInteractions {
-  interactions(request: {
-    headers: Record<string, string | undefined>;
-    body: string;
-  }): Promise<{ status: number; body?: object }>;
+  interactions(request: { headers: Record<string, string | undefined>; body: string }): Promise<SlackAnswer>;
 }
 
 /** Who calls a bearer route: the tenant its token names and the principal it is (§13), known before the handler runs. */
@@ -304,6 +302,7 @@ export function createApiHandler(
               headers: event.headers ?? {},
               body: raw,
             });
+            if ('problem' in answer) throw new HttpProblem(answer.status, answer.problem.code, answer.problem.detail);
             if (answer.body === undefined) return { statusCode: answer.status, body: '' };
             return json(answer.status, answer.body);
           }),

@@ -38,6 +38,7 @@ export const EdgeCode = {
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
   LinkClosed: 'link_closed',
+  ChannelUnavailable: 'channel_unavailable',
   InternalError: 'internal_error',
 } as const;
 export type EdgeCode = (typeof EdgeCode)[keyof typeof EdgeCode];
@@ -74,6 +75,7 @@ const EDGE_TITLES: Record<EdgeCode, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   link_closed: 'Link closed',
+  channel_unavailable: 'Channel unavailable',
   internal_error: 'Internal error',
 };
 

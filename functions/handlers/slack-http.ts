@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { SlackSecretUnavailableError } from '../channels/slack-secret.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type { SlackInteractions } from './http-api.ts';
+import { EdgeCode, HttpProblem, problemResponse } from './problem.ts';
 import { type EntryTelemetry, withTelemetry } from './telemetry.ts';
 
 /**
@@ -22,35 +23,39 @@ export interface SlackHttpDeps extends EntryTelemetry {
 
 type Result = APIGatewayProxyStructuredResultV2;
 
-function json(statusCode: number, body: object, headers: Record<string, string> = {}): Result {
-  return { statusCode, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+function json(statusCode: number, body: object): Result {
+  return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
-/** The handler of Slack's interactions route. */
+/** The handler of Slack's interactions route; every refusal and failure is a problem (§5), as on the API. */
 export function createSlackInteractionsHandler(deps: SlackHttpDeps) {
   const handle = async (event: APIGatewayProxyEventV2): Promise<Result> => {
+    const requestId = event.requestContext.requestId;
     const sent = event.body ?? '';
     const raw = event.isBase64Encoded ? Buffer.from(sent, 'base64').toString('utf8') : sent;
     if (Buffer.byteLength(raw) > LIMITS.decisionBodyBytes) {
-      return json(413, { error: `The body is over ${LIMITS.decisionBodyBytes} bytes.` });
+      const detail = `The body is over ${LIMITS.decisionBodyBytes} bytes.`;
+      return problemResponse(new HttpProblem(413, EdgeCode.PayloadTooLarge, detail), requestId);
     }
     deps.useCases.inboxUrl ??= `https://${event.requestContext.domainName}/inbox`;
     try {
       const slack = await deps.slack();
       const answer = await slack.interactions({ headers: event.headers ?? {}, body: raw });
+      if ('problem' in answer) {
+        const { code, detail } = answer.problem;
+        return problemResponse(new HttpProblem(answer.status, code, detail), requestId);
+      }
       return answer.body === undefined ? { statusCode: answer.status, body: '' } : json(answer.status, answer.body);
     } catch (error) {
       if (error instanceof SlackSecretUnavailableError) {
         deps.logger.warn('Slack interaction refused: the app secret is unavailable', { error: error.message });
-        return json(
-          503,
-          { error: 'Slack is not available just now: nothing was recorded.' },
-          { 'retry-after': String(Math.max(1, Math.ceil(error.retryInMs / 1000))) },
-        );
+        const retry = { 'Retry-After': String(Math.max(1, Math.ceil(error.retryInMs / 1000))) };
+        const detail = 'Slack is not available just now: nothing was recorded.';
+        return problemResponse(new HttpProblem(503, EdgeCode.ChannelUnavailable, detail, retry), requestId);
       }
       // Slack shows the person an error; what failed is in the log, never in the answer.
       deps.logger.error('Slack interaction failed', { error });
-      return json(500, { error: 'Something went wrong: nothing may have been recorded; try the inbox.' });
+      return problemResponse(error, requestId);
     }
   };
   return withTelemetry(deps, handle);

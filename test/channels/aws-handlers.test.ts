@@ -2,6 +2,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { SlackAnswer } from '../../functions/channels/slack.ts';
 import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { lifecycleEventOfBus } from '../../functions/handlers/channel-events.ts';
@@ -171,7 +172,8 @@ describe('the Slack functions on AWS', () => {
       signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), 'another-secret'),
       lambdaContext(),
     );
-    expect(answer).toMatchObject({ statusCode: 401 });
+    expect(answer).toMatchObject({ statusCode: 401, headers: { 'Content-Type': 'application/problem+json' } });
+    expect(JSON.parse(String(answer.body))).toMatchObject({ status: 401, code: 'unauthorized' });
     expect(slack.calls.slice(calls)).toEqual([]);
   });
 
@@ -185,7 +187,11 @@ describe('the Slack functions on AWS', () => {
       signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), SIGNING),
       lambdaContext(),
     );
-    expect(answer).toMatchObject({ statusCode: 503, headers: { 'retry-after': '5' } });
+    expect(answer).toMatchObject({
+      statusCode: 503,
+      headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '5' },
+    });
+    expect(JSON.parse(String(answer.body))).toMatchObject({ status: 503, code: 'channel_unavailable' });
     expect(slack.calls.slice(calls)).toEqual([]);
     vi.resetModules();
   });
@@ -197,7 +203,7 @@ describe('the Slack functions on AWS', () => {
       { ...event, body: 'x'.repeat(LIMITS.decisionBodyBytes + 1), isBase64Encoded: false },
       lambdaContext(),
     );
-    expect(answer).toMatchObject({ statusCode: 413 });
+    expect(answer).toMatchObject({ statusCode: 413, headers: { 'Content-Type': 'application/problem+json' } });
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(0);
   });
 });
@@ -239,7 +245,7 @@ describe('the email function on AWS', () => {
 });
 
 describe('the Slack interactions handler', () => {
-  const deps = async (slack: () => Promise<{ interactions: () => Promise<{ status: number; body?: object }> }>) => {
+  const deps = async (slack: () => Promise<{ interactions: () => Promise<SlackAnswer> }>) => {
     const { EmfMetrics, JsonLogger } = await import('../../functions/handlers/telemetry.ts');
     return {
       slack,
@@ -251,7 +257,7 @@ describe('the Slack interactions handler', () => {
   it('links to the inbox of the host the request came to when the stack names none, as the API does', async () => {
     const useCases: { inboxUrl?: string } = {};
     const handler = createSlackInteractionsHandler({
-      ...(await deps(async () => ({ interactions: async () => ({ status: 200 }) }))),
+      ...(await deps(async () => ({ interactions: async () => ({ status: 200 as const }) }))),
       useCases,
     });
     expect(
@@ -275,7 +281,8 @@ describe('the Slack interactions handler', () => {
       signedInteraction(click({ channel: CHANNEL, ts: '1.000100' }), SIGNING),
       lambdaContext(),
     );
-    expect(answer).toMatchObject({ statusCode: 500 });
+    expect(answer).toMatchObject({ statusCode: 500, headers: { 'Content-Type': 'application/problem+json' } });
+    expect(JSON.parse(String(answer.body))).toMatchObject({ status: 500, code: 'internal_error' });
     expect(answer.body).not.toContain('10.0.0.7');
   });
 });

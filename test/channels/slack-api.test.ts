@@ -7,6 +7,8 @@ import {
   slackRequestBody,
   slackSignature,
 } from '../../functions/channels/slack-api.ts';
+import type { CheckpointStore, PauseView } from '../../functions/checkpoints/checkpoint-store.ts';
+import { NotAnApproverError } from '../../functions/errors.ts';
 import type { UseCaseDeps } from '../../functions/resume/resume.ts';
 import { type SlackStandIn, startSlackStandIn } from './slack-stand-in.ts';
 
@@ -180,5 +182,87 @@ describe('a click by a user users.info cannot describe', () => {
       status: 200,
       body: { response_action: 'errors', errors: { reason: expect.stringContaining('could not identify you') } },
     });
+  });
+});
+
+describe('clicks the Slack channel cannot take', () => {
+  const SECRET = 'slack-signing-secret-for-click-tests';
+  const REF = { channel: 'C0APPROVE1', ts: '1700000999.000100' };
+  const PAUSE = { tenant: 't1', runId: 'order-9', interruptId: 'p9' };
+  const setup = async (store: Partial<CheckpointStore> = {}) => {
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const log = createMemoryDeliveryLog();
+    await log.index(REF, PAUSE);
+    const channel = createSlackChannel({
+      useCases: { logger, metrics: { addMetric: vi.fn() }, store } as unknown as UseCaseDeps,
+      call: createSlackCall('xoxb-test', { apiUrl: slack.url }),
+      log,
+      signingSecret: SECRET,
+      defaultChannels: [],
+    });
+    return { logger, channel };
+  };
+  const signed = (payload: object) => {
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return {
+      headers: { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': slackSignature(SECRET, timestamp, body) },
+      body,
+    };
+  };
+  const click = (over: { team?: string; ts?: string }) => ({
+    type: 'block_actions',
+    team: { id: over.team ?? TEAM },
+    user: { id: 'U0ALICE01', team_id: over.team ?? TEAM },
+    container: { type: 'message', channel_id: REF.channel, message_ts: over.ts ?? REF.ts },
+    actions: [{ action_id: 'handback.approve', value: '{"a":0}' }],
+  });
+
+  it('logs a click from another workspace, and asks Slack nothing about its user', async () => {
+    const { logger, channel } = await setup();
+    const lookups = slack.of('users.info').length;
+    expect(await channel.interactions(signed(click({ team: 'T0OTHER001' })))).toEqual({ status: 200 });
+    expect(logger.warn).toHaveBeenCalledWith('Slack interaction ignored: not from the bot token’s workspace', {
+      team: 'T0OTHER001',
+      user: 'U0ALICE01',
+      type: 'block_actions',
+    });
+    expect(slack.of('users.info')).toHaveLength(lookups);
+  });
+
+  it('logs a click on a message this deployment did not post, and reads no pause', async () => {
+    const getPause = vi.fn();
+    const { logger, channel } = await setup({ getPause });
+    expect(await channel.interactions(signed(click({ ts: '1700000998.000100' })))).toEqual({ status: 200 });
+    expect(logger.warn).toHaveBeenCalledWith('Slack click ignored: not on a message this deployment posted', {
+      channel: REF.channel,
+      ts: '1700000998.000100',
+      user: 'U0ALICE01',
+    });
+    expect(getPause).not.toHaveBeenCalled();
+  });
+
+  it('tells a clicker who is not an approver so, without naming the approvers’ addresses', async () => {
+    const { channel } = await setup({
+      getPause: async () =>
+        ({
+          ...PAUSE,
+          status: 'paused',
+          asks: [{ toolCallId: 'call_refund', name: 'refund_order', args: {}, kind: 'approval', prompt: null }],
+          decided: [],
+          pending: ['call_refund'],
+        }) as unknown as PauseView,
+      decide: async () => {
+        throw new NotAnApproverError('order-9', 'p9', 'call_refund', 'its approvers are bob@example.com');
+      },
+    });
+    const before = slack.of('chat.postEphemeral').length;
+    expect(await channel.interactions(signed(click({})))).toEqual({ status: 200 });
+    const texts = slack
+      .of('chat.postEphemeral')
+      .slice(before)
+      .map((call) => String(call.body.text));
+    expect(texts).toEqual(['Not recorded: you are not one of the approvers of this ask.']);
+    expect(texts.join()).not.toContain('bob@example.com');
   });
 });

@@ -77,7 +77,13 @@ async function interact(
   };
   const response = await fetch(`${service.url}/channels/slack/interactions`, { method: 'POST', headers, body });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text), headers, sent: body };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: text === '' ? undefined : JSON.parse(text),
+    headers,
+    sent: body,
+  };
 }
 
 async function until<T>(probe: () => T | undefined, what: string, ms = 5_000): Promise<T> {
@@ -447,7 +453,7 @@ describe('the Slack channel through the local service', () => {
       options: { timestamp: Math.floor(Date.now() / 1000) - 301 },
     },
   ])('a request with $what', ({ runId, options }) => {
-    it('is 401 and records nothing', async () => {
+    it('is 401 application/problem+json and records nothing', async () => {
       const { interruptId, message } = await pauseWithMessage(
         runId,
         [{ toolCallId: 'call_refund', kind: 'approval' }],
@@ -455,6 +461,12 @@ describe('the Slack channel through the local service', () => {
       );
       const answer = await interact(click(message, 'handback.approve', { a: 0 }), options);
       expect(answer.status).toBe(401);
+      expect(answer.type).toBe('application/problem+json');
+      expect(answer.body).toMatchObject({
+        status: 401,
+        code: 'unauthorized',
+        type: 'urn:handback:problem:unauthorized',
+      });
       expect((await api(`/runs/${runId}/pauses/${interruptId}`, 'GET')).body.decided).toEqual([]);
     });
   });

@@ -1,5 +1,6 @@
 import { type ComponentChildren, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { INBOX_PAUSE_QUERY } from '../../vocabulary.ts';
 import { type Access, type Api, createApi, type PauseRef, problemText, savedToken, saveToken } from './api.ts';
 import { kindText, shortJson } from './decide.ts';
 import { describedBy, ErrorText } from './fields.tsx';
@@ -38,8 +39,8 @@ type Route = { kind: 'pause'; ref: PauseRef } | { kind: 'list' };
 
 function routeOf(search: string): Route {
   const params = new URLSearchParams(search);
-  const runId = params.get('run');
-  const interruptId = params.get('pause');
+  const runId = params.get(INBOX_PAUSE_QUERY.runId);
+  const interruptId = params.get(INBOX_PAUSE_QUERY.interruptId);
   return runId !== null && interruptId !== null ? { kind: 'pause', ref: { runId, interruptId } } : { kind: 'list' };
 }
 
@@ -492,5 +493,5 @@ function signInFailure(error: unknown): string {
 
 /** The page's own address of a pause: `?run=…&pause=…`. */
 function hrefOf(ref: PauseRef): string {
-  return `?${new URLSearchParams({ run: ref.runId, pause: ref.interruptId })}`;
+  return `?${new URLSearchParams({ [INBOX_PAUSE_QUERY.runId]: ref.runId, [INBOX_PAUSE_QUERY.interruptId]: ref.interruptId })}`;
 }
