@@ -139,6 +139,29 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       },
     );
 
+    it('lets an unattributed link (the lifecycle events’) decide only a plain ask: no four eyes, no quorum', async () => {
+      const { store, pause, state } = await setup();
+      const unattributed = (interruptId: string): Actor => ({
+        kind: 'link',
+        subject: `link:${interruptId}`,
+        via: 'link',
+      });
+      const fourEyes = await pause({ by: ANN.token, fourEyes: true });
+      const quorum = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 2 }] });
+      for (const [key, refusal] of [
+        [fourEyes, SelfDecisionError],
+        [quorum, NotAnApproverError],
+      ] as const) {
+        const before = await state(key);
+        const by = unattributed(key.interruptId);
+        await expect(store.decide({ ...key, decisions: approve(), by })).rejects.toBeInstanceOf(refusal);
+        expect(await state(key)).toEqual(before);
+      }
+      const plain = await pause();
+      const result = await store.decide({ ...plain, decisions: approve(), by: unattributed(plain.interruptId) });
+      expect(result.kind).toBe('closed');
+    });
+
     it('lets two people through two doors meet a 2-of-2 quorum', async () => {
       const { store, pause } = await setup();
       const key = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 2 }] });
