@@ -63,6 +63,13 @@ export interface ChannelDeliveryProps {
   readonly linkKey: ISecret;
   /** The inbox page's public URL, linked from each Slack message and email. */
   readonly inboxUrl: string;
+  /** The recipient domains (§16): an agent's pause is mailed to its own addresses only inside them. */
+  readonly recipientDomains?: readonly string[];
+  /**
+   * The API's function: with email on, it mails the links asked for with `deliver: true` (§16) by the same SES
+   * identity, so it gets the sender and the grant too.
+   */
+  readonly api?: HandbackFunction;
 }
 
 /** One channel's delivery: its function, its rule, and the queue of what it could not deliver. */
@@ -163,32 +170,41 @@ export class HandbackChannels extends Construct {
       this.deliveries.slack = delivery;
     }
     if (email !== undefined) {
+      const sender = {
+        HANDBACK_EMAIL_FROM: email.from,
+        ...(email.region === undefined ? {} : { SES_REGION: email.region }),
+      };
       const delivery = this.delivery('email', 'Email', props, {
         entry: ENTRY.emailEvents,
         description: 'Handback email channel: one SES email per recipient, with their own answer link',
         environment: {
           INBOX_URL: props.inboxUrl,
-          HANDBACK_EMAIL_FROM: email.from,
-          ...(email.region === undefined ? {} : { SES_REGION: email.region }),
+          ...sender,
           ...defaultsOf('HANDBACK_EMAIL_TO', email.defaultRecipients),
+          ...((props.recipientDomains ?? []).length === 0
+            ? {}
+            : { RECIPIENT_DOMAINS: (props.recipientDomains ?? []).join(',') }),
         },
       });
       delivery.handler.grantSecretRead(props.linkKey);
       const stack = Stack.of(this);
       // SES v2 SendEmail from the one identity, and nothing else.
-      delivery.handler.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['ses:SendEmail'],
-          resources: [
-            stack.formatArn({
-              service: 'ses',
-              resource: 'identity',
-              resourceName: email.identity,
-              ...(email.region === undefined ? {} : { region: email.region }),
-            }),
-          ],
-        }),
-      );
+      const sendEmail = new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [
+          stack.formatArn({
+            service: 'ses',
+            resource: 'identity',
+            resourceName: email.identity,
+            ...(email.region === undefined ? {} : { region: email.region }),
+          }),
+        ],
+      });
+      delivery.handler.role.addToPrincipalPolicy(sendEmail);
+      if (props.api !== undefined) {
+        for (const [name, value] of Object.entries(sender)) props.api.function.addEnvironment(name, value);
+        props.api.role.addToPrincipalPolicy(sendEmail);
+      }
       this.deliveries.email = delivery;
     }
   }

@@ -62,7 +62,12 @@ export class HandbackStack extends Stack {
         entry,
         description,
         timeout: Duration.seconds(timeoutSeconds),
-        environment: { TENANT_CLAIM: settings.tenantClaim, GROUPS_CLAIM: settings.groupsClaim },
+        environment: {
+          TENANT_CLAIM: settings.tenantClaim,
+          GROUPS_CLAIM: settings.groupsClaim,
+          // Every function that may pause holds an agent to the deployment's recipient domains (§16).
+          ...(settings.recipientDomains.length === 0 ? {} : { RECIPIENT_DOMAINS: settings.recipientDomains.join(',') }),
+        },
         handoffTarget: handoff.type,
         ...logging,
       });
@@ -181,6 +186,8 @@ export class HandbackStack extends Stack {
         logRetention: settings.logRetention,
       });
       jwt = { jwtIssuer: userPool.issuer, jwtAudience: userPool.audience };
+      // The pool's pre-token trigger puts only verified emails in its access tokens (§16): the API may trust them.
+      api.function.addEnvironment('OWN_USER_POOL_ISSUER', userPool.issuer);
     } else {
       jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
     }
@@ -220,7 +227,13 @@ export class HandbackStack extends Stack {
       ...logging,
     });
 
-    channels.deliverFrom({ eventBus: lifecycle.eventBus, linkKey, inboxUrl });
+    channels.deliverFrom({
+      eventBus: lifecycle.eventBus,
+      linkKey,
+      inboxUrl,
+      recipientDomains: settings.recipientDomains,
+      api: api,
+    });
 
     const triggers = new ResumeTriggers(this, 'ResumeRequests', {
       handler: sqsHandler.function,

@@ -6,6 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { parseDefaults } from '../functions/checkpoints/notify.ts';
+import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 
@@ -140,6 +141,7 @@ export const CONTEXT = {
   emailIdentity: 'handback:emailIdentity',
   emailRegion: 'handback:emailRegion',
   emailTo: 'handback:emailTo',
+  recipientDomains: 'handback:recipientDomains',
 } as const;
 
 /**
@@ -206,6 +208,11 @@ export interface Settings {
   requireScopes: boolean;
   /** The claim holding a principal's groups. */
   groupsClaim: string;
+  /**
+   * The recipient domains (§16): an agent names approvers by email, and email recipients, only inside them; every
+   * function that pauses or sends gets them (`RECIPIENT_DOMAINS`). Empty: none.
+   */
+  recipientDomains: string[];
 }
 
 /** A context value as a non-empty string, or undefined. */
@@ -524,7 +531,17 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     inboxUrl: httpsUrl(props.inboxUrl ?? contextString(scope, CONTEXT.inboxUrl), CONTEXT.inboxUrl),
     requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
     groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
+    recipientDomains: recipientDomainsOf(scope),
   };
+}
+
+/** The recipient domains of context `handback:recipientDomains` (a list, or comma-separated), each checked. */
+function recipientDomainsOf(scope: Construct): string[] {
+  try {
+    return parseRecipientDomains((contextList(scope, CONTEXT.recipientDomains) ?? []).join(','));
+  } catch (error) {
+    throw new ConfigurationError(`Context ${CONTEXT.recipientDomains}: ${(error as Error).message}`);
+  }
 }
 
 /** The channels a deployment turns on (§14), from context; a channel without its key creates nothing. */

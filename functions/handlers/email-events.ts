@@ -3,6 +3,7 @@ import { createEmailChannel } from '../channels/email.ts';
 import { createSesTransport } from '../channels/email-ses.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
 import { parseDefaults } from '../checkpoints/notify.ts';
+import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
 import { channelDeps, logger, metrics } from './channel-runtime.ts';
@@ -32,6 +33,7 @@ const channel = createEmailChannel({
   log,
   link: recipientLinkOf(withLinks),
   defaultRecipients: parseDefaults('email', optionalEnv(process.env, 'HANDBACK_EMAIL_TO')),
+  recipientDomains: parseRecipientDomains(optionalEnv(process.env, 'RECIPIENT_DOMAINS')),
   // Each failed send is logged on its own (the others of the event still go); the event's failure is counted once.
   onFailure: (error) => logger.warn('Email not sent', { error }),
 });
