@@ -140,6 +140,8 @@ export const CONTEXT = {
   emailIdentity: 'handback:emailIdentity',
   emailRegion: 'handback:emailRegion',
   emailTo: 'handback:emailTo',
+  emailSandbox: 'handback:emailSandbox',
+  emailConfigurationSet: 'handback:emailConfigurationSet',
 } as const;
 
 /**
@@ -532,7 +534,19 @@ export interface ChannelSettings {
   /** Slack, when `handback:slackSecretName` names the app's secret (a name or a full ARN). */
   slack?: { secretName: string; defaultChannels: string[] };
   /** Email by SES, when `handback:emailFrom` names the sender. */
-  email?: { from: string; identity: string; region?: string; defaultRecipients: string[] };
+  email?: {
+    from: string;
+    identity: string;
+    region?: string;
+    defaultRecipients: string[];
+    /**
+     * Whether the account's SES may still be in the sandbox, where SES also authorizes `SendEmail` against each
+     * recipient's identity: then the grant covers the account's identities too, for this sender only.
+     */
+    sandbox: boolean;
+    /** A configuration set every email is sent with, when one is named; the grant covers it. */
+    configurationSet?: string;
+  };
 }
 
 /** What a channel's default recipients are: the list, each checked as a pause's `notify` entry is. */
@@ -562,11 +576,15 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
   const emailTo = channelDefaults(scope, CONTEXT.emailTo, (value) => parseDefaults('email', value));
   const identity = contextString(scope, CONTEXT.emailIdentity);
   const region = contextString(scope, CONTEXT.emailRegion);
+  const sandbox = contextBoolean(scope, CONTEXT.emailSandbox);
+  const configurationSet = contextString(scope, CONTEXT.emailConfigurationSet);
   if (from === undefined) {
     const orphan = [
       emailTo.length > 0 ? CONTEXT.emailTo : undefined,
       identity && CONTEXT.emailIdentity,
       region && CONTEXT.emailRegion,
+      sandbox !== undefined ? CONTEXT.emailSandbox : undefined,
+      configurationSet && CONTEXT.emailConfigurationSet,
     ]
       .filter(Boolean)
       .join(', ');
@@ -587,11 +605,19 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
       `Context ${CONTEXT.emailRegion} must be an AWS region such as eu-west-1, not ${JSON.stringify(region)}.`,
     );
   }
+  // SES's own rule for a configuration set's name: letters, digits, _ and -, at most 64.
+  if (configurationSet !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(configurationSet)) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.emailConfigurationSet} must be an SES configuration set's name (letters, digits, _ and -, at most 64), not ${JSON.stringify(configurationSet)}.`,
+    );
+  }
   settings.email = {
     from,
     identity: identity ?? from,
     ...(region === undefined ? {} : { region }),
     defaultRecipients: emailTo,
+    sandbox: sandbox ?? true,
+    ...(configurationSet === undefined ? {} : { configurationSet }),
   };
   return settings;
 }
