@@ -227,6 +227,7 @@ export class HandbackStack extends Stack {
       handlerTimeout: Duration.seconds(60),
       eventSource: settings.eventSource,
       eventBridgeHandler: eventBridgeHandler?.function,
+      putEventsPrincipals: settings.resumeEventPrincipals,
     });
     if (eventBridgeHandler) {
       Validations.of(eventBridgeHandler).acknowledge({
@@ -312,6 +313,10 @@ export class HandbackStack extends Stack {
       value: table.tableName,
     });
     new CfnOutput(this, 'ResumeQueueUrl', { description: 'Send resume requests here', value: triggers.queue.queueUrl });
+    new CfnOutput(this, 'ResumeEventBusName', {
+      description: 'Put Resume Requested events here (only the principals of handback:resumeEventPrincipals may)',
+      value: triggers.eventBus.eventBusName,
+    });
     if (handoff.queue) {
       new CfnOutput(this, 'HandoffQueueUrl', {
         description: 'Continuation pointers arrive here',

@@ -141,6 +141,7 @@ export const CONTEXT = {
   emailRegion: 'handback:emailRegion',
   emailTo: 'handback:emailTo',
   emailSandbox: 'handback:emailSandbox',
+  resumeEventPrincipals: 'handback:resumeEventPrincipals',
   emailConfigurationSet: 'handback:emailConfigurationSet',
 } as const;
 
@@ -208,6 +209,8 @@ export interface Settings {
   requireScopes: boolean;
   /** The claim holding a principal's groups. */
   groupsClaim: string;
+  /** The IAM principal ARNs that may put events on the resume bus; empty = none. */
+  resumeEventPrincipals: string[];
 }
 
 /** A context value as a non-empty string, or undefined. */
@@ -526,7 +529,24 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     inboxUrl: httpsUrl(props.inboxUrl ?? contextString(scope, CONTEXT.inboxUrl), CONTEXT.inboxUrl),
     requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
     groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
+    resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
   };
+}
+
+/** An IAM principal's ARN, as `aws:PrincipalArn` holds it: a role, a user or an account's root (wildcards allowed). */
+const PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::(\d{12}|\*):(root|role\/.+|user\/.+)$/;
+
+/** A context list of IAM principal ARNs, each checked. */
+function principalArns(scope: Construct, key: string): string[] {
+  const arns = contextList(scope, key) ?? [];
+  for (const arn of arns) {
+    if (!PRINCIPAL_ARN.test(arn)) {
+      throw new ConfigurationError(
+        `Context ${key} names ${JSON.stringify(arn)}: each entry is an IAM role, user or root ARN (arn:aws:iam::<account>:role/<name>, wildcards allowed), as aws:PrincipalArn holds it.`,
+      );
+    }
+  }
+  return arns;
 }
 
 /** The channels a deployment turns on (§14), from context; a channel without its key creates nothing. */

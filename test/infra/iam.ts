@@ -46,7 +46,10 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [val
 
 /** IAM's wildcards: `*` any run of characters, `?` one. */
 function glob(pattern: string, value: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replaceAll('*', '.*')
+    .replaceAll('?', '.');
   return new RegExp(`^${source}$`, 's').test(value);
 }
 

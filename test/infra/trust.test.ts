@@ -1,0 +1,72 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../infra/settings.ts';
+import { ACCOUNT, evaluate, resolve } from './iam.ts';
+import { defaultSynth, synthesize } from './synth.ts';
+
+/** What the template trusts: who may put Resume Requested events. */
+
+const OPS_ROLE = `arn:aws:iam::${ACCOUNT.account}:role/handback-ops`;
+const OTHER_ROLE = `arn:aws:iam::${ACCOUNT.account}:role/anyone-with-put-events`;
+const { template } = defaultSynth();
+const named = synthesize({}, { bundle: false, context: { 'handback:resumeEventPrincipals': OPS_ROLE } }).template;
+
+/** The resume bus's ARN and its resource policy's statements. */
+function resumeBus(template: Template) {
+  const buses = Object.entries(template.findResources('AWS::Events::EventBus')).filter(([id]) =>
+    id.startsWith('ResumeRequestsBus'),
+  );
+  expect(buses).toHaveLength(1);
+  const [busId] = buses[0] as [string, unknown];
+  const arn = resolve({ 'Fn::GetAtt': [busId, 'Arn'] });
+  const statements = Object.values(template.findResources('AWS::Events::EventBusPolicy'))
+    .filter((policy) => JSON.stringify(policy.Properties.EventBusName).includes(busId))
+    .map((policy) => policy.Properties.Statement as Record<string, unknown>);
+  return { busId, arn, statements };
+}
+
+/** A principal whose own IAM policy allows `events:PutEvents` on every bus, as is often granted. */
+const broadIdentityPolicy = { Effect: 'Allow', Action: 'events:PutEvents', Resource: '*' };
+
+function putEvents(template: Template, principal: string) {
+  const { arn, statements } = resumeBus(template);
+  return evaluate([broadIdentityPolicy, ...statements], {
+    action: 'events:PutEvents',
+    resource: arn,
+    principal,
+    context: { 'aws:PrincipalArn': principal },
+  });
+}
+
+describe('the Resume Requested bus', () => {
+  it('is a bus of the stack’s own, which the Resume Requested rule listens on', () => {
+    const { busId } = resumeBus(template);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: busId },
+      EventPattern: { 'detail-type': ['Resume Requested'] },
+    });
+  });
+
+  it('refuses every principal by default, even one allowed events:PutEvents on every bus', () => {
+    expect(putEvents(template, OPS_ROLE)).toBe('deny');
+  });
+
+  it('lets the principals handback:resumeEventPrincipals names put events', () => {
+    expect(putEvents(named, OPS_ROLE)).toBe('allow');
+  });
+
+  it('refuses any other principal, whatever its own IAM policy allows', () => {
+    expect(putEvents(named, OTHER_ROLE)).toBe('deny');
+  });
+
+  it('is an output, ResumeEventBusName', () => {
+    const { busId } = resumeBus(template);
+    template.hasOutput('ResumeEventBusName', { Value: { Ref: busId } });
+  });
+
+  it('refuses a context entry that is no IAM principal ARN', () => {
+    expect(() =>
+      synthesize({}, { bundle: false, context: { 'handback:resumeEventPrincipals': 'handback-ops' } }),
+    ).toThrow(ConfigurationError);
+  });
+});
