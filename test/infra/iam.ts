@@ -62,6 +62,7 @@ function conditionHolds(operator: string, key: string, expected: unknown, reques
   switch (operator) {
     case 'StringEquals':
     case 'ArnEquals':
+    case 'Bool':
       return any((pattern, value) => pattern === value);
     case 'StringLike':
     case 'ArnLike':
@@ -81,7 +82,8 @@ function principalMatches(statement: Statement, request: AccessRequest): boolean
   if (!('Principal' in statement)) return true;
   const principal = statement.Principal;
   if (principal === '*') return true;
-  const named = list((principal as { AWS?: unknown }).AWS ?? []).map(resolve);
+  const { AWS, Service } = principal as { AWS?: unknown; Service?: unknown };
+  const named = [...list(AWS ?? []), ...list(Service ?? [])].map(resolve);
   return named.includes('*') || (request.principal !== undefined && named.includes(request.principal));
 }
 

@@ -70,3 +70,40 @@ describe('the Resume Requested bus', () => {
     ).toThrow(ConfigurationError);
   });
 });
+
+describe('the Pause Created topic', () => {
+  /** The topic's policy statements, and the ARN of the rule that publishes to it. */
+  function topic() {
+    const policies = Object.values(template.findResources('AWS::SNS::TopicPolicy')).filter((policy) =>
+      JSON.stringify(policy.Properties.Topics).includes('LifecyclePauseCreatedTopic'),
+    );
+    expect(policies).toHaveLength(1);
+    const rules = Object.keys(template.findResources('AWS::Events::Rule')).filter((id) =>
+      id.startsWith('LifecyclePauseCreated'),
+    );
+    expect(rules).toHaveLength(1);
+    return {
+      statements: policies[0]?.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>,
+      ruleArn: resolve({ 'Fn::GetAtt': [rules[0], 'Arn'] }),
+      topicArn: '{LifecyclePauseCreatedTopic}',
+    };
+  }
+  const publish = (sourceArn: string) => {
+    const { statements, topicArn } = topic();
+    const arn = resolve(statements.find((statement) => statement.Action === 'sns:Publish')?.Resource) ?? topicArn;
+    return evaluate(statements, {
+      action: 'sns:Publish',
+      resource: arn,
+      principal: 'events.amazonaws.com',
+      context: { 'aws:SourceArn': sourceArn, 'aws:SecureTransport': 'true' },
+    });
+  };
+
+  it('lets EventBridge publish for the Pause Created rule', () => {
+    expect(publish(topic().ruleArn)).toBe('allow');
+  });
+
+  it('refuses EventBridge publishing for any other rule, another account’s included (aws:SourceArn)', () => {
+    expect(publish('arn:aws:events:eu-west-1:444455556666:rule/someone-elses')).not.toBe('allow');
+  });
+});
