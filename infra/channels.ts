@@ -113,7 +113,7 @@ export class HandbackChannels extends Construct {
         },
         ...this.logging(),
       });
-      interactions.bindTable(props.table, 'readWrite');
+      interactions.bindTable(props.table, 'click');
       interactions.grantSecretRead(this.slackSecret, 'SLACK_SECRET_ID');
       props.handoff.bind(interactions);
       acknowledgeImportedSecret(interactions, this.slackSecret);

@@ -57,7 +57,13 @@ export class HandbackStack extends Stack {
         'The key signs answer links that stay valid until their pause closes (up to a year): rotating it would void every open link at once, so people could no longer decide from the emails and messages they already have. Rotate it by hand, knowing that.',
     });
 
-    const resumeFunction = (name: string, entry: string, description: string, timeoutSeconds: number) => {
+    const resumeFunction = (
+      name: string,
+      entry: string,
+      description: string,
+      timeoutSeconds: number,
+      access: 'decide' | 'readWrite' = 'decide',
+    ) => {
       const fn = new HandbackFunction(this, name, {
         entry,
         description,
@@ -66,12 +72,13 @@ export class HandbackStack extends Stack {
         handoffTarget: handoff.type,
         ...logging,
       });
-      fn.bindTable(table, 'readWrite');
+      fn.bindTable(table, access);
       handoff.bind(fn);
       return fn;
     };
     // API Gateway waits at most 30 s for an integration; the function gives up first.
-    const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29);
+    // The API pauses as well as decides; every other resumer only decides, closes and reads.
+    const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29, 'readWrite');
     api.grantSecretRead(linkKey);
     if (settings.inboxUrl !== undefined) api.function.addEnvironment('INBOX_URL', settings.inboxUrl);
     const stepFunctionsHandler = resumeFunction(
@@ -114,7 +121,8 @@ export class HandbackStack extends Stack {
         memorySize: 256,
         ...logging,
       });
-      example.bindTable(table, 'readWrite');
+      // Its own tenant's runs only: an agent's credential is no key to every tenant's pauses.
+      example.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
       acknowledgeSynchronous(example, 'Step Functions invokes it synchronously (RequestResponse and waitForTaskToken)');
       agent = example.function;
     }
@@ -160,7 +168,7 @@ export class HandbackStack extends Stack {
         },
         ...logging,
       });
-      durable.bindTable(table, 'readWrite');
+      durable.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
       Validations.of(durable).acknowledge({
         id: 'Serverless-LambdaDLQ',
         reason:

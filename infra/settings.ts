@@ -142,6 +142,7 @@ export const CONTEXT = {
   emailTo: 'handback:emailTo',
   emailSandbox: 'handback:emailSandbox',
   resumeEventPrincipals: 'handback:resumeEventPrincipals',
+  exampleAgentTenant: 'handback:exampleAgentTenant',
   emailConfigurationSet: 'handback:emailConfigurationSet',
 } as const;
 
@@ -211,6 +212,8 @@ export interface Settings {
   groupsClaim: string;
   /** The IAM principal ARNs that may put events on the resume bus; empty = none. */
   resumeEventPrincipals: string[];
+  /** The one tenant whose runs the example agents may read and write. */
+  exampleAgentTenant: string;
 }
 
 /** A context value as a non-empty string, or undefined. */
@@ -530,6 +533,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
     groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
     resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
+    exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? DEFAULT_AGENT_TENANT,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../infra/settings.ts';
-import { evaluate, sesArn } from './iam.ts';
+import { evaluate, resolve, sesArn } from './iam.ts';
 import { synthesize } from './synth.ts';
 
 /**
@@ -83,5 +83,116 @@ describe('the stacks these grants come from', () => {
       { bundle: false, context: { 'handback:emailFrom': FROM, 'handback:emailConfigurationSet': 'handback-mail' } },
     );
     expect(violations).toEqual([]);
+  });
+});
+
+describe('the table grants', () => {
+  const withChannels = synthesize(
+    {},
+    {
+      bundle: false,
+      context: {
+        'handback:slackSecretName': 'handback/slack',
+        'handback:emailFrom': FROM,
+        'handback:exampleAgent': 'durable',
+      },
+    },
+  ).template;
+
+  /** Each role's DynamoDB actions, by the role's logical id. */
+  function tableActions(template: Template): Map<string, string[]> {
+    const byRole = new Map<string, string[]>();
+    for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
+      const actions = (policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>)
+        .flatMap((statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]))
+        .filter((action) => action.startsWith('dynamodb:') && action !== 'dynamodb:ListStreams');
+      if (actions.length > 0) byRole.set(id, [...(byRole.get(id) ?? []), ...actions]);
+    }
+    return byRole;
+  }
+  const rolesWith = (action: string) =>
+    [...tableActions(withChannels)]
+      .filter(([, actions]) => actions.includes(action))
+      .map(([id]) => id.replace(/RoleDefaultPolicy.*$/, ''))
+      .sort();
+
+  it('give no function BatchWriteItem or ConditionCheckItem, which nothing sends', () => {
+    expect(rolesWith('dynamodb:BatchWriteItem')).toEqual([]);
+    expect(rolesWith('dynamodb:ConditionCheckItem')).toEqual([]);
+  });
+
+  it('give DeleteItem only to what deletes: the functions that pause, and the channels giving a claim back', () => {
+    expect(rolesWith('dynamodb:DeleteItem')).toEqual([
+      'ApiHandler',
+      'ChannelsEmailEvents',
+      'ChannelsSlackEvents',
+      'DurableExampleAgent',
+      'ExampleAgent',
+    ]);
+  });
+
+  it('give PutItem only to what writes items: the pausers, and the channels’ delivery log', () => {
+    expect(rolesWith('dynamodb:PutItem')).toEqual([
+      'ApiHandler',
+      'ChannelsEmailEvents',
+      'ChannelsSlackEvents',
+      'ChannelsSlackInteractions',
+      'DurableExampleAgent',
+      'ExampleAgent',
+    ]);
+  });
+
+  it('let the resumers that only decide update, not put or delete', () => {
+    const actions = tableActions(withChannels);
+    for (const name of ['StepFunctionsHandler', 'SqsHandler', 'Sweeper']) {
+      const [, granted] = [...actions].find(([id]) => id.startsWith(`${name}Role`)) ?? ['', []];
+      expect(granted.sort()).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ]);
+    }
+  });
+
+  it.each(['ExampleAgent', 'DurableExampleAgent'])(
+    'let %s read and write its own tenant’s runs only (dynamodb:LeadingKeys)',
+    (name) => {
+      const statements = roleStatements(withChannels, name);
+      const table = resolve(
+        (
+          statements.find((statement) => JSON.stringify(statement.Action).includes('dynamodb:PutItem'))?.Resource as
+            | unknown[]
+            | undefined
+        )?.[0],
+      );
+      const put = (pk: string) =>
+        evaluate(statements, {
+          action: 'dynamodb:PutItem',
+          resource: table,
+          context: { 'dynamodb:LeadingKeys': [pk] },
+        });
+      expect(put('T#default#R#demo-1')).toBe('allow');
+      expect(put('T#acme#R#demo-1')).toBe('implicit');
+    },
+  );
+
+  it('scope the example agent to the tenant handback:exampleAgentTenant names', () => {
+    const acme = synthesize({}, { bundle: false, context: { 'handback:exampleAgentTenant': 'acme' } }).template;
+    const statements = roleStatements(acme, 'ExampleAgent');
+    const table = resolve(
+      (
+        statements.find((statement) => JSON.stringify(statement.Action).includes('dynamodb:PutItem'))?.Resource as
+          | unknown[]
+          | undefined
+      )?.[0],
+    );
+    expect(
+      evaluate(statements, {
+        action: 'dynamodb:GetItem',
+        resource: table,
+        context: { 'dynamodb:LeadingKeys': ['T#acme#R#demo-1'] },
+      }),
+    ).toBe('allow');
   });
 });

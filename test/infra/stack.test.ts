@@ -28,6 +28,7 @@ const logs = (prefix: string) => ({
   Resource: getAtt(`${prefix}Logs`),
 });
 const TABLE_READ_WRITE = { Action: [...TABLE_ACTIONS.readWrite].sort(), Effect: 'Allow', Resource: TABLE_RESOURCES };
+const TABLE_DECIDE = { Action: [...TABLE_ACTIONS.decide].sort(), Effect: 'Allow', Resource: TABLE_RESOURCES };
 const HANDOFF_SEND = {
   Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
   Effect: 'Allow',
@@ -123,7 +124,7 @@ describe('the checkpoint table', () => {
 describe('the IAM policies', () => {
   it.each([
     ['ApiHandler', [logs('ApiHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, LINK_KEY_READ, TASK_CALLBACKS]],
-    ['Sweeper', [logs('Sweeper'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, TASK_CALLBACKS]],
+    ['Sweeper', [logs('Sweeper'), XRAY, TABLE_DECIDE, HANDOFF_SEND, TASK_CALLBACKS]],
     [
       'LifecycleHandler',
       [
@@ -148,13 +149,13 @@ describe('the IAM policies', () => {
         },
       ],
     ],
-    ['StepFunctionsHandler', [logs('StepFunctionsHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, TASK_CALLBACKS]],
+    ['StepFunctionsHandler', [logs('StepFunctionsHandler'), XRAY, TABLE_DECIDE, HANDOFF_SEND, TASK_CALLBACKS]],
     [
       'SqsHandler',
       [
         logs('SqsHandler'),
         XRAY,
-        TABLE_READ_WRITE,
+        TABLE_DECIDE,
         HANDOFF_SEND,
         TASK_CALLBACKS,
         {
