@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { generateText, type ModelMessage, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createDynamoDBCheckpointStore } from 'handback';
-import { createAiSdkHandback } from 'handback/ai-sdk';
+import { createAiSdkHandback, createDynamoDBToolExecutions } from 'handback/ai-sdk';
 import { startLocalStore } from 'handback/local';
 import { z } from 'zod';
 
@@ -63,7 +63,9 @@ export async function main() {
   try {
     // A store and an adapter built afresh in each invocation, as each Lambda would: only the table is shared.
     const store = () => createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
-    const adapter = () => createAiSdkHandback({ handback: { store: store(), tenant: 'acme' }, tools });
+    const executions = () => createDynamoDBToolExecutions({ client: local.client, tableName: local.tableName });
+    const adapter = () =>
+      createAiSdkHandback({ handback: { store: store(), tenant: 'acme' }, tools, executions: executions() });
     const trace: string[] = [];
 
     // Invocation 1: the step ends with an approval request and an unanswered question, so the turn pauses.

@@ -16,7 +16,7 @@ import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messag
 import type { ChatResult } from '@langchain/core/outputs';
 import { MemorySaver } from '@langchain/langgraph';
 import { createDynamoDBCheckpointStore } from 'handback';
-import { langgraphHandback } from 'handback/langgraph';
+import { createDynamoDBToolExecutions, langgraphHandback } from 'handback/langgraph';
 import { type LocalStore, startLocalStore } from 'handback/local';
 import { createAgent, humanInTheLoopMiddleware, tool } from 'langchain';
 import { z } from 'zod';
@@ -88,8 +88,11 @@ const RUN_ID = 'ticket-1042';
 /** Handback on a store built afresh from the table, as each Lambda invocation would: nothing kept between them. */
 const handbackOn = (local: LocalStore) =>
   langgraphHandback({
-    store: createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName }),
-    tenant: TENANT,
+    handback: {
+      store: createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName }),
+      tenant: TENANT,
+    },
+    executions: createDynamoDBToolExecutions({ client: local.client, tableName: local.tableName }),
     graph,
   });
 

@@ -22,7 +22,7 @@ import {
 } from '@openai/agents';
 import { createDynamoDBCheckpointStore } from 'handback';
 import { type LocalStore, startLocalStore } from 'handback/local';
-import { openaiAgentsHandback } from 'handback/openai-agents';
+import { createDynamoDBToolExecutions, openaiAgentsHandback } from 'handback/openai-agents';
 import { z } from 'zod';
 
 setTracingDisabled(true); // offline: no traces to export
@@ -89,8 +89,11 @@ const RUN_ID = 'ticket-1042';
 /** Handback on a store built afresh from the table, as each Lambda invocation would: nothing kept between them. */
 const handbackOn = (local: LocalStore) =>
   openaiAgentsHandback({
-    store: createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName }),
-    tenant: TENANT,
+    handback: {
+      store: createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName }),
+      tenant: TENANT,
+    },
+    executions: createDynamoDBToolExecutions({ client: local.client, tableName: local.tableName }),
     agent,
     asks: { ask_human: { kind: 'answer', answerSchema: { enum: ['yes', 'no'] } } },
   });

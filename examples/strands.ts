@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { Agent, type Message, Model, type ModelStreamEvent, tool } from '@strands-agents/sdk';
 import { createDynamoDBCheckpointStore } from 'handback';
 import { type LocalStore, startLocalStore } from 'handback/local';
-import { approvalHook, strandsHandback } from 'handback/strands';
+import { approvalHook, createDynamoDBToolExecutions, strandsHandback } from 'handback/strands';
 import { z } from 'zod';
 
 const lookupOrder = tool({
@@ -93,6 +93,7 @@ const handbackOn = (local: LocalStore) =>
       store: createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName }),
       tenant: TENANT,
     },
+    executions: createDynamoDBToolExecutions({ client: local.client, tableName: local.tableName }),
   });
 
 export async function main() {

@@ -33,6 +33,12 @@ export const ErrorCode = {
   SelfDecision: 'self_decision',
   AlreadyVoted: 'already_voted',
   LinkKeyUnavailable: 'link_key_unavailable',
+  RecipientNotAllowed: 'recipient_not_allowed',
+  ArgsChanged: 'args_changed',
+  NoChannel: 'no_channel',
+  ExecutionInProgress: 'execution_in_progress',
+  GraphCheckpointNotFound: 'graph_checkpoint_not_found',
+  InvalidPolicies: 'invalid_policies',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -394,6 +400,57 @@ export class AlreadyVotedError extends HandbackError {
   }
 }
 
+/**
+ * An agent named an email address (an approver, or an email `notify` recipient) outside the deployment's recipient
+ * domains (§16): an agent never chooses who approves it. Nothing was recorded or sent.
+ */
+export class RecipientNotAllowedError extends HandbackError {
+  /** Each address refused, at its JSON pointer in the pause body. */
+  readonly failures: AnswerFailure[];
+
+  constructor(message: string, failures: AnswerFailure[], options?: { cause?: unknown }) {
+    super(ErrorCode.RecipientNotAllowed, message, options);
+    this.name = 'RecipientNotAllowedError';
+    this.failures = failures;
+  }
+}
+
+/**
+ * An approve or edit of other arguments than the ask's current ones (§16): its `argsHash` is not the ask's, because
+ * someone edited them since the person looked. Nothing was recorded; read the pause again and decide on what it shows.
+ */
+export class ArgsChangedError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+  /** The ask's current `argsHash`. */
+  readonly argsHash: string;
+
+  constructor(runId: string, interruptId: string, toolCallId: string, argsHash: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.ArgsChanged,
+      `The arguments of the ask ${toolCallId} of pause ${interruptId} (run ${runId}) changed since they were shown: nothing was recorded. Read the pause again and decide on its current arguments.`,
+      options,
+    );
+    this.name = 'ArgsChangedError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+    this.argsHash = argsHash;
+  }
+}
+
+/** A link to deliver (§16: `deliver: true`) where the deployment has no email channel to deliver it. Nothing sent. */
+export class NoChannelError extends HandbackError {
+  constructor(
+    message = 'This deployment has no email channel to deliver a link with: configure one, or ask for the link without deliver.',
+    options?: { cause?: unknown },
+  ) {
+    super(ErrorCode.NoChannel, message, options);
+    this.name = 'NoChannelError';
+  }
+}
+
 /** The answer-link key could not be read (Secrets Manager did not answer): links cannot be signed or checked now. */
 export class LinkKeyUnavailableError extends HandbackError {
   readonly retryAfterSeconds: number;
@@ -406,6 +463,68 @@ export class LinkKeyUnavailableError extends HandbackError {
     );
     this.name = 'LinkKeyUnavailableError';
     this.retryAfterSeconds = options?.retryAfterSeconds ?? 1;
+  }
+}
+
+/**
+ * An approved call's execution was claimed by another delivery of the same continuation and has no output yet (§15):
+ * it is not run a second time. A race heals by itself (retry later and read the output); a claim whose delivery
+ * crashed mid-run stays `started` (`startedAt`), since the tool may have done its work: look at the tool's own records.
+ */
+export class ExecutionInProgressError extends HandbackError {
+  readonly key: string;
+  readonly startedAt: string;
+  constructor(key: string, startedAt: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.ExecutionInProgress,
+      `Execution ${key} was started at ${startedAt} by another delivery and has no output yet; it is not run twice. Retry later; if that delivery crashed, settle it from the tool's own records.`,
+      options,
+    );
+    this.name = 'ExecutionInProgressError';
+    this.key = key;
+    this.startedAt = startedAt;
+  }
+}
+
+/**
+ * `handback/langgraph` found no checkpoint for the pause's thread: the graph's checkpointer does not hold it (an
+ * in-memory `MemorySaver` in another process, another database, a deleted thread), so resuming would start from nothing.
+ */
+export class GraphCheckpointNotFoundError extends HandbackError {
+  readonly threadId: string;
+  readonly interruptId: string;
+  constructor(threadId: string, interruptId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.GraphCheckpointNotFound,
+      `The graph's checkpointer has no checkpoint for thread ${threadId} (pause ${interruptId}): compile the graph with the durable checkpointer the pause was made on.`,
+      options,
+    );
+    this.name = 'GraphCheckpointNotFoundError';
+    this.threadId = threadId;
+    this.interruptId = interruptId;
+  }
+}
+
+/**
+ * A deployment's Cedar policies or policy schema (§17) do not parse, do not validate, or break Handback's own rules
+ * (`@id` on every policy, once; `@approvals` from 1 to 5; …): the file, the line and column (in characters), and
+ * Cedar's own words. `npm start` refuses to start with it and `cdk synth` fails with it; no pause is ever evaluated
+ * against such a file.
+ */
+export class InvalidPoliciesError extends HandbackError {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** What is wrong, in Cedar's words where Cedar found it. */
+  readonly reason: string;
+
+  constructor(file: string, line: number, column: number, reason: string, options?: { cause?: unknown }) {
+    super(ErrorCode.InvalidPolicies, `${file}:${line}:${column}: ${reason}`, options);
+    this.name = 'InvalidPoliciesError';
+    this.file = file;
+    this.line = line;
+    this.column = column;
+    this.reason = reason;
   }
 }
 
@@ -466,6 +585,29 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
     title: 'Link key unavailable',
     retryable: true,
   },
+  recipient_not_allowed: {
+    name: 'RecipientNotAllowedError',
+    status: 400,
+    title: 'Recipient not allowed',
+    retryable: false,
+  },
+  args_changed: { name: 'ArgsChangedError', status: 409, title: 'Arguments changed', retryable: false },
+  no_channel: { name: 'NoChannelError', status: 409, title: 'No channel', retryable: false },
+  // A race heals by itself: the other delivery records the output, and a retry reads it.
+  execution_in_progress: {
+    name: 'ExecutionInProgressError',
+    status: 503,
+    title: 'Execution in progress',
+    retryable: true,
+  },
+  graph_checkpoint_not_found: {
+    name: 'GraphCheckpointNotFoundError',
+    status: 404,
+    title: 'Graph checkpoint not found',
+    retryable: false,
+  },
+  // A deployment's own files: they are checked before it runs (start, synth), so a request never meets this.
+  invalid_policies: { name: 'InvalidPoliciesError', status: 500, title: 'Invalid policies', retryable: false },
 };
 
 /** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */

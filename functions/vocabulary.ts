@@ -61,6 +61,8 @@ export const LIMITS = {
   notifyEntries: 10,
   /** Characters of a link recipient's `email` and of its `name` (§13). */
   recipientChars: 256,
+  /** Characters of a policy's `@id` (§17): it is recorded as the subject `policy:<id>`. */
+  policyIdChars: 128,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
@@ -117,7 +119,17 @@ export const PRINCIPAL_KINDS = ['person', 'agent', 'link', 'service'] as const;
 export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
 
 /** The way a principal reached Handback; also the name of each entry point in logs. */
-export const VIAS = ['api', 'link', 'slack', 'step-functions', 'sqs', 'eventbridge', 'sweep', 'library'] as const;
+export const VIAS = [
+  'api',
+  'link',
+  'slack',
+  'step-functions',
+  'sqs',
+  'eventbridge',
+  'sweep',
+  'library',
+  'policy',
+] as const;
 export type Via = (typeof VIAS)[number];
 
 /** The OAuth scopes that open routes. */
@@ -156,6 +168,46 @@ export const LINK_HEADER = 'x-handback-link';
 
 /** The inbox page's query naming one pause: `<inbox>?run=<runId>&pause=<interruptId>` opens that pause. */
 export const INBOX_PAUSE_QUERY = { runId: 'run', interruptId: 'pause' } as const;
+/** What the deployment's policies make of an `approval` ask at pause time (§17). */
+export const POLICY_OUTCOMES = ['approve', 'reject', 'ask'] as const;
+export type PolicyOutcome = (typeof POLICY_OUTCOMES)[number];
+
+/** Whether policies decide (`enforce`) or are only watched (`shadow`: recorded, people asked as if none existed). */
+export const POLICY_MODES = ['enforce', 'shadow'] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
+
+/** What an `approval` ask no policy applies to gets (`HANDBACK_POLICY_DEFAULT`): it waits, or it is rejected. */
+export const POLICY_DEFAULTS = ['ask', 'reject'] as const;
+export type PolicyDefault = (typeof POLICY_DEFAULTS)[number];
+
+/**
+ * Why the policies' outcome is what it is, when no policy of the file determined it: the default applied, or an
+ * evaluation failed (fail closed). Each is also the id in the subject `policy:<id>`, so no policy may take them.
+ */
+export const POLICY_BASES = ['default', 'error'] as const;
+export type PolicyBasis = (typeof POLICY_BASES)[number];
+
+/** The Cedar names Handback's requests use (`handback.cedarschema`). */
+export const CEDAR_NAMES = {
+  namespace: 'Handback',
+  agent: 'Handback::Agent',
+  person: 'Handback::Person',
+  group: 'Handback::Group',
+  tool: 'Handback::Tool',
+  action: 'Handback::Action',
+  call: 'call',
+  callWithoutApproval: 'callWithoutApproval',
+  args: 'Args',
+} as const;
+
+/** The policy annotations Handback reads (§17); others are the policy author's own. */
+export const POLICY_ANNOTATIONS = {
+  id: 'id',
+  reason: 'reason',
+  approvers: 'approvers',
+  approvals: 'approvals',
+  fourEyes: 'fourEyes',
+} as const;
 
 /** Whether `value` is one of `list`'s words: a type guard for any of the lists above. */
 export function isOneOf<const T extends readonly string[]>(list: T, value: unknown): value is T[number] {

@@ -5,6 +5,8 @@ import type {
   OnExpiry,
   Outcome,
   PauseStatus,
+  PolicyBasis,
+  PolicyOutcome,
   PrincipalKind,
   Via,
 } from './vocabulary.ts';
@@ -36,10 +38,27 @@ export interface Principal {
   name?: string;
   via: Via;
   /**
-   * On a link a person made for a recipient (§13): that person's subject. What the link decides counts as theirs
-   * too, so a link never gives its maker a second vote, nor a way past four eyes.
+   * The `email` is verified (§16): it came from a token's `email_verified`, the stack's own Cognito pool, Slack's
+   * `users.info`, or a link Handback delivered to that address. Only then does the email match approvers' `emails`
+   * and join the principal's identity (`email:<address>`); otherwise it is shown and nothing more.
+   */
+  emailVerified?: true;
+  /**
+   * On a link a person granted (§16: `POST …/links`, answered with the URL): whom they gave it to. A label: it matches
+   * no approver and joins no identity; the decision is the grantor's.
+   */
+  for?: LinkRecipient;
+  /**
+   * Part three's links for a recipient: the subject of the person who made it. Read on decisions recorded then, so
+   * they still count as that person's; §16's granted links record the grantor as the principal itself.
    */
   grantedBy?: string;
+}
+
+/** Whom a link was made for: an email address, and a name to show. */
+export interface LinkRecipient {
+  email: string;
+  name?: string;
 }
 
 /** A principal as a request brings it: what is recorded, plus the groups its token names (matched, not recorded). */
@@ -79,12 +98,16 @@ export type DecisionBody =
 export interface AnswerDecision {
   toolCallId: string;
   answer: unknown;
+  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
+  argsHash?: string;
 }
 
 /** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
 export interface ApproveDecision {
   toolCallId: string;
   decision: 'approve';
+  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
+  argsHash?: string;
 }
 
 /** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
@@ -92,6 +115,8 @@ export interface EditDecision {
   toolCallId: string;
   decision: 'edit';
   args: Record<string, unknown>;
+  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
+  argsHash?: string;
 }
 
 /** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
@@ -99,6 +124,8 @@ export interface RejectDecision {
   toolCallId: string;
   decision: 'reject';
   reason?: string;
+  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
+  argsHash?: string;
 }
 
 /** What a person settled one ask with (§9). */
@@ -121,6 +148,40 @@ export type VoteView = (
   | { decision: 'reject'; reason?: string }
 ) & { by: Principal; at: string };
 
+/** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
+export interface PolicyRequirements {
+  /** The union of the applying permits' `@approvers`. */
+  approvers?: Approvers;
+  /** The largest `@approvals`. */
+  approvals?: number;
+  /** Some applying permit says `@fourEyes("true")`. */
+  fourEyes?: true;
+}
+
+/**
+ * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
+ * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
+ * policy existed.
+ */
+export interface AskPolicy {
+  outcome: PolicyOutcome;
+  /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
+  policyIds: string[];
+  /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
+  basis?: PolicyBasis;
+  /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
+  reason?: string;
+  /** An ask that waits: what the applying permits require. */
+  requires?: PolicyRequirements;
+  /**
+   * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
+   * them; `replaced` when the two shared no one, so the policies' list stands.
+   */
+  agentApprovers?: 'narrowed' | 'replaced';
+  /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
+  shadow?: true;
+}
+
 /** An ask as GET shows it: what it is about, and its recorded decision (with the original args kept when edited). */
 export interface AskView {
   toolCallId: string;
@@ -141,9 +202,39 @@ export interface AskView {
   approvals?: number;
   /** The votes so far, for an ask with a quorum (§13). */
   votes?: VoteView[];
+  /** What the deployment's policies made of it (§17), when policies are configured. */
+  policy?: AskPolicy;
+  /** The principal that paused it may not decide it, by a policy's `@fourEyes` (§17). */
+  fourEyes?: true;
   /** For the principal asking: whether they may decide it now (§13). */
   mayDecide?: boolean;
+  /**
+   * Changes exactly when the ask's current arguments change (§16): the model's, or the newest edit's. A decision
+   * sends it back; an approve or edit of other arguments is `args_changed`.
+   */
+  argsHash?: string;
+  /** The approvals counting for the current arguments, and how many settle the ask (§16). */
+  tally?: Tally;
+  /** For the principal asking: the code a decision by them would get now (§16); absent when they may decide. */
+  refusal?: RefusalCode;
 }
+
+/** Votes for an ask's current arguments, and how many it needs. */
+export interface Tally {
+  have: number;
+  need: number;
+}
+
+/** Why a principal may not decide an ask now: the code their decision would get (§16). */
+export type RefusalCode =
+  | 'forbidden'
+  | 'self_decision'
+  | 'not_an_approver'
+  | 'already_voted'
+  | 'already_decided'
+  | 'pause_cancelled'
+  | 'pause_expired'
+  | 'unsupported_record';
 
 /** The turn's words a person deciding needs: the last user text, the assistant's text in the paused round. */
 export interface TurnContext {
@@ -220,6 +311,9 @@ export interface Continuation {
   messages: unknown[];
   resumedAt: string;
 }
+
+/** What a hand-off delivers (§6): the continuation without `resumedAt`, its messages left out past 256 KB. */
+export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
 
 /** The 201 body of a pause. */
 export interface PauseCreated {

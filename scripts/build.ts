@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import ts from 'typescript';
+import { ESM_REQUIRE_BANNER } from '../infra/lambda-bundle.ts';
 
 /**
  * `npm run build` (also `prepare`, so `npm install`, `npm ci` and `npm pack` run it): compiles the package entries
@@ -42,10 +44,39 @@ if (diagnostics.length > 0 || emitted.emitSkipped) {
   rmSync(staging, { recursive: true, force: true });
   fail(diagnostics);
 }
+await buildCli(staging);
 // Two renames: dist/ is absent only between them, not for the whole compile.
 if (existsSync(outDir)) renameSync(outDir, previous);
 renameSync(staging, outDir);
 rmSync(previous, { recursive: true, force: true });
+
+/**
+ * The `handback` bin (`dist/cli/main.js`): one esbuild bundle, since the local service it starts reaches modules the
+ * library entries do not (the API handler, the inbox, the channels) and their devDependencies. The package's own
+ * dependencies and peers stay imports, resolved from the installing project; each command's heavy part is a chunk
+ * loaded when it runs, so `handback --help` loads none of it.
+ */
+async function buildCli(outDir: string): Promise<void> {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+    string,
+    Record<string, string>
+  >;
+  const external = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  await build({
+    entryPoints: [join(root, 'functions', 'cli', 'main.ts')],
+    outdir: join(outDir, 'cli'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    minify: true,
+    external: external.flatMap((name) => [name, `${name}/*`]),
+    banner: { js: ESM_REQUIRE_BANNER },
+    logLevel: 'error',
+  });
+}
 
 function fail(diagnostics: readonly ts.Diagnostic[]): never {
   const host: ts.FormatDiagnosticsHost = {

@@ -8,8 +8,9 @@ import { SCOPES } from '../functions/vocabulary.ts';
 /**
  * `npm run -s token -- --sub ann --groups finance --scope handback/decide`: prints a bearer token for the local
  * service started with `HANDBACK_JWT_SECRET` (HS256, signed with that same variable), so a reader can try who decides
- * (§13) from the command line. The claims are the ones the service reads: `sub`, `email`, `name`, the tenant (under
- * `TENANT_CLAIM`, default `tenant`), the groups (under `HANDBACK_GROUPS_CLAIM`, default `cognito:groups`) and `scope`.
+ * (§13) from the command line. The claims are the ones the service reads: `sub`, `email` (with `email_verified`),
+ * `name`, the tenant (under `TENANT_CLAIM`, default `tenant`), the groups (under `HANDBACK_GROUPS_CLAIM`, default
+ * `cognito:groups`), `scope`, `exp`, and `aud` (the first of `HANDBACK_JWT_AUDIENCE`, when set).
  * For development only: on AWS and with `HANDBACK_JWT_ISSUER`, tokens come from the issuer.
  */
 
@@ -51,7 +52,11 @@ export async function mintToken(args: readonly string[], env: NodeJS.ProcessEnv)
     .map((group) => group.trim())
     .filter(Boolean);
   const claims: Record<string, unknown> = { [env.TENANT_CLAIM || 'tenant']: values.tenant ?? 'acme' };
-  if (values.email !== undefined) claims.email = values.email;
+  // The script stands in for the developer's identity provider, which vouches for the emails it issues (§16).
+  if (values.email !== undefined) Object.assign(claims, { email: values.email, email_verified: true });
+  // A service with HANDBACK_JWT_AUDIENCE takes only tokens for one of its audiences (§16).
+  const audience = env.HANDBACK_JWT_AUDIENCE?.split(',')[0]?.trim();
+  if (audience) claims.aud = audience;
   if (values.name !== undefined) claims.name = values.name;
   if (groups.length > 0) claims[env.HANDBACK_GROUPS_CLAIM || DEFAULT_GROUPS_CLAIM] = groups;
   // No --scope: an unscoped token, which opens every route unless the service requires scopes (§13).

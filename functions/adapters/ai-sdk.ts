@@ -1,64 +1,53 @@
 import { asSchema, type ModelMessage, type ToolModelMessage, type ToolResultPart, type ToolSet } from 'ai';
-import type { CheckpointStore } from '../checkpoints/checkpoint-store.ts';
-import {
-  type ClientContinuation,
-  type ClientPauseCreated,
-  type ClientPauseInput,
-  type HandbackOperations,
-  storeOperations,
-} from '../client/types.ts';
+import type { ClientContinuation, ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { BadRequestError } from '../errors.ts';
 import { REJECTED } from '../rehydrate/texts.ts';
-import type { Actor, JsonSchema } from '../wire.ts';
+import type { AskView, JsonSchema } from '../wire.ts';
+import {
+  type ContinueInput,
+  continuationOf,
+  type ExecutionLog,
+  executionKey,
+  executionLogOf,
+  type HandbackOption,
+  operationsOf,
+} from './shared.ts';
 
 /**
- * `handback/ai-sdk` (§15): an AI SDK (`ai` 6) step becomes a Handback pause, and the closed pause becomes the
+ * `handback/ai-sdk` (§15): an AI SDK (`ai` 6 or 7) step becomes a Handback pause, and the closed pause becomes the
  * `ModelMessage[]` for the next `generateText` / `streamText`.
  *
- * - A `tool-approval-request` (a tool with `needsApproval`) becomes an `approval` ask, its `argsSchema` the tool's
- *   `inputSchema` as JSON Schema (`asSchema(...).jsonSchema`, the SDK's own conversion); a call of a tool without
- *   `execute` becomes an `answer` ask (its `outputSchema`, when it has one, as the `answerSchema`).
- * - Going on, each approved call is run by the tool's own `execute` with the decided arguments, once per
- *   `continuationId` and `toolCallId` (the record of what ran is `executed`), and its result is written as the SDK
+ * - A `tool-approval-request` that waits for a person (a tool with `needsApproval`, or `toolApproval` answering
+ *   `'user-approval'`) becomes an `approval` ask, its `argsSchema` the tool's `inputSchema` as JSON Schema
+ *   (`asSchema(...).jsonSchema`, the SDK's own conversion); an automatic one (AI SDK 7's `isAutomatic`) was settled
+ *   by the SDK in the step and asks no one. A call of a tool without `execute` becomes an `answer` ask (its
+ *   `outputSchema`, when it has one, as the `answerSchema`).
+ * - Going on, each approved call is run by the tool's own `execute` with the decided arguments, at most once per
+ *   `continuationId` and `toolCallId` (the `executions` log: claim before run), and its result is written as the SDK
  *   writes one; a rejected call carries the SDK's own denial: the `tool-approval-response` with `approved: false`
  *   and a `tool-result` whose output is `{type: 'execution-denied', reason}`, what `generateText` itself writes for a
- *   denied approval. Answers and not-dispatched calls keep Handback's results (§9).
+ *   denied approval. An ask decided by a §17 policy (`by.via: "policy"`) is written as the SDK's own automatic
+ *   approval or denial (`isAutomatic: true`, the policy named in the reason). Answers and not-dispatched calls keep
+ *   Handback's results (§9).
  *
  * The messages end in tool results for every call of the round, so the SDK runs nothing itself on the next call.
  */
 
-/** A store, with the tenant its pauses are for and who acts (default the library's principal, §13). */
-export interface StoreScope {
-  store: CheckpointStore;
-  tenant: string;
-  by?: Actor;
-}
-
 /** What ran, for one approved call of one continuation: enough to write its result again without running it. */
-export interface ExecutedCall {
+interface ExecutedCall {
   toolName: string;
-  input: unknown;
   /** The tool's output as the model sees it (the SDK's `ToolResultOutput`): JSON, to persist as it is. */
   output: ToolResultPart['output'];
 }
 
-/**
- * The record of approved calls that ran, keyed `<continuationId>:<toolCallId>`. A `Map` is one; a durable one (a
- * table item per key) keeps "once" across processes and restarts, since a continuation is handed off at least once.
- */
-export interface ExecutedLog {
-  get(key: string): ExecutedCall | undefined | PromiseLike<ExecutedCall | undefined>;
-  set(key: string, call: ExecutedCall): unknown;
-}
-
 /** How the adapter reaches Handback and runs the tools. */
 export interface AiSdkHandbackOptions<TOOLS extends ToolSet> {
-  /** The HTTP client (`createHandbackClient`), or a store with its tenant. */
-  handback: HandbackOperations | StoreScope;
+  /** The HTTP client (`createHandbackClient`), or a store with its tenant: `{ store, tenant, by? }`. */
+  handback: HandbackOption;
   /** The tools given to `generateText` / `streamText`. */
   tools: TOOLS;
-  /** What ran. @default an in-memory Map, kept as long as this adapter: persist one to survive a restart */
-  executed?: ExecutedLog;
+  /** Where each approved call's run is recorded. @default in this process's memory (a warning in production) */
+  executions?: ExecutionLog;
 }
 
 /** A step of `generateText` or `streamText` (its result, or a `StepResult`): its content and response messages. */
@@ -84,9 +73,6 @@ export type PauseFromStepInput = Omit<ClientPauseInput, 'format' | 'messages' | 
   prompt?: (call: AskedCall) => string | undefined;
 };
 
-/** Where to go on from: a continuation (as `decide` or the hand-off gives it), or its run and id. */
-export type ContinueInput = ClientContinuation | { runId: string; continuationId: string };
-
 /** The AI SDK adapter on one Handback and one tool set. */
 export interface AiSdkHandback {
   /** The asks of a step (none: the step needs no one). */
@@ -95,8 +81,6 @@ export interface AiSdkHandback {
   pauseFromStep(input: PauseFromStepInput): Promise<ClientPauseCreated | undefined>;
   /** The messages for the next `generateText` / `streamText`, the approved calls run (once) and their results in. */
   continueFromPause(input: ContinueInput): Promise<ModelMessage[]>;
-  /** The record of what ran (the one given, or the in-memory default). */
-  readonly executed: ExecutedLog;
 }
 
 interface Part {
@@ -105,6 +89,9 @@ interface Part {
   toolName?: string;
   input?: unknown;
   approvalId?: string;
+  isAutomatic?: boolean;
+  approved?: boolean;
+  reason?: string;
   providerExecuted?: boolean;
   invalid?: boolean;
   dynamic?: boolean;
@@ -116,7 +103,7 @@ interface Part {
 export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbackOptions<TOOLS>): AiSdkHandback {
   const handback = operationsOf(options.handback);
   const tools = options.tools as ToolSet;
-  const executed: ExecutedLog = options.executed ?? new Map<string, ExecutedCall>();
+  const executions = executionLogOf(options.executions, 'handback/ai-sdk');
   // Two deliveries of one continuation in this process wait for the same run rather than both starting one.
   const running = new Map<string, Promise<ExecutedCall>>();
 
@@ -124,7 +111,8 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
     const content = (await step.content) as readonly Part[];
     const asks: AskedCall[] = [];
     for (const part of content) {
-      if (part.type === 'tool-approval-request' && part.toolCall !== undefined) {
+      // An automatic approval or denial (AI SDK 7's `toolApproval`) was settled in the step: it asks no one.
+      if (part.type === 'tool-approval-request' && part.toolCall !== undefined && part.isAutomatic !== true) {
         const { toolCallId, toolName, input } = part.toolCall;
         asks.push({ toolCallId, toolName, input, kind: 'approval' });
       } else if (
@@ -143,8 +131,6 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
   };
 
   const run = async (key: string, call: { toolCallId: string; name: string; args: unknown }, before: unknown[]) => {
-    const recorded = await executed.get(key);
-    if (recorded !== undefined) return recorded;
     const tool = tools[call.name];
     if (tool?.execute === undefined) {
       throw new BadRequestError(
@@ -152,26 +138,34 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
         [{ path: `/dispatch/${call.toolCallId}`, message: `no tool ${call.name} with execute` }],
       );
     }
-    let output: ToolResultPart['output'];
-    try {
-      let result: unknown = await tool.execute(call.args as never, {
-        toolCallId: call.toolCallId,
-        messages: before as ModelMessage[],
-      });
-      // A streaming tool yields preliminary results; its last one is its result, as in the SDK.
-      if (isAsyncIterable(result)) for await (const value of result) result = value;
-      output = tool.toModelOutput
-        ? await tool.toModelOutput({ toolCallId: call.toolCallId, input: call.args, output: result })
-        : typeof result === 'string'
-          ? { type: 'text', value: result }
-          : { type: 'json', value: (result ?? null) as never };
-    } catch (error) {
-      // It ran (and may have done something before it threw): recorded like a result, never run again.
-      output = { type: 'error-text', value: error instanceof Error ? error.message : String(error) };
-    }
-    const done: ExecutedCall = { toolName: call.name, input: call.args, output };
-    await executed.set(key, done);
-    return done;
+    const execute = tool.execute;
+    const recorded = await executions.once(key, async () => {
+      let output: ToolResultPart['output'];
+      try {
+        let result: unknown = await execute(
+          call.args as never,
+          {
+            toolCallId: call.toolCallId,
+            messages: before as ModelMessage[],
+            // AI SDK 7 hands each tool its context; a tool that needs one gets none here, as in a bare call.
+            context: undefined,
+          } as never,
+        );
+        // A streaming tool yields preliminary results; its last one is its result, as in the SDK.
+        if (isAsyncIterable(result)) for await (const value of result) result = value;
+        output = tool.toModelOutput
+          ? await tool.toModelOutput({ toolCallId: call.toolCallId, input: call.args, output: result } as never)
+          : typeof result === 'string'
+            ? { type: 'text', value: result }
+            : { type: 'json', value: (result ?? null) as never };
+      } catch (error) {
+        // It ran (and may have done something before it threw): recorded like a result, never run again.
+        output = { type: 'error-text', value: error instanceof Error ? error.message : String(error) };
+      }
+      const done: ExecutedCall = { toolName: call.name, output };
+      return JSON.stringify(done);
+    });
+    return JSON.parse(recorded) as ExecutedCall;
   };
 
   const runOnce = (key: string, call: { toolCallId: string; name: string; args: unknown }, before: unknown[]) => {
@@ -184,7 +178,6 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
   };
 
   return {
-    executed,
     asksOf,
 
     async pauseFromStep({ messages, step, prompt, ...pause }) {
@@ -207,8 +200,7 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
     },
 
     async continueFromPause(input) {
-      const continuation =
-        'messages' in input && Array.isArray(input.messages) ? input : await handback.getContinuation(input);
+      const continuation = await continuationOf(handback, input);
       const messages = continuation.messages as Array<{ role: string; content: unknown }>;
       const at = messages.findLastIndex((message) => message.role === 'assistant');
       const assistant = messages[at];
@@ -234,9 +226,10 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
           else others.push(part);
         }
       }
+      const automatic = approvals.size === 0 ? new Map<string, string>() : await policyDecided(continuation);
       const responses: Part[] = [];
       for (const call of continuation.dispatch) {
-        const done = await runOnce(`${continuation.continuationId}:${call.toolCallId}`, call, before);
+        const done = await runOnce(executionKey(continuation.continuationId, call.toolCallId), call, before);
         results.set(call.toolCallId, {
           type: 'tool-result',
           toolCallId: call.toolCallId,
@@ -247,14 +240,22 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
       for (const [toolCallId, approvalId] of approvals) {
         const result = results.get(toolCallId);
         const dispatched = continuation.dispatch.some((call) => call.toolCallId === toolCallId);
+        const policy = automatic.get(toolCallId);
+        const by = policy === undefined ? {} : { reason: policy };
         if (dispatched) {
-          responses.push({ type: 'tool-approval-response', approvalId, approved: true } as Part);
+          responses.push({ type: 'tool-approval-response', approvalId, approved: true, ...by });
         } else if (result !== undefined && isRejection(result.output)) {
           const reason = String(result.output?.value);
           results.set(toolCallId, { ...result, output: { type: 'execution-denied', reason } as Part['output'] });
-          responses.push({ type: 'tool-approval-response', approvalId, approved: false, reason } as Part);
+          responses.push({ type: 'tool-approval-response', approvalId, approved: false, reason });
         }
       }
+      // A policy's decision is the SDK's automatic approval: the request says so, as `toolApproval` writes it.
+      const round = parts.map((part) =>
+        part.type === 'tool-approval-request' && automatic.has(part.toolCallId as string)
+          ? { ...part, isAutomatic: true }
+          : part,
+      );
       const content = [
         ...others,
         ...responses,
@@ -264,14 +265,17 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
         }),
       ];
       const tool: ToolModelMessage = { role: 'tool', content: content as ToolModelMessage['content'] };
-      return [...(messages.slice(0, at + 1) as ModelMessage[]), tool];
+      const paused = { ...assistant, content: round } as ModelMessage;
+      return [...(messages.slice(0, at) as ModelMessage[]), paused, tool];
     },
   };
-}
 
-/** The client as it is; a store bound to its tenant. */
-function operationsOf(handback: HandbackOperations | StoreScope): HandbackOperations {
-  return 'store' in handback ? storeOperations(handback.store, handback) : handback;
+  /** The asks a §17 policy decided (`by.via: "policy"`), each with the policy that decided it. */
+  async function policyDecided(continuation: ClientContinuation): Promise<Map<string, string>> {
+    const view = await handback.getPause({ runId: continuation.runId, interruptId: continuation.interruptId });
+    const byPolicy = (ask: AskView) => String(ask.decision?.by?.via) === 'policy';
+    return new Map(view.asks.filter(byPolicy).map((ask) => [ask.toolCallId, String(ask.decision?.by?.subject)]));
+  }
 }
 
 /** A tool schema as JSON Schema, by the SDK's own conversion; the draft-07 `$schema` it names is left out (§9's are 2020-12). */
@@ -289,3 +293,14 @@ function isRejection(output: Part['output']): boolean {
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
+
+export { ExecutionInProgressError } from '../errors.ts';
+export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
+export {
+  type ContinueInput,
+  createMemoryToolExecutions,
+  type ExecutionLog,
+  type HandbackOption,
+  type HandbackStore,
+  type StoreScope,
+} from './shared.ts';

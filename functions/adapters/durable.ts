@@ -1,30 +1,28 @@
 import { createHash } from 'node:crypto';
 import type { DurableContext } from '@aws/durable-execution-sdk-js';
-import type { Continuation, ContinuationKey, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
+import type { ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { PauseCancelledError, PauseExpiredError } from '../errors.ts';
-import type { HandoffPointer } from '../handoff/handoff.ts';
+import type { DispatchCall, HandoffPointer } from '../wire.ts';
+import { type ExecutionLog, executionKey, executionLogOf, type HandbackOption, operationsOf } from './shared.ts';
 
 /**
  * `handback/durable` (§15): a Lambda durable function waits for people with `waitForDecision`. It is one
  * `context.waitForCallback`: its submitter records the pause with the callback's id (`callbackId`), and Handback's
  * hand-off completes the callback when the pause closes — `SendDurableExecutionCallbackSuccess` with the hand-off
  * pointer, or `SendDurableExecutionCallbackFailure` with `PauseCancelledError` for a cancel. While it waits the
- * function is not running (no compute is billed). The framework is an optional peer: this module imports only its
- * types.
+ * function is not running (no compute is billed). `runApproved` then runs the approved calls, each in a step and
+ * through the execution log, so neither a replay nor a retried step runs one twice. The framework is an optional
+ * peer: this module imports only its types.
  */
 
-/** What records pauses and reads continuations: the library's store, or `handback/client` over the HTTP API. */
-export interface DecisionBackend {
-  pause(input: PauseInput): Promise<PauseCreated>;
-  getContinuation(key: ContinuationKey): Promise<Continuation>;
-}
+/** The pause to record: a pause body without what `waitForDecision` sets itself. */
+export type DurablePauseInput = Omit<ClientPauseInput, 'callbackId' | 'taskToken' | 'idempotencyKey'>;
 
-/** The pause to record: a pause input without what `waitForDecision` sets itself. */
-export type DurablePauseInput = Omit<PauseInput, 'callbackId' | 'taskToken' | 'idempotencyKey'>;
-
-/** Options of {@link waitForDecision}: the store or the client (one of them), and the operation's name. */
-export type WaitForDecisionOptions = ({ store: DecisionBackend } | { client: DecisionBackend }) & {
+/** Options of {@link waitForDecision}: how to reach Handback, and the operation's name. */
+export interface WaitForDecisionOptions {
+  /** The HTTP client (`createHandbackClient`), or a store with its tenant: `{ store, tenant, by? }`. */
+  handback: HandbackOption;
   /** The name of the durable operation (it must be unique in the function, as every operation name). @default 'handback-decision' */
   name?: string;
   /**
@@ -33,7 +31,7 @@ export type WaitForDecisionOptions = ({ store: DecisionBackend } | { client: Dec
    * @default 300
    */
   graceSeconds?: number;
-};
+}
 
 /** What the durable function goes on with: the hand-off pointer, its messages always present. */
 export interface DurableDecision extends HandoffPointer {
@@ -57,16 +55,16 @@ export async function waitForDecision(
   pause: DurablePauseInput,
   options: WaitForDecisionOptions,
 ): Promise<DurableDecision> {
-  const backend = 'store' in options ? options.store : options.client;
+  const handback = operationsOf(options.handback);
   const name = options.name ?? 'handback-decision';
   const expiresInSeconds = pause.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS;
-  let created: PauseCreated | undefined;
+  let created: ClientPauseCreated | undefined;
   let result: string;
   try {
     result = await context.waitForCallback<string>(
       name,
       async (callbackId) => {
-        created = await backend.pause({ ...pause, callbackId, idempotencyKey: idempotencyKeyOf(callbackId) });
+        created = await handback.pause({ ...pause, callbackId, idempotencyKey: idempotencyKeyOf(callbackId) });
       },
       { timeout: { seconds: expiresInSeconds + (options.graceSeconds ?? DEFAULT_GRACE_SECONDS) } },
     );
@@ -76,12 +74,44 @@ export async function waitForDecision(
   const pointer = JSON.parse(result) as HandoffPointer;
   if (pointer.messages !== undefined) return pointer as DurableDecision;
   // A pointer over 256 KB leaves its messages out: they are read from the continuation.
-  const continuation = await backend.getContinuation({
-    tenant: pause.tenant,
-    runId: pointer.runId,
-    continuationId: pointer.continuationId,
-  });
+  const continuation = await handback.getContinuation({ runId: pointer.runId, continuationId: pointer.continuationId });
   return { ...pointer, messages: continuation.messages };
+}
+
+/** Options of {@link runApproved}. */
+export interface RunApprovedOptions {
+  /** Where each approved call's run is recorded. @default in this process's memory (a warning in production) */
+  executions?: ExecutionLog;
+  /** The prefix of each call's step name (the call id follows). @default 'handback-run' */
+  name?: string;
+}
+
+/**
+ * Runs each approved call of the decision (its `dispatch`, with the decided arguments) in a `context.step` of its
+ * own, at most once per continuation and call: a replay reads the step's checkpointed output, and a step the SDK
+ * retries after a crash finds the execution log's claim instead of running the call again. Returns the results in
+ * call order, for `appendResults(decision.format, decision.messages, results)`.
+ */
+export async function runApproved(
+  context: Pick<DurableContext, 'step'>,
+  decision: Pick<DurableDecision, 'continuationId' | 'dispatch'>,
+  run: (call: DispatchCall) => Promise<unknown>,
+  options: RunApprovedOptions = {},
+): Promise<Array<{ toolCallId: string; output: string }>> {
+  const executions = executionLogOf(options.executions, 'handback/durable');
+  const prefix = options.name ?? 'handback-run';
+  const results: Array<{ toolCallId: string; output: string }> = [];
+  for (const call of decision.dispatch) {
+    const key = executionKey(decision.continuationId, call.toolCallId);
+    const output = await context.step(`${prefix}:${call.toolCallId}`, () =>
+      executions.once(key, async () => {
+        const value = await run(call);
+        return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+      }),
+    );
+    results.push({ toolCallId: call.toolCallId, output });
+  }
+  return results;
 }
 
 /** The `Idempotency-Key` of a callback's pause: its id, or a hash of it where the id is longer than a key may be. */
@@ -91,7 +121,7 @@ export function idempotencyKeyOf(callbackId: string): string {
 }
 
 /** The SDK's callback error as Handback's: a cancel's failure, or the callback's timeout past the pause's expiry. */
-function closedError(error: unknown, pause: DurablePauseInput, created: PauseCreated | undefined): unknown {
+function closedError(error: unknown, pause: DurablePauseInput, created: ClientPauseCreated | undefined): unknown {
   const failure = error as { errorType?: string; errorData?: string; cause?: { errorType?: string; name?: string } };
   const data = parsePointer(failure.errorData);
   if (data?.outcome === 'cancelled') {
@@ -114,3 +144,13 @@ function parsePointer(text: string | undefined): HandoffPointer | undefined {
     return undefined;
   }
 }
+
+export { ExecutionInProgressError, PauseCancelledError } from '../errors.ts';
+export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
+export {
+  createMemoryToolExecutions,
+  type ExecutionLog,
+  type HandbackOption,
+  type HandbackStore,
+  type StoreScope,
+} from './shared.ts';

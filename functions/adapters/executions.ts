@@ -1,19 +1,25 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../checkpoints/table.ts';
-import { ErrorCode, HandbackError } from '../errors.ts';
-import type { ToolExecutions } from './shared.ts';
+import { ExecutionInProgressError } from '../errors.ts';
+import type { ExecutionLog } from './shared.ts';
 
 /**
- * Tool executions recorded in a DynamoDB table (the Handback table will do: these items have keys of their own, `X#…`,
- * beside the pauses' `T#…`, and none of its index attributes), so Lambdas that each receive the same continuation
- * run an approved call once between them (§15). A claim is one conditional put; the output, one update after the run.
+ * The execution log in a DynamoDB table (the Handback table will do: its items have keys of their own, `X#…`, beside
+ * the pauses' `T#…`, and none of its index attributes), so Lambdas that each receive the same continuation run an
+ * approved call at most once between them (§15).
+ *
+ * **Claim before run.** `once(key, run)` first claims the key with one conditional put (`state: "started"`, who and
+ * when); only the delivery whose put succeeds runs the tool, then records its output (`state: "done"`). Every other
+ * delivery reads the record: the output once there is one, else `ExecutionInProgressError`.
+ *
+ * **A claimer that crashes mid-run** leaves its claim `started` for good: no lease expires and hands the call to
+ * another delivery, because a tool with side effects (a refund, an email) may have done its work before the crash,
+ * and running it again is the one thing an approval must never cause. A later delivery gets
+ * `ExecutionInProgressError` with `startedAt` (retryable: a race heals by itself, a crash ends in the queue's
+ * dead-letter queue), and a person settles it from the tool's own records — docs/ai-sdk.md, "Once". A `run` that
+ * rejects (the adapters turn a tool's own error into its output first, so this means nothing ran) releases the claim.
+ *
+ * The AWS SDK is loaded on first use, so importing an adapter needs no `@aws-sdk/*` package: only this log does.
  */
 
 /** Where the executions are kept. */
@@ -24,60 +30,86 @@ export interface DynamoDBToolExecutionsOptions {
   retentionSeconds?: number;
 }
 
-/** A call another worker claimed and has not finished (or crashed in): it is not run a second time. */
-export class ToolExecutionInProgressError extends HandbackError {
-  readonly key: string;
-  constructor(key: string) {
-    super(
-      ErrorCode.StorageUnavailable,
-      `Tool execution ${key} was started by another delivery and has no output yet; it is not run twice. Retry later, or look at the tool's own records if that delivery crashed.`,
+const DEFAULT_RETENTION_SECONDS = 30 * 24 * 3600;
+
+/** The document client's commands, loaded when the log is first used; a clear error when the SDK is not installed. */
+async function commands() {
+  try {
+    return await import('@aws-sdk/lib-dynamodb');
+  } catch (error) {
+    throw new Error(
+      'createDynamoDBToolExecutions needs the AWS SDK for DynamoDB: npm install @aws-sdk/client-dynamodb @aws-sdk/lib-dynamodb',
+      { cause: error },
     );
-    this.name = 'ToolExecutionInProgressError';
-    this.key = key;
   }
 }
 
-/** Tool executions in a DynamoDB table: at most once per key, and every delivery reads the first one's output. */
-export function createDynamoDBToolExecutions(options: DynamoDBToolExecutionsOptions): ToolExecutions {
+/** The execution log in DynamoDB: at most once per key across processes, and every delivery reads the first output. */
+export function createDynamoDBToolExecutions(options: DynamoDBToolExecutionsOptions): ExecutionLog {
   const { client, tableName } = options;
-  const retention = options.retentionSeconds ?? 30 * 24 * 3600;
+  const retention = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
   const { partitionKey: pk, sortKey: sk, timeToLiveAttribute: ttl } = TABLE;
   const keyOf = (key: string) => ({ [pk.name]: `X#${key}`, [sk.name]: 'X' });
   return {
-    async once(key, execute) {
+    durable: true,
+    async once(key, run) {
+      const { DeleteCommand, GetCommand, PutCommand, UpdateCommand } = await commands();
+      const claim = crypto.randomUUID();
+      const startedAt = new Date().toISOString();
       try {
-        // The claim: only the first delivery finds no item; every other one reads what the first recorded.
         await client.send(
           new PutCommand({
             TableName: tableName,
-            Item: { ...keyOf(key), [ttl]: Math.floor(Date.now() / 1000) + retention },
+            Item: {
+              ...keyOf(key),
+              state: 'started',
+              claim,
+              startedAt,
+              [ttl]: Math.floor(Date.now() / 1000) + retention,
+            },
+            // The claim: only the first delivery finds no item; every other one reads what the first recorded.
             ConditionExpression: 'attribute_not_exists(#pk)',
             ExpressionAttributeNames: { '#pk': pk.name },
           }),
         );
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
         const { Item } = await client.send(
           new GetCommand({ TableName: tableName, Key: keyOf(key), ConsistentRead: true }),
         );
-        if (typeof Item?.output === 'string') return Item.output;
-        throw new ToolExecutionInProgressError(key);
+        if (Item?.state === 'done' && typeof Item.output === 'string') return Item.output;
+        throw new ExecutionInProgressError(key, typeof Item?.startedAt === 'string' ? Item.startedAt : startedAt);
       }
       let output: string;
       try {
-        output = await execute();
+        output = await run();
       } catch (error) {
-        // The call failed before it had an output: let a later delivery try it again, as the memory record does.
-        await client.send(new DeleteCommand({ TableName: tableName, Key: keyOf(key) }));
+        // Nothing ran to an output: a later delivery may claim it again. Only this claim's own record is removed.
+        await client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: keyOf(key),
+            ConditionExpression: '#claim = :claim',
+            ExpressionAttributeNames: { '#claim': 'claim' },
+            ExpressionAttributeValues: { ':claim': claim },
+          }),
+        );
         throw error;
       }
       await client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keyOf(key),
-          UpdateExpression: 'SET #output = :output',
-          ExpressionAttributeNames: { '#output': 'output' },
-          ExpressionAttributeValues: { ':output': output },
+          UpdateExpression: 'SET #state = :done, #output = :output, #doneAt = :doneAt',
+          // Only the claimer records the output, over its own claim.
+          ConditionExpression: '#claim = :claim',
+          ExpressionAttributeNames: { '#state': 'state', '#output': 'output', '#doneAt': 'doneAt', '#claim': 'claim' },
+          ExpressionAttributeValues: {
+            ':done': 'done',
+            ':output': output,
+            ':doneAt': new Date().toISOString(),
+            ':claim': claim,
+          },
         }),
       );
       return output;

@@ -1,16 +1,20 @@
 import { AIMessage, type BaseMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, type StateSnapshot } from '@langchain/langgraph';
-import type { AskInput, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
-import { BadRequestError } from '../errors.ts';
-import type { Actor, Continuation, JsonSchema } from '../wire.ts';
+import type { AskInput } from '../checkpoints/checkpoint-store.ts';
+import type { ClientContinuation, ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
+import { BadRequestError, GraphCheckpointNotFoundError } from '../errors.ts';
+import type { JsonSchema } from '../wire.ts';
 import {
   type AskRule,
-  createMemoryToolExecutions,
+  type ContinueInput,
+  continuationOf,
+  type ExecutionLog,
   executionKey,
-  type HandbackStore,
+  executionLogOf,
+  type HandbackOption,
+  operationsOf,
   sameJson,
-  type ToolExecutions,
 } from './shared.ts';
 
 /**
@@ -48,52 +52,56 @@ export type HITLDecision =
   | { type: 'edit'; editedAction: { name: string; args: Record<string, unknown> } }
   | { type: 'reject'; message?: string };
 
-/** The graph as the adapter uses it: a compiled graph (or `createAgent`'s agent) with a checkpointer. */
-export interface InterruptibleGraph {
+/** The graph as the adapter uses it: a compiled graph (or `createAgent`'s agent) with a checkpointer; `State` its values. */
+export interface InterruptibleGraph<State = unknown> {
   getState(config: RunnableConfig): Promise<StateSnapshot>;
-  invoke(input: unknown, config?: RunnableConfig): Promise<unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: the graph's own input type, whatever it is (a Command is sent)
+  invoke(input: any, config?: any): Promise<State>;
 }
 
 /** What `pause` takes beside the thread: the run's name and any of the pause body's own fields. */
 export type LangGraphPauseOptions = Omit<
-  PauseInput,
-  'tenant' | 'format' | 'messages' | 'toolCallId' | 'prompt' | 'answerSchema' | 'asks'
+  ClientPauseInput,
+  'format' | 'messages' | 'toolCallId' | 'prompt' | 'answerSchema' | 'asks'
 >;
 
 /** The adapter's settings. */
-export interface LangGraphHandbackOptions {
-  /** The store, or the HTTP client (`handback/client`). */
-  store: HandbackStore;
-  /** The tenant every pause and read is for (the HTTP client's token decides its own). */
-  tenant: string;
-  /** The graph, compiled with a checkpointer (any: `MemorySaver`, Postgres, DynamoDB, …). */
-  graph: InterruptibleGraph;
+export interface LangGraphHandbackOptions<State = unknown> {
+  /** The HTTP client (`createHandbackClient`), or a store with its tenant: `{ store, tenant, by? }`. */
+  handback: HandbackOption;
+  /** The graph, compiled with a durable checkpointer (any LangGraph one: Postgres, SQLite, Redis, …). */
+  graph: InterruptibleGraph<State>;
   /**
    * Per tool name: asks of kind `answer` (the person's answer reaches the model as the middleware's reject `message`,
    * the one decision that writes a tool result without running the tool), or approval settings. Default: an approval.
    */
   asks?: Record<string, AskRule>;
-  /** Where each continuation's resume is recorded, so a redelivered one is sent to the graph once. @default memory */
-  executions?: ToolExecutions;
-  /** Who pauses (§13). @default the store's */
-  by?: Actor;
+  /** Where each continuation's resume is recorded, so it is sent to the graph at most once. @default in memory (a warning in production) */
+  executions?: ExecutionLog;
 }
 
-/** What `resume` did: the continuation, the middleware's decisions per interrupt id, and the graph's new state. */
-export interface LangGraphResumed {
-  continuation: Continuation;
-  /** The resume value sent, by interrupt id; empty when the thread had already gone past these interrupts. */
-  resume: Record<string, { decisions: HITLDecision[] }>;
-  /** What `graph.invoke` returned; the thread's current values when nothing was sent. */
-  values: unknown;
-}
+/**
+ * What `resume` did: the continuation, the middleware's decisions per interrupt id, and the graph's state after it.
+ * `status` says whether this delivery sent the decisions (`resumed`) or found the thread already past them
+ * (`already-resumed`: an earlier delivery sent them; nothing was sent, and `values` are the thread's current ones).
+ */
+export type LangGraphResumed<State = unknown> = {
+  continuation: ClientContinuation;
+  values: State;
+} & (
+  | { status: 'resumed'; resume: Record<string, { decisions: HITLDecision[] }> }
+  | { status: 'already-resumed'; resume: Record<string, never> }
+);
 
 /** A graph's interrupted thread paused by Handback, and resumed from its continuation. */
-export interface LangGraphHandback {
+export interface LangGraphHandback<State = unknown> {
   /** Pauses the thread's human-in-the-loop interrupts: one ask per action request, with the action's args. */
-  pause(config: RunnableConfig, options: LangGraphPauseOptions): Promise<PauseCreated>;
-  /** Resumes the thread with the continuation's decisions in the middleware's terms, once. */
-  resume(options: { runId: string; continuationId: string; config?: RunnableConfig }): Promise<LangGraphResumed>;
+  pause(config: RunnableConfig, options: LangGraphPauseOptions): Promise<ClientPauseCreated>;
+  /**
+   * Resumes the thread with the continuation's decisions in the middleware's terms, at most once; throws
+   * `GraphCheckpointNotFoundError` when the graph's checkpointer has no checkpoint for the thread.
+   */
+  resume(options: ContinueInput & { config?: RunnableConfig }): Promise<LangGraphResumed<State>>;
 }
 
 /** What the pause keeps beside the transcript (in `metadata`): the thread, and which calls each interrupt asks about. */
@@ -105,9 +113,10 @@ interface Recorded {
 const METADATA_KEY = 'handback/langgraph';
 
 /** Handback for one LangGraph graph. */
-export function langgraphHandback(options: LangGraphHandbackOptions): LangGraphHandback {
-  const { store, tenant, graph } = options;
-  const executions = options.executions ?? createMemoryToolExecutions();
+export function langgraphHandback<State = unknown>(options: LangGraphHandbackOptions<State>): LangGraphHandback<State> {
+  const { graph } = options;
+  const handback = operationsOf(options.handback);
+  const executions = executionLogOf(options.executions, 'handback/langgraph');
   return {
     async pause(config, pauseOptions) {
       const snapshot = await graph.getState(config);
@@ -138,26 +147,32 @@ export function langgraphHandback(options: LangGraphHandbackOptions): LangGraphH
         });
         recorded.interrupts.push({ id, toolCallIds });
       }
-      return store.pause({
+      return handback.pause({
         ...pauseOptions,
-        ...(options.by === undefined || pauseOptions.by !== undefined ? {} : { by: options.by }),
         metadata: { ...pauseOptions.metadata, [METADATA_KEY]: recorded },
-        tenant,
         format: 'langchain',
         messages: mapChatMessagesToStoredMessages(messages),
         asks,
       });
     },
 
-    async resume({ runId, continuationId, config }) {
-      const continuation = await store.getContinuation({ tenant, runId, continuationId });
-      const pause = await store.getPause({ tenant, runId, interruptId: continuation.interruptId });
+    async resume(input) {
+      const { config } = input;
+      const continuation = await continuationOf(handback, input);
+      const { runId, continuationId } = continuation;
+      const pause = await handback.getPause({ runId, interruptId: continuation.interruptId });
       const recorded = pause.metadata?.[METADATA_KEY] as Recorded | undefined;
       if (recorded === undefined) {
         throw new BadRequestError(`Pause ${continuation.interruptId} was not made by handback/langgraph.`);
       }
       const thread = config ?? { configurable: { thread_id: recorded.threadId } };
-      const pending = new Map(pendingRequests(await graph.getState(thread)).map((entry) => [entry.id, entry.request]));
+      const snapshot = await graph.getState(thread);
+      if (snapshot.createdAt === undefined && snapshot.config.configurable?.checkpoint_id === undefined) {
+        // No checkpoint at all: resuming would run the graph from nothing, and the approved calls would never run.
+        const threadId = String(thread.configurable?.thread_id ?? recorded.threadId);
+        throw new GraphCheckpointNotFoundError(threadId, continuation.interruptId);
+      }
+      const pending = new Map(pendingRequests(snapshot).map((entry) => [entry.id, entry.request]));
       const resume: Record<string, { decisions: HITLDecision[] }> = {};
       for (const { id, toolCallIds } of recorded.interrupts) {
         const request = pending.get(id);
@@ -169,15 +184,19 @@ export function langgraphHandback(options: LangGraphHandbackOptions): LangGraphH
           ),
         };
       }
+      const current = async () => (await graph.getState(thread)).values as State;
       if (Object.keys(resume).length === 0) {
-        return { continuation, resume, values: (await graph.getState(thread)).values };
+        return { continuation, status: 'already-resumed', resume: {}, values: await current() };
       }
-      let values: unknown;
+      let values: State | undefined;
+      let sent = false;
       await executions.once(executionKey(continuationId, continuation.interruptId), async () => {
         values = await graph.invoke(new Command({ resume }), thread);
+        sent = true;
         return 'resumed';
       });
-      return { continuation, resume, values: values ?? (await graph.getState(thread)).values };
+      if (!sent) return { continuation, status: 'already-resumed', resume: {}, values: await current() };
+      return { continuation, status: 'resumed', resume, values: values as State };
     },
   };
 }
@@ -226,7 +245,7 @@ function askOf(
  * args are not the action's); any other call carries its result text in the continuation (an answer, a rejection
  * with its reason, the cancel's or the expiry's), which the middleware's reject writes as the call's tool message.
  */
-function decisionFor(continuation: Continuation, toolCallId: string, action: ActionRequest): HITLDecision {
+function decisionFor(continuation: ClientContinuation, toolCallId: string, action: ActionRequest): HITLDecision {
   const dispatched = continuation.dispatch.find((call) => call.toolCallId === toolCallId);
   if (dispatched !== undefined) {
     return sameJson(dispatched.args, action.args)
@@ -241,9 +260,13 @@ function decisionFor(continuation: Continuation, toolCallId: string, action: Act
   return { type: 'reject', message: typeof content === 'string' ? content : JSON.stringify(content) };
 }
 
+export { ExecutionInProgressError, GraphCheckpointNotFoundError } from '../errors.ts';
+export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
 export {
-  createDynamoDBToolExecutions,
-  type DynamoDBToolExecutionsOptions,
-  ToolExecutionInProgressError,
-} from './executions.ts';
-export { type AskRule, createMemoryToolExecutions, type HandbackStore, type ToolExecutions } from './shared.ts';
+  type AskRule,
+  createMemoryToolExecutions,
+  type ExecutionLog,
+  type HandbackOption,
+  type HandbackStore,
+  type StoreScope,
+} from './shared.ts';

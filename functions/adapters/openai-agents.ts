@@ -9,17 +9,21 @@ import {
   type RunToolApprovalItem,
   run,
 } from '@openai/agents';
-import type { AskInput, PauseCreated, PauseInput } from '../checkpoints/checkpoint-store.ts';
+import type { AskInput } from '../checkpoints/checkpoint-store.ts';
+import type { ClientContinuation, ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { BadRequestError } from '../errors.ts';
 import { appendResults, type ToolResult } from '../rehydrate/results.ts';
-import type { Actor, Continuation, JsonSchema } from '../wire.ts';
+import type { JsonSchema } from '../wire.ts';
 import {
   type AskRule,
-  createMemoryToolExecutions,
+  type ContinueInput,
+  continuationOf,
+  type ExecutionLog,
   executionKey,
-  type HandbackStore,
+  executionLogOf,
+  type HandbackOption,
+  operationsOf,
   outputText,
-  type ToolExecutions,
 } from './shared.ts';
 
 /**
@@ -49,47 +53,41 @@ export type PausableResult = Pick<
 
 /** What `pause` takes beside the run's result: the run's name and any of the pause body's own fields. */
 export type AgentsPauseOptions = Omit<
-  PauseInput,
-  'tenant' | 'format' | 'messages' | 'toolCallId' | 'prompt' | 'answerSchema' | 'asks'
+  ClientPauseInput,
+  'format' | 'messages' | 'toolCallId' | 'prompt' | 'answerSchema' | 'asks'
 >;
 
-/** What `resume` takes: the hand-off's pointer, and the run's context and options for `run()`. */
-export interface AgentsResumeOptions<TContext> {
-  runId: string;
-  continuationId: string;
+/** What `resume` takes: where to go on from (the hand-off's pointer, a continuation, or `decide`'s result), and the run's context and options for `run()`. */
+export type AgentsResumeOptions<TContext> = ContinueInput & {
   /** The run's context, as `run(agent, input, { context })` takes it. */
   context?: TContext;
   /** Any other option of `run()` (not `stream`). */
   runOptions?: Omit<NonStreamRunOptions<TContext>, 'context'>;
-}
+};
 
 /** The adapter's settings. */
 export interface OpenAIAgentsHandbackOptions<TContext> {
-  /** The store, or the HTTP client (`handback/client`). */
-  store: HandbackStore;
-  /** The tenant every pause and read is for (the HTTP client's token decides its own). */
-  tenant: string;
+  /** The HTTP client (`createHandbackClient`), or a store with its tenant: `{ store, tenant, by? }`. */
+  handback: HandbackOption;
   /** The agent the run started with: its tools run the approved calls, and `run()` goes on from it. */
   agent: AnyAgent<TContext>;
   /** Per tool name: asks of kind `answer` (`ask_human`-like tools), or approval settings. Default: an approval. */
   asks?: Record<string, AskRule>;
-  /** Where each approved call's execution is recorded. @default in this process's memory */
-  executions?: ToolExecutions;
-  /** Who pauses (§13). @default the store's */
-  by?: Actor;
+  /** Where each approved call's run is recorded. @default in this process's memory (a warning in production) */
+  executions?: ExecutionLog;
 }
 
 /** A run paused by Handback and resumed from its continuation. */
 export interface OpenAIAgentsHandback<TContext> {
   /** Pauses the run's interrupted round: one ask per `result.interruptions` item, the tool's parameters as `argsSchema`. */
-  pause(result: PausableResult, options: AgentsPauseOptions): Promise<PauseCreated>;
+  pause(result: PausableResult, options: AgentsPauseOptions): Promise<ClientPauseCreated>;
   /** Runs the approved calls once, appends their results, and goes on with `run()` on the decided transcript. */
   resume(options: AgentsResumeOptions<TContext>): Promise<AgentsResumed<TContext>>;
 }
 
 /** What `resume` did: the continuation, the calls it ran (or found run), and the run that went on. */
 export interface AgentsResumed<TContext> {
-  continuation: Continuation;
+  continuation: ClientContinuation;
   ran: ToolResult[];
   result: RunResult<TContext, AnyAgent<TContext>>;
 }
@@ -98,8 +96,9 @@ export interface AgentsResumed<TContext> {
 export function openaiAgentsHandback<TContext = unknown>(
   options: OpenAIAgentsHandbackOptions<TContext>,
 ): OpenAIAgentsHandback<TContext> {
-  const { store, tenant, agent } = options;
-  const executions = options.executions ?? createMemoryToolExecutions();
+  const { agent } = options;
+  const handback = operationsOf(options.handback);
+  const executions = executionLogOf(options.executions, 'handback/openai-agents');
   return {
     async pause(result, pauseOptions) {
       const interruptions = result.interruptions;
@@ -108,18 +107,18 @@ export function openaiAgentsHandback<TContext = unknown>(
       }
       const tools = toolsOf<TContext>(result.lastAgent ?? agent);
       const asks = interruptions.map((item) => askOf(item, tools, options.asks));
-      return store.pause({
+      return handback.pause({
         ...pauseOptions,
-        ...(options.by === undefined || pauseOptions.by !== undefined ? {} : { by: options.by }),
-        tenant,
         format: 'openai-responses',
         messages: transcriptOf(result),
         asks,
       });
     },
 
-    async resume({ runId, continuationId, context, runOptions }) {
-      const continuation = await store.getContinuation({ tenant, runId, continuationId });
+    async resume(input) {
+      const { context, runOptions } = input;
+      const continuation = await continuationOf(handback, input);
+      const { continuationId } = continuation;
       const tools = toolsOf(agent);
       const runContext = new RunContext<TContext>(context as TContext);
       const ran: ToolResult[] = [];
@@ -286,9 +285,13 @@ export function toAgentItems(messages: readonly unknown[]): AgentInputItem[] {
   });
 }
 
+export { ExecutionInProgressError } from '../errors.ts';
+export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
 export {
-  createDynamoDBToolExecutions,
-  type DynamoDBToolExecutionsOptions,
-  ToolExecutionInProgressError,
-} from './executions.ts';
-export { type AskRule, createMemoryToolExecutions, type HandbackStore, type ToolExecutions } from './shared.ts';
+  type AskRule,
+  createMemoryToolExecutions,
+  type ExecutionLog,
+  type HandbackOption,
+  type HandbackStore,
+  type StoreScope,
+} from './shared.ts';

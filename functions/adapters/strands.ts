@@ -16,18 +16,20 @@ import {
   type ToolResultBlockData,
   type ToolStreamGenerator,
 } from '@strands-agents/sdk';
-import type { AskInput, CheckpointStore } from '../checkpoints/checkpoint-store.ts';
-import {
-  type ClientContinuation,
-  type ClientPauseCreated,
-  type ClientPauseInput,
-  type HandbackOperations,
-  storeOperations,
-} from '../client/types.ts';
+import type { AskInput } from '../checkpoints/checkpoint-store.ts';
+import type { ClientContinuation, ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { BadRequestError } from '../errors.ts';
 import { NOT_DISPATCHED, REJECTED } from '../rehydrate/texts.ts';
-import type { Actor } from '../wire.ts';
-import { type AskRule, createMemoryToolExecutions, executionKey, type ToolExecutions } from './shared.ts';
+import {
+  type AskRule,
+  type ContinueInput,
+  continuationOf,
+  type ExecutionLog,
+  executionKey,
+  executionLogOf,
+  type HandbackOption,
+  operationsOf,
+} from './shared.ts';
 
 /**
  * `handback/strands` (§15): a Strands agent (`@strands-agents/sdk`) pauses through its own interrupts, raised by the
@@ -36,8 +38,8 @@ import { type AskRule, createMemoryToolExecutions, executionKey, type ToolExecut
  * `bedrock-converse` (Strands' own message shape); the continuation that closes it becomes the agent invoked again
  * with the interrupt responses, which the same hook turns into the SDK's own outcomes:
  *
- * - approve / edit: the call runs with the decided arguments, once per continuation and call (`ToolExecutions`),
- *   whatever is retried or redelivered;
+ * - approve / edit: the call runs with the decided arguments, at most once per continuation and call (the adapter's
+ *   `executions` log: claim before run), whatever is retried or redelivered;
  * - reject (and a cancel or an expiry): the hook sets `event.cancel` to Handback's rejection text, so the tool does
  *   not run and the model reads the reason as the call's error result;
  * - answer: a tool with no side effects stands in (`event.selectedTool`), its result the person's answer.
@@ -62,8 +64,6 @@ export interface ApprovalHookOptions {
   tools: readonly string[];
   /** Per tool name: an `answer` ask (an `ask_human`-like tool) or the approval's settings. A tool named here waits too. */
   asks?: Record<string, StrandsAskRule>;
-  /** Where each approved call's execution is recorded. @default in this process's memory */
-  executions?: ToolExecutions;
 }
 
 /** The plugin to give the agent (`new Agent({ plugins: [approvalHook(...)] })`). */
@@ -78,12 +78,14 @@ export type ApprovalResponse =
   | { decision: 'reject'; message: string }
   | { decision: 'answer'; answer: string };
 
-/** The agents each hook was given to, so `pause` and `resume` find the rules and executions of the agent's hook. */
+/** The agents each hook was given to, so `pause` and `resume` find the rules of the agent's hook. */
 const hooks = new WeakMap<object, ApprovalHook>();
+
+/** The execution log of the adapter resuming each agent: the hook runs the approved calls through it. */
+const resumingWith = new WeakMap<object, ExecutionLog>();
 
 /** A plugin that interrupts the agent before each call of the listed tools, and applies the decision on resume. */
 export function approvalHook(options: ApprovalHookOptions): ApprovalHook {
-  const executions = options.executions ?? createMemoryToolExecutions();
   const waiting = new Set([...options.tools, ...Object.keys(options.asks ?? {})]);
   const hook: ApprovalHook = {
     name: 'handback:approvals',
@@ -98,24 +100,26 @@ export function approvalHook(options: ApprovalHookOptions): ApprovalHook {
         const { toolUseId, name, input } = event.toolUse;
         // First invocation: throws the SDK's InterruptError and the agent stops. Resumed: the decision.
         const response = event.interrupt<JSONValue>({ name: INTERRUPT_NAME, reason: { toolUseId, tool: name, input } });
-        applyDecision(event, approvalResponse(response, toolUseId), executions);
+        const decided = approvalResponse(response, toolUseId);
+        const executions = resumingWith.get(agent);
+        if (decided.decision === 'approve' && executions === undefined) {
+          throw new BadRequestError(
+            'An approved call runs only through strandsHandback().resume, with its executions log.',
+          );
+        }
+        applyDecision(event, decided, executions as ExecutionLog);
       });
     },
   };
   return hook;
 }
 
-/** A store, with the tenant its pauses are for and who acts (default the library's principal, §13). */
-export interface StrandsStoreScope {
-  store: CheckpointStore;
-  tenant: string;
-  by?: Actor;
-}
-
-/** How the adapter reaches Handback. */
+/** How the adapter reaches Handback and records the approved calls' runs. */
 export interface StrandsHandbackOptions {
-  /** The HTTP client (`createHandbackClient`), or a store with its tenant. */
-  handback: HandbackOperations | StrandsStoreScope;
+  /** The HTTP client (`createHandbackClient`), or a store with its tenant: `{ store, tenant, by? }`. */
+  handback: HandbackOption;
+  /** Where each approved call's run is recorded. @default in this process's memory (a warning in production) */
+  executions?: ExecutionLog;
 }
 
 /** What `pause` takes beside the agent and its result: the run's name and any of the pause body's own fields. */
@@ -124,8 +128,8 @@ export type StrandsPauseOptions = Omit<
   'format' | 'messages' | 'toolCallId' | 'prompt' | 'answerSchema' | 'asks'
 >;
 
-/** Where to go on from: a continuation (as `decide` or the hand-off gives it), or its run and id. */
-export type StrandsContinueInput = ClientContinuation | { runId: string; continuationId: string };
+/** Where to go on from: a continuation, what `decide` returned, or the continuation's run and id. */
+export type StrandsContinueInput = ContinueInput;
 
 /** What `resume` did: the continuation, the responses the agent was invoked with, and its result. */
 export interface StrandsResumed {
@@ -152,8 +156,8 @@ type ConverseMessage = { role: 'user' | 'assistant'; content: Block[] };
 
 /** Handback for Strands agents that carry an `approvalHook`. */
 export function strandsHandback(options: StrandsHandbackOptions): StrandsHandback {
-  const handback =
-    'store' in options.handback ? storeOperations(options.handback.store, options.handback) : options.handback;
+  const handback = operationsOf(options.handback);
+  const executions = executionLogOf(options.executions, 'handback/strands');
   return {
     async pause(agent, result, pauseOptions) {
       const hook = hookOf(agent);
@@ -208,8 +212,7 @@ export function strandsHandback(options: StrandsHandbackOptions): StrandsHandbac
       // Plugins join an agent when it is initialized: a fresh agent (a Lambda that never saw the pause) is not yet.
       await agent.initialize();
       hookOf(agent);
-      const continuation =
-        'messages' in input && Array.isArray(input.messages) ? input : await handback.getContinuation(input);
+      const continuation = await continuationOf(handback, input);
       const pause = await handback.getPause({ runId: continuation.runId, interruptId: continuation.interruptId });
       const recorded = pause.metadata?.[METADATA_KEY] as Recorded | undefined;
       if (recorded === undefined || !Array.isArray(recorded.interrupts)) {
@@ -270,6 +273,7 @@ export function strandsHandback(options: StrandsHandbackOptions): StrandsHandbac
         },
         appData: {},
       });
+      resumingWith.set(agent, executions);
       const result = await agent.invoke(
         responses.map(({ interruptId, response }) => new InterruptResponseContent({ interruptId, response })),
       );
@@ -385,7 +389,7 @@ function approvalResponse(response: JSONValue, toolUseId: string): ApprovalRespo
 }
 
 /** Applies a decision to the call about to run, in the SDK's own terms. */
-function applyDecision(event: BeforeToolCallEvent, response: ApprovalResponse, executions: ToolExecutions): void {
+function applyDecision(event: BeforeToolCallEvent, response: ApprovalResponse, executions: ExecutionLog): void {
   switch (response.decision) {
     case 'approve': {
       event.toolUse.input = response.args;
@@ -403,7 +407,7 @@ function applyDecision(event: BeforeToolCallEvent, response: ApprovalResponse, e
 }
 
 /** The tool, run at most once per key: a retried or redelivered call gets the first run's result. */
-function onceTool(tool: Tool, key: string, executions: ToolExecutions): Tool {
+function onceTool(tool: Tool, key: string, executions: ExecutionLog): Tool {
   return {
     name: tool.name,
     description: tool.description,
@@ -489,9 +493,13 @@ function toStrandsBlock(block: Block): Block {
   return block;
 }
 
+export { ExecutionInProgressError } from '../errors.ts';
+export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
 export {
-  createDynamoDBToolExecutions,
-  type DynamoDBToolExecutionsOptions,
-  ToolExecutionInProgressError,
-} from './executions.ts';
-export { type AskRule, createMemoryToolExecutions, type ToolExecutions } from './shared.ts';
+  type AskRule,
+  createMemoryToolExecutions,
+  type ExecutionLog,
+  type HandbackOption,
+  type HandbackStore,
+  type StoreScope,
+} from './shared.ts';

@@ -54,6 +54,7 @@ import {
   answerDecision,
   checkAgainstAskSchema,
   checkAuthority,
+  checkVotesAndArgs,
   conflictError,
   conflictOf,
   matchDecisions,
@@ -83,7 +84,7 @@ import {
 } from './record.ts';
 import { checkAnswer, checkDecisionsInput, checkListQuery, checkReason, checkRun } from './validation.ts';
 import { toPauseCreated, toPauseView } from './views.ts';
-import { checkActor, LIBRARY_PRINCIPAL, mayDecide, recorded, SWEEP_PRINCIPAL } from './who-decides.ts';
+import { checkActor, LIBRARY_PRINCIPAL, modelHashes, needsCalls, recorded, SWEEP_PRINCIPAL } from './who-decides.ts';
 
 /**
  * The rules of pausing and deciding, storage-agnostic: one open pause per run, idempotent pause
@@ -113,6 +114,11 @@ export interface CheckpointServiceOptions {
    * names neither check module.
    */
   checks: CheckpointChecks;
+  /**
+   * The deployment's recipient domains (§16, `HANDBACK_RECIPIENT_DOMAINS`): an agent names approvers by email, and
+   * email `notify` recipients, only inside them. @default none: an agent names approvers by subject and group only
+   */
+  recipientDomains?: readonly string[];
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -136,6 +142,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #codec: Codec;
   readonly #onChange: ((change: PauseChange) => void) | undefined;
   readonly #checks: CheckpointChecks;
+  readonly #recipientDomains: readonly string[];
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -144,6 +151,7 @@ export class CheckpointService implements CheckpointStore {
     this.#codec = options.codec ?? DEFAULT_CODEC;
     this.#onChange = options.onChange;
     this.#checks = options.checks;
+    this.#recipientDomains = options.recipientDomains ?? [];
   }
 
   async pause(input: PauseInput): Promise<PauseCreated> {
@@ -153,7 +161,7 @@ export class CheckpointService implements CheckpointStore {
       this.#checks.pause(),
       isFormatName(input?.format) ? loadFormat(input.format) : undefined,
     ]);
-    const pause = checks.checkPauseInput(input, format);
+    const pause = checks.checkPauseInput(input, format, { recipientDomains: this.#recipientDomains });
     const json = serializeTranscript(pause.messages);
     if (json.length > LIMITS.transcriptBytes) {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
@@ -290,9 +298,7 @@ export class CheckpointService implements CheckpointStore {
     const nowMs = this.#clock().getTime();
     if (stored.transcript === undefined) return toPauseView(stored.record, nowMs, undefined, viewer);
     const messages = await this.#transcript(stored);
-    const round = (await loadFormat(stored.record.format)).findRound(messages);
-    const calls = new Map(round.calls.map((call) => [call.id, call]));
-    const view = toPauseView(stored.record, nowMs, calls, viewer);
+    const view = toPauseView(stored.record, nowMs, await this.#calls(stored, messages), viewer);
     return options.includeMessages ? { ...view, messages } : view;
   }
 
@@ -330,9 +336,9 @@ export class CheckpointService implements CheckpointStore {
     let after: string | undefined;
     const cursorOf = (at: string) => writeCursor(at, status, viewer !== undefined);
     // `mine`: the open pauses (the sparse index, never the tenant's history), filtered to those waiting for the viewer.
-    const wanted = (record: PauseRecord, view: PauseView) =>
+    const wanted = (view: PauseView) =>
       (status === undefined || view.status === status) &&
-      (viewer === undefined || record.asks.some((_, index) => mayDecide(record, index, viewer)));
+      (viewer === undefined || view.asks.some((ask) => ask.mayDecide === true));
     for (let round = 0; round < LIST_ROUNDS; round++) {
       const filtered = status !== undefined || viewer !== undefined;
       const page = await this.#persistence.list({
@@ -343,7 +349,7 @@ export class CheckpointService implements CheckpointStore {
       });
       for (const entry of page.entries) {
         const view = toPauseView(entry.record, nowMs, undefined, viewer);
-        if (!wanted(entry.record, view)) {
+        if (!wanted(view)) {
           after = entry.after;
           continue;
         }
@@ -485,7 +491,9 @@ export class CheckpointService implements CheckpointStore {
         const record = stored.record;
         const interruptId = interruptIdOf(record);
         const decisions = answerForm ? answerDecision(record, request.answer) : request.decisions;
-        const matched = matchDecisions(record, decisions);
+        // The model's arguments' hashes (§16); a record from before them that left args out reads its round for them.
+        const hashes = modelHashes(record, needsCalls(record) ? await this.#calls(stored) : undefined);
+        const matched = matchDecisions(record, decisions, hashes);
         // Kinds, editability and what the format can carry: a request that can never be right is a 4xx before anything.
         checkDecisions(await loadFormat(record.format), roundOfAsks(record), record.asks, decisions);
         // Who may decide (§13), for every decision of the request, before anything is written.
@@ -507,7 +515,12 @@ export class CheckpointService implements CheckpointStore {
             throw new UnsupportedRecordError(record.runId, interruptId, `status ${JSON.stringify(status)}`);
         }
         if (conflict !== undefined) throw conflictError(record, conflict, answerForm);
-        const fresh = matched.filter((match) => match.recorded === undefined);
+        // Votes by the same person and arguments changed since they were shown (§16), before anything is written.
+        const fresh = checkVotesAndArgs(
+          record,
+          matched.filter((match) => match.recorded === undefined),
+          actor,
+        );
         if (fresh.some(needsSchemaCheck)) {
           if (this.#checks.schemas === undefined) throw missingCheck('schemas');
           const { schemaFailures } = await this.#checks.schemas();
@@ -517,12 +530,12 @@ export class CheckpointService implements CheckpointStore {
           }
         }
         const { after, complete } = recordDecisions(record, fresh, actor, nowMs);
-        if (after === undefined) return { result: { kind: 'pending', ...pending(record, true) } };
+        if (after === undefined) return { result: { kind: 'pending', ...pending(record, true, hashes) } };
         if (complete) {
           const closed = this.#close(after, await this.#round(stored), 'resumed', nowMs, recorded(actor));
           return { after: closed.record, result: copyInto({ kind: 'closed' as const }, closed.result) };
         }
-        return { after, result: { kind: 'pending', ...pending(after, false) } };
+        return { after, result: { kind: 'pending', ...pending(after, false, hashes) } };
       },
     );
   }
@@ -603,6 +616,12 @@ export class CheckpointService implements CheckpointStore {
       throw new PauseNotFoundError(key.runId, formatId(id));
     }
     return stored;
+  }
+
+  /** The paused round's calls by id, from the stored transcript (`messages` when already decoded). */
+  async #calls(stored: StoredPause, messages?: unknown[]): Promise<Map<string, ToolCall>> {
+    const round = (await loadFormat(stored.record.format)).findRound(messages ?? (await this.#transcript(stored)));
+    return new Map(round.calls.map((call) => [call.id, call]));
   }
 
   #idOf(runId: string, interruptId: unknown): IdParts {
@@ -725,7 +744,7 @@ function resultOf(
   return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages, roundText));
 }
 
-function pending(record: PauseRecord, replayed: boolean): PendingDecisions {
+function pending(record: PauseRecord, replayed: boolean, hashes: readonly string[]): PendingDecisions {
   const body: PendingDecisions = {
     runId: record.runId,
     interruptId: interruptIdOf(record),
@@ -733,7 +752,7 @@ function pending(record: PauseRecord, replayed: boolean): PendingDecisions {
     ...decidedAndPending(record),
     replayed,
   };
-  const votes = voteCounts(record);
+  const votes = voteCounts(record, hashes);
   if (votes !== undefined) body.votes = votes;
   return body;
 }

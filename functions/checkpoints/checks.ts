@@ -1,7 +1,7 @@
 import type { AnswerFailure } from '../errors.ts';
 import type { MessageFormat } from '../rehydrate/formats/format.ts';
 import type { JsonSchema, PauseInput } from './checkpoint-store.ts';
-import type { CheckedPause } from './pause-checks.ts';
+import type { CheckedPause, PauseRules } from './pause-checks.ts';
 
 /**
  * The checks of a store that only some entry points need, each a module loaded on first use: the pause input checks
@@ -12,7 +12,9 @@ import type { CheckedPause } from './pause-checks.ts';
  */
 export interface CheckpointChecks {
   /** Checks a pause input with its format's module (`formats/load.ts`); `pause` needs it. */
-  pause?: () => Promise<{ checkPauseInput(input: PauseInput, format: MessageFormat | undefined): CheckedPause }>;
+  pause?: () => Promise<{
+    checkPauseInput(input: PauseInput, format: MessageFormat | undefined, rules?: PauseRules): CheckedPause;
+  }>;
   /** Checks an answer or edited args against its JSON Schema; `resume` and `decide` need it for asks with a schema. */
   schemas?: () => Promise<{ schemaFailures(schema: JsonSchema, value: unknown): AnswerFailure[] }>;
 }

@@ -13,13 +13,15 @@ import { canonicalJson, sha256 } from './codec.ts';
 import { capitalize, utf8Bytes } from './json.ts';
 import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
 import {
-  alreadyVoted,
   approvalsNeeded,
+  argsHashOf,
+  argsRefusal,
+  authorityRefusal,
   countingVoters,
   currentArgsHash,
   recorded,
-  refusalOf,
-  voteOf,
+  tallyOf,
+  voteRefusal,
 } from './who-decides.ts';
 
 /**
@@ -38,13 +40,19 @@ export interface MatchedDecision {
   position: number;
   hash: string;
   recorded: PauseRecord['decisions'][number];
+  /** The hash of the ask's model arguments (`modelArgsHash`). */
+  modelHash: string;
 }
 
-/** The arguments hash of a vote for the model's own arguments. */
-const MODEL_ARGS = 'model';
-
-/** Matches each decision to its ask; an unknown ask, or two decisions for one, is a `BadRequestError`. */
-export function matchDecisions(record: PauseRecord, decisions: readonly Decision[]): MatchedDecision[] {
+/**
+ * Matches each decision to its ask; an unknown ask, or two decisions for one, is a `BadRequestError`. `hashes` are
+ * the asks' model-argument hashes (`modelHashes`).
+ */
+export function matchDecisions(
+  record: PauseRecord,
+  decisions: readonly Decision[],
+  hashes: readonly string[],
+): MatchedDecision[] {
   const indexOf = new Map(record.asks.map((ask, index) => [ask.toolCallId, index]));
   const seen = new Set<string>();
   return decisions.map((decision, position) => {
@@ -66,6 +74,7 @@ export function matchDecisions(record: PauseRecord, decisions: readonly Decision
       position,
       hash: sha256(canonicalJson(bodyOf(decision))),
       recorded: record.decisions[index],
+      modelHash: hashes[index] as string,
     };
   });
 }
@@ -95,9 +104,36 @@ export function conflictError(record: PauseRecord, conflict: MatchedDecision, an
 /** Throws the first refusal of any decision in the request (§13): a request with one refused decision records none. */
 export function checkAuthority(record: PauseRecord, matched: readonly MatchedDecision[], actor: Actor): void {
   for (const match of matched) {
-    const refusal = refusalOf(record, match.ask, actor);
+    const refusal = authorityRefusal(record, match.ask, actor);
     if (refusal !== undefined) throw refusal;
   }
+}
+
+/**
+ * The decisions of a request still to record (§13, §16), of those not recorded yet (`fresh`): a vote the same person
+ * already cast through the same door is a replay and dropped; any other vote by that person, through any door, is
+ * `already_voted`; an approve or edit of other arguments than the ask's current ones is `args_changed`. Throws the
+ * first refusal, before anything is written.
+ */
+export function checkVotesAndArgs(
+  record: PauseRecord,
+  fresh: readonly MatchedDecision[],
+  actor: Actor,
+): MatchedDecision[] {
+  const toRecord: MatchedDecision[] = [];
+  for (const match of fresh) {
+    const quorum = approvalsNeeded(match.ask) > 1 && !('answer' in match.decision);
+    if (quorum) {
+      const voted = voteRefusal(record, match.index, actor, match.hash);
+      if (voted === 'replay') continue;
+      if (voted !== undefined) throw voted;
+    }
+    const current = quorum ? currentArgsHash(record.votes?.[match.index], match.modelHash) : match.modelHash;
+    const changed = argsRefusal(record, match.ask, match.decision, current);
+    if (changed !== undefined) throw changed;
+    toRecord.push(match);
+  }
+  return toRecord;
 }
 
 /** The decisions of a request that still need a schema check: an answer with `answerSchema`, an edit with `argsSchema`. */
@@ -148,11 +184,11 @@ export interface RecordedRequest {
 }
 
 /**
- * Records the decisions of a request that passed every check (§9, §13). An ask without a quorum is decided by its
- * one decision. An `approval` ask with `approvals: n` takes votes: each approve or edit is a vote for a set of
- * arguments (an edit's own, an approve's the current ones), and the ask is approved once n distinct principals voted
- * for the current arguments; an edit makes earlier votes stop counting; one reject vetoes. The same vote again is a
- * replay; another vote by the same principal is `already_voted`.
+ * Records the decisions of a request that passed every check (§9, §13, §16; `checkVotesAndArgs` dropped the
+ * replays). An ask without a quorum is decided by its one decision. An `approval` ask with `approvals: n` takes
+ * votes: each approve or edit is a vote for a set of arguments (an edit's own, an approve's the current ones), and the
+ * ask is approved once n distinct persons voted for the current arguments; an edit makes votes for other arguments
+ * stop counting; one reject vetoes.
  */
 export function recordDecisions(
   record: PauseRecord,
@@ -173,20 +209,14 @@ export function recordDecisions(
       continue;
     }
     const votes = after.votes?.[match.index] ?? [];
-    const mine = voteOf(votes, actor);
-    if (mine !== undefined) {
-      // The same vote again is a replay; the same person through another principal (a link they made) is not.
-      if (mine.hash === match.hash && mine.by.subject === actor.subject) continue;
-      throw alreadyVoted(record, match.ask);
-    }
     const vote: RecordedVote = {
       body,
       hash: match.hash,
       argsHash:
         body.decision === 'edit'
-          ? sha256(canonicalJson(body.args))
+          ? argsHashOf(body.args)
           : body.decision === 'approve'
-            ? currentArgsHash(votes, MODEL_ARGS)
+            ? currentArgsHash(votes, match.modelHash)
             : '',
       by,
       at,
@@ -200,7 +230,7 @@ export function recordDecisions(
       after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by };
       continue;
     }
-    if (countingVoters(next, MODEL_ARGS).length >= approvalsNeeded(match.ask)) {
+    if (countingVoters(next, match.modelHash).length >= approvalsNeeded(match.ask)) {
       const settled = settledBody(next);
       after.decisions[match.index] = {
         body: settled,
@@ -215,14 +245,20 @@ export function recordDecisions(
   return { after, complete: after.decisions.every((decision) => decision !== undefined) };
 }
 
-/** The votes that count on a quorum ask, as the 202 body shows them (§13): `{have, need}` per pending ask. */
-export function voteCounts(record: PauseRecord): Record<string, { have: number; need: number }> | undefined {
+/**
+ * The votes that count on a quorum ask, as the 202 body shows them (§13): `{have, need}` per pending ask; `hashes`
+ * are the asks' model-argument hashes (`modelHashes`).
+ */
+export function voteCounts(
+  record: PauseRecord,
+  hashes: readonly string[],
+): Record<string, { have: number; need: number }> | undefined {
   let counts: Record<string, { have: number; need: number }> | undefined;
   record.asks.forEach((ask, index) => {
     const need = approvalsNeeded(ask);
     if (need === 1 || record.decisions[index] !== undefined) return;
     counts ??= {};
-    counts[ask.toolCallId] = { have: countingVoters(record.votes?.[index] ?? [], MODEL_ARGS).length, need };
+    counts[ask.toolCallId] = tallyOf(record, index, hashes[index] as string);
   });
   return counts;
 }

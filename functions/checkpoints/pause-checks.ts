@@ -9,7 +9,15 @@ import { isPlainObject, jsonBytes, shown } from './json.ts';
 import { schemaProblems } from './json-schema/index.ts';
 import type { Ask } from './record.ts';
 import { describe, isIdempotencyKey, isRunId, jsonFailure, runIdProblem, tenantProblemOf } from './validation.ts';
-import { checkActor, checkApprovers, isAnonymous, LIBRARY_PRINCIPAL, recorded } from './who-decides.ts';
+import {
+  argsHashOf,
+  checkActor,
+  checkApprovers,
+  checkRecipients,
+  isAnonymous,
+  LIBRARY_PRINCIPAL,
+  recorded,
+} from './who-decides.ts';
 
 /**
  * The checks of a pause input, pure, apart from the checks every request shares (`validation.ts`): only the entry
@@ -40,13 +48,28 @@ export interface CheckedPause {
   notify?: PauseInput['notify'];
 }
 
+/** What a deployment holds every pause to, beside the pause's own fields. */
+export interface PauseRules {
+  /**
+   * The recipient domains (§16): an `agent` names approvers by email, and email `notify` recipients, only inside
+   * them; none (the default): only by subject and group, and email goes to the deployment's default recipients.
+   */
+  recipientDomains?: readonly string[];
+}
+
 /**
- * Checks a pause input: its fields (`BadRequestError` naming each bad one) and its transcript at pause time (§4:
- * `InvalidTranscriptError`, or `MissingTurnStateError` for no messages) with `format`, the module of `input.format`
- * (`formats/load.ts`; undefined only when the name is not a format, which is a `BadRequestError` here). The
- * transcript's size is checked by the service, which serializes it once.
+ * Checks a pause input: its fields (`BadRequestError` naming each bad one), who paused it against what it asks for
+ * (§16: with auth off no four eyes, quorum or approvers; an agent's email recipients inside `rules.recipientDomains`,
+ * else `RecipientNotAllowedError`), and its transcript at pause time (§4: `InvalidTranscriptError`, or
+ * `MissingTurnStateError` for no messages) with `format`, the module of `input.format` (`formats/load.ts`; undefined
+ * only when the name is not a format, which is a `BadRequestError` here). The transcript's size is checked by the
+ * service, which serializes it once.
  */
-export function checkPauseInput(input: PauseInput, format: MessageFormat | undefined): CheckedPause {
+export function checkPauseInput(
+  input: PauseInput,
+  format: MessageFormat | undefined,
+  rules: PauseRules = {},
+): CheckedPause {
   const failures: AnswerFailure[] = [];
   const fail = (path: string, message: string) => failures.push({ path, message });
   if (!isPlainObject(input)) {
@@ -128,13 +151,28 @@ export function checkPauseInput(input: PauseInput, format: MessageFormat | undef
       }
     }
   }
-  // Without auth there are no identities to match: approvers would lock every ask (§13).
-  if (isAnonymous(pausedBy) && asks.some((ask) => isPlainObject(ask) && ask.approvers !== undefined)) {
-    fail('/asks', 'approvers need identities, and auth is off: sign requests with a token (see docs/local.md)');
+  // Without auth there is one anonymous principal and no identity to match: approvers would lock every ask, four eyes
+  // keep the only principal away, and a quorum could never be met (§16). No pause is taken that no one could decide.
+  if (isAnonymous(pausedBy)) {
+    const authOff = 'and auth is off (one anonymous principal): sign requests with a token (see docs/local.md)';
+    asks.forEach((ask, index) => {
+      if (!isPlainObject(ask)) return;
+      if (ask.approvers !== undefined) fail(`/asks/${index}/approvers`, `approvers need identities, ${authOff}`);
+      if (typeof ask.approvals === 'number' && ask.approvals > 1) {
+        fail(`/asks/${index}/approvals`, `approvals above 1 need distinct people, ${authOff}`);
+      }
+    });
+    if (input.fourEyes === true) fail('/fourEyes', `fourEyes needs someone other than the pauser, ${authOff}`);
   }
   if (failures.length > 0) {
     throw new BadRequestError(`The pause is malformed: ${failures.map((f) => f.message).join('; ')}.`, failures);
   }
+  // An agent never chooses who approves it (§16): its email addresses only inside the recipient domains.
+  checkRecipients(
+    { pausedBy, asks: asks.map((ask) => (isPlainObject(ask) ? ask : {})), notify: input.notify },
+    rules.recipientDomains ?? [],
+    (index) => (input.asks === undefined ? '' : `/asks/${index}`),
+  );
 
   // §4 at pause time: the round is last, and every ask names a distinct reserved call of it.
   if (format === undefined) throw new Error(`The pause checks were given no module for the format ${input.format}.`);
@@ -156,6 +194,7 @@ export function checkPauseInput(input: PauseInput, format: MessageFormat | undef
         toolCallId: ask.toolCallId,
         name: call.name,
         args: call.args,
+        argsHash: argsHashOf(call.args),
         kind,
         ...(ask.prompt === undefined ? {} : { prompt: ask.prompt }),
         ...(ask.answerSchema === undefined ? {} : { answerSchema: ask.answerSchema }),

@@ -24,6 +24,8 @@ export interface Ask {
   /** The model's arguments; absent when `argsOmitted` (too large for the pause record: read the transcript). */
   args?: unknown;
   argsOmitted?: true;
+  /** The hash of the model's arguments (§16, `argsHashOf`), kept when `args` are left out; absent on older records. */
+  argsHash?: string;
   kind: AskKind;
   prompt?: string;
   /** `answer` asks only. */
@@ -56,7 +58,10 @@ export interface RecordedVote {
     | { decision: 'reject'; reason?: string };
   /** sha256 of the body's canonical JSON: the same vote again is a replay. */
   hash: string;
-  /** The arguments it is for: the model's (an approve of them) or an edit's, hashed; a reject's is empty. */
+  /**
+   * The arguments it is for, hashed (`argsHashOf`): an approve's (the ask's current ones when it was cast) or an
+   * edit's; a reject's is empty. Part three's approves of the model's own arguments hold `model` instead.
+   */
   argsHash: string;
   by: Principal;
   at: string;

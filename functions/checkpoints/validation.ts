@@ -12,16 +12,25 @@ import { capitalize, isPlainObject, shown, utf8Bytes } from './json.ts';
  * JSON-pointer failures), so one answer tells a caller everything to fix.
  */
 
-/** One decision of a request (§9): an answer, or approve / edit / reject. */
+/** The `argsHash` a decision may carry back (§16): the opaque hash its view showed. */
+const argsHash = z.optional(z.string().check(z.minLength(1), z.maxLength(128)));
+
+/** One decision of a request (§9): an answer, or approve / edit / reject; each may carry the `argsHash` it saw (§16). */
 export const decisionSchema = z.union([
-  z.strictObject({ toolCallId: z.string().check(z.minLength(1)), answer: z.unknown() }),
-  z.strictObject({ toolCallId: z.string().check(z.minLength(1)), decision: z.literal('approve') }),
+  z.strictObject({ toolCallId: z.string().check(z.minLength(1)), answer: z.unknown(), argsHash }),
+  z.strictObject({ toolCallId: z.string().check(z.minLength(1)), decision: z.literal('approve'), argsHash }),
   // Any JSON here: edited args that are not an object are an invalid answer (422), checked below, not a bad request.
-  z.strictObject({ toolCallId: z.string().check(z.minLength(1)), decision: z.literal('edit'), args: z.unknown() }),
+  z.strictObject({
+    toolCallId: z.string().check(z.minLength(1)),
+    decision: z.literal('edit'),
+    args: z.unknown(),
+    argsHash,
+  }),
   z.strictObject({
     toolCallId: z.string().check(z.minLength(1)),
     decision: z.literal('reject'),
     reason: z.optional(z.string()),
+    argsHash,
   }),
 ]);
 

@@ -10,13 +10,14 @@ import {
   type RecordedDecision,
   statusAt,
 } from './record.ts';
-import { mayDecide } from './who-decides.ts';
+import { currentArgsHash, isArgsHash, modelHashes, refusalOf, tallyOf } from './who-decides.ts';
 
 /** What callers see of a record, pure: the GET-pause body, the 201 body. Nothing here reads storage or a clock. */
 
 /**
- * The GET-pause body of `record` at `nowMs`; `calls` fills in args the record left out (from the transcript); with a
- * `viewer`, each ask says whether that principal may decide it now (§13).
+ * The GET-pause body of `record` at `nowMs`; `calls` fills in args the record left out (from the transcript). Each ask
+ * carries its `argsHash` and `tally` (§16); with a `viewer`, also the `refusal` a decision by that principal would get
+ * now and `mayDecide` (§13), decided by the same rules the store applies (`who-decides.ts`), so no page recomputes them.
  */
 export function toPauseView(
   record: PauseRecord,
@@ -25,13 +26,22 @@ export function toPauseView(
   viewer?: Actor,
 ): PauseView {
   const status = statusAt(record, nowMs);
+  const hashes = modelHashes(record, calls);
   const asks = record.asks.map((ask, index) => {
     const view = toAskView(ask, record.decisions[index], calls);
     const votes = record.votes?.[index];
     if (votes !== undefined && votes.length > 0) {
       view.votes = votes.map((vote) => ({ ...vote.body, by: vote.by, at: vote.at }));
     }
-    if (viewer !== undefined) view.mayDecide = status === 'paused' && mayDecide(record, index, viewer);
+    const modelHash = hashes[index] as string;
+    const argsHash = currentArgsHash(votes, modelHash);
+    if (isArgsHash(argsHash)) view.argsHash = argsHash;
+    view.tally = tallyOf(record, index, modelHash);
+    if (viewer !== undefined) {
+      const refusal = refusalOf(record, index, viewer, status);
+      view.mayDecide = refusal === undefined;
+      if (refusal !== undefined) view.refusal = refusal;
+    }
     return view;
   });
   const first = asks[0] as AskView;

@@ -89,6 +89,8 @@ export interface ApiDeps extends UseCaseDeps {
   tenantClaim?: string;
   /** The claim holding a principal's groups (§13); default `cognito:groups`. */
   groupsClaim?: string;
+  /** The stack's own Cognito pool's issuer: its access tokens' `email` is verified (§16, `PrincipalOptions`). */
+  verifiedEmailIssuer?: string;
   /** Refuse tokens without a `scope` claim on every bearer route (403), as `AuthorizationScopes` do on AWS. */
   requireScopes?: boolean;
   /** No tokens at all (the local service without auth): every request is the anonymous person. */
@@ -146,10 +148,18 @@ export function createApiHandler(
     }
     return tenant;
   };
-  /** The one place a bearer route's caller is decided (§13): the tenant (401), the route's scopes (403), the principal. */
+  /**
+   * The one place a bearer route's caller is decided (§13, §16): the tenant (401), the principal (401 without a
+   * subject), the route's scopes (403).
+   */
   const callerOf = (event: ApiEvent, route: RouteSpec & { scopes: readonly Scope[] }): Caller => {
     const tenant = tenantOf(event);
     const claims = event.requestContext.authorizer?.jwt?.claims;
+    const by = principalOf(claims, {
+      ...(deps.groupsClaim === undefined ? {} : { groupsClaim: deps.groupsClaim }),
+      ...(deps.anonymous ? { anonymous: true } : {}),
+      ...(deps.verifiedEmailIssuer === undefined ? {} : { verifiedEmailIssuer: deps.verifiedEmailIssuer }),
+    });
     const missing = missingScope(route, scopesOf(claims), deps.requireScopes ?? false);
     if (missing !== undefined) {
       throw new ForbiddenError(
@@ -157,10 +167,6 @@ export function createApiHandler(
         { scope: missing },
       );
     }
-    const by = principalOf(claims, {
-      ...(deps.groupsClaim === undefined ? {} : { groupsClaim: deps.groupsClaim }),
-      ...(deps.anonymous ? { anonymous: true } : {}),
-    });
     return { tenant, by };
   };
   /**
@@ -252,9 +258,15 @@ export function createApiHandler(
         const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
         const body = parseOrThrow(linkBody, event.body, 'link body');
         const recipient = { email: body.email, ...(body.name === undefined ? {} : { name: body.name }) };
+        const deliver = body.deliver === true;
         try {
-          const link = await createLink(deps, { tenant, ...params, recipient, by }, { inboxUrl: inboxUrlOf(event) });
-          return json(201, link, { 'Cache-Control': 'no-store' });
+          const link = await createLink(
+            deps,
+            { tenant, ...params, recipient, deliver, by },
+            { inboxUrl: inboxUrlOf(event) },
+          );
+          // A delivered link is the recipient's alone (§16): the answer says it went, never what it is.
+          return json(deliver ? 202 : 201, link, { 'Cache-Control': 'no-store' });
         } catch (error) {
           if (error instanceof LinksNotConfiguredError) throw new HttpProblem(404, EdgeCode.NotFound, error.message);
           throw error;

@@ -1,9 +1,10 @@
 import { SCOPES } from '../vocabulary.ts';
 import type { Actor } from '../wire.ts';
+import { EdgeCode, HttpProblem } from './problem.ts';
 
 /**
- * Who a bearer token is (§13), from its claims alone: pure, so the Lambda and the local service read tokens the same
- * way, and the rules can be tested without one.
+ * Who a bearer token is (§13, §16), from its claims alone: pure, so the Lambda and the local service read tokens the
+ * same way, and the rules can be tested without one.
  */
 
 /** The claims of a verified token, as API Gateway's JWT authorizer (or the local server) passes them. */
@@ -15,44 +16,79 @@ export interface PrincipalOptions {
   groupsClaim?: string;
   /** No tokens at all (the local service without auth): every request is the same anonymous person. */
   anonymous?: boolean;
+  /**
+   * The issuer of the stack's own Cognito user pool (`OWN_USER_POOL_ISSUER`): its pre-token trigger adds `email` to an
+   * access token only when the pool has verified it (`infra/tenant-claim/handler.ts`), so that email is verified.
+   * @default none: only `email_verified` verifies an email
+   */
+  verifiedEmailIssuer?: string;
 }
 
 /** The groups claim Cognito writes. */
 export const DEFAULT_GROUPS_CLAIM = 'cognito:groups';
 
-/** The principal of an unauthenticated local service, and of a token without `sub`. */
+/** The principal of an unauthenticated local service. */
 const ANONYMOUS = 'anonymous';
 
-/** The principal a request's token makes: `kind: 'agent'` for a token scoped to the agent's part only. */
+/**
+ * The principal a request's token makes: `kind: 'agent'` for a token scoped to the agent's part only. Its email is
+ * verified (§16) when the token says so (`email_verified`: true, or the string "true" as API Gateway passes claims)
+ * or comes from the stack's own pool; otherwise it is shown and matches no approver. A token without a string `sub`
+ * names no one: 401, never a shared subject.
+ */
 export function principalOf(claims: TokenClaims | undefined, options: PrincipalOptions = {}): Actor {
   if (options.anonymous || claims === undefined) return { kind: 'person', subject: ANONYMOUS, via: 'api' };
+  const { sub, email, name } = claims;
+  if (typeof sub !== 'string' || sub === '') {
+    throw new HttpProblem(401, EdgeCode.Unauthorized, 'The bearer token names no one: it has no sub claim.', {
+      'WWW-Authenticate': 'Bearer error="invalid_token", error_description="The bearer token has no sub claim."',
+    });
+  }
   const scopes = scopesOf(claims);
   const agentOnly = scopes?.includes(SCOPES.agent) === true && !scopes.includes(SCOPES.decide);
-  const { sub, email, name } = claims;
+  const hasEmail = typeof email === 'string' && email !== '';
   return {
     kind: agentOnly ? 'agent' : 'person',
-    subject: typeof sub === 'string' && sub !== '' ? sub : ANONYMOUS,
-    ...(typeof email === 'string' && email !== '' ? { email } : {}),
+    subject: sub,
+    ...(hasEmail ? { email } : {}),
+    ...(hasEmail && isEmailVerified(claims, options) ? { emailVerified: true as const } : {}),
     ...(typeof name === 'string' && name !== '' ? { name } : {}),
     via: 'api',
     groups: listClaim(claims[options.groupsClaim ?? DEFAULT_GROUPS_CLAIM]),
   };
 }
 
-/** The token's scopes (its space-separated `scope` claim), or undefined when it has no `scope` claim (an ID token). */
-export function scopesOf(claims: TokenClaims | undefined): string[] | undefined {
-  const scope = claims?.scope;
-  if (scope === undefined || scope === null) return undefined;
-  return listClaim(scope);
+/** Whether the token vouches for its `email` (§16). */
+function isEmailVerified(claims: TokenClaims, options: PrincipalOptions): boolean {
+  const verified = claims.email_verified;
+  if (verified === true || verified === 'true') return true;
+  return (
+    options.verifiedEmailIssuer !== undefined &&
+    claims.iss === options.verifiedEmailIssuer &&
+    claims.token_use === 'access'
+  );
 }
 
 /**
- * A claim holding a list: a JSON array, a space-separated string, or the `[a b]` string API Gateway's JWT authorizer
- * makes of an array claim (it passes every claim as a string).
+ * The token's scopes (§16): its `scope` claim (space-separated) and its `scp` claim (a list, or a string, as Okta and
+ * Azure write it), or undefined when it has neither (an ID token).
+ */
+export function scopesOf(claims: TokenClaims | undefined): string[] | undefined {
+  const scope = claims?.scope;
+  const scp = claims?.scp;
+  const given = [scope, scp].filter((value) => value !== undefined && value !== null);
+  if (given.length === 0) return undefined;
+  return [...new Set(given.flatMap(listClaim))];
+}
+
+/**
+ * A claim holding a list: a JSON array, a string split on spaces only (a comma is part of a name: `CN=finance,OU=x`
+ * is one group), or the `[a b]` string API Gateway's JWT authorizer makes of an array claim (it passes every claim as
+ * a string).
  */
 function listClaim(value: unknown): string[] {
   if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string' && item !== '');
   if (typeof value !== 'string') return [];
   const text = /^\[(.*)\]$/s.exec(value.trim())?.[1] ?? value;
-  return text.split(/[\s,]+/).filter(Boolean);
+  return text.split(' ').filter(Boolean);
 }

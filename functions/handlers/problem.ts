@@ -4,6 +4,7 @@ import {
   AlreadyDecidedError,
   AlreadyResumedError,
   AlreadyVotedError,
+  ArgsChangedError,
   BadRequestError,
   type ErrorCode,
   ForbiddenError,
@@ -18,6 +19,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
+  RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
 } from '../errors.ts';
@@ -176,6 +178,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
   ) {
     return { toolCallId: error.toolCallId };
   }
+  // The current arguments' hash, so a client can show them again and send it back (§16).
+  if (error instanceof ArgsChangedError) return { toolCallId: error.toolCallId, argsHash: error.argsHash };
   if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
   if (error instanceof PauseCancelledError) {
     return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
@@ -185,7 +189,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
   if (
     error instanceof InvalidAnswerError ||
     error instanceof BadRequestError ||
-    error instanceof PayloadTooLargeError
+    error instanceof PayloadTooLargeError ||
+    error instanceof RecipientNotAllowedError
   ) {
     return { failures: error.failures };
   }

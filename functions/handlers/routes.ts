@@ -103,12 +103,13 @@ export const linkResumeBody = z
   );
 /** A cancel body (§10). */
 export const cancelBody = z.object({ reason: z.optional(z.string()) });
-/** A link for a recipient (§13). */
+/** A link for a recipient (§13, §16): answered with its URL (granted), or mailed to them with `deliver: true`. */
 export const linkBody = z.object({
   email: z
     .string()
     .check(z.refine(isPlausibleEmail, `must be an email address of at most ${LIMITS.recipientChars} characters`)),
   name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars))),
+  deliver: z.optional(z.boolean()),
 });
 
 export const runParams = z.object({ runId });

@@ -6,6 +6,7 @@ import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store
 import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
 import { once } from '../once.ts';
+import type { HandoffPointer } from '../wire.ts';
 import type { TargetClient } from './target.ts';
 
 /**
@@ -31,7 +32,7 @@ export type HandoffConfig =
  * (the continuation's own fields), and its messages when the whole pointer is under `HANDOFF_INLINE_LIMIT_BYTES`;
  * otherwise read the continuation.
  */
-export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
+export type { HandoffPointer };
 
 /**
  * The largest pointer that carries `messages`: 256 KiB (what a Step Functions task output and a durable callback's

@@ -1,7 +1,8 @@
+import { foldEmail } from '../checkpoints/who-decides.ts';
 import { ForbiddenError } from '../errors.ts';
 import { once } from '../once.ts';
 import { LIMITS, LINK_HEADER } from '../vocabulary.ts';
-import type { Principal } from '../wire.ts';
+import type { Actor, Approvers, LinkRecipient } from '../wire.ts';
 
 /**
  * Answer links (§11, §13) as every entry point knows them, without the code that signs and verifies them: what a
@@ -10,23 +11,32 @@ import type { Principal } from '../wire.ts';
  * API) can load `answer-links.ts` on first use (`answerLinksOnFirstUse`) and still name these at init.
  */
 
+export type { LinkRecipient };
 export { LINK_HEADER };
 
-/** Whom a link was made for (§13): its decisions are recorded as theirs. */
-export interface LinkRecipient {
-  email: string;
-  name?: string;
-}
+/**
+ * How a link reaches its holder (§16), which is all it proves:
+ * - `granted`: handed to a person who holds it — the URL answered to `POST …/links`, or the pause's own `answerUrl`
+ *   (granted to the person who paused, then without a `recipient`). It decides as its grantor, and the recipient is
+ *   a label (`for`).
+ * - `delivered`: mailed by Handback to the recipient's address (the email channel, `deliver: true`): it decides as
+ *   that address, verified.
+ * Without one, a link is unattributed (the lifecycle events' `answerUrl`): it proves no one, so it decides only asks
+ * without approvers or a quorum, on a pause without four eyes.
+ */
+export type LinkDelivery =
+  | { kind: 'granted'; grantor: Actor; recipient?: LinkRecipient }
+  | { kind: 'delivered'; recipient: LinkRecipient };
 
 /** What a valid link token names, and who decides with it. */
 export interface LinkGrant {
   tenant: string;
   runId: string;
   interruptId: string;
-  /** The recipient it was made for; none on the pause's own `answerUrl`. */
+  /** Whom it was made for: a granted link's label, a delivered link's address; none on the pause's own links. */
   recipient?: LinkRecipient;
-  /** Who decides with it (§13): `email:<address>` for a recipient's link, `link:<interruptId>` for the pause's own. */
-  principal: Principal;
+  /** Who decides with it (§16): the grantor, the delivered address (`email:<address>`), or `link:<interruptId>`. */
+  principal: Actor;
 }
 
 /** The pause a link is signed for. */
@@ -65,14 +75,10 @@ export class LinksNotConfiguredError extends Error {
 /** Signs and verifies answer links with one key. */
 export interface AnswerLinks {
   /**
-   * `<inboxUrl>#<token>` for a pause (its token expires with the pause); with `recipient`, that person's own link,
-   * whose decisions are recorded as theirs (§13). `LinkKeyUnavailableError` when the key cannot be had just now.
+   * `<inboxUrl>#<token>` for a pause (its token expires with the pause), deciding as `delivery` says (§16);
+   * without it, an unattributed link. `LinkKeyUnavailableError` when the key cannot be had just now.
    */
-  linkFor(
-    pause: LinkedPause,
-    inboxUrl: string,
-    options?: { recipient?: LinkRecipient; grantedBy?: string },
-  ): Promise<string>;
+  linkFor(pause: LinkedPause, inboxUrl: string, delivery?: LinkDelivery): Promise<string>;
   /**
    * The grant of a token; `LinkRefusedError` (401), `LinkClosedError` (410, its time has passed), or
    * `LinkKeyUnavailableError` (503) when the key cannot be had just now.
@@ -94,22 +100,50 @@ export function answerLinksOnFirstUse(load: () => Promise<AnswerLinks>): AnswerL
 }
 
 /**
- * Who decides with a link (§13): its recipient, by email (lower case), with the subject of the person who made it;
- * or the pause's own link.
+ * Who decides with a link (§16): a granted link as its grantor (through the link, with the recipient as `for`); a
+ * delivered link as the address it was delivered to, verified; an unattributed link as the pause's link.
  */
-export function linkPrincipal(
-  interruptId: string,
-  recipient: LinkRecipient | undefined,
-  grantedBy?: string,
-): Principal {
-  if (recipient === undefined) return { kind: 'link', subject: `link:${interruptId}`, via: 'link' };
+export function linkPrincipal(interruptId: string, delivery: LinkDelivery | undefined): Actor {
+  if (delivery === undefined) return { kind: 'link', subject: `link:${interruptId}`, via: 'link' };
+  if (delivery.kind === 'delivered') {
+    const { email, name } = delivery.recipient;
+    return {
+      kind: 'link',
+      subject: `email:${foldEmail(email)}`,
+      email,
+      emailVerified: true,
+      ...(name === undefined ? {} : { name }),
+      via: 'link',
+    };
+  }
+  const { grantor, recipient } = delivery;
   return {
-    kind: 'link',
-    subject: `email:${recipient.email.toLowerCase()}`,
-    email: recipient.email,
-    ...(recipient.name === undefined ? {} : { name: recipient.name }),
+    kind: 'person',
+    subject: grantor.subject,
+    ...(grantor.email === undefined ? {} : { email: grantor.email }),
+    ...(grantor.emailVerified === true && grantor.email !== undefined ? { emailVerified: true as const } : {}),
+    ...(grantor.name === undefined ? {} : { name: grantor.name }),
     via: 'link',
-    ...(grantedBy === undefined ? {} : { grantedBy }),
+    ...(recipient === undefined ? {} : { for: recipient }),
+    groups: grantor.groups ?? [],
+  };
+}
+
+/**
+ * The grantor as a link carries them (§16): what they may decide by — subject, verified email, name — and, of their
+ * groups, only those the pause's approvers name (the link may do only what its grantor may, and no more is signed).
+ */
+export function grantorOf(actor: Actor, approvers: ReadonlyArray<Approvers | undefined>): Actor {
+  const named = new Set(approvers.flatMap((entry) => entry?.groups ?? []));
+  const groups = (actor.groups ?? []).filter((group) => named.has(group)).slice(0, LIMITS.approvers.entries);
+  return {
+    kind: actor.kind,
+    subject: actor.subject,
+    ...(actor.email === undefined ? {} : { email: actor.email }),
+    ...(actor.emailVerified === true && actor.email !== undefined ? { emailVerified: true as const } : {}),
+    ...(actor.name === undefined ? {} : { name: actor.name }),
+    via: actor.via,
+    ...(groups.length === 0 ? {} : { groups }),
   };
 }
 

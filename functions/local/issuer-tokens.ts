@@ -51,18 +51,31 @@ export function issuerTokens(options: IssuerOptions): (token: string) => Promise
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, await keySet(), { issuer: options.issuer, algorithms: RSA_ALGORITHMS }));
+      ({ payload } = await jwtVerify(token, await keySet(), {
+        issuer: options.issuer,
+        algorithms: RSA_ALGORITHMS,
+        requiredClaims: ['exp'],
+      }));
     } catch (error) {
       throw error instanceof TokenRefused ? error : new TokenRefused(rejectionOf(error));
     }
-    const audiences = [payload.aud ?? [], payload.client_id ?? []].flat();
-    if (!audiences.some((audience) => typeof audience === 'string' && options.audiences.includes(audience))) {
-      throw new TokenRefused(
-        'The bearer token is for another audience: its aud or client_id is not one this server takes.',
-      );
-    }
+    checkAudience(payload, options.audiences);
     return payload;
   };
+}
+
+/**
+ * Refuses a token none of whose audiences (`aud`, or `client_id` as Cognito's access tokens carry it) is one of
+ * `audiences`, as API Gateway does; nothing is refused when no audience is configured (`audiences` empty).
+ */
+export function checkAudience(payload: JWTPayload, audiences: readonly string[]): void {
+  if (audiences.length === 0) return;
+  const given = [payload.aud ?? [], payload.client_id ?? []].flat();
+  if (!given.some((audience) => typeof audience === 'string' && audiences.includes(audience))) {
+    throw new TokenRefused(
+      'The bearer token is for another audience: its aud or client_id is not one this server takes.',
+    );
+  }
 }
 
 /** The issuer's key set, from the `jwks_uri` of its discovery document. */
@@ -104,6 +117,7 @@ export function rejectionOf(
       return "The issuer's keys could not be read, so no token can be checked now.";
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
       if (claim === 'iss') return 'The bearer token is from another issuer.';
+      if (claim === 'exp') return 'The bearer token has no valid exp claim: a token must expire.';
       if (claim === 'nbf' || claim === 'iat') return 'The bearer token is not valid yet.';
       return 'The bearer token is malformed: its claims are not valid JWT claims.';
     default:

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
 import { isOpenRequest } from '../handlers/routes.ts';
-import { type IssuerOptions, issuerTokens, rejectionOf, TokenRefused } from './issuer-tokens.ts';
+import { checkAudience, type IssuerOptions, issuerTokens, rejectionOf, TokenRefused } from './issuer-tokens.ts';
 import { type Claims, localContext, toPayloadV2, writeResult } from './payload-v2.ts';
 
 /**
@@ -25,6 +25,8 @@ export interface LocalServerOptions {
   handler: LocalApiHandler;
   /** `HANDBACK_JWT_SECRET`: require HS256 bearer tokens signed with it; unset = single tenant `default`. */
   jwtSecret?: string;
+  /** `HANDBACK_JWT_AUDIENCE`: an HS256 token's `aud` (or `client_id`) must be one of these, when any are given. */
+  audiences?: readonly string[];
   /** `HANDBACK_JWT_ISSUER` and `HANDBACK_JWT_AUDIENCE`: take RSA-signed tokens of this issuer, as API Gateway does. */
   issuer?: IssuerOptions;
   /** The claim naming the tenant; default `tenant`. */
@@ -45,6 +47,7 @@ export function createLocalServer(options: LocalServerOptions): Server {
   const keys: Verifiers = {
     ...(secret === undefined ? {} : { secret }),
     ...(options.issuer === undefined ? {} : { issuer: issuerTokens(options.issuer) }),
+    audiences: options.audiences ?? [],
   };
   const authOff = keys.secret === undefined && keys.issuer === undefined;
   const tenantClaim = options.tenantClaim ?? 'tenant';
@@ -84,6 +87,8 @@ async function authorize(request: IncomingMessage, keys: Verifiers): Promise<Cla
 interface Verifiers {
   secret?: Uint8Array;
   issuer?: (token: string) => Promise<JWTPayload>;
+  /** The audiences an HS256 token must name (the issuer's path checks its own). */
+  audiences: readonly string[];
 }
 
 async function verify(authorization: string | undefined, keys: Verifiers): Promise<Claims | HttpProblem> {
@@ -104,7 +109,7 @@ async function verify(authorization: string | undefined, keys: Verifiers): Promi
     payload =
       keys.issuer !== undefined && (keys.secret === undefined || !isHs(token))
         ? await keys.issuer(token)
-        : (await jwtVerify(token, keys.secret as Uint8Array, { algorithms: ['HS256'] })).payload;
+        : await verifySecret(token, keys);
   } catch (error) {
     return unauthorized(
       error instanceof TokenRefused ? error.message : rejectionOf(error, HS256_REFUSED),
@@ -119,6 +124,16 @@ async function verify(authorization: string | undefined, keys: Verifiers): Promi
     }
     return claims;
   }
+}
+
+/** An HS256 token of the local secret (§16): it must expire (`exp`), and name a listed audience where any are set. */
+async function verifySecret(token: string, keys: Verifiers): Promise<JWTPayload> {
+  const { payload } = await jwtVerify(token, keys.secret as Uint8Array, {
+    algorithms: ['HS256'],
+    requiredClaims: ['exp'],
+  });
+  checkAudience(payload, keys.audiences);
+  return payload;
 }
 
 /** Whether a token says it is HMAC-signed: with both configured, such a token is the secret's to check. */

@@ -129,6 +129,7 @@ export async function startLocalService(
     tenantClaim,
     ...(jwtSecret === undefined ? {} : { jwtSecret }),
     ...(auth.issuer === undefined ? {} : { issuer: auth.issuer }),
+    audiences: auth.audiences,
     onError: (error) => logger.error('Local request failed', { error }),
   });
   try {
@@ -190,14 +191,19 @@ export async function startLocalService(
 }
 
 /**
- * Who may call (§13): `HANDBACK_JWT_ISSUER` with `HANDBACK_JWT_AUDIENCE` (tokens checked as API Gateway checks them),
+ * Who may call (§13, §16): `HANDBACK_JWT_ISSUER` with `HANDBACK_JWT_AUDIENCE` (tokens checked as API Gateway checks
+ * them; the audiences bind `HANDBACK_JWT_SECRET`'s HS256 tokens too),
  * `HANDBACK_OIDC_CLIENT_ID` (the inbox's client, for its sign-in), `HANDBACK_REQUIRE_SCOPES` and
  * `HANDBACK_GROUPS_CLAIM`. Settings that cannot work together are a `StartError`.
  */
 function localAuth(
   env: NodeJS.ProcessEnv,
   withSecret: boolean,
-): { issuer?: IssuerOptions; deps: Pick<ApiDeps, 'anonymous' | 'requireScopes' | 'groupsClaim' | 'oidc'> } {
+): {
+  issuer?: IssuerOptions;
+  audiences: string[];
+  deps: Pick<ApiDeps, 'anonymous' | 'requireScopes' | 'groupsClaim' | 'oidc'>;
+} {
   const issuer = optionalEnv(env, 'HANDBACK_JWT_ISSUER');
   const audiences = (optionalEnv(env, 'HANDBACK_JWT_AUDIENCE') ?? '')
     .split(',')
@@ -233,6 +239,7 @@ function localAuth(
   }
   return {
     ...(issuer === undefined ? {} : { issuer: { issuer, audiences } }),
+    audiences,
     deps: {
       ...(anonymous ? { anonymous } : {}),
       ...(requireScopes === 'true' ? { requireScopes: true } : {}),

@@ -17,20 +17,20 @@ import type {
   SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
 import { messageCount } from '../checkpoints/continuation-json.ts';
-import { isAnonymous } from '../checkpoints/who-decides.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
   ForbiddenError,
   HandbackError,
   LinkKeyUnavailableError,
+  NoChannelError,
   PauseCancelledError,
   PauseExpiredError,
 } from '../errors.ts';
 import type { Handoff } from '../handoff/handoff.ts';
-import { type AnswerLinks, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
+import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
 import type { ChannelName } from '../vocabulary.ts';
-import type { Actor, Principal } from '../wire.ts';
+import type { Actor } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 
@@ -52,7 +52,15 @@ export interface UseCaseDeps extends Telemetry {
   now?: () => number;
   /** The channels this deployment has configured (§14): a pause's `notify` may name only these. */
   channels?: readonly ChannelName[];
+  /**
+   * Mails a delivered link to its recipient (§16, `POST …/links` with `deliver: true`), as the email channel mails
+   * its links; absent where the deployment has no email channel (then such a request is 409 `no_channel`).
+   */
+  deliverLink?: LinkMailer;
 }
+
+/** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */
+export type LinkMailer = (view: PauseView, recipient: LinkRecipient, link: string) => Promise<void>;
 
 /** Which entry point asked, for the logs. */
 export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep' | 'link' | 'slack';
@@ -83,13 +91,22 @@ export async function pauseTurn(
     expiresAt: created.expiresAt,
   });
   const inboxUrl = deps.inboxUrl ?? options.inboxUrl;
-  // A link is a capability (§13): an agent is never given one; its pause reaches people another way.
-  if (deps.links === undefined || inboxUrl === undefined || input.by?.kind === 'agent') return created;
+  // A link is a capability (§13): only a person who paused is given one, granted to them (§16) so it decides as they
+  // do and no more; an agent's pause reaches people another way.
+  const by = input.by;
+  if (deps.links === undefined || inboxUrl === undefined || by?.kind !== 'person') return created;
   const { replayed: _, ...body } = created;
   try {
     const answerUrl = await deps.links.linkFor(
       { tenant: input.tenant, runId: created.runId, interruptId: created.interruptId, expiresAt: created.expiresAt },
       inboxUrl,
+      {
+        kind: 'granted',
+        grantor: grantorOf(
+          by,
+          (input.asks ?? []).map((ask) => ask?.approvers),
+        ),
+      },
     );
     return { ...body, answerUrl };
   } catch (error) {
@@ -106,25 +123,50 @@ export async function pauseTurn(
 /** What `createLink` needs: the pause, whom the link is for, and who asks for it. */
 export interface CreateLinkInput extends PauseKey {
   recipient: LinkRecipient;
+  /** Mail it to the recipient instead of answering with it (§16): a delivered link, deciding as that address. */
+  deliver?: boolean;
   /** Who asks (§13): only a `person` may hand out a link. */
-  by: Principal;
+  by: Actor;
 }
 
-/** A recipient's link (§13): the 201 body. */
+/** A granted link (§16): its URL, to hand to the recipient (201). */
 export interface CreatedLink {
   answerUrl: string;
   recipient: LinkRecipient;
 }
 
+/** A delivered link's receipt (§16): mailed to the recipient; the URL is theirs alone (202). */
+export interface DeliveredLink {
+  recipient: LinkRecipient;
+  delivered: true;
+}
+
 /**
- * Makes an answer link for one recipient (§13), whose decisions are recorded as theirs. Only a `person` that may read
- * the pause may: an agent never holds a link (403 `forbidden`), and an unknown or another tenant's pause is 404.
+ * Makes an answer link for one recipient (§16). Answered with its URL, it is granted: it decides as the person who asked
+ * for it, and the recipient is a label. With `deliver`, Handback mails it to the recipient's address instead (409
+ * `no_channel` without an email channel) and it decides as that address. Only a `person` that may read the pause may
+ * ask: an agent never holds a link (403 `forbidden`), and an unknown or another tenant's pause is 404.
  */
+export async function createLink(
+  deps: UseCaseDeps,
+  input: CreateLinkInput & { deliver: true },
+  options?: { inboxUrl?: string },
+): Promise<DeliveredLink>;
+export async function createLink(
+  deps: UseCaseDeps,
+  input: CreateLinkInput & { deliver?: false },
+  options?: { inboxUrl?: string },
+): Promise<CreatedLink>;
+export async function createLink(
+  deps: UseCaseDeps,
+  input: CreateLinkInput,
+  options?: { inboxUrl?: string },
+): Promise<CreatedLink | DeliveredLink>;
 export async function createLink(
   deps: UseCaseDeps,
   input: CreateLinkInput,
   options: { inboxUrl?: string } = {},
-): Promise<CreatedLink> {
+): Promise<CreatedLink | DeliveredLink> {
   const { tenant, runId, interruptId, recipient, by } = input;
   if (by.kind !== 'person') {
     throw new ForbiddenError(
@@ -136,12 +178,19 @@ export async function createLink(
     throw new LinksNotConfiguredError();
   }
   const view = await getPause(deps, { tenant, runId, interruptId });
-  // Its decisions count as its maker's too (§13); with auth off there is no one to name.
-  const grantedBy = isAnonymous(by) ? undefined : by.subject;
-  const answerUrl = await deps.links.linkFor({ tenant, runId, interruptId, expiresAt: view.expiresAt }, inboxUrl, {
-    recipient,
-    ...(grantedBy === undefined ? {} : { grantedBy }),
-  });
+  const pause = { tenant, runId, interruptId, expiresAt: view.expiresAt };
+  if (input.deliver === true) {
+    if (deps.deliverLink === undefined) throw new NoChannelError();
+    const link = await deps.links.linkFor(pause, inboxUrl, { kind: 'delivered', recipient });
+    await deps.deliverLink(view, recipient, link);
+    deps.logger.info('Link delivered', { runId, interruptId });
+    return { recipient, delivered: true };
+  }
+  const grantor = grantorOf(
+    by,
+    view.asks.map((ask) => ask.approvers),
+  );
+  const answerUrl = await deps.links.linkFor(pause, inboxUrl, { kind: 'granted', grantor, recipient });
   deps.logger.info('Link created', { runId, interruptId });
   return { answerUrl, recipient };
 }

@@ -5,6 +5,7 @@ import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointStore, PauseInput } from '../checkpoints/checkpoint-store.ts';
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
 import type { CheckpointPersistence } from '../checkpoints/persistence.ts';
+import { argsHashOf } from '../checkpoints/who-decides.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
@@ -171,6 +172,8 @@ export function serviceSpec<T extends CheckpointPersistence>(initializer: SpecIn
             kind: 'answer',
             prompt: 'Full or partial?',
             answerSchema: { enum: ['full', 'partial'] },
+            argsHash: argsHashOf({ question: 'Full or partial refund?' }),
+            tally: { have: 0, need: 1 },
           },
           {
             toolCallId: 'call_refund',
@@ -180,6 +183,8 @@ export function serviceSpec<T extends CheckpointPersistence>(initializer: SpecIn
             prompt: 'Refund EUR 120?',
             argsSchema: ASKS[1]?.argsSchema,
             editable: true,
+            argsHash: argsHashOf({ orderId: 'A-1042', amount: 120 }),
+            tally: { have: 0, need: 1 },
           },
           {
             toolCallId: 'call_email',
@@ -188,6 +193,8 @@ export function serviceSpec<T extends CheckpointPersistence>(initializer: SpecIn
             kind: 'approval',
             prompt: null,
             editable: false,
+            argsHash: argsHashOf({ to: 'c@example.com', body: 'Refunded.' }),
+            tally: { have: 0, need: 1 },
           },
         ]);
         expect(view.context).toEqual({

@@ -28,7 +28,11 @@ export interface DurableTurnEvent {
 /** The durable entry point. */
 export const handler = withDurableExecution(async (event: DurableTurnEvent, context: DurableContext) => {
   const tenant = event.tenant ?? 'default';
-  const decided = await waitForDecision(context, { ...firstTurn(), tenant, runId: event.runId }, { store });
+  const decided = await waitForDecision(
+    context,
+    { ...firstTurn(), runId: event.runId },
+    { handback: { store, tenant } },
+  );
   const results = await context.step('run-approved-calls', () => Promise.all(decided.dispatch.map(runTool)));
   const transcript = appendResults(decided.format, decided.messages, results);
   return {

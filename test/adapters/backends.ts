@@ -1,4 +1,4 @@
-import type { HandbackStore } from '../../functions/adapters/shared.ts';
+import type { HandbackOption, HandbackStore } from '../../functions/adapters/shared.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createHandbackClient } from '../../functions/client/index.ts';
 import { startLocalStore } from '../../functions/local/public.ts';
@@ -15,6 +15,8 @@ export interface Backend {
   name: string;
   tenant: string;
   store: HandbackStore;
+  /** What an adapter is given: the store with its tenant, or the client. */
+  handback: HandbackOption;
   /** Records decisions; the continuation id when they closed the pause. */
   decide(runId: string, interruptId: string, decisions: Decision[]): Promise<string | undefined>;
   cancel(runId: string, interruptId: string, reason: string): Promise<string>;
@@ -34,6 +36,7 @@ export async function localStoreBackend(): Promise<Backend> {
     name: 'the local store',
     tenant,
     store,
+    handback: { store, tenant },
     async decide(runId, interruptId, decisions) {
       const result = await store.decide({ tenant, runId, interruptId, decisions });
       return result.kind === 'closed' ? result.continuationId : undefined;
@@ -70,6 +73,7 @@ export async function httpBackend(): Promise<Backend> {
     name: 'handback/client against the local service',
     tenant: 'default',
     store: client,
+    handback: client,
     async decide(runId, interruptId, decisions) {
       const result = await client.decide({ runId, interruptId, decisions });
       return result.kind === 'closed' ? result.continuationId : undefined;

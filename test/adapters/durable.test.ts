@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DecisionBackend, type DurablePauseInput, waitForDecision } from '../../functions/adapters/durable.ts';
+import { type DurablePauseInput, waitForDecision } from '../../functions/adapters/durable.ts';
+import type { AdapterOperations, HandbackOption, HandbackStore } from '../../functions/adapters/shared.ts';
 import type { Continuation, PauseCreated, PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
 import { type CheckpointStore, createDynamoDBCheckpointStore, type Decision } from '../../functions/index.ts';
@@ -33,7 +34,6 @@ const NAME = 'handback-decision';
 
 function pauseInput(runId: string, extra: Partial<PauseInput> = {}): DurablePauseInput {
   return {
-    tenant: TENANT,
     runId,
     format: 'openai-chat',
     messages: [
@@ -57,11 +57,11 @@ function pauseInput(runId: string, extra: Partial<PauseInput> = {}): DurablePaus
 }
 
 /** The agent: waits for the decision, then "runs" what was dispatched in a step of its own. */
-function agent(backend: () => DecisionBackend, extra: Partial<PauseInput> = {}, graceSeconds?: number) {
+function agent(backend: () => HandbackOption, extra: Partial<PauseInput> = {}, graceSeconds?: number) {
   return withDurableExecution(async (event: { runId: string }, context: DurableContext) => {
     try {
       const decided = await waitForDecision(context, pauseInput(event.runId, extra), {
-        store: backend(),
+        handback: backend(),
         ...(graceSeconds === undefined ? {} : { graceSeconds }),
       });
       const ran = await context.step('run-tools', async () => decided.dispatch.map((call) => [call.name, call.args]));
@@ -110,7 +110,7 @@ async function paused(handler: ReturnType<typeof agent>, runId: string) {
 
 async function decideThroughStore(runId: string, decisions: Decision[]) {
   const { interruptId, running } = await paused(
-    agent(() => store),
+    agent(() => ({ store, tenant: TENANT })),
     runId,
   );
   const result = await store.decide({ tenant: TENANT, runId, interruptId, decisions });
@@ -175,7 +175,7 @@ describe('waitForDecision through the store', () => {
   it('throws PauseCancelledError in the function when the pause is cancelled', async () => {
     const runId = 'durable-cancel';
     const { interruptId, running } = await paused(
-      agent(() => store),
+      agent(() => ({ store, tenant: TENANT })),
       runId,
     );
     await handoff.deliver(await store.cancel({ tenant: TENANT, runId, interruptId, reason: 'not now' }));
@@ -188,7 +188,7 @@ describe('waitForDecision through the store', () => {
   it('resumes with the expired continuation when an onExpiry "reject" pause is closed by the sweep', async () => {
     const runId = 'durable-expired';
     const { running } = await paused(
-      agent(() => store, { expiresInSeconds: 1, onExpiry: 'reject' }),
+      agent(() => ({ store, tenant: TENANT }), { expiresInSeconds: 1, onExpiry: 'reject' }),
       runId,
     );
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -199,7 +199,7 @@ describe('waitForDecision through the store', () => {
 
   it('throws PauseExpiredError when an onExpiry "fail" pause expires and its callback times out', async () => {
     const { running } = await paused(
-      agent(() => store, { expiresInSeconds: 1 }, 1),
+      agent(() => ({ store, tenant: TENANT }), { expiresInSeconds: 1 }, 1),
       'durable-expired-fail',
     );
     expect((await running).getResult()).toEqual({ error: 'PauseExpiredError' });
@@ -208,7 +208,8 @@ describe('waitForDecision through the store', () => {
   it('makes one pause when the submitter is retried after its pause was recorded', async () => {
     const runId = 'durable-retried';
     let attempts = 0;
-    const flaky: DecisionBackend = {
+    const flaky: HandbackStore = {
+      getPause: (key, options) => store.getPause(key, options),
       async pause(input): Promise<PauseCreated> {
         const created = await store.pause(input);
         attempts += 1;
@@ -219,7 +220,7 @@ describe('waitForDecision through the store', () => {
       getContinuation: (key): Promise<Continuation> => store.getContinuation(key),
     };
     const { interruptId, running } = await paused(
-      agent(() => flaky),
+      agent(() => ({ store: flaky, tenant: TENANT })),
       runId,
     );
     const all = await store.listPauses({ tenant: TENANT });
@@ -244,7 +245,8 @@ describe('waitForDecision through the store', () => {
   it('makes no second pause when the function replays after the callback completes', async () => {
     const runId = 'durable-replayed';
     let pauses = 0;
-    const counting: DecisionBackend = {
+    const counting: HandbackStore = {
+      getPause: (key, options) => store.getPause(key, options),
       pause: (input) => {
         pauses += 1;
         return store.pause(input);
@@ -252,7 +254,7 @@ describe('waitForDecision through the store', () => {
       getContinuation: (key) => store.getContinuation(key),
     };
     const { interruptId, running } = await paused(
-      agent(() => counting),
+      agent(() => ({ store: counting, tenant: TENANT })),
       runId,
     );
     const closed = await store.decide({
@@ -278,8 +280,9 @@ describe('waitForDecision through the local service over HTTP', () => {
   afterAll(() => service.close());
 
   /** The two calls the adapter makes, over HTTP: what `handback/client` does, without its retries. */
-  const http = (): DecisionBackend => ({
-    async pause({ tenant: _, runId, idempotencyKey, ...body }) {
+  const http = (): AdapterOperations => ({
+    getPause: () => Promise.reject(new Error('waitForDecision reads no pause')),
+    async pause({ runId, idempotencyKey, ...body }) {
       const response = await fetch(`${service.url}/runs/${runId}/pauses`, {
         method: 'POST',
         headers: {
@@ -300,7 +303,7 @@ describe('waitForDecision through the local service over HTTP', () => {
 
   it('resumes the function once people decide over HTTP', async () => {
     const runId = 'durable-http';
-    runner = new LocalDurableTestRunner({ handlerFunction: agent(http, { tenant: 'default' }) });
+    runner = new LocalDurableTestRunner({ handlerFunction: agent(http) });
     const running = runner.run({ payload: { runId } });
     await runner.getOperation(NAME).waitForData(WaitingOperationStatus.SUBMITTED);
     const list = (await (await fetch(`${service.url}/pauses?status=paused`)).json()) as {

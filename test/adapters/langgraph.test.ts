@@ -109,8 +109,7 @@ describe.each(backends)('handback/langgraph through %s', (_, start) => {
   async function paused(round: Call[], pauseOptions: { expiresInSeconds?: number; onExpiry?: 'reject' } = {}) {
     const { agent, model, runs, refunds } = story(round);
     const handback = langgraphHandback({
-      store: backend.store,
-      tenant: backend.tenant,
+      handback: backend.handback,
       graph: agent,
       asks: { ask_human: { kind: 'answer', answerSchema: { enum: ['yes', 'no'] } } },
     });

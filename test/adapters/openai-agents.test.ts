@@ -119,8 +119,7 @@ describe.each(backends)('handback/openai-agents through %s', (_, start) => {
     const model = new ScriptedModel();
     const { agent, runs: ran, refunds } = story(model);
     const handback = openaiAgentsHandback({
-      store: backend.store,
-      tenant: backend.tenant,
+      handback: backend.handback,
       agent,
       asks: { ask_human: { kind: 'answer', answerSchema: { enum: ['yes', 'no'] } } },
     });
@@ -272,7 +271,7 @@ describe('handback/openai-agents with the OpenAI provider', () => {
     const { agent, refunds } = story(new OpenAIResponsesModel(client, 'gpt-4.1'));
     const backend = await localStoreBackend();
     try {
-      const handback = openaiAgentsHandback({ store: backend.store, tenant: backend.tenant, agent });
+      const handback = openaiAgentsHandback({ handback: backend.handback, agent });
       const created = await handback.pause(await run(agent, 'Refund A-1042, please.'), { runId: 'provider-1' });
       const continuationId = await backend.decide('provider-1', created.interruptId, [
         { toolCallId: 'call_ask', decision: 'reject' },

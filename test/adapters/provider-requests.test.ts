@@ -244,7 +244,7 @@ const chatToolResults = (messages: unknown[]) =>
 describe('handback/langgraph with @langchain/openai (Chat Completions)', () => {
   async function pausedThread(runId: string, round: ReturnType<typeof chatCall>[]) {
     const story = langgraphStory(round, 'Done.');
-    const handback = langgraphHandback({ store: backend.store, tenant: backend.tenant, graph: story.agent });
+    const handback = langgraphHandback({ handback: backend.handback, graph: story.agent });
     const config = { configurable: { thread_id: runId } };
     await story.agent.invoke(
       { messages: [{ role: 'user', content: 'Order A-1042 arrived broken. Refund me.' }] },

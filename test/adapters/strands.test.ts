@@ -453,15 +453,17 @@ describe('handback/strands across Lambdas', () => {
 
   it('runs an approved call once between two workers that each build their hook on the DynamoDB executions', async () => {
     const store = createMemoryCheckpointStore();
-    const handback = strandsHandback({ handback: { store, tenant: 'acme' } });
     const { tools, refunds } = toolsWithLog();
     const model = new ScriptedModel([REFUND]);
-    // Each worker (a Lambda invocation) builds its own hook and agent; only the table is shared.
-    const worker = () => {
-      const executions = createDynamoDBToolExecutions({ client: table.client, tableName: table.tableName });
-      const hook = approvalHook({ tools: ['refund_order'], executions });
-      return new Agent({ model, tools, plugins: [hook], printer: false });
-    };
+    // Each worker (a Lambda invocation) builds its own adapter, hook and agent; only the table is shared.
+    const adapter = () =>
+      strandsHandback({
+        handback: { store, tenant: 'acme' },
+        executions: createDynamoDBToolExecutions({ client: table.client, tableName: table.tableName }),
+      });
+    const worker = () =>
+      new Agent({ model, tools, plugins: [approvalHook({ tools: ['refund_order'] })], printer: false });
+    const handback = adapter();
     const agent = worker();
     const runId = `strands-lambdas-${Date.now()}`;
     const paused = await handback.pause(agent, await agent.invoke('Refund A-1042.'), { runId });
@@ -472,8 +474,8 @@ describe('handback/strands across Lambdas', () => {
       decisions: [{ toolCallId: 'call_refund', decision: 'approve' }],
     });
     if (closed.kind !== 'closed') throw new Error('still pending');
-    const first = await handback.resume(worker(), closed);
-    const second = await handback.resume(worker(), { runId, continuationId: closed.continuationId });
+    const first = await adapter().resume(worker(), closed);
+    const second = await adapter().resume(worker(), { runId, continuationId: closed.continuationId });
     expect(refunds).toEqual([REFUND.input]);
     expect(String(second.result)).toBe(String(first.result));
   });

@@ -21,9 +21,30 @@ import type { Actor } from '../../functions/wire.ts';
  * `already_voted`, an agent that never decides — each refusal changing nothing.
  */
 
-const ann: Actor = { kind: 'person', subject: 'u-ann', email: 'Ann@Example.com', name: 'Ann', via: 'api' };
-const bob: Actor = { kind: 'person', subject: 'u-bob', email: 'bob@example.com', via: 'api', groups: ['finance'] };
-const cyd: Actor = { kind: 'person', subject: 'u-cyd', email: 'cyd@example.com', via: 'api', groups: ['support'] };
+const ann: Actor = {
+  kind: 'person',
+  subject: 'u-ann',
+  email: 'Ann@Example.com',
+  emailVerified: true,
+  name: 'Ann',
+  via: 'api',
+};
+const bob: Actor = {
+  kind: 'person',
+  subject: 'u-bob',
+  email: 'bob@example.com',
+  emailVerified: true,
+  via: 'api',
+  groups: ['finance'],
+};
+const cyd: Actor = {
+  kind: 'person',
+  subject: 'u-cyd',
+  email: 'cyd@example.com',
+  emailVerified: true,
+  via: 'api',
+  groups: ['support'],
+};
 const agent: Actor = { kind: 'agent', subject: 'agent-1', via: 'api' };
 const sqs: Actor = { kind: 'service', subject: 'service:sqs', via: 'sqs' };
 
@@ -46,7 +67,13 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
     const clock = testClock();
     const persistence = await initializer.create();
     made.push(persistence);
-    const store = new CheckpointService({ checks: ALL_CHECKS, clock: clock.now, persistence });
+    // The agent's pauses name approvers by email: inside the deployment's recipient domains (§16).
+    const store = new CheckpointService({
+      checks: ALL_CHECKS,
+      clock: clock.now,
+      persistence,
+      recipientDomains: ['example.com'],
+    });
     const pause = async (overrides: Partial<PauseInput> = {}) => {
       const input: PauseInput = {
         tenant: 'acme',
@@ -79,7 +106,14 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
       expect(view.pausedBy).toEqual({ kind: 'agent', subject: 'agent-1', via: 'api' });
       expect(view.asks[0]?.decision).toEqual({
         decision: 'approve',
-        by: { kind: 'person', subject: 'u-ann', email: 'Ann@Example.com', name: 'Ann', via: 'api' },
+        by: {
+          kind: 'person',
+          subject: 'u-ann',
+          email: 'Ann@Example.com',
+          emailVerified: true,
+          name: 'Ann',
+          via: 'api',
+        },
       });
       // Groups are matched, never recorded (the toEqual above holds the recorded principal exactly).
       await store.cancel({ ...key, reason: 'Not today.', by: agent });
@@ -146,7 +180,7 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
       expect(result).toMatchObject({ kind: 'pending', decided: ['call_email'], pending: ['call_refund'] });
     });
 
-    it('matches a link by its recipient email only; the pause’s own link decides only asks without approvers', async () => {
+    it('matches a delivered link by its address only; an unattributed link decides only asks without approvers', async () => {
       const { store, pause } = await setup();
       const key = await pause();
       const own: Actor = { kind: 'link', subject: `link:${key.interruptId}`, via: 'link' };
@@ -157,6 +191,7 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
         kind: 'link',
         subject: 'email:ann@example.com',
         email: 'ann@example.com',
+        emailVerified: true,
         via: 'link',
       };
       const result = await store.decide({
@@ -178,7 +213,7 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
       expect(cancelled.outcome).toBe('cancelled');
     });
 
-    it('keeps four eyes through a link: one the pauser made for someone else decides nothing', async () => {
+    it('keeps four eyes through a part-three link: one the pauser made for someone else decides nothing', async () => {
       const { store, pause } = await setup();
       const key = await pause({ by: ann, fourEyes: true, asks: [{ toolCallId: 'call_refund', kind: 'approval' }] });
       const annsLinkForBob: Actor = {
@@ -237,7 +272,7 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
         ]);
       });
 
-      it('counts a link a person made as that person too: no second vote through it, and its own vote is recorded with its maker', async () => {
+      it('counts a part-three link a person made as that person too: no second vote through it, its own recorded with its maker', async () => {
         const { store, pause } = await setup();
         const key = await pause(quorum(2));
         const approve = [{ toolCallId: 'call_refund', decision: 'approve' as const }];
@@ -263,7 +298,7 @@ export function whoDecidesSpec<T extends CheckpointPersistence>(initializer: Spe
         expect(closed).toMatchObject({ kind: 'closed', dispatch: [{ toolCallId: 'call_refund' }] });
         const view = await store.getPause(key);
         expect(view.asks[0]?.votes?.map((vote) => vote.by)).toEqual([
-          { kind: 'person', subject: 'u-ann', email: 'Ann@Example.com', name: 'Ann', via: 'api' },
+          { kind: 'person', subject: 'u-ann', email: 'Ann@Example.com', emailVerified: true, name: 'Ann', via: 'api' },
           { kind: 'link', subject: 'email:cyd@example.com', email: 'cyd@example.com', via: 'link', grantedBy: 'u-bob' },
         ]);
       });

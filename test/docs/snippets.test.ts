@@ -102,14 +102,23 @@ function run(...args: string[]): Promise<{ code: number | null; output: string; 
 /** The frameworks' snippets: the README's three, and the first snippet of each adapter's page. */
 const frameworkSnippets = all.filter((snippet) => snippet.given !== undefined);
 
-/** What every framework snippet does, through each backend: asked once, nothing run while paused, run once with 60. */
-const refundedOnce = {
-  asked: ['call_refund'],
-  ranWhilePaused: [],
-  dispatch: [{ toolCallId: 'call_refund', name: 'refund_order', args: { orderId: '42', amount: 60 } }],
-  refunds: [{ orderId: '42', amount: 60 }],
-  read: { refundId: 'rf_1', orderId: '42', amount: 60 },
-  answer: 'Refunded.',
+/**
+ * What every framework snippet does, through each backend: the refund runs once for two deliveries, with the model's
+ * args, and the model reads its result. The model calls are one for the pause and one per delivery where the framework
+ * calls the model again on a redelivery (docs/ai-sdk.md, "Once": measured here); LangGraph's checkpointer records the
+ * next step, so its second delivery calls nothing.
+ */
+const refundedOnce = (modelCalls: number, printed: string[]) => ({
+  refunds: [{ orderId: '42', amount: 120 }],
+  modelCalls,
+  read: { refundId: 'rf_1', orderId: '42', amount: 120 },
+  printed,
+});
+const EXPECTED: Record<string, ReturnType<typeof refundedOnce>> = {
+  'ai-sdk': refundedOnce(3, ['Refunded. Refunded.']),
+  'openai-agents': refundedOnce(3, ['Refunded. Refunded.']),
+  langgraph: refundedOnce(2, ['resumed already-resumed']),
+  strands: refundedOnce(3, ['Refunded. Refunded.']),
 };
 
 describe('the TypeScript snippets of the README and the docs', () => {
@@ -173,14 +182,15 @@ describe('the TypeScript snippets of the README and the docs', () => {
   );
 
   it.each(frameworkSnippets.map((snippet) => [`${snippet.page}:${snippet.line}`, snippet] as const))(
-    '%s pauses, and once a person edits the refund runs it once with the edited args, on the store and the client',
+    '%s pauses, a person approves, and the refund runs once for two deliveries, on the store and the client',
     async (_, snippet) => {
       const harness = join(ROOT, 'test', 'docs', 'framework-snippets.ts');
       const { code, output, stdout } = await run(harness, snippet.given as string, fileOf(snippet));
       expect({ code }, output).toEqual({ code: 0 });
+      const expected = EXPECTED[snippet.given as string];
       expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual({
-        'the local store': refundedOnce,
-        'the client': refundedOnce,
+        'the local store': expected,
+        'the client': expected,
       });
     },
   );

@@ -234,11 +234,16 @@ describe('the HTTP API handler', () => {
     const { call } = api({ tenantClaim: 'custom:org' });
     const runId = newRun();
     const created = await call(
-      httpEvent('POST', `/runs/${runId}/pauses`, { body: pauseBody(), claims: { 'custom:org': 'org-9' } }),
+      httpEvent('POST', `/runs/${runId}/pauses`, {
+        body: pauseBody(),
+        claims: { 'custom:org': 'org-9', sub: 'user-1' },
+      }),
     );
     expect(created.status).toBe(201);
     const other = await call(
-      httpEvent('GET', `/runs/${runId}/pauses/${created.body.interruptId}`, { claims: { 'custom:org': 'org-8' } }),
+      httpEvent('GET', `/runs/${runId}/pauses/${created.body.interruptId}`, {
+        claims: { 'custom:org': 'org-8', sub: 'user-1' },
+      }),
     );
     expect(other).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
   });
@@ -271,14 +276,17 @@ describe('the HTTP API handler', () => {
     const { call } = api();
     const { runId, interruptId } = await paused(call);
     const theirs = await call(
-      httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`, { claims: { tenant: 'globex' } }),
+      httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`, { claims: { tenant: 'globex', sub: 'user-2' } }),
     );
     const unknown = await call(httpEvent('GET', `/runs/${runId}/pauses/AAAAAAAAAAAAAAAAAAAAAA`));
     expect(theirs).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
     expect(unknown).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
     expect(Object.keys(theirs.body).sort()).toEqual(Object.keys(unknown.body).sort());
     const resumeTheirs = await call(
-      httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'x' }, claims: { tenant: 'globex' } }),
+      httpEvent('POST', `/runs/${runId}/resume`, {
+        body: { interruptId, answer: 'x' },
+        claims: { tenant: 'globex', sub: 'user-2' },
+      }),
     );
     expect(resumeTheirs).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
   });
@@ -464,7 +472,7 @@ describe('the HTTP API handler', () => {
 
   it("lists the tenant's pauses newest first, by status, paginated", async () => {
     const { call } = api();
-    const tenant = { tenant: `lister-${Date.now()}` };
+    const tenant = { tenant: `lister-${Date.now()}`, sub: 'user-1' };
     const a = await paused(call, {}, tenant);
     const b = await paused(call, {}, tenant);
     await call(

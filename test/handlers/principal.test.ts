@@ -45,8 +45,79 @@ describe('principalOf', () => {
       { anonymous: true },
       { kind: 'person', subject: 'anonymous', via: 'api' },
     ],
+    [
+      'an scp list (Okta) scoped to the agent is an agent',
+      { sub: 'c2', scp: ['handback/agent'] },
+      {},
+      { kind: 'agent', subject: 'c2', via: 'api', groups: [] },
+    ],
+    [
+      "an scp string, as API Gateway's [a b], scoped to the agent is an agent",
+      { sub: 'c3', scp: '[handback/agent openid]' },
+      {},
+      { kind: 'agent', subject: 'c3', via: 'api', groups: [] },
+    ],
+    [
+      'scope and scp together open what either holds',
+      { sub: 'p5', scope: 'openid', scp: 'handback/agent handback/decide' },
+      {},
+      { kind: 'person', subject: 'p5', via: 'api', groups: [] },
+    ],
+    [
+      'email_verified true verifies the email',
+      { sub: 'p6', email: 'ann@example.com', email_verified: true },
+      {},
+      { kind: 'person', subject: 'p6', email: 'ann@example.com', emailVerified: true, via: 'api', groups: [] },
+    ],
+    [
+      'email_verified "true" (as API Gateway passes it) verifies the email',
+      { sub: 'p7', email: 'ann@example.com', email_verified: 'true' },
+      {},
+      { kind: 'person', subject: 'p7', email: 'ann@example.com', emailVerified: true, via: 'api', groups: [] },
+    ],
+    [
+      'email_verified false leaves the email a label',
+      { sub: 'p8', email: 'ann@example.com', email_verified: false },
+      {},
+      { kind: 'person', subject: 'p8', email: 'ann@example.com', via: 'api', groups: [] },
+    ],
+    [
+      'email_verified "false" leaves the email a label',
+      { sub: 'p8', email: 'ann@example.com', email_verified: 'false' },
+      {},
+      { kind: 'person', subject: 'p8', email: 'ann@example.com', via: 'api', groups: [] },
+    ],
+    [
+      "an access token of the stack's own pool carries only verified emails",
+      { sub: 'p9', email: 'ann@example.com', iss: 'https://pool.example', token_use: 'access' },
+      { verifiedEmailIssuer: 'https://pool.example' },
+      { kind: 'person', subject: 'p9', email: 'ann@example.com', emailVerified: true, via: 'api', groups: [] },
+    ],
+    [
+      "another issuer's access token does not vouch for its email",
+      { sub: 'p9', email: 'ann@example.com', iss: 'https://other.example', token_use: 'access' },
+      { verifiedEmailIssuer: 'https://pool.example' },
+      { kind: 'person', subject: 'p9', email: 'ann@example.com', via: 'api', groups: [] },
+    ],
+    [
+      'a groups string is split on spaces only: a comma is part of a name',
+      { sub: 'p10', 'cognito:groups': 'CN=finance,OU=x ops' },
+      {},
+      { kind: 'person', subject: 'p10', via: 'api', groups: ['CN=finance,OU=x', 'ops'] },
+    ],
   ])('%s', (_name, claims, options, expected) => {
     expect(principalOf(claims, options)).toEqual(expected);
+  });
+});
+
+describe('a token that names no one', () => {
+  it.each([
+    ['no sub', { tenant: 'acme' }],
+    ['an empty sub', { sub: '' }],
+    ['a number as sub', { sub: 42 }],
+    ['a list as sub', { sub: ['a'] }],
+  ])('is 401 with %s, never a shared subject', (_name, claims) => {
+    expect(() => principalOf(claims)).toThrow(expect.objectContaining({ status: 401, code: 'unauthorized' }));
   });
 });
 
@@ -55,6 +126,8 @@ describe('scopesOf', () => {
     [{ scope: 'openid handback/decide' }, ['openid', 'handback/decide']],
     [{ scope: '' }, []],
     [{ sub: 'x' }, undefined],
+    [{ scp: ['handback/decide'] }, ['handback/decide']],
+    [{ scp: 'handback/agent openid' }, ['handback/agent', 'openid']],
   ])('reads %j as %j', (claims, scopes) => {
     expect(scopesOf(claims)).toEqual(scopes);
   });

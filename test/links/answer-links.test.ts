@@ -74,12 +74,30 @@ describe('answer links', () => {
   });
 });
 
-describe('answer links for a recipient', () => {
+describe('what a link decides as (§16)', () => {
   const pause = { ...grant, expiresAt: '2099-01-01T00:00:00.000Z' };
+  const ann = {
+    kind: 'person' as const,
+    subject: 'u-ann',
+    email: 'Ann@Example.com',
+    emailVerified: true as const,
+    name: 'Ann',
+    via: 'api' as const,
+    groups: ['finance'],
+  };
+  /** A token signed as part three signed them, with these claims besides the pause's. */
+  const partThree = (claims: Record<string, unknown>) =>
+    new SignJWT({ tnt: grant.tenant, run: grant.runId, pid: grant.interruptId, ...claims })
+      .setProtectedHeader({ alg: 'HS256', typ: 'handback-link+jwt' })
+      .setAudience('handback:answer-link')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(key);
 
-  it('carries the recipient, and decides as them by their email in lower case', async () => {
+  it('decides a delivered link as the address it was mailed to, verified (ASCII case folding only)', async () => {
     const links = createAnswerLinks(key);
     const url = await links.linkFor(pause, 'https://h/inbox', {
+      kind: 'delivered',
       recipient: { email: 'Ada.Lovelace@Example.com', name: 'Ada Lovelace' },
     });
     expect(await links.verify(tokenOf(url))).toEqual({
@@ -89,13 +107,42 @@ describe('answer links for a recipient', () => {
         kind: 'link',
         subject: 'email:ada.lovelace@example.com',
         email: 'Ada.Lovelace@Example.com',
+        emailVerified: true,
         name: 'Ada Lovelace',
         via: 'link',
       },
     });
   });
 
-  it('decides as the pause’s own link when it has no recipient', async () => {
+  it('decides a granted link as its grantor, through the link, with the recipient as a label', async () => {
+    const links = createAnswerLinks(key);
+    const url = await links.linkFor(pause, 'https://h/inbox', {
+      kind: 'granted',
+      grantor: ann,
+      recipient: { email: 'mallory@evil.example', name: 'M' },
+    });
+    expect((await links.verify(tokenOf(url))).principal).toEqual({
+      kind: 'person',
+      subject: 'u-ann',
+      email: 'Ann@Example.com',
+      emailVerified: true,
+      name: 'Ann',
+      via: 'link',
+      for: { email: 'mallory@evil.example', name: 'M' },
+      groups: ['finance'],
+    });
+  });
+
+  it('decides the pause’s own link, granted to the person who paused, as that person', async () => {
+    const links = createAnswerLinks(key);
+    const url = await links.linkFor(pause, 'https://h/inbox', { kind: 'granted', grantor: ann });
+    const verified = await links.verify(tokenOf(url));
+    expect(verified.recipient).toBeUndefined();
+    expect(verified.principal).toMatchObject({ kind: 'person', subject: 'u-ann', via: 'link' });
+    expect(verified.principal).not.toHaveProperty('for');
+  });
+
+  it('decides a link without a delivery (the lifecycle events’) as no one: the pause’s unattributed link', async () => {
     const links = createAnswerLinks(key);
     const url = await links.linkFor(pause, 'https://h/inbox');
     const verified = await links.verify(tokenOf(url));
@@ -103,27 +150,42 @@ describe('answer links for a recipient', () => {
     expect(verified.principal).toEqual({ kind: 'link', subject: `link:${grant.interruptId}`, via: 'link' });
   });
 
-  it('still verifies a token made before links had recipients, as the pause’s own link', async () => {
-    // Exactly what part two signed: no `eml`, no `nam`.
-    const old = await new SignJWT({ tnt: grant.tenant, run: grant.runId, pid: grant.interruptId })
-      .setProtectedHeader({ alg: 'HS256', typ: 'handback-link+jwt' })
-      .setAudience('handback:answer-link')
-      .setIssuedAt()
-      .setExpirationTime('1h')
-      .sign(key);
-    expect(await createAnswerLinks(key).verify(old)).toEqual({
-      ...grant,
-      principal: { kind: 'link', subject: `link:${grant.interruptId}`, via: 'link' },
-    });
+  it.each([
+    [
+      'a part-two link (no recipient) as unattributed',
+      {},
+      { kind: 'link', subject: `link:${grant.interruptId}`, via: 'link' },
+    ],
+    [
+      'a part-three link made through POST …/links as granted by its maker, by subject alone',
+      { eml: 'cyd@example.com', nam: 'Cyd', gby: 'u-ann' },
+      {
+        kind: 'person',
+        subject: 'u-ann',
+        via: 'link',
+        for: { email: 'cyd@example.com', name: 'Cyd' },
+        groups: [],
+      },
+    ],
+    [
+      'a part-three email-channel link (a recipient, no maker) as delivered to that address',
+      { eml: 'Cyd@example.com' },
+      { kind: 'link', subject: 'email:cyd@example.com', email: 'Cyd@example.com', emailVerified: true, via: 'link' },
+    ],
+  ])('reads %s', async (_what, claims, principal) => {
+    expect((await createAnswerLinks(key).verify(await partThree(claims))).principal).toEqual(principal);
   });
 
-  it('refuses a token whose recipient is not a string', async () => {
-    const odd = await new SignJWT({ tnt: grant.tenant, run: grant.runId, pid: grant.interruptId, eml: 42 })
-      .setProtectedHeader({ alg: 'HS256', typ: 'handback-link+jwt' })
-      .setAudience('handback:answer-link')
-      .setExpirationTime('1h')
-      .sign(key);
-    await expect(createAnswerLinks(key).verify(odd)).rejects.toBeInstanceOf(LinkRefusedError);
+  it.each([
+    ['a recipient that is not a string', { eml: 42 }],
+    ['a delivery it does not know', { how: 'x', eml: 'a@example.com' }],
+    ['a delivered link without an address', { how: 'd' }],
+    ['a granted link without a grantor', { how: 'g' }],
+    ['a grantor without a subject', { how: 'g', gby: { e: 'a@example.com' } }],
+    ['a grantor whose groups are not strings', { how: 'g', gby: { s: 'u', g: [1] } }],
+    ['a part-three maker without a recipient', { gby: 'u-ann' }],
+  ])('refuses a token with %s', async (_what, claims) => {
+    await expect(createAnswerLinks(key).verify(await partThree(claims))).rejects.toBeInstanceOf(LinkRefusedError);
   });
 });
 
@@ -266,7 +328,7 @@ describe('answer links loaded on first use', () => {
     expect(loads).toBe(0);
     const [first, second] = await Promise.all([
       links.linkFor(pause, 'https://h/inbox'),
-      links.linkFor(pause, 'https://h/inbox', { recipient: { email: 'ada@example.com' } }),
+      links.linkFor(pause, 'https://h/inbox', { kind: 'delivered', recipient: { email: 'ada@example.com' } }),
     ]);
     expect((await links.verify(tokenOf(first))).principal.subject).toBe(`link:${grant.interruptId}`);
     expect((await links.verify(tokenOf(second))).principal.subject).toBe('email:ada@example.com');

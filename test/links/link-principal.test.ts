@@ -42,7 +42,13 @@ function deps(store: CheckpointStore, links = createAnswerLinks(key)): UseCaseDe
   return { store, handoff: { deliver: async () => {} }, links, inboxUrl: INBOX, ...telemetry };
 }
 
-const person = { kind: 'person', subject: 'person-1', email: 'lead@example.com', via: 'api' } as const;
+const person = {
+  kind: 'person',
+  subject: 'person-1',
+  email: 'lead@example.com',
+  emailVerified: true,
+  via: 'api',
+} as const;
 const tokenOf = (url: string) => url.slice(url.indexOf('#') + 1);
 
 async function pausedIn(d: UseCaseDeps, by: Principal = person) {
@@ -56,24 +62,17 @@ async function pausedIn(d: UseCaseDeps, by: Principal = person) {
   });
 }
 
-describe('a decision through a link', () => {
+describe('a decision through a link (§16)', () => {
   it.each([
     [
-      'the pause’s own link',
+      'the pause’s own link, granted to the person who paused, as that person',
       undefined,
-      (interruptId: string) => ({ kind: 'link', subject: `link:${interruptId}`, via: 'link' }),
+      () => ({ ...person, via: 'link', groups: [] }),
     ],
     [
-      'a recipient’s link',
+      'a granted link, as its grantor, with the recipient as a label',
       { email: 'Ada@Example.com', name: 'Ada' },
-      () => ({
-        kind: 'link',
-        subject: 'email:ada@example.com',
-        email: 'Ada@Example.com',
-        name: 'Ada',
-        via: 'link',
-        grantedBy: person.subject,
-      }),
+      () => ({ ...person, via: 'link', for: { email: 'Ada@Example.com', name: 'Ada' }, groups: [] }),
     ],
   ])('is made by %s', async (_, recipient, expected) => {
     const { store, by } = recordingStore();
@@ -93,7 +92,7 @@ describe('a decision through a link', () => {
       lambdaContext(),
     );
     expect(response.statusCode).toBe(200);
-    expect(by).toEqual([expected(created.interruptId)]);
+    expect(by).toEqual([expected()]);
   });
 });
 
@@ -114,7 +113,7 @@ describe('making a link', () => {
     await expect(refused).rejects.toBeInstanceOf(ForbiddenError);
   });
 
-  it('signs a recipient’s link for the pause, expiring with it', async () => {
+  it('signs a granted link for the pause, naming its grantor, expiring with it', async () => {
     const links = createAnswerLinks(key);
     const d = deps(createMemoryCheckpointStore(), links);
     const created = await pausedIn(d);
@@ -129,7 +128,7 @@ describe('making a link', () => {
     expect(made.answerUrl.startsWith(`${INBOX}#`)).toBe(true);
     const grant = await links.verify(tokenOf(made.answerUrl));
     expect(grant).toMatchObject({ runId: created.runId, interruptId: created.interruptId, recipient: made.recipient });
-    expect(grant.principal.grantedBy).toBe(person.subject);
+    expect(grant.principal).toMatchObject({ kind: 'person', subject: person.subject, via: 'link' });
     const { exp } = JSON.parse(Buffer.from(tokenOf(made.answerUrl).split('.')[1] as string, 'base64url').toString());
     expect(exp).toBe(Math.ceil(Date.parse(created.expiresAt) / 1000));
   });

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The package as an agent developer gets it: `npm pack` (which builds dist/ through `prepare`), the tarball installed
+ * The package as an agent developer gets it: `npm pack` (which builds dist/ and the bin through `prepack`), the tarball installed
  * into a fresh project of its own (from the npm cache `npm ci` filled), then imported from plain Node and type-checked
  * by a strict consumer project with an ordinary `lib`.
  */
@@ -19,11 +19,12 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /**
- * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked; the
- * limits leave a little room.
+ * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked, and the
+ * bin's bundle of the local service (the API handler, the inbox, the channels: `handback start`) about 450 kB packed
+ * and 1.6 MB unpacked; the limits leave a little room.
  */
-const MAX_PACKED_BYTES = 250_000;
-const MAX_UNPACKED_BYTES = 900_000;
+const MAX_PACKED_BYTES = 750_000;
+const MAX_UNPACKED_BYTES = 2_800_000;
 
 interface Packed {
   filename: string;
@@ -76,11 +77,14 @@ let consumer: string;
 /** A consumer that also installs the adapters' frameworks (the optional peers). */
 let withPeers: string;
 let packed: Packed;
+/** The package.json the tarball carries. */
+let published: Record<string, unknown>;
 
 /** The adapters' frameworks, at the repository's versions (in the npm cache `npm ci` filled). */
 const PEERS = ['@openai/agents', 'langchain', '@langchain/core', '@langchain/langgraph'];
-/** A consumer that also installs `ai`, the optional peer of handback/ai-sdk. */
+/** A consumer that also installs `ai` 6, the optional peer of handback/ai-sdk; and one with `ai` 7. */
 let withAi: string;
+let withAi7: string;
 
 /**
  * A module hook that appends every URL the program loads to the file `$LOADED_LOG`, so a test can say which modules
@@ -128,6 +132,7 @@ beforeAll(async () => {
   consumer = join(work, 'consumer');
   const pack = succeeded(await npm(['pack', '--json', '--pack-destination', work], root), 'npm pack');
   [packed] = JSON.parse(pack.stdout) as [Packed];
+  // The consumer below installs the tarball first; its manifest there is the published one.
 
   await mkdir(consumer);
   await writeFile(
@@ -146,6 +151,7 @@ beforeAll(async () => {
     ),
     'npm install of the tarball',
   );
+  published = JSON.parse(await readFile(join(consumer, 'node_modules', 'handback', 'package.json'), 'utf8'));
   withPeers = join(work, 'with-peers');
   await mkdir(withPeers);
   await writeFile(
@@ -189,6 +195,34 @@ beforeAll(async () => {
     ),
     'npm install of the tarball with ai',
   );
+
+  withAi7 = join(work, 'consumer-ai7');
+  await mkdir(withAi7);
+  await writeFile(
+    join(withAi7, 'package.json'),
+    JSON.stringify({ name: 'handback-ai7-consumer', private: true, type: 'module' }),
+  );
+  // AI SDK 7, at the version the repository tests it with (its alias `ai-v7`), from the same cache.
+  const ai7 = `ai@${manifest.devDependencies['ai-v7']?.replace(/^npm:ai@/, '')}`;
+  const ai7Peers = ['zod', '@types/node'].map(
+    (name) => `${name}@${manifest.devDependencies[name] ?? manifest.dependencies[name]}`,
+  );
+  succeeded(
+    await npm(
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        join(work, packed.filename),
+        ai7,
+        ...ai7Peers,
+        `@types/json-schema@${jsonSchemaTypes.version}`,
+      ],
+      withAi7,
+    ),
+    'npm install of the tarball with ai 7',
+  );
 }, 900_000);
 
 afterAll(async () => {
@@ -218,6 +252,8 @@ describe('the packed tarball', () => {
       'dist/adapters/ai-sdk.d.ts',
       'dist/testing/index.js',
       'dist/testing/index.d.ts',
+      'dist/cli/main.js',
+      'LICENSE',
     ]) {
       expect(paths).toContain(entry);
     }
@@ -250,6 +286,92 @@ describe('the packed tarball', () => {
     }
     expect(files.length).toBeGreaterThan(20);
     expect(tsSpecifiers).toEqual([]);
+  });
+});
+
+describe('the published manifest', () => {
+  it('carries no scripts, devDependencies or overrides, and the repository keeps its own', async () => {
+    expect(Object.keys(published).filter((key) => ['scripts', 'devDependencies', 'overrides'].includes(key))).toEqual(
+      [],
+    );
+    expect(published).toMatchObject({ license: 'Apache-2.0', bin: { handback: './dist/cli/main.js' } });
+    const repository = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    expect(Object.keys(repository.scripts)).toEqual(expect.arrayContaining(['prepack', 'postpack', 'test', 'start']));
+    expect(repository.scripts.prepare).toBeUndefined();
+  });
+
+  it('names the DynamoDB SDK and every framework as optional peers, ai 6 and 7 both', () => {
+    const peers = published.peerDependencies as Record<string, string>;
+    const meta = published.peerDependenciesMeta as Record<string, { optional?: boolean }>;
+    expect(Object.keys(peers).filter((name) => meta[name]?.optional !== true)).toEqual([]);
+    expect(peers.ai).toBe('^6.0.0 || ^7.0.0');
+  });
+
+  it('has declarations that import only node builtins, its own files, its dependencies and its peers', async () => {
+    const dist = join(consumer, 'node_modules', 'handback', 'dist');
+    const declared = new Set([
+      ...Object.keys(published.dependencies as Record<string, string>),
+      ...Object.keys(published.peerDependencies as Record<string, string>),
+    ]);
+    const files = (await readdir(dist, { recursive: true })).filter((file) => file.endsWith('.d.ts'));
+    const strays: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(dist, file), 'utf8');
+      const specifiers = [
+        ...text.matchAll(/\bfrom\s+['"]([^'"]+)['"]/g),
+        ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+      ].map((match) => match[1] as string);
+      for (const specifier of specifiers) {
+        if (specifier.startsWith('.') || specifier.startsWith('node:')) continue;
+        const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+        if (!declared.has(name as string)) strays.push(`${file}: ${specifier}`);
+      }
+    }
+    expect(files.length).toBeGreaterThan(20);
+    expect(strays).toEqual([]);
+  });
+});
+
+describe('the handback bin of the installed package', () => {
+  const bin = () => join(consumer, 'node_modules', '.bin', 'handback');
+
+  it("lists its commands, and prints a command's help", async () => {
+    const listed = succeeded(await run(bin(), ['--help'], consumer), 'handback --help');
+    expect(listed.stdout).toMatch(/^ {2}start {2,}Run Handback locally/m);
+    const help = succeeded(await run(bin(), ['start', '--help'], consumer), 'handback start --help');
+    expect(help.stdout).toMatch(/^Usage: handback start/);
+    const unknown = await run(bin(), ['nope'], consumer);
+    expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('no command "nope"')]);
+  });
+
+  it('starts the local service from the installed package: the API and the inbox answer, and it stops on SIGTERM', async () => {
+    const child = spawn(bin(), ['start'], { cwd: consumer, env: { ...process.env, PORT: '0', LOG_LEVEL: 'ERROR' } });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed:\n${out}`)), 60_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /listening on (http:\/\/\S+)/.exec(out);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found[1] as string);
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    });
+    try {
+      const inbox = await fetch(`${url}/inbox`);
+      const paused = await fetch(`${url}/runs/try-it/pauses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ format: 'openai-chat', messages: transcript, toolCallId: 'call_ask' }),
+      });
+      expect([inbox.status, (await inbox.text()).includes('<html'), paused.status]).toEqual([200, true, 201]);
+    } finally {
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGTERM');
+      expect(await closed).toBe(0);
+    }
   });
 });
 
@@ -364,8 +486,13 @@ describe('the installed package', () => {
     expect(missing.stderr).toMatch(/Cannot find package 'ai'/);
   });
 
-  it('imports handback/ai-sdk from plain Node ESM with ai installed, and turns a step into asks', async () => {
-    const script = `
+  it.each([
+    ['ai 6', () => withAi, /^6\./],
+    ['ai 7', () => withAi7, /^7\./],
+  ])(
+    'imports handback/ai-sdk from plain Node ESM with %s installed, and turns a step into asks',
+    async (_, dir, major) => {
+      const script = `
       import { createAiSdkHandback } from 'handback/ai-sdk';
       import { createHandbackClient } from 'handback/client';
       import { tool } from 'ai';
@@ -373,16 +500,19 @@ describe('the installed package', () => {
       const tools = { ask: tool({ inputSchema: z.object({ q: z.string() }) }) };
       const adapter = createAiSdkHandback({ handback: createHandbackClient({ baseUrl: 'http://127.0.0.1:9' }), tools });
       const step = { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'ask', input: { q: 'why?' } }], response: { messages: [] } };
-      console.log(JSON.stringify(await adapter.asksOf(step)));`;
-    const result = succeeded(await runRecordingLoads(script, withAi), 'node with handback/ai-sdk');
-    expect(JSON.parse(result.stdout)).toEqual([
-      { toolCallId: 'c1', toolName: 'ask', input: { q: 'why?' }, kind: 'answer' },
-    ]);
-    expect(packagesOf(result.loaded).filter((name) => name.startsWith('handback/'))).not.toContain(
-      'handback/dist/index.js',
-    );
-    expect(result.stderr).toBe('');
-  });
+      const { default: { version } } = await import('ai/package.json', { with: { type: 'json' } });
+      console.log(JSON.stringify({ asks: await adapter.asksOf(step), version }));`;
+      const result = succeeded(await runRecordingLoads(script, dir()), 'node with handback/ai-sdk');
+      expect(JSON.parse(result.stdout)).toEqual({
+        asks: [{ toolCallId: 'c1', toolName: 'ask', input: { q: 'why?' }, kind: 'answer' }],
+        version: expect.stringMatching(major),
+      });
+      expect(packagesOf(result.loaded).filter((name) => name.startsWith('handback/'))).not.toContain(
+        'handback/dist/index.js',
+      );
+      expect(result.stderr).toBe('');
+    },
+  );
 
   it('loads handback without vitest, and names vitest as what handback/testing needs', async () => {
     // The consumer installs no vitest: the entry point must not reach it, and only the testing subpath asks for it.
@@ -438,7 +568,8 @@ describe('the installed package', () => {
 
   const subpathConsumers = [
     ['handback/client, without ai installed', () => consumer, 'client-consumer', CLIENT_CONSUMER_SOURCE],
-    ['handback/ai-sdk, with ai installed', () => withAi, 'ai-consumer', AI_CONSUMER_SOURCE],
+    ['handback/ai-sdk, with ai 6 installed', () => withAi, 'ai-consumer', AI_CONSUMER_SOURCE],
+    ['handback/ai-sdk, with ai 7 installed', () => withAi7, 'ai-consumer', AI_CONSUMER_SOURCE],
   ] as const;
   it.each(
     subpathConsumers.flatMap(([what, dir, file, source]) =>
@@ -517,20 +648,21 @@ export { store, violations, rebuilt };
 const ADAPTERS_SOURCE = `
 import { Agent } from '@openai/agents';
 import { MemorySaver } from '@langchain/langgraph';
-import { createMemoryCheckpointStore, type PauseCreated } from 'handback';
+import { createMemoryCheckpointStore } from 'handback';
+import type { ClientPauseCreated } from 'handback/client';
 import { type LangGraphResumed, langgraphHandback } from 'handback/langgraph';
 import { type AgentsResumed, createMemoryToolExecutions, openaiAgentsHandback } from 'handback/openai-agents';
 import { createAgent } from 'langchain';
 
 const store = createMemoryCheckpointStore();
 const agent = new Agent({ name: 'support' });
-const agents = openaiAgentsHandback({ store, tenant: 't', agent, executions: createMemoryToolExecutions() });
+const agents = openaiAgentsHandback({ handback: { store, tenant: 't' }, agent, executions: createMemoryToolExecutions() });
 const graph = createAgent({ model: 'openai:gpt-4.1', tools: [], checkpointer: new MemorySaver() });
-const graphs = langgraphHandback({ store, tenant: 't', graph });
+const graphs = langgraphHandback({ handback: { store, tenant: 't' }, graph });
 
 export const resumeRun = (continuationId: string): Promise<AgentsResumed<unknown>> =>
   agents.resume({ runId: 'r', continuationId });
-export const pauseThread = (): Promise<PauseCreated> => graphs.pause({ configurable: { thread_id: 'r' } }, { runId: 'r' });
+export const pauseThread = (): Promise<ClientPauseCreated> => graphs.pause({ configurable: { thread_id: 'r' } }, { runId: 'r' });
 export const resumeThread = (continuationId: string): Promise<LangGraphResumed> =>
   graphs.resume({ runId: 'r', continuationId });
 `;
@@ -555,14 +687,16 @@ export async function approve(runId: string, interruptId: string): Promise<Clien
 /** An agent's code on the AI SDK adapter. */
 const AI_CONSUMER_SOURCE = `
 import { generateText, type LanguageModel, type ModelMessage, tool } from 'ai';
-import { createAiSdkHandback, type ExecutedCall } from 'handback/ai-sdk';
+import { createAiSdkHandback, createMemoryToolExecutions, type ExecutionLog } from 'handback/ai-sdk';
 import { createHandbackClient } from 'handback/client';
 import { z } from 'zod';
 
 const tools = {
   refund: tool({ inputSchema: z.object({ amount: z.number() }), needsApproval: true, execute: async ({ amount }) => ({ amount }) }),
 };
-const adapter = createAiSdkHandback({ handback: createHandbackClient({ baseUrl: 'https://api.example.com' }), tools });
+const executions: ExecutionLog = createMemoryToolExecutions();
+const handback = createHandbackClient({ baseUrl: 'https://api.example.com' });
+const adapter = createAiSdkHandback({ handback, tools, executions });
 
 export async function turn(model: LanguageModel, messages: ModelMessage[]) {
   const step = await generateText({ model, tools, messages });
@@ -571,7 +705,6 @@ export async function turn(model: LanguageModel, messages: ModelMessage[]) {
 
 export async function goOn(model: LanguageModel, continuationId: string) {
   const messages: ModelMessage[] = await adapter.continueFromPause({ runId: 'run-1', continuationId });
-  const recorded: ExecutedCall | undefined = await adapter.executed.get(continuationId + ':call_1');
-  return { step: await generateText({ model, tools, messages }), recorded };
+  return generateText({ model, tools, messages });
 }
 `;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * vitest global setup: the examples import Handback by its package name, which resolves through `exports` to dist/.
- * `npm ci` builds dist/ (`prepare`); this builds it again when it is missing or older than a source it is built from,
+ * `npm ci` does not build dist/ (the package builds it in `prepack`, so an install never runs a build); this builds it when it is missing or older than a source it is built from,
  * so the examples never run against a stale build after an edit to functions/. When dist/ is fresh it costs a stat
  * per source file.
  */

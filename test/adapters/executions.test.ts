@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createDynamoDBToolExecutions, ToolExecutionInProgressError } from '../../functions/adapters/executions.ts';
-import { createMemoryToolExecutions, type ToolExecutions } from '../../functions/adapters/shared.ts';
+import { createDynamoDBToolExecutions } from '../../functions/adapters/executions.ts';
+import { createMemoryToolExecutions, type ExecutionLog } from '../../functions/adapters/shared.ts';
+import { ExecutionInProgressError } from '../../functions/errors.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /** The record both adapters key approved calls by (`continuationId/toolCallId`), in memory and in DynamoDB. */
 const table = useTestTable();
-const kinds: Array<[string, () => ToolExecutions]> = [
+const kinds: Array<[string, () => ExecutionLog]> = [
   ['in memory', () => createMemoryToolExecutions()],
   ['in DynamoDB', () => createDynamoDBToolExecutions({ client: table.client, tableName: table.tableName })],
 ];
@@ -42,7 +43,7 @@ describe('tool executions in DynamoDB, from two workers', () => {
       ran = true;
       return 'again';
     };
-    await expect(second.once(key, again)).rejects.toBeInstanceOf(ToolExecutionInProgressError);
+    await expect(second.once(key, again)).rejects.toBeInstanceOf(ExecutionInProgressError);
     release('refunded');
     expect(await running).toBe('refunded');
     expect(await second.once(key, async () => 'again')).toBe('refunded');

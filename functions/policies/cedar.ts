@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as cedar from '@cedar-policy/cedar-wasm/web';
+
+/**
+ * Cedar itself (`@cedar-policy/cedar-wasm`), the only module that imports it. Its `web` build is the one that takes
+ * the WebAssembly bytes from us (`initSync`) instead of reading them beside itself: in a Lambda bundle this module is
+ * a chunk loaded on first use and the `.wasm` is a file of the asset (`HANDBACK_CEDAR_WASM`), so a deployment without
+ * policies reads neither.
+ */
+
+/** The Cedar calls Handback makes. */
+export type Cedar = typeof cedar;
+
+import type { Type } from '@cedar-policy/cedar-wasm/web';
+
+export type {
+  AuthorizationAnswer,
+  DetailedError,
+  EntityJson,
+  PolicyJson,
+  SchemaJson,
+  SourceLocation,
+} from '@cedar-policy/cedar-wasm/web';
+
+/** A type of the schema as JSON, its names as strings. */
+export type CedarType = Type<string>;
+
+/** The file name of Cedar's WebAssembly module, in the package and beside a bundle. */
+export const CEDAR_WASM_FILE = 'cedar_wasm_bg.wasm';
+
+/** Where Cedar's WebAssembly module is: `HANDBACK_CEDAR_WASM` (a bundle's own copy), else the installed package's. */
+export function cedarWasmPath(env: Record<string, string | undefined> = process.env): string {
+  const given = env.HANDBACK_CEDAR_WASM;
+  if (given !== undefined && given !== '') {
+    return isAbsolute(given) ? given : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), given);
+  }
+  return fileURLToPath(new URL(CEDAR_WASM_FILE, import.meta.resolve('@cedar-policy/cedar-wasm/web')));
+}
+
+/** Cedar, its WebAssembly module compiled and instantiated once per process (a few hundred milliseconds, once). */
+export function loadCedar(wasmPath: string = cedarWasmPath()): Cedar {
+  cedar.initSync({ module: readFileSync(wasmPath) });
+  return cedar;
+}

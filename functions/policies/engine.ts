@@ -1,0 +1,163 @@
+import { CEDAR_NAMES, type PolicyDefault, type PolicyMode } from '../vocabulary.ts';
+import type { AskPolicy } from '../wire.ts';
+import type { AuthorizationAnswer, Cedar } from './cedar.ts';
+import type { LoadedPolicies } from './load.ts';
+import { errorReason, type PolicyAnswer, verdictOf } from './outcomes.ts';
+import { ArgsError, contextOf, entitiesOf, type PolicyRequest, principalUid } from './request.ts';
+
+/**
+ * The policy engine: one loaded policy set and schema, preparsed once in Cedar, evaluating each `approval` ask's two
+ * requests (`call`, `callWithoutApproval`) and combining Cedar's answers into §17's outcome.
+ */
+
+/** What an engine is built with. */
+export interface PolicyEngineOptions {
+  /** `enforce` (the default) or `shadow`. */
+  mode?: PolicyMode;
+  /** What an ask no policy applies to gets. @default 'ask' */
+  default?: PolicyDefault;
+  /** Told of every failed evaluation (fail closed), with the erroring policies' ids: the deployment logs it. */
+  onError?: (failure: AskPolicyFailure) => void;
+}
+
+/** A failed evaluation, as logged. */
+export interface AskPolicyFailure {
+  tool: string;
+  runId: string;
+  tenant: string;
+  /** The erroring policies' ids (none when the request itself did not fit the schema). */
+  policyIds: string[];
+  message: string;
+}
+
+/** The policies of a deployment, ready to evaluate asks. */
+export interface PolicyEngine {
+  readonly mode: PolicyMode;
+  readonly default: PolicyDefault;
+  /** How many policies it holds. */
+  readonly size: number;
+  /** The outcome of one `approval` ask. */
+  evaluate(request: PolicyRequest): AskPolicy;
+}
+
+let engines = 0;
+
+/** An engine over `loaded`, its policy set and schema preparsed in `cedar` under names of their own. */
+export function createPolicyEngine(
+  cedar: Cedar,
+  loaded: LoadedPolicies,
+  options: PolicyEngineOptions = {},
+): PolicyEngine {
+  const name = `handback-${++engines}`;
+  const schema = cedar.preparseSchema(name, loaded.schema);
+  if (schema.type === 'failure') throw new Error(`Cedar refused the checked schema: ${schema.errors[0]?.message}`);
+  const policies = [...loaded.policies.values()];
+  const order = new Map(policies.map((policy, index) => [policy.id, index]));
+  const mode = options.mode ?? 'enforce';
+  const fallback = options.default ?? 'ask';
+
+  // Each request is evaluated against the policies whose scope may name its action and tool, preparsed once per such
+  // group: a policy scoped to other actions or another tool is never satisfied and never errs on it, and Cedar's cost
+  // per request grows with the policies it is given. A tool no policy names shares the group of the policies that
+  // name none. No policy: no Cedar call.
+  const groups = new Map<string, string | undefined>();
+  const groupOf = (action: string, tool: string): string | undefined => {
+    const ids = policies
+      .filter(
+        (policy) =>
+          (policy.actions === undefined || policy.actions.includes(action)) &&
+          (policy.tools === undefined || policy.tools.includes(tool)),
+      )
+      .map((policy) => policy.id);
+    const key = ids.join('\n');
+    if (groups.has(key)) return groups.get(key);
+    let group: string | undefined;
+    if (ids.length > 0) {
+      group = `${name}-${groups.size}`;
+      const staticPolicies = Object.fromEntries(ids.map((id) => [id, loaded.policies.get(id)?.text as string]));
+      const preparsed = cedar.preparsePolicySet(group, { staticPolicies });
+      if (preparsed.type === 'failure') {
+        throw new Error(`Cedar refused the checked policies: ${preparsed.errors[0]?.message}`);
+      }
+    }
+    groups.set(key, group);
+    return group;
+  };
+
+  const authorize = (
+    action: string,
+    request: PolicyRequest,
+    context: Record<string, unknown>,
+    entities: ReturnType<typeof entitiesOf>,
+  ): PolicyAnswer => {
+    const group = groupOf(action, request.tool);
+    if (group === undefined) return { kind: 'deny', policyIds: [], errors: [] };
+    const answer: AuthorizationAnswer = cedar.statefulIsAuthorized({
+      principal: principalUid(request.principal),
+      action: { type: CEDAR_NAMES.action, id: action },
+      resource: { type: CEDAR_NAMES.tool, id: request.tool },
+      context: context as never,
+      entities,
+      preparsedPolicySetId: group,
+      preparsedSchemaName: name,
+      // The context was checked against the schema as it was built (request.ts): Cedar's own check of the same
+      // request costs it several times its evaluation.
+      validateRequest: false,
+    });
+    if (answer.type === 'failure') {
+      return { kind: 'failure', message: answer.errors.map((error) => error.message).join('; ') };
+    }
+    const { decision, diagnostics } = answer.response;
+    return {
+      kind: decision,
+      policyIds: inFileOrder(diagnostics.reason, order),
+      errors: diagnostics.errors.map((error) => ({ policyId: error.policyId, message: error.error.message })),
+    };
+  };
+
+  return {
+    mode,
+    default: fallback,
+    size: loaded.policies.size,
+    evaluate(request) {
+      let context: Record<string, unknown>;
+      try {
+        context = contextOf(request, loaded.schemaJson);
+      } catch (error) {
+        if (!(error instanceof ArgsError)) throw error;
+        return failed(request, [], error.message, options.onError);
+      }
+      const entities = entitiesOf(request);
+      const verdict = verdictOf(
+        () => authorize(CEDAR_NAMES.call, request, context, entities),
+        () => authorize(CEDAR_NAMES.callWithoutApproval, request, context, entities),
+        loaded.policies,
+        fallback,
+      );
+      if (verdict.basis === 'error') {
+        options.onError?.({
+          tool: request.tool,
+          runId: request.runId,
+          tenant: request.tenant,
+          policyIds: verdict.policyIds,
+          message: verdict.reason ?? 'the evaluation failed',
+        });
+      }
+      return verdict;
+    },
+  };
+}
+
+function failed(
+  request: PolicyRequest,
+  policyIds: string[],
+  message: string,
+  onError: PolicyEngineOptions['onError'],
+): AskPolicy {
+  onError?.({ tool: request.tool, runId: request.runId, tenant: request.tenant, policyIds, message });
+  return { outcome: 'reject', policyIds, basis: 'error', reason: errorReason(message) };
+}
+
+function inFileOrder(ids: readonly string[], order: ReadonlyMap<string, number>): string[] {
+  return [...ids].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+}
