@@ -50,7 +50,7 @@ export interface HandbackChannelsProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the functions' log groups when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
 }

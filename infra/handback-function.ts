@@ -96,7 +96,7 @@ export interface HandbackFunctionProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the log group when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
   /**
@@ -147,7 +147,7 @@ export class HandbackFunction extends Construct {
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     // An explicit role instead of AWSLambdaBasicExecutionRole, whose logs:* actions reach every log group.

@@ -110,7 +110,7 @@ export interface HandbackHttpApiProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the access log group when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
 }
@@ -138,7 +138,7 @@ export class HandbackHttpApi extends Construct {
     const throttles = { ...ROUTE_THROTTLES, ...props.throttles };
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,

@@ -45,7 +45,7 @@ export interface LifecycleEventsProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the function's log group when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
 }

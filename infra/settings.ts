@@ -71,7 +71,7 @@ export interface HandbackStackProps extends StackProps {
   /**
    * What happens to the table and the log groups when they leave the stack; the table keeps deletion protection
    * unless this is `DESTROY`.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
@@ -522,7 +522,8 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     pauseExpiry:
       props.pauseExpiry ?? (pauseExpirySeconds ? Duration.seconds(pauseExpirySeconds) : DEFAULT_PAUSE_EXPIRY),
     eventSource: props.eventSource ?? contextString(scope, CONTEXT.eventSource) ?? 'handback',
-    removalPolicy: props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN),
+    removalPolicy:
+      props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE),
     resumeRequestsVia: via,
     exampleAgent,
     eventBus:

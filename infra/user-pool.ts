@@ -37,7 +37,7 @@ export interface HandbackUserPoolProps {
   readonly agentTenant: string;
   /**
    * What happens to the pool (and its users) when it leaves the stack; deletion protection is on unless `DESTROY`.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
@@ -125,7 +125,7 @@ export class HandbackUserPool extends Construct {
 
   constructor(scope: Construct, id: string, props: HandbackUserPoolProps) {
     super(scope, id);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
     this.userPool = new UserPool(this, 'Pool', {
       featurePlan: FeaturePlan.ESSENTIALS,
       selfSignUpEnabled: false,

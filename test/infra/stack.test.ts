@@ -111,7 +111,7 @@ describe('the checkpoint table', () => {
   it('has deletion protection and is retained when it leaves the stack', () => {
     template.hasResource(TABLE_TYPE, {
       Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
     });
   });
@@ -446,7 +446,7 @@ describe('the answer-link key', () => {
   });
 
   it('is retained when it leaves the stack, like the table whose pauses its links open', () => {
-    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'RetainExceptOnCreate' });
   });
 });
 

@@ -146,3 +146,20 @@ describe('the HTTP API’s throttles', () => {
     expect(stage().DependsOn).toEqual(expect.arrayContaining(routes));
   });
 });
+
+describe('what the stack keeps', () => {
+  const kept = Object.entries(template.toJSON().Resources as Record<string, { Type: string; DeletionPolicy?: string }>)
+    .filter(([, resource]) => resource.DeletionPolicy !== undefined && resource.DeletionPolicy !== 'Delete')
+    .map(([id, resource]) => ({ id, type: resource.Type, policy: resource.DeletionPolicy }));
+
+  it('keeps the table, the link key and the log groups (the user pool too: test/infra/user-pool.test.ts)', () => {
+    const types = new Set(kept.map((resource) => resource.type));
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
+      expect(types).toContain(type);
+    }
+  });
+
+  it('keeps each of them except when its first create fails (RetainExceptOnCreate): a failed first deploy leaves no orphans', () => {
+    expect(kept.filter((resource) => resource.policy !== 'RetainExceptOnCreate')).toEqual([]);
+  });
+});

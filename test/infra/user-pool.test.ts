@@ -254,7 +254,7 @@ describe('a stack deployed with no auth context', () => {
   it('keeps the pool when it leaves the stack, with deletion protection', () => {
     template.hasResource('AWS::Cognito::UserPool', {
       Properties: Match.objectLike({ DeletionProtection: 'ACTIVE' }),
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
     });
   });
 
