@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -301,6 +302,21 @@ export class HandbackStack extends Stack {
             ...fiveMinutes,
           }),
         },
+        TableThrottles: {
+          description:
+            'DynamoDB throttled requests to the checkpoint table: pauses and decisions may fail with storage_unavailable (503) and be retried.',
+          metric: table.metricThrottledRequestsForOperations({
+            operations: [
+              Operation.GET_ITEM,
+              Operation.BATCH_GET_ITEM,
+              Operation.QUERY,
+              Operation.PUT_ITEM,
+              Operation.UPDATE_ITEM,
+              Operation.DELETE_ITEM,
+            ],
+            ...fiveMinutes,
+          }),
+        },
         SweepTicksFailed: {
           description: 'The sweep schedule could not invoke the sweep: expiries and reminders are not being acted on.',
           metric: new Metric({
@@ -310,6 +326,37 @@ export class HandbackStack extends Stack {
             ...fiveMinutes,
           }),
         },
+      },
+      heartbeats: {
+        SweepHeartbeat: {
+          description:
+            'The sweep ran less than once in five minutes (or not at all): its schedule stopped, so expiries and reminders are not acted on.',
+          metric: sweeper.function.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum' }),
+        },
+      },
+      bounds: {
+        LifecycleStreamAge: {
+          description:
+            'The lifecycle stream is five minutes or more behind: events, Slack messages and emails arrive late; records older than an hour are dropped to LifecycleFailedRecords.',
+          metric: lifecycle.handler.function.metric('IteratorAge', {
+            period: Duration.minutes(5),
+            statistic: 'Maximum',
+          }),
+          threshold: Duration.minutes(5).toMilliseconds(),
+        },
+        ...(handoff.queue
+          ? {
+              HandoffQueueAge: {
+                description:
+                  'A continuation pointer has waited an hour in the hand-off queue: nothing in this stack consumes it, so your consumer is missing or failing. Pointers are deleted after 14 days (the queue retention); the continuations stay readable from the table.',
+                metric: handoff.queue.metricApproximateAgeOfOldestMessage({
+                  period: Duration.minutes(5),
+                  statistic: 'Maximum',
+                }),
+                threshold: Duration.hours(1).toSeconds(),
+              },
+            }
+          : {}),
       },
       topic: settings.alarmTopic,
     });
