@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -57,7 +58,13 @@ export class HandbackStack extends Stack {
         'The key signs answer links that stay valid until their pause closes (up to a year): rotating it would void every open link at once, so people could no longer decide from the emails and messages they already have. Rotate it by hand, knowing that.',
     });
 
-    const resumeFunction = (name: string, entry: string, description: string, timeoutSeconds: number) => {
+    const resumeFunction = (
+      name: string,
+      entry: string,
+      description: string,
+      timeoutSeconds: number,
+      access: 'decide' | 'readWrite' = 'decide',
+    ) => {
       const fn = new HandbackFunction(this, name, {
         entry,
         description,
@@ -71,12 +78,13 @@ export class HandbackStack extends Stack {
         handoffTarget: handoff.type,
         ...logging,
       });
-      fn.bindTable(table, 'readWrite');
+      fn.bindTable(table, access);
       handoff.bind(fn);
       return fn;
     };
     // API Gateway waits at most 30 s for an integration; the function gives up first.
-    const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29);
+    // The API pauses as well as decides; every other resumer only decides, closes and reads.
+    const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29, 'readWrite');
     api.grantSecretRead(linkKey);
     if (settings.inboxUrl !== undefined) api.function.addEnvironment('INBOX_URL', settings.inboxUrl);
     const stepFunctionsHandler = resumeFunction(
@@ -119,7 +127,8 @@ export class HandbackStack extends Stack {
         memorySize: 256,
         ...logging,
       });
-      example.bindTable(table, 'readWrite');
+      // Its own tenant's runs only: an agent's credential is no key to every tenant's pauses.
+      example.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
       acknowledgeSynchronous(example, 'Step Functions invokes it synchronously (RequestResponse and waitForTaskToken)');
       agent = example.function;
     }
@@ -165,7 +174,7 @@ export class HandbackStack extends Stack {
         },
         ...logging,
       });
-      durable.bindTable(table, 'readWrite');
+      durable.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
       Validations.of(durable).acknowledge({
         id: 'Serverless-LambdaDLQ',
         reason:
@@ -240,6 +249,7 @@ export class HandbackStack extends Stack {
       handlerTimeout: Duration.seconds(60),
       eventSource: settings.eventSource,
       eventBridgeHandler: eventBridgeHandler?.function,
+      putEventsPrincipals: settings.resumeEventPrincipals,
     });
     if (eventBridgeHandler) {
       Validations.of(eventBridgeHandler).acknowledge({
@@ -305,6 +315,21 @@ export class HandbackStack extends Stack {
             ...fiveMinutes,
           }),
         },
+        TableThrottles: {
+          description:
+            'DynamoDB throttled requests to the checkpoint table: pauses and decisions may fail with storage_unavailable (503) and be retried.',
+          metric: table.metricThrottledRequestsForOperations({
+            operations: [
+              Operation.GET_ITEM,
+              Operation.BATCH_GET_ITEM,
+              Operation.QUERY,
+              Operation.PUT_ITEM,
+              Operation.UPDATE_ITEM,
+              Operation.DELETE_ITEM,
+            ],
+            ...fiveMinutes,
+          }),
+        },
         SweepTicksFailed: {
           description: 'The sweep schedule could not invoke the sweep: expiries and reminders are not being acted on.',
           metric: new Metric({
@@ -314,6 +339,37 @@ export class HandbackStack extends Stack {
             ...fiveMinutes,
           }),
         },
+      },
+      heartbeats: {
+        SweepHeartbeat: {
+          description:
+            'The sweep ran less than once in five minutes (or not at all): its schedule stopped, so expiries and reminders are not acted on.',
+          metric: sweeper.function.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum' }),
+        },
+      },
+      bounds: {
+        LifecycleStreamAge: {
+          description:
+            'The lifecycle stream is five minutes or more behind: events, Slack messages and emails arrive late; records older than an hour are dropped to LifecycleFailedRecords.',
+          metric: lifecycle.handler.function.metric('IteratorAge', {
+            period: Duration.minutes(5),
+            statistic: 'Maximum',
+          }),
+          threshold: Duration.minutes(5).toMilliseconds(),
+        },
+        ...(handoff.queue
+          ? {
+              HandoffQueueAge: {
+                description:
+                  'A continuation pointer has waited an hour in the hand-off queue: nothing in this stack consumes it, so your consumer is missing or failing. Pointers are deleted after 14 days (the queue retention); the continuations stay readable from the table.',
+                metric: handoff.queue.metricApproximateAgeOfOldestMessage({
+                  period: Duration.minutes(5),
+                  statistic: 'Maximum',
+                }),
+                threshold: Duration.hours(1).toSeconds(),
+              },
+            }
+          : {}),
       },
       topic: settings.alarmTopic,
     });
@@ -325,6 +381,10 @@ export class HandbackStack extends Stack {
       value: table.tableName,
     });
     new CfnOutput(this, 'ResumeQueueUrl', { description: 'Send resume requests here', value: triggers.queue.queueUrl });
+    new CfnOutput(this, 'ResumeEventBusName', {
+      description: 'Put Resume Requested events here (only the principals of handback:resumeEventPrincipals may)',
+      value: triggers.eventBus.eventBusName,
+    });
     if (handoff.queue) {
       new CfnOutput(this, 'HandoffQueueUrl', {
         description: 'Continuation pointers arrive here',
