@@ -29,6 +29,11 @@ export interface DynamoDBCheckpointStoreOptions {
   onChange?: CheckpointServiceOptions['onChange'];
   /** The checks the store runs, each loaded on first use (see `CheckpointChecks`). @default ALL_CHECKS */
   checks?: CheckpointServiceOptions['checks'];
+  /**
+   * The recipient domains (§16): an agent's pause names approvers by email, and email recipients, only inside them.
+   * @default none
+   */
+  recipientDomains?: CheckpointServiceOptions['recipientDomains'];
 }
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */

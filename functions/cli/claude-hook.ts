@@ -18,7 +18,7 @@ Settings (.claude/settings.json), the matcher naming the tools people decide:
   {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|Bash",
      "hooks": [{"type": "command", "command": "npx handback claude-hook"}]}]}}
 
-Environment: HANDBACK_URL and HANDBACK_TOKEN (an agent token), or DYNAMODB_ENDPOINT / HANDBACK_DATA_DIR with
+Environment: HANDBACK_URL and HANDBACK_TOKEN (an agent token), or DYNAMODB_ENDPOINT with
 TABLE_NAME and HANDBACK_TENANT; HANDBACK_INBOX_URL; HANDBACK_STATE_DIR (default ~/.handback: where deferred
 sessions are noted for handback claude-resume). See docs/claude-code.md.`;
 

@@ -17,7 +17,7 @@ tool_use_id (or ask_id) asked again gets the decision.
 
 Environment:
   HANDBACK_URL, HANDBACK_TOKEN  a Handback service and an agent token (scope handback/agent)
-  DYNAMODB_ENDPOINT, TABLE_NAME without a URL: the store the service runs on (or HANDBACK_DATA_DIR)
+  DYNAMODB_ENDPOINT, TABLE_NAME without a URL: the store the service runs on
   HANDBACK_TENANT               with a store: the tenant (default "default")
   HANDBACK_INBOX_URL            where people decide, for the messages (default <HANDBACK_URL>/inbox)
   HANDBACK_MCP_WAIT_SECONDS     how long one call waits (default 240)

@@ -2,7 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { HandbackBackend } from '../mcp/backend.ts';
 import { createHandbackMcpServer } from '../mcp/server.ts';
 import { getContinuation, getPause, pauseTurn, type UseCaseDeps } from '../resume/resume.ts';
-import type { ApiEvent, ApiResult, BearerHandler, Caller } from './http-api.ts';
+import type { ApiEvent, ApiResult, Caller, RouteHandlers } from './http-api.ts';
 
 /**
  * `POST /mcp` (§18): Handback's MCP server over Streamable HTTP, stateless — each request gets a server and a
@@ -23,8 +23,8 @@ export interface McpRouteOptions {
 }
 
 /** The route's handler, for the API router (`createApiHandler`'s `handlers.mcp`). */
-export function createMcpRoute(deps: UseCaseDeps, options: McpRouteOptions): BearerHandler {
-  return async (event, caller) => {
+export function createMcpRoute(deps: UseCaseDeps, options: McpRouteOptions): RouteHandlers['mcp'] {
+  return async ({ event }, caller) => {
     const inboxUrl = options.inboxUrl ?? deps.inboxUrl ?? `https://${event.requestContext.domainName}/inbox`;
     const { inboxUrl: _, ...waits } = options;
     const server = createHandbackMcpServer({ ...waits, backend: useCaseBackend(deps, caller, inboxUrl) });

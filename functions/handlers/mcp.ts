@@ -1,5 +1,5 @@
-import { parseChannelNames } from '../channels/notify.ts';
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
+import { parseChannelNames } from '../checkpoints/notify.ts';
 import { waitMsFromEnv } from '../mcp/backend.ts';
 import { LIMITS } from '../vocabulary.ts';
 import { createApiHandler } from './http-api.ts';

@@ -27,8 +27,10 @@ export interface BodySpec {
   readonly optional?: boolean;
   /** `json` (the default): 415 unless JSON, parsed, depth-checked. `raw`: handed on as sent (Slack's form posts). */
   readonly media?: 'json' | 'raw';
-  /** The zod schema the parsed body must meet. */
+  /** The zod schema the parsed body must meet (checked by the router, which hands the handler its output). */
   readonly schema?: z.ZodMiniType;
+  /** What a 400 calls the body ("Invalid pause body: …"). */
+  readonly name?: string;
 }
 
 /** One route. */
@@ -47,7 +49,9 @@ export interface RouteSpec {
    * local service does). @default 'api'
    */
   readonly served?: 'api' | 'inbox' | 'mcp';
+  /** The path parameters' schema: the router checks them and hands the handler its output. */
   readonly params?: z.ZodMiniType;
+  /** The query's schema (every parameter a string, as API Gateway sends it). */
   readonly query?: z.ZodMiniType;
   readonly body?: BodySpec;
 }
@@ -160,7 +164,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses',
     scopes: [agent],
     params: runParams,
-    body: { limit: LIMITS.pauseBodyBytes, schema: pauseBody },
+    body: { limit: LIMITS.pauseBodyBytes, schema: pauseBody, name: 'pause body' },
   },
   {
     id: 'getPause',
@@ -176,7 +180,7 @@ export const ROUTES = [
     path: '/runs/{runId}/resume',
     scopes: [decide],
     params: runParams,
-    body: { limit: LIMITS.decisionBodyBytes, schema: resumeBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: resumeBody, name: 'resume body' },
   },
   {
     id: 'getContinuation',
@@ -193,7 +197,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses/{interruptId}/cancel',
     scopes: [agent, decide],
     params: pauseParams,
-    body: { limit: LIMITS.decisionBodyBytes, optional: true, schema: cancelBody },
+    body: { limit: LIMITS.decisionBodyBytes, optional: true, schema: cancelBody, name: 'cancel body' },
   },
   {
     id: 'createLink',
@@ -201,7 +205,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses/{interruptId}/links',
     scopes: [decide],
     params: pauseParams,
-    body: { limit: LIMITS.decisionBodyBytes, schema: linkBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkBody, name: 'link body' },
   },
   {
     id: 'claim',
@@ -209,7 +213,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses/{interruptId}/claim',
     scopes: [agent],
     params: pauseParams,
-    body: { limit: LIMITS.decisionBodyBytes, schema: claimBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: claimBody, name: 'claim body' },
   },
   {
     id: 'mcp',
@@ -235,7 +239,7 @@ export const ROUTES = [
     path: '/links/resume',
     scopes: 'link',
     why: ANSWER_LINK,
-    body: { limit: LIMITS.decisionBodyBytes, schema: linkResumeBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkResumeBody, name: 'resume body' },
   },
   {
     id: 'slackInteractions',
@@ -285,9 +289,14 @@ export function pathPattern(template: string): RegExp {
   return new RegExp(`^${template.replace(/\{[^/]+\}/g, '[^/]+')}/?$`);
 }
 
+/** Each route's path, compiled once: what the edges match a request's path against. */
+export const PATH_PATTERNS: Readonly<Record<RouteId, RegExp>> = Object.fromEntries(
+  ROUTES.map((route) => [route.id, pathPattern(route.path)]),
+) as Record<RouteId, RegExp>;
+
 const bearerPatterns = ROUTES.filter(isBearer).map((route) => ({
   method: route.method,
-  regexp: pathPattern(route.path),
+  regexp: PATH_PATTERNS[route.id],
 }));
 
 /**

@@ -8,6 +8,7 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
+import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
@@ -109,10 +110,21 @@ export async function startLocalService(
       logger,
     );
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');
+  let recipientDomains: string[];
+  try {
+    recipientDomains = parseRecipientDomains(optionalEnv(env, 'HANDBACK_RECIPIENT_DOMAINS'));
+  } catch (error) {
+    throw new StartError(`HANDBACK_RECIPIENT_DOMAINS: ${(error as Error).message}`, { cause: error });
+  }
   // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
   let observe: (change: PauseChange) => void = () => {};
   const deps: ApiDeps = {
-    store: createDynamoDBCheckpointStore({ client, tableName, onChange: (change) => observe(change) }),
+    store: createDynamoDBCheckpointStore({
+      client,
+      tableName,
+      onChange: (change) => observe(change),
+      recipientDomains,
+    }),
     handoff,
     claims: createDynamoDBHandoffClaims({ client, tableName }),
     logger,
@@ -124,13 +136,14 @@ export async function startLocalService(
   // The channels (§14) from HANDBACK_SLACK_* and HANDBACK_SMTP_URL: one more consumer of the lifecycle events.
   let channels: ReturnType<typeof channelsFromEnv>;
   try {
-    channels = channelsFromEnv(env, { useCases: deps, client, tableName });
+    channels = channelsFromEnv(env, { useCases: deps, client, tableName, recipientDomains });
   } catch (error) {
     // Each is a setting that cannot work (docs/channels.md): one line naming it, as for every other setting.
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   deps.channels = channels.names;
   if (channels.slack !== undefined) deps.slack = channels.slack;
+  if (channels.deliverLink !== undefined) deps.deliverLink = channels.deliverLink;
   // `POST /mcp` (§18), as the stack's MCP function serves it; the MCP SDK loads with its first request.
   let mcpWaitMs: number;
   try {
@@ -153,7 +166,7 @@ export async function startLocalService(
   // One handler serves the API, the inbox page and MCP, as the stack's three functions do behind one HTTP API.
   const handler = createApiHandler(deps, {
     routes: INBOX_ROUTES,
-    handlers: { mcp: async (event, caller) => (await mcpRoute())(event, caller) },
+    handlers: { mcp: async (input, caller) => (await mcpRoute())(input, caller) },
   });
   const server = createLocalServer({
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],

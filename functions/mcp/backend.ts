@@ -14,7 +14,7 @@ import type { Actor, ClaimResult, PauseView } from '../wire.ts';
  * Where the coding-agent commands (§18: `handback mcp`, `handback claude-hook`, `handback claude-resume`) reach
  * Handback, as an agent would: a Handback service by URL (`HANDBACK_URL`, `HANDBACK_TOKEN`, through
  * `handback/client`), or, without a URL, a store of their own on the same table as the service people decide in
- * (`DYNAMODB_ENDPOINT` and `TABLE_NAME`, or the embedded store on disk in `HANDBACK_DATA_DIR`), through the library's
+ * (`DYNAMODB_ENDPOINT` and `TABLE_NAME`: DynamoDB Local, or the stack's table by its regional endpoint), through the library's
  * store. Both do the same: pause, read, claim a closed pause's hand-off.
  */
 
@@ -55,7 +55,7 @@ const DEFAULT_TENANT = 'default';
 
 /**
  * The backend the environment names: `HANDBACK_URL` (with `HANDBACK_TOKEN`, an agent token; `HANDBACK_INBOX_URL`,
- * else the service's `/inbox`), or `DYNAMODB_ENDPOINT` / `HANDBACK_DATA_DIR` with `TABLE_NAME` (default `handback`)
+ * else the service's `/inbox`), or `DYNAMODB_ENDPOINT` with `TABLE_NAME` (default `handback`)
  * and `HANDBACK_TENANT` (default `default`), pausing as `agent`. `timeoutMs`: one request's limit over HTTP.
  */
 export async function backendFromEnv(
@@ -88,16 +88,15 @@ export async function backendFromEnv(
     };
   }
   const endpoint = env.DYNAMODB_ENDPOINT?.trim();
-  const dataDir = env.HANDBACK_DATA_DIR?.trim();
-  if (!endpoint && !dataDir) {
+  if (!endpoint) {
     throw new BackendConfigError(
-      'Handback is not configured: set HANDBACK_URL (and HANDBACK_TOKEN) to reach a Handback service, or DYNAMODB_ENDPOINT (or HANDBACK_DATA_DIR) for the store the service runs on.',
+      'Handback is not configured: set HANDBACK_URL (and HANDBACK_TOKEN) to reach a Handback service, or DYNAMODB_ENDPOINT (and TABLE_NAME) for the store the service runs on.',
     );
   }
   // The store's modules (the AWS SDK, the rules) are loaded only by a backend that uses them.
   const { storeBackend } = await import('./store-backend.ts');
   return storeBackend({
-    ...(endpoint ? { endpoint } : { dataDir: dataDir as string }),
+    endpoint,
     tableName: env.TABLE_NAME?.trim() || 'handback',
     tenant: env.HANDBACK_TENANT?.trim() || DEFAULT_TENANT,
     agent,

@@ -7,18 +7,16 @@ import {
 } from '../checkpoints/dynamodb-store.ts';
 import { storeOperations } from '../client/types.ts';
 import { claimClosedPause, createDynamoDBHandoffClaims } from '../handoff/claims.ts';
-import { startEmbeddedDynamoDB } from '../local/embedded-dynamodb.ts';
 import type { Actor } from '../wire.ts';
 import type { HandbackBackend } from './backend.ts';
 
 /**
  * The store backend of the coding-agent commands (§18): the library's DynamoDB store on the table the local service
- * (or the stack) uses, at `endpoint`, or the embedded store on disk in `dataDir` (one process at a time: LevelDB
- * locks its directory). Pauses are made as the agent; claims are the same conditional writes the claim route makes.
+ * (or the stack) uses, at `endpoint` (DynamoDB Local, or a regional AWS endpoint with the usual credentials). Pauses
+ * are made as the agent; claims are the same conditional writes the claim route makes.
  */
 export async function storeBackend(options: {
-  endpoint?: string;
-  dataDir?: string;
+  endpoint: string;
   tableName: string;
   tenant: string;
   agent: Actor;
@@ -26,13 +24,7 @@ export async function storeBackend(options: {
   inboxUrl?: string;
 }): Promise<HandbackBackend> {
   const { tableName, tenant } = options;
-  const embedded =
-    options.endpoint === undefined
-      ? await startEmbeddedDynamoDB({ tableName, ...(options.dataDir === undefined ? {} : { path: options.dataDir }) })
-      : undefined;
-  const raw =
-    embedded?.client() ??
-    new DynamoDBClient(storageClientConfig(endpointClientConfig(options.endpoint as string, options.env)));
+  const raw = new DynamoDBClient(storageClientConfig(endpointClientConfig(options.endpoint, options.env)));
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const store = createDynamoDBCheckpointStore({ client, tableName });
   const operations = storeOperations(store, { tenant, by: options.agent });
@@ -43,11 +35,10 @@ export async function storeBackend(options: {
     getContinuation: (key) => operations.getContinuation(key),
     claim: (input) => claimClosedPause({ getPause: (key) => store.getPause(key), claims }, { ...input, tenant }),
     ...(options.inboxUrl === undefined ? {} : { inboxUrl: options.inboxUrl }),
-    where: options.endpoint ?? `the store in ${options.dataDir}`,
+    where: options.endpoint,
     async close() {
       client.destroy();
       raw.destroy();
-      await embedded?.close();
     },
   };
 }

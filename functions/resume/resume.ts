@@ -1,4 +1,3 @@
-import { checkNotifyConfigured, notifyOf } from '../channels/notify.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -17,6 +16,7 @@ import type {
   SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
 import { messageCount } from '../checkpoints/continuation-json.ts';
+import { checkNotifyConfigured, notifyOf } from '../checkpoints/notify.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,

@@ -13,7 +13,7 @@ import { useTestTable } from '../support/dynamodb.ts';
 /**
  * Claude Code's PreToolUse hook (§18) in-process, on the store the service runs on (the backend a hook without
  * HANDBACK_URL uses): what it answers for each state of the pause, the claim that lets a decided call run once, and
- * failing closed. The real CLI runs it in test/claude-code/claude-code.test.ts.
+ * failing closed. The real CLI runs it in test/claude-code/claude-code.slow.test.ts.
  */
 
 const table = useTestTable();

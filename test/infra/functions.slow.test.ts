@@ -111,7 +111,7 @@ describe('the functions', () => {
   it('keep their logs for 30 days and retain them', () => {
     template.allResources('AWS::Logs::LogGroup', {
       Properties: { RetentionInDays: 30 },
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
     });
   });
 });
