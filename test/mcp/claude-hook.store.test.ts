@@ -121,6 +121,31 @@ describe('handback claude-hook', () => {
     });
   });
 
+  it('allows at once, deferring nothing, a call whose pause comes back closed (a policy approved it: 200, not 201)', async () => {
+    // As §17 closes a pause at pause time: the pause made and decided by the service, its closed body answered.
+    const approving: HandbackBackend = {
+      ...backend,
+      async pause(body) {
+        const created = await backend.pause(body);
+        const toolCallId = body.asks?.[0]?.toolCallId as string;
+        const decided = await store().decide({
+          tenant: TENANT,
+          ...created,
+          decisions: [{ toolCallId, decision: 'approve' }],
+          by: { kind: 'service', subject: 'policy:auto-approve', via: 'library' },
+        });
+        return decided.kind === 'closed' ? decided : created;
+      },
+    };
+    const session = randomUUID();
+    const output = await claudeHook(input(session, 'toolu_policy1'), { env, backend: approving });
+    expect(output.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'allow',
+      updatedInput: { file_path: 'a.txt', content: 'hi' },
+    });
+    expect((await listDeferred(env)).some((record) => record.sessionId === session)).toBe(false);
+  });
+
   it('lets exactly one of many racing runs of a decided call run it', async () => {
     const { stdin, runId, interruptId, id } = await deferred();
     await store().decide({
