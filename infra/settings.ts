@@ -6,6 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { parseDefaults } from '../functions/checkpoints/notify.ts';
+import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 
@@ -180,7 +181,7 @@ export interface UserPoolSettings {
 export const DEFAULT_GROUPS = ['approvers'];
 
 /** The tenant of the pool's agent tokens when `handback:agentTenant` is not set: the local service's, with auth off. */
-export const DEFAULT_AGENT_TENANT = 'default';
+export const DEFAULT_AGENT_TENANT = LIMITS.defaultTenant;
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
 export interface Settings {
