@@ -4,6 +4,9 @@
  * handlers, the stack, the OpenAPI document and the inbox page all read the same words from here.
  */
 
+/** Seconds after `expiresAt` within which the sweep closes an expired pause (§10). */
+const SWEEP_BOUND_SECONDS = 120;
+
 /** The limits the store enforces; the HTTP edge, the triggers, the OpenAPI document and the page read them here. */
 export const LIMITS = {
   expiresInSeconds: { min: 1, max: 31_536_000, default: 604_800 },
@@ -61,6 +64,21 @@ export const LIMITS = {
   notifyEntries: 10,
   /** Characters of a link recipient's `email` and of its `name` (§13). */
   recipientChars: 256,
+  /** Characters of a server-made id (an interruptId, a continuationId) a request may carry. */
+  idChars: 256,
+  /**
+   * Seconds after `expiresAt` within which the sweep closes an expired pause (§10): a tick a minute, each sweep done
+   * within the next.
+   */
+  sweepBoundSeconds: SWEEP_BOUND_SECONDS,
+  /**
+   * Seconds a waiter (a durable function's callback, the reference workflow's task) waits past `expiresAt`: the
+   * sweep's bound and three minutes for its hand-off, so that the sweep's closing, not the waiter's own timeout, ends
+   * the wait.
+   */
+  expiryGraceSeconds: SWEEP_BOUND_SECONDS + 180,
+  /** The tenant of a request that names none: the local service without auth, a trigger without `tenant`. */
+  defaultTenant: 'default',
   /** Characters of a policy's `@id` (§17): it is recorded as the subject `policy:<id>`. */
   policyIdChars: 128,
   /**

@@ -6,7 +6,13 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { Metric as HandbackMetric } from '../functions/resume/telemetry.ts';
 import { HandbackAlarms } from './alarms.ts';
-import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow, WAIT_BEYOND_EXPIRY } from './approval-workflow.ts';
+import {
+  AGENT_STEPS,
+  ApprovalWorkflow,
+  MAX_PAUSE_EXPIRY,
+  ResumeWorkflow,
+  WAIT_BEYOND_EXPIRY,
+} from './approval-workflow.ts';
 import { HandbackChannels } from './channels.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
 import { HandbackFunction } from './handback-function.ts';
@@ -170,7 +176,9 @@ export class HandbackStack extends Stack {
         description: 'Handback example agent as a durable function: waitForDecision, then the approved calls',
         memorySize: 256,
         durableConfig: {
-          executionTimeout: Duration.seconds(settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + 3600),
+          executionTimeout: Duration.seconds(
+            settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + AGENT_STEPS.toSeconds(),
+          ),
         },
         ...logging,
       });

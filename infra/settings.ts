@@ -7,6 +7,7 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { parseDefaults } from '../functions/checkpoints/notify.ts';
 import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
+import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 
@@ -186,7 +187,7 @@ export interface UserPoolSettings {
 export const DEFAULT_GROUPS = ['approvers'];
 
 /** The tenant of the pool's agent tokens when `handback:agentTenant` is not set: the local service's, with auth off. */
-export const DEFAULT_AGENT_TENANT = 'default';
+export const DEFAULT_AGENT_TENANT = LIMITS.defaultTenant;
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
 export interface Settings {

@@ -30,7 +30,7 @@ import {
 import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
-import type { ChannelName } from '../vocabulary.ts';
+import { type ChannelName, LIMITS } from '../vocabulary.ts';
 import type { Actor } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
@@ -318,7 +318,7 @@ async function counted<T>(
     if (error instanceof HandbackError) {
       deps.logger.info('Refused', {
         runId: String(input?.runId).slice(0, 128),
-        interruptId: String(input?.interruptId).slice(0, 256),
+        interruptId: String(input?.interruptId).slice(0, LIMITS.idChars),
         trigger,
         code: error.code,
         error: error.name,
