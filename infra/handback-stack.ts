@@ -38,6 +38,8 @@ export class HandbackStack extends Stack {
       );
     }
     const logging = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
+    // Every function that writes pauses sets their TTL from it: a closed pause's audit trail lives that long.
+    const retention = { HANDBACK_RETENTION_DAYS: String(settings.retentionDays) };
 
     const { table } = new CheckpointTable(this, 'Checkpoints', {
       encryptionKey: settings.encryptionKey,
@@ -69,7 +71,7 @@ export class HandbackStack extends Stack {
         entry,
         description,
         timeout: Duration.seconds(timeoutSeconds),
-        environment: { TENANT_CLAIM: settings.tenantClaim, GROUPS_CLAIM: settings.groupsClaim },
+        environment: { TENANT_CLAIM: settings.tenantClaim, GROUPS_CLAIM: settings.groupsClaim, ...retention },
         handoffTarget: handoff.type,
         ...logging,
       });
@@ -120,6 +122,7 @@ export class HandbackStack extends Stack {
         description:
           'Handback example agent: asks, pauses for approvals, runs the approved calls from the continuation',
         memorySize: 256,
+        environment: retention,
         ...logging,
       });
       // Its own tenant's runs only: an agent's credential is no key to every tenant's pauses.
@@ -164,6 +167,7 @@ export class HandbackStack extends Stack {
         entry: ENTRY.durableExampleAgent,
         description: 'Handback example agent as a durable function: waitForDecision, then the approved calls',
         memorySize: 256,
+        environment: retention,
         durableConfig: {
           executionTimeout: Duration.seconds(settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + 3600),
         },
