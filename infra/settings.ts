@@ -146,6 +146,7 @@ export const CONTEXT = {
   emailSandbox: 'handback:emailSandbox',
   resumeEventPrincipals: 'handback:resumeEventPrincipals',
   exampleAgentTenant: 'handback:exampleAgentTenant',
+  retentionDays: 'handback:retentionDays',
   emailConfigurationSet: 'handback:emailConfigurationSet',
 } as const;
 
@@ -222,7 +223,12 @@ export interface Settings {
   resumeEventPrincipals: string[];
   /** The one tenant whose runs the example agents may read and write. */
   exampleAgentTenant: string;
+  /** Days a pause and its audit trail are kept after it expires, before DynamoDB's TTL may delete them. */
+  retentionDays: number;
 }
+
+/** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
+export const DEFAULT_RETENTION_DAYS = 365;
 
 /** A context value as a non-empty string, or undefined. */
 function contextString(scope: Construct, key: string): string | undefined {
@@ -544,6 +550,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     recipientDomains: recipientDomainsOf(scope),
     resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? DEFAULT_AGENT_TENANT,
+    retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
   };
 }
 
