@@ -81,6 +81,13 @@ export const LIMITS = {
   defaultTenant: 'default',
   /** Characters of a policy's `@id` (§17): it is recorded as the subject `policy:<id>`. */
   policyIdChars: 128,
+  /**
+   * Seconds an MCP tool call waits for people before it answers that the pause still waits (§18): by default under
+   * MCP clients' common five-minute limit; over Streamable HTTP at most `http`, under API Gateway's 30 s.
+   */
+  mcpWaitSeconds: { default: 240, http: 25 },
+  /** A hand-off claimant's name (§18: the one consumer a closed pause is handed to): 1–128 visible ASCII characters. */
+  claimant: /^[\x21-\x7e]{1,128}$/,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
@@ -180,6 +187,10 @@ export const LifecycleType = {
 
 /** The `source` of lifecycle events and hand-off events on EventBridge. */
 export const LIFECYCLE_SOURCE = 'handback';
+
+/** The tools of Handback's MCP server (§18). */
+export const MCP_TOOLS = ['request_permission', 'ask_person'] as const;
+export type McpTool = (typeof MCP_TOOLS)[number];
 
 /** The header that carries an answer link's token to the `/links/*` routes (§11). */
 export const LINK_HEADER = 'x-handback-link';

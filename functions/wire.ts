@@ -401,3 +401,21 @@ export const problem = z.object({
   /** internal_error: the id to quote. */
   requestId: z.optional(z.string()),
 });
+
+/** What a hand-off claim found (§18): whether this claimant has the closed pause, and who does. */
+export const claimResult = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
+  /** True when the claimant holds the claim (the first claim, or a retry of it). */
+  claimed: z.boolean(),
+  /** Who holds the claim. */
+  claimant: z.string(),
+  /** When it was first claimed. */
+  claimedAt: z.string(),
+});
+export type ClaimResult = z.output<typeof claimResult>;
+
+/** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
+export const jsonRpcMessage = z
+  .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+  .check(z.describe('A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them.'));

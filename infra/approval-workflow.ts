@@ -65,7 +65,7 @@ interface WorkflowLoggingProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the log group when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
 }
@@ -102,7 +102,7 @@ function failure(scope: Construct, id: string, comment: string): Fail {
 function workflowLogs(scope: Construct, props: WorkflowLoggingProps) {
   const destination = new LogGroup(scope, 'Logs', {
     retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-    removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
   });
   return { destination, level: LogLevel.ALL, includeExecutionData: false };
 }

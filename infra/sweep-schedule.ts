@@ -41,7 +41,7 @@ export class SweepSchedule extends Construct {
     Validations.of(this.rule).acknowledge({
       id: 'Serverless-EventBusDLQ',
       reason:
-        'A scheduled tick carries no data: one that cannot be delivered is made up by the next, a minute later (the rule FailedInvocations alarm tells a person when ticks stop arriving).',
+        'A scheduled tick carries no data: one that cannot be delivered is made up by the next, a minute later. The SweepTicksFailed alarm tells a person when ticks fail, and the SweepHeartbeat alarm (sweep invocations below one in five minutes, missing data breaching) when they stop arriving at all, the rule disabled or deleted included.',
     });
     const nothingToKeep =
       'The sweep is invoked by a scheduled tick that carries no data: a failed sweep has nothing to keep, the next tick a minute later redoes its work, and its errors raise an alarm.';

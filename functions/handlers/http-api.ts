@@ -33,6 +33,7 @@ import {
 import { checkJsonDepth, parseOrThrow } from '../resume/request.ts';
 import {
   cancelTurn,
+  claimHandoff,
   createLink,
   decideTurn,
   getContinuation,
@@ -128,7 +129,7 @@ export type RouteHandlers = {
   [R in ApiRoute as R['id']]: RouteHandler<R>;
 };
 /** The routes whose handlers other modules provide; until given, each answers 404 `not_found` (not configured). */
-export type ProvidedRouteId = 'createLink' | 'slackInteractions';
+export type ProvidedRouteId = 'createLink' | 'slackInteractions' | 'mcp';
 
 /** The routes of the table the API function serves (the inbox page's are its own function's). */
 type ApiRoute = Exclude<Route, { served: 'inbox' }>;
@@ -269,6 +270,13 @@ export function createApiHandler(
           throw error;
         }
       }),
+    claim: async ({ params, body }, { tenant }) => {
+      if (deps.claims === undefined)
+        throw new HttpProblem(404, EdgeCode.NotFound, 'Hand-off claims are not configured.');
+      return json(200, await claimHandoff(deps, { tenant, ...params, claimant: body.claimant }));
+    },
+    // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
+    mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
     // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
     linkPause: async ({ query }, { view }) => {
       if (query.include !== 'messages') return json(200, view, { 'Cache-Control': 'no-store' });
@@ -301,7 +309,7 @@ export function createApiHandler(
           }),
   };
 
-  const served = ROUTES.filter((route): route is ApiRoute => !('served' in route));
+  const served = ROUTES.filter((route): route is ApiRoute => !('served' in route) || route.served !== 'inbox');
   const extra = options.routes ?? [];
   const routes: Array<MiddyRoute<ApiEvent, ApiResult>> = [
     ...served.map((route) => ({

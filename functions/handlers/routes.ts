@@ -43,8 +43,12 @@ export interface RouteSpec {
   readonly scopes: Access;
   /** Why a route without a bearer token is safe without one (the CDK route's cdk-nag acknowledgement says it). */
   readonly why?: string;
-  /** Which function serves it on AWS: the API's, or the inbox page's own. @default 'api' */
-  readonly served?: 'api' | 'inbox';
+  /**
+   * Which function serves it on AWS: the API's, the inbox page's own, or the MCP server's own (§18: so the API
+   * function's cold start does not carry the MCP SDK; the API handler serves it where it is given its handler, as the
+   * local service does). @default 'api'
+   */
+  readonly served?: 'api' | 'inbox' | 'mcp';
   /** The path parameters' schema: the router checks them and hands the handler its output. */
   readonly params?: z.ZodMiniType;
   /** The query's schema (every parameter a string, as API Gateway sends it). */
@@ -150,6 +154,11 @@ export const linkBody = z.object({
   deliver: z.optional(z.boolean()),
 });
 
+/** A hand-off claim (§18): who claims, the same name on every retry of one claim. */
+export const claimBody = z.object({
+  claimant: z.string().check(z.regex(LIMITS.claimant, 'must be 1–128 visible ASCII characters')),
+});
+
 export const runParams = z.object({ runId });
 export const pauseParams = z.object({ runId, interruptId: opaqueId });
 export const continuationParams = z.object({ runId, continuationId: opaqueId });
@@ -231,6 +240,24 @@ export const ROUTES = [
     scopes: [decide],
     params: pauseParams,
     body: { limit: LIMITS.decisionBodyBytes, schema: linkBody, name: 'link body' },
+  },
+  {
+    id: 'claim',
+    method: 'POST',
+    path: '/runs/{runId}/pauses/{interruptId}/claim',
+    scopes: [agent],
+    params: pauseParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: claimBody, name: 'claim body' },
+  },
+  {
+    id: 'mcp',
+    method: 'POST',
+    path: '/mcp',
+    scopes: [agent],
+    served: 'mcp',
+    // JSON-RPC over Streamable HTTP: the MCP transport reads the body itself (its media types, its parse errors). A
+    // permission request carries the tool call's input, which becomes the pause's transcript.
+    body: { limit: LIMITS.pauseBodyBytes, media: 'raw' },
   },
   {
     id: 'linkPause',

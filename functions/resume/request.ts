@@ -41,6 +41,8 @@ export const triggerRequest = z
       z.strictObject({
         subject: z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars)),
         email: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
+        // The deployment says it verified the email (§16); without it the email is a label, matching no approver.
+        emailVerified: z.optional(z.literal(true)),
         name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
         groups: z.optional(
           z.array(z.string().check(z.maxLength(LIMITS.approvers.chars))).check(z.maxLength(LIMITS.approvers.entries)),

@@ -27,6 +27,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
 } from '../errors.ts';
+import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
 import { type ChannelName, LIMITS } from '../vocabulary.ts';
@@ -57,6 +58,8 @@ export interface UseCaseDeps extends Telemetry {
    * its links; absent where the deployment has no email channel (then such a request is 409 `no_channel`).
    */
   deliverLink?: LinkMailer;
+  /** Where closed pauses' hand-offs are claimed (§18); without it the claim route is not configured. */
+  claims?: HandoffClaims;
 }
 
 /** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */
@@ -261,6 +264,20 @@ export function getPause(
 /** The continuation that closed a pause. */
 export function getContinuation(deps: UseCaseDeps, key: ContinuationKey): Promise<Continuation> {
   return deps.store.getContinuation(key);
+}
+
+/**
+ * Claims a closed pause's hand-off for one consumer (§18): the first claimant gets it, every other one is told who
+ * has it. Logged like every decision that changes what runs.
+ */
+export async function claimHandoff(deps: UseCaseDeps, input: ClaimInput): Promise<ClaimResult> {
+  if (deps.claims === undefined) throw new Error('Hand-off claims are not configured.');
+  const claim = await claimClosedPause({ getPause: (key) => deps.store.getPause(key), claims: deps.claims }, input);
+  deps.logger.info(claim.claimed ? 'Hand-off claimed' : 'Hand-off claimed before', {
+    runId: claim.runId,
+    interruptId: claim.interruptId,
+  });
+  return claim;
 }
 
 /** A page of the tenant's pauses. */

@@ -7,6 +7,7 @@ import type { FieldError } from './forms.ts';
 import { prettyJson } from './json.ts';
 import {
   alreadyDecidedText,
+  argsChangedText,
   closedKind,
   closedLocally,
   collectDecisions,
@@ -164,6 +165,14 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
         setOutcome(said.outcome);
         return;
       }
+      case 'args-changed': {
+        // Read again: the ask's draft starts over on the arguments as they are now (`nextDrafts`).
+        const said = argsChangedText(problem, await load());
+        setNotes(said.notes);
+        setFormError(said.formError);
+        setOutcome(said.outcome);
+        return;
+      }
       case 'closed':
         if (signedIn) await load();
         else setView({ ...view, status: refusal.status });
@@ -212,7 +221,7 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
             ask={ask}
             index={index}
             open={open}
-            readOnly={open ? readOnlyText(ask, view) : undefined}
+            readOnly={open ? readOnlyText(ask) : undefined}
             several={waiting.length > 1}
             draft={drafts[ask.toolCallId] ?? firstDraft(ask, index, waiting.length > 1)}
             errors={errors}
