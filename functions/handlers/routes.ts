@@ -56,19 +56,41 @@ export interface RouteSpec {
   readonly body?: BodySpec;
 }
 
-const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object');
-// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
-const jsonSchema = z.optional(z.union([jsonObject, z.boolean()]));
+/** The metadata key naming, on a schema the edge takes as sent, the wire schema the API description shows for it. */
+export const WIRE_SHAPE = 'x-handback-wire';
+type Wire = typeof import('../wire.ts');
+/** The names of `functions/wire.ts`'s schemas. */
+export type WireSchemaName = { [K in keyof Wire]: Wire[K] extends z.ZodMiniType ? K : never }[keyof Wire];
 
-const askBody = z.object({
+/**
+ * A part of a body the store checks itself, naming each bad entry (§9, §13, §14): taken here as sent, and shown in the
+ * API description as the wire schema `shape` (`functions/wire.ts`, by `scripts/openapi.ts`).
+ */
+function checkedByStore<T>(shape: WireSchemaName) {
+  return z.custom<T>(() => true).check(z.meta({ [WIRE_SHAPE]: shape }));
+}
+
+/** What the API description says of a field beyond what the edge checks: a limit the store holds it to, a default. */
+const documented = (words: Record<string, unknown>) => z.meta(words);
+
+// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
+const jsonObject = z
+  .custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object')
+  .check(documented({ type: 'object' }));
+const jsonSchema = z.optional(
+  z.union([jsonObject, z.boolean()]).check(documented({ description: 'A JSON Schema 2020-12 document.' })),
+);
+
+/** One ask of a pause body (§9). */
+export const askBody = z.object({
   toolCallId: z.string().check(z.minLength(1)),
   kind: z.optional(z.enum(ASK_KINDS)),
-  prompt: z.optional(z.string()),
+  prompt: z.optional(z.string().check(documented({ maxLength: LIMITS.promptChars }))),
   answerSchema: jsonSchema,
   argsSchema: jsonSchema,
   editable: z.optional(z.boolean()),
   // Checked by the store, which names each bad entry (§13).
-  approvers: z.optional(z.custom<Approvers>(() => true)),
+  approvers: z.optional(checkedByStore<Approvers>('approvers')),
   approvals: z.optional(z.number().check(z.int(), z.minimum(LIMITS.approvals.min), z.maximum(LIMITS.approvals.max))),
 });
 
@@ -77,26 +99,38 @@ export const pauseBody = z.object({
   format: z.enum(FORMAT_NAMES),
   messages: z.array(z.unknown()).check(z.minLength(1)),
   toolCallId: z.optional(z.string().check(z.minLength(1))),
-  prompt: z.optional(z.string()),
+  prompt: z.optional(z.string().check(documented({ maxLength: LIMITS.promptChars }))),
   answerSchema: jsonSchema,
   asks: z.optional(z.array(askBody).check(z.minLength(LIMITS.asks.min), z.maxLength(LIMITS.asks.max))),
   expiresInSeconds: z.optional(
-    z.number().check(z.int(), z.minimum(LIMITS.expiresInSeconds.min), z.maximum(LIMITS.expiresInSeconds.max)),
+    z
+      .number()
+      .check(
+        z.int(),
+        z.minimum(LIMITS.expiresInSeconds.min),
+        z.maximum(LIMITS.expiresInSeconds.max),
+        documented({ default: LIMITS.expiresInSeconds.default }),
+      ),
   ),
-  onExpiry: z.optional(z.enum(ON_EXPIRY)),
+  onExpiry: z.optional(z.enum(ON_EXPIRY).check(documented({ default: ON_EXPIRY[0] }))),
   remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
   taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
   callbackId: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.callbackIdChars))),
-  metadata: z.optional(jsonObject),
+  metadata: z.optional(jsonObject.check(documented({ description: `At most ${LIMITS.metadataBytes} bytes of JSON.` }))),
   // Each entry is checked by the store with the pause's other fields (§14), named by its place.
-  notify: z.optional(z.array(z.custom<NotifyEntry>(() => true))),
+  notify: z.optional(z.array(checkedByStore<NotifyEntry>('notifyEntry'))),
   // Checked by the store, which names each bad approver (§13).
   fourEyes: z.optional(z.boolean()),
 });
 
+/** The decisions of a request (§9), each checked by the store, which names each bad one by its place. */
+const decisions = z
+  .array(checkedByStore<unknown>('decision'))
+  .check(documented({ minItems: LIMITS.asks.min, maxItems: LIMITS.asks.max }));
+
 /** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
 export const resumeBody = z
-  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(decisions) })
   .check(
     z.refine(
       (body) => 'answer' in body !== (body.decisions !== undefined),
@@ -105,7 +139,7 @@ export const resumeBody = z
   );
 /** An answer link's resume body: the pause is the link's. */
 export const linkResumeBody = z
-  .object({ answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .object({ answer: z.optional(z.unknown()), decisions: z.optional(decisions) })
   .check(
     z.refine((body) => 'answer' in body !== (body.decisions !== undefined), 'give exactly one of answer or decisions'),
   );

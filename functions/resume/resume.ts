@@ -31,7 +31,7 @@ import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
 import { type ChannelName, LIMITS } from '../vocabulary.ts';
-import type { Actor } from '../wire.ts';
+import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 
@@ -132,17 +132,7 @@ export interface CreateLinkInput extends PauseKey {
   by: Actor;
 }
 
-/** A granted link (§16): its URL, to hand to the recipient (201). */
-export interface CreatedLink {
-  answerUrl: string;
-  recipient: LinkRecipient;
-}
-
-/** A delivered link's receipt (§16): mailed to the recipient; the URL is theirs alone (202). */
-export interface DeliveredLink {
-  recipient: LinkRecipient;
-  delivered: true;
-}
+export type { CreatedLink, DeliveredLink } from '../wire.ts';
 
 /**
  * Makes an answer link for one recipient (§16). Answered with its URL, it is granted: it decides as the person who asked
