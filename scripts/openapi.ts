@@ -157,13 +157,15 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
   },
   createLink: {
     summary:
-      "A link for one recipient (a person that may read the pause; never an agent): decisions with it are recorded as theirs and matched against the approvers' emails.",
+      'A link for one recipient (a person that may read the pause; never an agent): answered with its URL it is granted and decides as the person who asked (§16); with deliver: true Handback mails it, and it decides as that address.',
     requestBody: 'LinkRequest',
     parameters: { ...RUN, interruptId: 'The pause, as its 201 named it.' },
     responses: {
-      201: json(ref('LinkCreated'), 'The link.'),
+      201: json(ref('LinkCreated'), 'The granted link.'),
+      202: json(ref('LinkDelivered'), 'The link was mailed to the recipient (no URL).'),
       ...BEARER,
       404: 'NotFound',
+      409: 'Conflict',
       ...BODY,
     },
   },
@@ -978,8 +980,21 @@ const components = {
     LinkRequest: {
       type: 'object',
       required: ['email'],
-      properties: { email: { type: 'string', minLength: 1 }, name: { type: 'string' } },
-      description: 'The recipient of a link of their own (§13); decisions with it are recorded as theirs.',
+      properties: { email: { type: 'string', minLength: 1 }, name: { type: 'string' }, deliver: { type: 'boolean' } },
+      description:
+        'Whom a link is for (§16): without deliver, a label on a granted link that decides as its grantor; with deliver: true, the address Handback mails a delivered link to.',
+    },
+    LinkDelivered: {
+      type: 'object',
+      required: ['recipient', 'delivered'],
+      properties: {
+        recipient: {
+          type: 'object',
+          required: ['email'],
+          properties: { email: { type: 'string' }, name: { type: 'string' } },
+        },
+        delivered: { const: true },
+      },
     },
     LinkCreated: {
       type: 'object',
