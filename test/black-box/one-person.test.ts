@@ -89,6 +89,7 @@ const PEOPLE: Record<string, Record<string, unknown>> = {
   alice: { sub: 'u-alice', email: 'alice@example.com', email_verified: true, name: 'Alice', scope: BOTH },
   bob: { sub: 'u-bob', email: 'bob@example.com', email_verified: true, scope: BOTH },
   mallory: { sub: 'u-mallory', email: 'mallory@example.com', email_verified: true, scope: BOTH },
+  cyd: { sub: 'u-cyd', email: 'cyd@example.com', email_verified: true, scope: BOTH },
   agent: { sub: 'agent-1', client_id: 'agent', scope: SCOPES.agent },
 };
 
@@ -222,6 +223,40 @@ async function click(ts: string, actionId: string, value: string, user: string) 
     body,
   });
   return response.status;
+}
+
+/** A modal submission signed as Slack signs it, with `values` by block id. */
+async function submit(
+  view: { callback_id: string; private_metadata: string; blocks: Array<{ type: string; block_id?: string }> },
+  values: Record<string, string>,
+  user: string,
+) {
+  const payload = {
+    type: 'view_submission',
+    team: { id: TEAM },
+    user: { id: user, team_id: TEAM },
+    view: {
+      ...view,
+      state: {
+        values: Object.fromEntries(
+          Object.entries(values).map(([block, value]) => [block, { value: { type: 'plain_text_input', value } }]),
+        ),
+      },
+    },
+  };
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const timestamp = String(now());
+  const response = await fetch(`${service.url}/channels/slack/interactions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': slackSignature(SLACK_SECRET, timestamp, body),
+    },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
 /** The ephemeral Slack showed `user` after their click on `ts`. */
@@ -391,6 +426,25 @@ describe('one person at every door (§16), as issue 29 attacked it', () => {
     const stale = await decide('bob', key, { decision: 'approve', argsHash: shown });
     expect(stale).toMatchObject({ status: 409, body: { code: 'args_changed', toolCallId: 'call_refund' } });
     expect(stale.body.argsHash).toBe((await read(key)).asks[0].argsHash);
+    // The Edit… modal takes back the hash of the arguments it shows: edited again meanwhile, its submission is
+    // refused inline and records nothing.
+    const editButton = JSON.stringify({ a: 0 });
+    expect(await click(message.ts, 'handback.edit', editButton, 'U0BOB0002')).toBe(200);
+    const modal = (await until(() => slack.of('views.open').at(-1), 'the Edit… modal', 20_000)).body.view as {
+      callback_id: string;
+      private_metadata: string;
+      blocks: Array<{ type: string; block_id?: string }>;
+    };
+    expect(JSON.parse(modal.private_metadata)).toMatchObject({ h: (await read(key)).asks[0].argsHash });
+    const current = (await read(key, 'alice')).asks[0].argsHash;
+    const again = { decision: 'edit', args: { orderId: 'order-42', amount: 31 }, argsHash: current };
+    expect(await decide('alice', key, again)).toMatchObject({ status: 409, body: { code: 'already_voted' } });
+    expect(await decide('cyd', key, again)).toMatchObject({ status: 202 });
+    const beforeModal = await state(key);
+    const submitted = await submit(modal, { args: JSON.stringify({ orderId: 'order-42', amount: 32 }) }, 'U0BOB0002');
+    expect(submitted).toMatchObject({ status: 200, body: { response_action: 'errors' } });
+    expect(JSON.stringify(submitted.body)).toMatch(/changed since they were shown/);
+    expect(await state(key)).toEqual(beforeModal);
     // A reject is a veto whatever the arguments.
     expect(await decide('bob', key, { decision: 'reject', argsHash: shown })).toMatchObject({ status: 200 });
   });
