@@ -1,14 +1,13 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KnownBlock } from '@slack/types';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackSignature } from '../../functions/channels/slack-api.ts';
-import { createTable, EMBEDDED_CLIENT_CONFIG } from '../../functions/local/embedded-dynamodb.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { SCOPES } from '../../functions/vocabulary.ts';
 import { type SlackStandIn, startSlackStandIn } from '../channels/slack-stand-in.ts';
 import { type SmtpCatcher, startSmtpCatcher, recipientsOf as to, until } from '../channels/smtp-catcher.ts';
+import { useTestTable } from '../support/dynamodb.ts';
 import { freePort, request } from './service.ts';
 
 /**
@@ -24,6 +23,7 @@ const SLACK_SECRET = 'slack-signing-secret-for-one-person';
 const CHANNEL = 'C0APPROVE1';
 const LINK_SECRET = 'an-answer-link-secret-of-at-least-32-bytes';
 
+const table = useTestTable();
 let issuer: string;
 let closeIssuer: () => Promise<void>;
 let rsa: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
@@ -44,15 +44,10 @@ beforeAll(async () => {
   closeIssuer = () => new Promise((resolve) => server.close(() => resolve()));
   slack = await startSlackStandIn(TEAM);
   smtp = await startSmtpCatcher();
-  const tableName = `handback-one-person-${Date.now()}`;
-  const endpoint = inject('dynamodbEndpoint');
-  const raw = new DynamoDBClient({ endpoint, ...EMBEDDED_CLIENT_CONFIG });
-  await createTable(raw, tableName);
-  raw.destroy();
   service = await startLocalService({
     PORT: '0',
-    DYNAMODB_ENDPOINT: endpoint,
-    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: table.endpoint,
+    TABLE_NAME: table.tableName,
     LOG_LEVEL: 'ERROR',
     HANDBACK_SWEEP_INTERVAL_MS: '60000',
     HANDBACK_JWT_ISSUER: issuer,
@@ -201,49 +196,8 @@ async function slackMessage(runId: string) {
   return { ts: `${1_700_000_000 + n}.000100`, approve };
 }
 
-/** A click signed as Slack signs it, by Slack user `user`. */
-async function click(ts: string, actionId: string, value: string, user: string) {
-  const payload = {
-    type: 'block_actions',
-    team: { id: TEAM },
-    user: { id: user, team_id: TEAM },
-    trigger_id: `trigger-${Math.random()}`,
-    container: { type: 'message', channel_id: CHANNEL, message_ts: ts },
-    actions: [{ action_id: actionId, value, block_id: 'ask:0' }],
-  };
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = String(now());
-  const response = await fetch(`${service.url}/channels/slack/interactions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(SLACK_SECRET, timestamp, body),
-    },
-    body,
-  });
-  return response.status;
-}
-
-/** A modal submission signed as Slack signs it, with `values` by block id. */
-async function submit(
-  view: { callback_id: string; private_metadata: string; blocks: Array<{ type: string; block_id?: string }> },
-  values: Record<string, string>,
-  user: string,
-) {
-  const payload = {
-    type: 'view_submission',
-    team: { id: TEAM },
-    user: { id: user, team_id: TEAM },
-    view: {
-      ...view,
-      state: {
-        values: Object.fromEntries(
-          Object.entries(values).map(([block, value]) => [block, { value: { type: 'plain_text_input', value } }]),
-        ),
-      },
-    },
-  };
+/** POSTs an interaction payload to the service, signed as Slack signs it; the status and the parsed body. */
+async function interact(payload: object) {
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const timestamp = String(now());
   const response = await fetch(`${service.url}/channels/slack/interactions`, {
@@ -257,6 +211,36 @@ async function submit(
   });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** A click by Slack user `user` on the message `ts`: the status Slack's request is answered with. */
+async function click(ts: string, actionId: string, value: string, user: string) {
+  const answer = await interact({
+    type: 'block_actions',
+    team: { id: TEAM },
+    user: { id: user, team_id: TEAM },
+    trigger_id: `trigger-${Math.random()}`,
+    container: { type: 'message', channel_id: CHANNEL, message_ts: ts },
+    actions: [{ action_id: actionId, value, block_id: 'ask:0' }],
+  });
+  return answer.status;
+}
+
+/** A modal submission by Slack user `user`, with `values` by block id. */
+function submit(
+  view: { callback_id: string; private_metadata: string; blocks: Array<{ type: string; block_id?: string }> },
+  values: Record<string, string>,
+  user: string,
+) {
+  const state = Object.fromEntries(
+    Object.entries(values).map(([block, value]) => [block, { value: { type: 'plain_text_input', value } }]),
+  );
+  return interact({
+    type: 'view_submission',
+    team: { id: TEAM },
+    user: { id: user, team_id: TEAM },
+    view: { ...view, state: { values: state } },
+  });
 }
 
 /** The ephemeral Slack showed `user` after their click on `ts`. */
