@@ -329,3 +329,15 @@ export interface PauseCreated {
   /** True when an earlier request with the same `Idempotency-Key` and body made this pause. */
   replayed?: boolean;
 }
+
+/** What a hand-off claim found (§18): whether this claimant has the closed pause, and who does. */
+export interface ClaimResult {
+  runId: string;
+  interruptId: string;
+  /** True when the claimant holds the claim (the first claim, or a retry of it). */
+  claimed: boolean;
+  /** Who holds the claim. */
+  claimant: string;
+  /** When it was first claimed. */
+  claimedAt: string;
+}

@@ -5,8 +5,9 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { parseDefaults } from '../functions/channels/notify.ts';
+import { parseDefaults } from '../functions/checkpoints/notify.ts';
 import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
+import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 
@@ -72,7 +73,7 @@ export interface HandbackStackProps extends StackProps {
   /**
    * What happens to the table and the log groups when they leave the stack; the table keeps deletion protection
    * unless this is `DESTROY`.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
@@ -142,6 +143,10 @@ export const CONTEXT = {
   emailRegion: 'handback:emailRegion',
   emailTo: 'handback:emailTo',
   recipientDomains: 'handback:recipientDomains',
+  emailSandbox: 'handback:emailSandbox',
+  resumeEventPrincipals: 'handback:resumeEventPrincipals',
+  exampleAgentTenant: 'handback:exampleAgentTenant',
+  emailConfigurationSet: 'handback:emailConfigurationSet',
 } as const;
 
 /**
@@ -182,7 +187,7 @@ export interface UserPoolSettings {
 export const DEFAULT_GROUPS = ['approvers'];
 
 /** The tenant of the pool's agent tokens when `handback:agentTenant` is not set: the local service's, with auth off. */
-export const DEFAULT_AGENT_TENANT = 'default';
+export const DEFAULT_AGENT_TENANT = LIMITS.defaultTenant;
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
 export interface Settings {
@@ -213,6 +218,10 @@ export interface Settings {
    * function that pauses or sends gets them (`RECIPIENT_DOMAINS`). Empty: none.
    */
   recipientDomains: string[];
+  /** The IAM principal ARNs that may put events on the resume bus; empty = none. */
+  resumeEventPrincipals: string[];
+  /** The one tenant whose runs the example agents may read and write. */
+  exampleAgentTenant: string;
 }
 
 /** A context value as a non-empty string, or undefined. */
@@ -521,7 +530,8 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     pauseExpiry:
       props.pauseExpiry ?? (pauseExpirySeconds ? Duration.seconds(pauseExpirySeconds) : DEFAULT_PAUSE_EXPIRY),
     eventSource: props.eventSource ?? contextString(scope, CONTEXT.eventSource) ?? 'handback',
-    removalPolicy: props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN),
+    removalPolicy:
+      props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE),
     resumeRequestsVia: via,
     exampleAgent,
     eventBus:
@@ -532,6 +542,8 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
     groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
     recipientDomains: recipientDomainsOf(scope),
+    resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
+    exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? DEFAULT_AGENT_TENANT,
   };
 }
 
@@ -544,12 +556,40 @@ function recipientDomainsOf(scope: Construct): string[] {
   }
 }
 
+/** An IAM principal's ARN, as `aws:PrincipalArn` holds it: a role, a user or an account's root (wildcards allowed). */
+const PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::(\d{12}|\*):(root|role\/.+|user\/.+)$/;
+
+/** A context list of IAM principal ARNs, each checked. */
+function principalArns(scope: Construct, key: string): string[] {
+  const arns = contextList(scope, key) ?? [];
+  for (const arn of arns) {
+    if (!PRINCIPAL_ARN.test(arn)) {
+      throw new ConfigurationError(
+        `Context ${key} names ${JSON.stringify(arn)}: each entry is an IAM role, user or root ARN (arn:aws:iam::<account>:role/<name>, wildcards allowed), as aws:PrincipalArn holds it.`,
+      );
+    }
+  }
+  return arns;
+}
+
 /** The channels a deployment turns on (§14), from context; a channel without its key creates nothing. */
 export interface ChannelSettings {
   /** Slack, when `handback:slackSecretName` names the app's secret (a name or a full ARN). */
   slack?: { secretName: string; defaultChannels: string[] };
   /** Email by SES, when `handback:emailFrom` names the sender. */
-  email?: { from: string; identity: string; region?: string; defaultRecipients: string[] };
+  email?: {
+    from: string;
+    identity: string;
+    region?: string;
+    defaultRecipients: string[];
+    /**
+     * Whether the account's SES may still be in the sandbox, where SES also authorizes `SendEmail` against each
+     * recipient's identity: then the grant covers the account's identities too, for this sender only.
+     */
+    sandbox: boolean;
+    /** A configuration set every email is sent with, when one is named; the grant covers it. */
+    configurationSet?: string;
+  };
 }
 
 /** What a channel's default recipients are: the list, each checked as a pause's `notify` entry is. */
@@ -579,11 +619,15 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
   const emailTo = channelDefaults(scope, CONTEXT.emailTo, (value) => parseDefaults('email', value));
   const identity = contextString(scope, CONTEXT.emailIdentity);
   const region = contextString(scope, CONTEXT.emailRegion);
+  const sandbox = contextBoolean(scope, CONTEXT.emailSandbox);
+  const configurationSet = contextString(scope, CONTEXT.emailConfigurationSet);
   if (from === undefined) {
     const orphan = [
       emailTo.length > 0 ? CONTEXT.emailTo : undefined,
       identity && CONTEXT.emailIdentity,
       region && CONTEXT.emailRegion,
+      sandbox !== undefined ? CONTEXT.emailSandbox : undefined,
+      configurationSet && CONTEXT.emailConfigurationSet,
     ]
       .filter(Boolean)
       .join(', ');
@@ -604,11 +648,19 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
       `Context ${CONTEXT.emailRegion} must be an AWS region such as eu-west-1, not ${JSON.stringify(region)}.`,
     );
   }
+  // SES's own rule for a configuration set's name: letters, digits, _ and -, at most 64.
+  if (configurationSet !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(configurationSet)) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.emailConfigurationSet} must be an SES configuration set's name (letters, digits, _ and -, at most 64), not ${JSON.stringify(configurationSet)}.`,
+    );
+  }
   settings.email = {
     from,
     identity: identity ?? from,
     ...(region === undefined ? {} : { region }),
     defaultRecipients: emailTo,
+    sandbox: sandbox ?? true,
+    ...(configurationSet === undefined ? {} : { configurationSet }),
   };
   return settings;
 }

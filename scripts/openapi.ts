@@ -35,6 +35,8 @@ interface OperationDoc {
   responses: Record<number, string | Json>;
   /** The request body's schema in `components.schemas`. */
   requestBody?: string;
+  /** The request body's media type, where the route reads it raw: default form-encoded (Slack's). */
+  requestMedia?: string;
   /** Descriptions of parameters, by name. */
   parameters?: Record<string, string>;
   /** Header parameters, after the path and query ones. */
@@ -169,6 +171,45 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       ...BODY,
     },
   },
+  claim: {
+    summary:
+      "Claim a closed pause's hand-off for one consumer (§18): the first claimant gets it; another is told who has it; the same claimant again gets it again (a retry). A pause still open is 409 pause_open.",
+    requestBody: 'ClaimRequest',
+    parameters: { ...RUN, interruptId: 'The pause, as its 201 named it.' },
+    responses: {
+      200: json(ref('ClaimResult'), 'Who holds the claim, and whether it is this claimant.'),
+      ...BEARER,
+      404: 'NotFound',
+      409: 'Conflict',
+      ...BODY,
+    },
+  },
+  mcp: {
+    summary:
+      "Handback's MCP server over Streamable HTTP, stateless (§18): JSON-RPC requests (initialize, tools/list, tools/call of request_permission and ask_person), each answered on its own, as an SSE stream or JSON as the client accepts. A call waits at most 25 s for people. Errors of the protocol are JSON-RPC errors, as the MCP transport makes them.",
+    requestBody: 'JsonRpcMessage',
+    requestMedia: 'application/json',
+    responses: {
+      200: {
+        description: 'The JSON-RPC response (with any progress notifications before it, on an SSE stream).',
+        content: {
+          'text/event-stream': { schema: { type: 'string' } },
+          'application/json': { schema: ref('JsonRpcMessage') },
+        },
+      },
+      202: { description: 'A notification or response taken; nothing to answer.' },
+      400: {
+        description: 'A JSON-RPC parse or request error.',
+        content: { 'application/json': { schema: ref('JsonRpcMessage') } },
+      },
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      406: { description: 'The request does not accept application/json and text/event-stream.' },
+      413: 'PayloadTooLarge',
+      415: { description: 'The body is not application/json.' },
+      500: 'InternalError',
+    },
+  },
   linkPause: {
     summary:
       "The answer link's one pause, while it is open (no bearer token: the link's own token in x-handback-link).",
@@ -265,7 +306,9 @@ function operationOf(route: RouteSpec, doc: OperationDoc): Json {
           requestBody: {
             required: route.body?.optional !== true,
             content: {
-              [route.body?.media === 'raw' ? 'application/x-www-form-urlencoded' : 'application/json']: {
+              [route.body?.media === 'raw'
+                ? (doc.requestMedia ?? 'application/x-www-form-urlencoded')
+                : 'application/json']: {
                 schema: ref(doc.requestBody),
               },
             },
@@ -279,7 +322,8 @@ function operationOf(route: RouteSpec, doc: OperationDoc): Json {
 export function buildOpenApi(): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of ROUTES) {
-    if ('served' in route) continue;
+    // The inbox page's files are the page, not the API.
+    if ('served' in route && route.served === 'inbox') continue;
     paths[route.path] = {
       ...paths[route.path],
       [route.method.toLowerCase()]: operationOf(route, OPERATIONS[route.id]),
@@ -976,6 +1020,27 @@ const components = {
         decided: STRING_LIST,
         pending: STRING_LIST,
       },
+    },
+    ClaimRequest: {
+      type: 'object',
+      required: ['claimant'],
+      properties: { claimant: { type: 'string', pattern: LIMITS.claimant.source } },
+      description: 'Who claims: an opaque name, the same on every retry of one claim.',
+    },
+    ClaimResult: {
+      type: 'object',
+      required: ['runId', 'interruptId', 'claimed', 'claimant', 'claimedAt'],
+      properties: {
+        runId: { type: 'string' },
+        interruptId: { type: 'string' },
+        claimed: { type: 'boolean', description: 'True when this claimant holds the claim.' },
+        claimant: { type: 'string', description: 'Who holds the claim.' },
+        claimedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    JsonRpcMessage: {
+      description: 'A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them.',
+      oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }],
     },
     LinkRequest: {
       type: 'object',

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseDefaults } from '../checkpoints/notify.ts';
 import type { EventSink } from '../events/emitter.ts';
 import type { LinkMailer, UseCaseDeps } from '../resume/resume.ts';
 import type { ChannelName } from '../vocabulary.ts';
@@ -6,7 +7,6 @@ import { type Channel, channelSink } from './channel.ts';
 import { createDynamoDBDeliveryLog } from './delivery-log.ts';
 import { createEmailChannel, createLinkMailer } from './email.ts';
 import { createSmtpTransport } from './email-smtp.ts';
-import { parseDefaults } from './notify.ts';
 import { recipientLinkOf } from './recipient-link.ts';
 import { createSlackChannel } from './slack.ts';
 import { createSlackCall } from './slack-api.ts';

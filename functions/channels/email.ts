@@ -1,4 +1,5 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { entryKey, recipientsOf } from '../checkpoints/notify.ts';
 import { foldEmail, isInsideDomains } from '../checkpoints/who-decides.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type LinkMailer, type UseCaseDeps } from '../resume/resume.ts';
@@ -6,7 +7,6 @@ import { LifecycleType } from '../vocabulary.ts';
 import type { Channel } from './channel.ts';
 import type { DeliveryLog } from './delivery-log.ts';
 import { type EmailMessage, pauseEmail } from './email-message.ts';
-import { entryKey, recipientsOf } from './notify.ts';
 
 /**
  * The email channel (§14): one email per recipient on `Pause Created`, and on `Pause Reminder` one to each recipient

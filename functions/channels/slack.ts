@@ -1,4 +1,5 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { recipientsOf } from '../checkpoints/notify.ts';
 import { HandbackError, InvalidAnswerError, NotAnApproverError } from '../errors.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { decideTurn, getPause, type UseCaseDeps } from '../resume/resume.ts';
@@ -6,7 +7,6 @@ import { LifecycleType } from '../vocabulary.ts';
 import type { Actor, Decision } from '../wire.ts';
 import type { Channel } from './channel.ts';
 import type { DeliveryKey, DeliveryLog, MessageRef, PauseOfMessage } from './delivery-log.ts';
-import { recipientsOf } from './notify.ts';
 import { isSlackSignature, SLACK_SIGNATURE_WINDOW_SECONDS, SlackApiError, type SlackCall } from './slack-api.ts';
 import {
   ANSWER_BLOCK,

@@ -85,3 +85,18 @@ export function storageClientConfig(overrides: DynamoDBClientConfig = {}): Dynam
     requestHandler: handler === undefined ? timeouts : isOptions ? { ...timeouts, ...handler } : handler,
   };
 }
+
+/**
+ * The client settings for `DYNAMODB_ENDPOINT`: a regional AWS endpoint (`https://dynamodb.<region>.amazonaws.com`)
+ * uses that region and the usual credential chain; any other endpoint (DynamoDB Local, dynalite) gets a region and
+ * placeholder credentials unless the environment has its own, as such servers accept any.
+ */
+export function endpointClientConfig(endpoint: string, env: NodeJS.ProcessEnv): DynamoDBClientConfig {
+  const region = /^https?:\/\/dynamodb[.-]([a-z0-9-]+)\.amazonaws\.com/.exec(endpoint)?.[1];
+  if (region !== undefined) return { endpoint, region };
+  const local: DynamoDBClientConfig = { endpoint, region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1' };
+  if (!env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE) {
+    local.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  }
+  return local;
+}

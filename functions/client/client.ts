@@ -1,5 +1,6 @@
 import type { PausePage, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { BadRequestError, type HandbackError } from '../errors.ts';
+import type { ClaimResult } from '../wire.ts';
 import { errorOf, HandbackHttpError } from './problems.ts';
 import type {
   ClientContinuation,
@@ -53,6 +54,8 @@ export const CLIENT_ROUTES = {
     retried: true,
   },
   listPauses: { method: 'GET', path: '/pauses', success: [200], retried: true },
+  // The same claimant again is told the same: safe to repeat.
+  claim: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/claim', success: [200], retried: true },
   // Not repeated: each request mints a link of its own, and a second one is a second capability.
   createLink: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/links', success: [201, 202], retried: false },
 } as const satisfies Record<
@@ -230,6 +233,11 @@ export function createHandbackClient(options: HandbackClientOptions): HandbackCl
         ),
       );
       return response.body as PausePage;
+    },
+
+    async claim({ runId, interruptId, claimant }) {
+      const response = await request(call('claim', { runId, interruptId }, { body: { claimant } }));
+      return response.body as ClaimResult;
     },
 
     async createLink({ runId, interruptId, email, name, deliver }: CreateLinkInput) {

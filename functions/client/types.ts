@@ -13,7 +13,7 @@ import type {
   ResumeInput,
   ResumeResult,
 } from '../checkpoints/checkpoint-store.ts';
-import type { Actor } from '../wire.ts';
+import type { Actor, ClaimResult } from '../wire.ts';
 
 /**
  * The store's operations as the agent's side uses them (§15): the store's own input and output types, less what the
@@ -88,12 +88,22 @@ export interface HandbackOperations {
   listPauses(query?: ClientListPausesQuery): Promise<PausePage>;
 }
 
-/** The HTTP client: the shared operations, and links for a recipient. */
+/** A claim of a closed pause's hand-off (§18): the pause and who claims it. */
+export interface ClientClaimInput extends ClientPauseKey {
+  /** 1–128 visible ASCII characters, the same on every retry of one claim. */
+  claimant: string;
+}
+
+/** The HTTP client: the shared operations, links for a recipient, and hand-off claims. */
 export interface HandbackClient extends HandbackOperations {
   /** A link for one recipient (§13); a `person` principal that may read the pause. */
   createLink(input: CreateLinkInput & { deliver?: false }): Promise<LinkCreated>;
   createLink(input: CreateLinkInput & { deliver: true }): Promise<LinkDelivered>;
+  /** Claims a closed pause's hand-off (§18): `claimed` for the first claimant (and its retries), false for others. */
+  claim(input: ClientClaimInput): Promise<ClaimResult>;
 }
+
+export type { ClaimResult };
 
 /** The operations of `store` for one tenant, deciding as `by` (default the library's principal, §13). */
 export function storeOperations(store: CheckpointStore, scope: { tenant: string; by?: Actor }): HandbackOperations {

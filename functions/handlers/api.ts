@@ -1,5 +1,5 @@
-import { parseChannelNames } from '../channels/notify.ts';
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
+import { parseChannelNames } from '../checkpoints/notify.ts';
 import { answerLinksOnFirstUse } from '../links/links.ts';
 import type { LinkMailer } from '../resume/resume.ts';
 import { createApiHandler } from './http-api.ts';

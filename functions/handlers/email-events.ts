@@ -1,8 +1,8 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { createEmailChannel } from '../channels/email.ts';
 import { createSesTransport } from '../channels/email-ses.ts';
-import { parseDefaults } from '../channels/notify.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
+import { parseDefaults } from '../checkpoints/notify.ts';
 import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
@@ -13,7 +13,8 @@ import { traceAwsClient } from './tracing.ts';
 /**
  * The email channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings `Pause Created` and
  * `Pause Reminder`; each recipient (the pause's `notify` entries or `HANDBACK_EMAIL_TO`) gets one email by SES v2
- * `SendEmail` from the verified identity `HANDBACK_EMAIL_FROM` (in `SES_REGION`, default the function's), with their
+ * `SendEmail` from the verified identity `HANDBACK_EMAIL_FROM` (in `SES_REGION`, default the function's; with the
+ * configuration set `SES_CONFIGURATION_SET` when set), with their
  * own answer link: signed with the link key (`LINK_SECRET_ARN`, read on first use) to the inbox at `INBOX_URL`.
  */
 const { useCases, log } = channelDeps();
@@ -25,10 +26,11 @@ const withLinks = {
 };
 const region = optionalEnv(process.env, 'SES_REGION');
 const ses = traceAwsClient(new SESv2Client(region === undefined ? {} : { region }));
+const configurationSet = optionalEnv(process.env, 'SES_CONFIGURATION_SET');
 
 const channel = createEmailChannel({
   useCases: withLinks,
-  transport: createSesTransport(ses),
+  transport: createSesTransport(ses, configurationSet === undefined ? {} : { configurationSet }),
   from: requireEnv(process.env, 'HANDBACK_EMAIL_FROM'),
   log,
   link: recipientLinkOf(withLinks),

@@ -27,8 +27,10 @@ export interface BodySpec {
   readonly optional?: boolean;
   /** `json` (the default): 415 unless JSON, parsed, depth-checked. `raw`: handed on as sent (Slack's form posts). */
   readonly media?: 'json' | 'raw';
-  /** The zod schema the parsed body must meet. */
+  /** The zod schema the parsed body must meet (checked by the router, which hands the handler its output). */
   readonly schema?: z.ZodMiniType;
+  /** What a 400 calls the body ("Invalid pause body: …"). */
+  readonly name?: string;
 }
 
 /** One route. */
@@ -41,9 +43,15 @@ export interface RouteSpec {
   readonly scopes: Access;
   /** Why a route without a bearer token is safe without one (the CDK route's cdk-nag acknowledgement says it). */
   readonly why?: string;
-  /** Which function serves it on AWS: the API's, or the inbox page's own. @default 'api' */
-  readonly served?: 'api' | 'inbox';
+  /**
+   * Which function serves it on AWS: the API's, the inbox page's own, or the MCP server's own (§18: so the API
+   * function's cold start does not carry the MCP SDK; the API handler serves it where it is given its handler, as the
+   * local service does). @default 'api'
+   */
+  readonly served?: 'api' | 'inbox' | 'mcp';
+  /** The path parameters' schema: the router checks them and hands the handler its output. */
   readonly params?: z.ZodMiniType;
+  /** The query's schema (every parameter a string, as API Gateway sends it). */
   readonly query?: z.ZodMiniType;
   readonly body?: BodySpec;
 }
@@ -112,6 +120,11 @@ export const linkBody = z.object({
   deliver: z.optional(z.boolean()),
 });
 
+/** A hand-off claim (§18): who claims, the same name on every retry of one claim. */
+export const claimBody = z.object({
+  claimant: z.string().check(z.regex(LIMITS.claimant, 'must be 1–128 visible ASCII characters')),
+});
+
 export const runParams = z.object({ runId });
 export const pauseParams = z.object({ runId, interruptId: opaqueId });
 export const continuationParams = z.object({ runId, continuationId: opaqueId });
@@ -151,7 +164,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses',
     scopes: [agent],
     params: runParams,
-    body: { limit: LIMITS.pauseBodyBytes, schema: pauseBody },
+    body: { limit: LIMITS.pauseBodyBytes, schema: pauseBody, name: 'pause body' },
   },
   {
     id: 'getPause',
@@ -167,7 +180,7 @@ export const ROUTES = [
     path: '/runs/{runId}/resume',
     scopes: [decide],
     params: runParams,
-    body: { limit: LIMITS.decisionBodyBytes, schema: resumeBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: resumeBody, name: 'resume body' },
   },
   {
     id: 'getContinuation',
@@ -184,7 +197,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses/{interruptId}/cancel',
     scopes: [agent, decide],
     params: pauseParams,
-    body: { limit: LIMITS.decisionBodyBytes, optional: true, schema: cancelBody },
+    body: { limit: LIMITS.decisionBodyBytes, optional: true, schema: cancelBody, name: 'cancel body' },
   },
   {
     id: 'createLink',
@@ -192,7 +205,25 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses/{interruptId}/links',
     scopes: [decide],
     params: pauseParams,
-    body: { limit: LIMITS.decisionBodyBytes, schema: linkBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkBody, name: 'link body' },
+  },
+  {
+    id: 'claim',
+    method: 'POST',
+    path: '/runs/{runId}/pauses/{interruptId}/claim',
+    scopes: [agent],
+    params: pauseParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: claimBody, name: 'claim body' },
+  },
+  {
+    id: 'mcp',
+    method: 'POST',
+    path: '/mcp',
+    scopes: [agent],
+    served: 'mcp',
+    // JSON-RPC over Streamable HTTP: the MCP transport reads the body itself (its media types, its parse errors). A
+    // permission request carries the tool call's input, which becomes the pause's transcript.
+    body: { limit: LIMITS.pauseBodyBytes, media: 'raw' },
   },
   {
     id: 'linkPause',
@@ -208,7 +239,7 @@ export const ROUTES = [
     path: '/links/resume',
     scopes: 'link',
     why: ANSWER_LINK,
-    body: { limit: LIMITS.decisionBodyBytes, schema: linkResumeBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkResumeBody, name: 'resume body' },
   },
   {
     id: 'slackInteractions',
@@ -258,9 +289,14 @@ export function pathPattern(template: string): RegExp {
   return new RegExp(`^${template.replace(/\{[^/]+\}/g, '[^/]+')}/?$`);
 }
 
+/** Each route's path, compiled once: what the edges match a request's path against. */
+export const PATH_PATTERNS: Readonly<Record<RouteId, RegExp>> = Object.fromEntries(
+  ROUTES.map((route) => [route.id, pathPattern(route.path)]),
+) as Record<RouteId, RegExp>;
+
 const bearerPatterns = ROUTES.filter(isBearer).map((route) => ({
   method: route.method,
-  regexp: pathPattern(route.path),
+  regexp: PATH_PATTERNS[route.id],
 }));
 
 /**

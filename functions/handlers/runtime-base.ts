@@ -1,6 +1,7 @@
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { loadConfig } from './config.ts';
@@ -53,6 +54,7 @@ export function useCaseDepsWith(
       recipientDomains: config.recipientDomains,
     }),
     handoff: createHandoff(config.handoff, clients, logger),
+    claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),
     logger,
     metrics,
     tenantClaim: config.tenantClaim,

@@ -136,21 +136,24 @@ describe('the OpenAPI document and the route table', () => {
     const documented = Object.entries(openapi.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    const served = ROUTES.filter((route) => !('served' in route)).map((route) => `${route.method} ${route.path}`);
+    const served = ROUTES.filter((route) => !('served' in route) || route.served !== 'inbox').map(
+      (route) => `${route.method} ${route.path}`,
+    );
     expect(documented.sort()).toEqual(served.sort());
   });
 
-  it.each(ROUTES.filter((route) => !('served' in route)).map((route) => [route.id, route] as const))(
-    'gives %s the security its scopes say',
-    (_id, route) => {
-      const operation = (openapi.paths as Record<string, Record<string, { security: unknown }>>)[route.path]?.[
-        route.method.toLowerCase()
-      ];
-      expect(operation?.security).toEqual(
-        Array.isArray(route.scopes) ? route.scopes.map((scope) => ({ bearer: [scope] })) : [],
-      );
-    },
-  );
+  it.each(
+    ROUTES.filter((route) => !('served' in route) || route.served !== 'inbox').map(
+      (route) => [route.id, route] as const,
+    ),
+  )('gives %s the security its scopes say', (_id, route) => {
+    const operation = (openapi.paths as Record<string, Record<string, { security: unknown }>>)[route.path]?.[
+      route.method.toLowerCase()
+    ];
+    expect(operation?.security).toEqual(
+      Array.isArray(route.scopes) ? route.scopes.map((scope) => ({ bearer: [scope] })) : [],
+    );
+  });
 
   it('holds the limits and word lists of the vocabulary', () => {
     const schemas = openapi.components.schemas;

@@ -28,6 +28,7 @@ const logs = (prefix: string) => ({
   Resource: getAtt(`${prefix}Logs`),
 });
 const TABLE_READ_WRITE = { Action: [...TABLE_ACTIONS.readWrite].sort(), Effect: 'Allow', Resource: TABLE_RESOURCES };
+const TABLE_DECIDE = { Action: [...TABLE_ACTIONS.decide].sort(), Effect: 'Allow', Resource: TABLE_RESOURCES };
 const HANDOFF_SEND = {
   Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
   Effect: 'Allow',
@@ -110,7 +111,7 @@ describe('the checkpoint table', () => {
   it('has deletion protection and is retained when it leaves the stack', () => {
     template.hasResource(TABLE_TYPE, {
       Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
     });
   });
@@ -123,7 +124,7 @@ describe('the checkpoint table', () => {
 describe('the IAM policies', () => {
   it.each([
     ['ApiHandler', [logs('ApiHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, LINK_KEY_READ, TASK_CALLBACKS]],
-    ['Sweeper', [logs('Sweeper'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, TASK_CALLBACKS]],
+    ['Sweeper', [logs('Sweeper'), XRAY, TABLE_DECIDE, HANDOFF_SEND, TASK_CALLBACKS]],
     [
       'LifecycleHandler',
       [
@@ -148,13 +149,13 @@ describe('the IAM policies', () => {
         },
       ],
     ],
-    ['StepFunctionsHandler', [logs('StepFunctionsHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, TASK_CALLBACKS]],
+    ['StepFunctionsHandler', [logs('StepFunctionsHandler'), XRAY, TABLE_DECIDE, HANDOFF_SEND, TASK_CALLBACKS]],
     [
       'SqsHandler',
       [
         logs('SqsHandler'),
         XRAY,
-        TABLE_READ_WRITE,
+        TABLE_DECIDE,
         HANDOFF_SEND,
         TASK_CALLBACKS,
         {
@@ -227,6 +228,8 @@ describe('the HTTP API', () => {
     'GET /runs/{runId}/continuations/{continuationId}',
     'GET /pauses',
     'POST /runs/{runId}/pauses/{interruptId}/links',
+    'POST /runs/{runId}/pauses/{interruptId}/claim',
+    'POST /mcp',
   ];
   const PUBLIC = [
     'GET /health',
@@ -249,14 +252,17 @@ describe('the HTTP API', () => {
     });
   });
 
-  it.each(AUTHORIZED)('routes %s to the API handler behind the JWT authorizer', (routeKey) => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
-      RouteKey: routeKey,
-      AuthorizationType: 'JWT',
-      AuthorizerId: ref('HttpApiJwt'),
-      Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTrunsrunIdpausesHandler')]] },
-    });
-  });
+  it.each(AUTHORIZED.filter((routeKey) => routeKey !== 'POST /mcp'))(
+    'routes %s to the API handler behind the JWT authorizer',
+    (routeKey) => {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: routeKey,
+        AuthorizationType: 'JWT',
+        AuthorizerId: ref('HttpApiJwt'),
+        Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTrunsrunIdpausesHandler')]] },
+      });
+    },
+  );
 
   const INBOX = ['GET /inbox', 'GET /inbox/{file}'];
 
@@ -276,6 +282,20 @@ describe('the HTTP API', () => {
       RouteKey: routeKey,
       AuthorizationType: 'NONE',
       Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiGETinboxInbox')]] },
+    });
+  });
+
+  it('routes POST /mcp to the MCP function, behind the JWT authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /mcp',
+      AuthorizationType: 'JWT',
+      AuthorizerId: ref('HttpApiJwt'),
+      Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTmcpMcp')]] },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      IntegrationUri: { 'Fn::GetAtt': [Match.stringLikeRegexp('^McpHandlerFunction'), 'Arn'] },
+      PayloadFormatVersion: '2.0',
     });
   });
 
@@ -445,7 +465,7 @@ describe('the answer-link key', () => {
   });
 
   it('is retained when it leaves the stack, like the table whose pauses its links open', () => {
-    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'RetainExceptOnCreate' });
   });
 });
 
@@ -524,7 +544,8 @@ describe('the lifecycle events', () => {
   });
 
   it('go to a bus of the stack own by default', () => {
-    template.resourceCountIs('AWS::Events::EventBus', 1);
+    const buses = Object.keys(template.findResources('AWS::Events::EventBus'));
+    expect(buses.filter((id) => id.startsWith('LifecycleBus'))).toHaveLength(1);
   });
 
   it('reach the notification topic for Pause Created from source handback, on that bus', () => {

@@ -108,7 +108,6 @@ describe('a stack deployed with no auth context', () => {
       CallbackURLs: [API_INBOX],
       LogoutURLs: [API_INBOX],
       SupportedIdentityProviders: ['COGNITO'],
-      ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
     });
     template.hasOutput('InboxUrl', { Value: API_INBOX });
   });
@@ -134,10 +133,20 @@ describe('a stack deployed with no auth context', () => {
     expect(client(template, 'UsersPoolAgentsClient').CallbackURLs).toBeUndefined();
   });
 
-  it('does not let either client write the tenant, and names what they may write, since no list means every attribute', () => {
-    expect(client(template, 'UsersPoolInboxClient').WriteAttributes).toEqual(['name']);
-    expect(client(template, 'UsersPoolAgentsClient').WriteAttributes).toEqual(['name']);
+  it("allows no sign-in through Cognito's API on the inbox's client, SRP included: managed login needs none", () => {
+    expect(client(template, 'UsersPoolInboxClient').ExplicitAuthFlows).toEqual(['ALLOW_REFRESH_TOKEN_AUTH']);
   });
+
+  it.each(['UsersPoolInboxClient', 'UsersPoolAgentsClient'])(
+    'lets %s write nothing the audit trail shows (name, email, the tenant), and names what it may, since no list means every attribute',
+    (id) => {
+      const writes = client(template, id).WriteAttributes as string[];
+      expect(writes.length).toBeGreaterThan(0);
+      for (const audited of ['name', 'email', 'custom:tenant', 'given_name', 'family_name', 'preferred_username']) {
+        expect(writes).not.toContain(audited);
+      }
+    },
+  );
 
   it("points the inbox page's sign-in at the pool, its client, its scopes and the managed-login domain", () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -245,7 +254,7 @@ describe('a stack deployed with no auth context', () => {
   it('keeps the pool when it leaves the stack, with deletion protection', () => {
     template.hasResource('AWS::Cognito::UserPool', {
       Properties: Match.objectLike({ DeletionProtection: 'ACTIVE' }),
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
     });
   });
 
