@@ -6,7 +6,7 @@ import { type Channel, channelSink } from './channel.ts';
 import { createDynamoDBDeliveryLog } from './delivery-log.ts';
 import { createEmailChannel } from './email.ts';
 import { createSmtpTransport } from './email-smtp.ts';
-import { parseDefaults } from './notify.ts';
+import { parseDefaults, senderAddress } from './notify.ts';
 import { recipientLinkOf } from './recipient-link.ts';
 import { createSlackChannel } from './slack.ts';
 import { createSlackCall } from './slack-api.ts';
@@ -54,8 +54,14 @@ export function channelsFromEnv(
   }
   const smtp = env.HANDBACK_SMTP_URL;
   if (smtp !== undefined && smtp !== '') {
+    checkSmtpUrl(smtp);
     const from = env.HANDBACK_EMAIL_FROM;
     if (from === undefined || from === '') throw new Error('Email by HANDBACK_SMTP_URL needs HANDBACK_EMAIL_FROM.');
+    try {
+      senderAddress(from);
+    } catch (error) {
+      throw new Error(`HANDBACK_EMAIL_FROM ${(error as Error).message}.`);
+    }
     if (options.useCases.links === undefined) {
       throw new Error('Email carries each recipient’s own answer link: set HANDBACK_LINK_SECRET too.');
     }
@@ -73,4 +79,19 @@ export function channelsFromEnv(
   }
   if (channels.length > 0) configured.sink = channelSink(channels);
   return configured;
+}
+
+/** Refuses an SMTP URL nodemailer cannot use (it would fail at the first send, or at start with a message of its own). */
+function checkSmtpUrl(url: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') {
+    throw new Error(
+      `HANDBACK_SMTP_URL must be an smtp:// or smtps:// URL, such as smtp://127.0.0.1:1025 or smtps://user:password@host:465, not ${JSON.stringify(url.slice(0, 80))}.`,
+    );
+  }
 }
