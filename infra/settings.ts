@@ -5,7 +5,7 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { parseDefaults } from '../functions/checkpoints/notify.ts';
+import { parseDefaults, senderAddress } from '../functions/checkpoints/notify.ts';
 import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
 import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
@@ -585,7 +585,10 @@ export interface ChannelSettings {
   slack?: { secretName: string; defaultChannels: string[] };
   /** Email by SES, when `handback:emailFrom` names the sender. */
   email?: {
+    /** The sender as the emails name it: an address, or `Name <address>`. */
     from: string;
+    /** The sender's address (`ses:FromAddress`). */
+    address: string;
     identity: string;
     region?: string;
     defaultRecipients: string[];
@@ -645,10 +648,11 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
     }
     return settings;
   }
-  if (!/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(from)) {
-    throw new ConfigurationError(
-      `Context ${CONTEXT.emailFrom} must be an email address (a verified SES identity, or one of a verified domain), not ${JSON.stringify(from)}.`,
-    );
+  let address: string;
+  try {
+    address = senderAddress(from);
+  } catch (error) {
+    throw new ConfigurationError(`Context ${CONTEXT.emailFrom} ${(error as Error).message}.`);
   }
   if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) {
     throw new ConfigurationError(
@@ -663,7 +667,8 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
   }
   settings.email = {
     from,
-    identity: identity ?? from,
+    address,
+    identity: identity ?? address,
     ...(region === undefined ? {} : { region }),
     defaultRecipients: emailTo,
     sandbox: sandbox ?? true,
