@@ -77,6 +77,7 @@ export {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PauseOpenError,
   PayloadTooLargeError,
   RecipientNotAllowedError,
   SelfDecisionError,

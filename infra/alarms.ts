@@ -24,6 +24,21 @@ export interface HandbackAlarmsProps {
    */
   readonly counts?: Record<string, { readonly metric: IMetric; readonly description: string }>;
   /**
+   * Metrics that must keep arriving, by a short name: an alarm when one counts less than one in five minutes, or stops
+   * (missing data breaches), as a schedule that stopped emits no data at all.
+   * @default - none
+   */
+  readonly heartbeats?: Record<string, { readonly metric: IMetric; readonly description: string }>;
+  /**
+   * Metrics that must stay below a bound, by a short name: an alarm when one reaches `threshold` (in the metric's
+   * unit) in five minutes; no data is fine (nothing waits).
+   * @default - none
+   */
+  readonly bounds?: Record<
+    string,
+    { readonly metric: IMetric; readonly description: string; readonly threshold: number }
+  >;
+  /**
    * Where alarms notify.
    * @default - no action: the alarms show in the CloudWatch console only
    */
@@ -33,7 +48,9 @@ export interface HandbackAlarmsProps {
 /**
  * One alarm per thing that needs a person: anything in a dead-letter queue, any function error or throttle, any API
  * 5xx, any failed workflow execution, and the counts given (lifecycle events not delivered, sweep ticks not
- * delivered). Every threshold is "at least one in five minutes": Handback's normal is zero.
+ * delivered, table throttles): each "at least one in five minutes", as Handback's normal is zero; the heartbeats given
+ * (the sweep running), "fewer than one in five minutes, or no data"; and the bounds given (how late the stream is, how
+ * long a pointer has waited).
  */
 export class HandbackAlarms extends Construct {
   /** Every alarm, by id. */
@@ -73,16 +90,30 @@ export class HandbackAlarms extends Construct {
     for (const [name, { metric, description }] of Object.entries(props.counts ?? {})) {
       this.add(name, description, metric);
     }
+    for (const [name, { metric, description }] of Object.entries(props.heartbeats ?? {})) {
+      this.add(name, description, metric, {
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+    }
+    for (const [name, { metric, description, threshold }] of Object.entries(props.bounds ?? {})) {
+      this.add(name, description, metric, { threshold });
+    }
   }
 
-  private add(id: string, description: string, metric: IMetric): void {
+  private add(
+    id: string,
+    description: string,
+    metric: IMetric,
+    options: { threshold?: number; comparisonOperator?: ComparisonOperator; treatMissingData?: TreatMissingData } = {},
+  ): void {
     const alarm = new Alarm(this, id, {
       alarmDescription: description,
       metric,
-      threshold: 1,
+      threshold: options.threshold ?? 1,
       evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      comparisonOperator: options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
     });
     if (this.topic) {
       alarm.addAlarmAction(new SnsAction(this.topic));

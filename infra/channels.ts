@@ -50,7 +50,7 @@ export interface HandbackChannelsProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the functions' log groups when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
 }
@@ -63,6 +63,13 @@ export interface ChannelDeliveryProps {
   readonly linkKey: ISecret;
   /** The inbox page's public URL, linked from each Slack message and email. */
   readonly inboxUrl: string;
+  /** The recipient domains (§16): an agent's pause is mailed to its own addresses only inside them. */
+  readonly recipientDomains?: readonly string[];
+  /**
+   * The API's function: with email on, it mails the links asked for with `deliver: true` (§16) by the same SES
+   * identity, so it gets the sender and the grant too.
+   */
+  readonly api?: HandbackFunction;
 }
 
 /** One channel's delivery: its function, its rule, and the queue of what it could not deliver. */
@@ -113,7 +120,7 @@ export class HandbackChannels extends Construct {
         },
         ...this.logging(),
       });
-      interactions.bindTable(props.table, 'readWrite');
+      interactions.bindTable(props.table, 'click');
       interactions.grantSecretRead(this.slackSecret, 'SLACK_SECRET_ID');
       props.handoff.bind(interactions);
       acknowledgeImportedSecret(interactions, this.slackSecret);
@@ -163,32 +170,29 @@ export class HandbackChannels extends Construct {
       this.deliveries.slack = delivery;
     }
     if (email !== undefined) {
+      const sender = {
+        HANDBACK_EMAIL_FROM: email.from,
+        ...(email.region === undefined ? {} : { SES_REGION: email.region }),
+        ...(email.configurationSet === undefined ? {} : { SES_CONFIGURATION_SET: email.configurationSet }),
+      };
       const delivery = this.delivery('email', 'Email', props, {
         entry: ENTRY.emailEvents,
         description: 'Handback email channel: one SES email per recipient, with their own answer link',
         environment: {
           INBOX_URL: props.inboxUrl,
-          HANDBACK_EMAIL_FROM: email.from,
-          ...(email.region === undefined ? {} : { SES_REGION: email.region }),
+          ...sender,
           ...defaultsOf('HANDBACK_EMAIL_TO', email.defaultRecipients),
+          ...((props.recipientDomains ?? []).length === 0
+            ? {}
+            : { RECIPIENT_DOMAINS: (props.recipientDomains ?? []).join(',') }),
         },
       });
       delivery.handler.grantSecretRead(props.linkKey);
-      const stack = Stack.of(this);
-      // SES v2 SendEmail from the one identity, and nothing else.
-      delivery.handler.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['ses:SendEmail'],
-          resources: [
-            stack.formatArn({
-              service: 'ses',
-              resource: 'identity',
-              resourceName: email.identity,
-              ...(email.region === undefined ? {} : { region: email.region }),
-            }),
-          ],
-        }),
-      );
+      grantSendEmail(delivery.handler, email);
+      if (props.api !== undefined) {
+        for (const [name, value] of Object.entries(sender)) props.api.function.addEnvironment(name, value);
+        grantSendEmail(props.api, email);
+      }
       this.deliveries.email = delivery;
     }
   }
@@ -241,6 +245,44 @@ export class HandbackChannels extends Construct {
       ...(logRemovalPolicy === undefined ? {} : { logRemovalPolicy }),
     };
   }
+}
+
+/**
+ * SES v2 `SendEmail` as SES authorizes it (its IAM guide, "Identity and access management in Amazon SES"): on the
+ * sender's identity; in the sandbox also on each recipient's identity (a verified address or domain), which a pause
+ * names only at run time, so on the account's identities, for this sender alone (`ses:FromAddress`); and on the
+ * configuration set when one is named.
+ */
+function grantSendEmail(fn: HandbackFunction, email: NonNullable<ChannelSettings['email']>): void {
+  const arn = (resource: string, resourceName: string) =>
+    Stack.of(fn).formatArn({
+      service: 'ses',
+      resource,
+      resourceName,
+      ...(email.region === undefined ? {} : { region: email.region }),
+    });
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['ses:SendEmail'],
+      resources: [
+        arn('identity', email.identity),
+        ...(email.configurationSet === undefined ? [] : [arn('configuration-set', email.configurationSet)]),
+      ],
+    }),
+  );
+  if (!email.sandbox) return;
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['ses:SendEmail'],
+      resources: [arn('identity', '*')],
+      conditions: { StringEquals: { 'ses:FromAddress': email.address } },
+    }),
+  );
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+    reason:
+      "In the SES sandbox SES authorizes SendEmail against each recipient's verified identity too, and a pause names its recipients at run time: the grant covers the account's identities, only as recipients of mail from this one sender (ses:FromAddress). handback:emailSandbox=false drops it once the account has left the sandbox.",
+  });
 }
 
 /** A channel's default recipients as its variable, or nothing when it has none. */

@@ -20,7 +20,7 @@ export interface CheckpointTableProps {
   readonly encryptionKey?: IKey;
   /**
    * What happens to the table when it leaves the stack. Deletion protection is on unless this is `DESTROY`.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -42,7 +42,7 @@ export class CheckpointTable extends Construct {
 
   constructor(scope: Construct, id: string, props: CheckpointTableProps = {}) {
     super(scope, id);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
     // Table, not TableV2: TableV2 cannot render a customer key in an environment-agnostic stack.
     this.table = new Table(this, 'Table', {
       partitionKey: attribute(TABLE.partitionKey),

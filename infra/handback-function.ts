@@ -19,6 +19,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { INDEXES } from '../functions/checkpoints/table.ts';
 import { type BundledHandoffTarget, buildLambdaBundle, bundleDefines } from './lambda-bundle.ts';
 import { repoPath } from './paths.ts';
@@ -34,31 +35,40 @@ export { bundleDefines };
 export const FUNCTION_NODE_OPTIONS: string | undefined = undefined;
 
 /**
- * The table actions a function may be granted: reads; reads and the conditional writes of pause and resume; or a
- * channel's reads and its delivery log's writes.
+ * The table actions a function may be granted, each level only what its code sends (the store's and the delivery
+ * log's commands): no level has `BatchWriteItem` or `ConditionCheckItem`, which nothing sends, and only the levels
+ * whose code deletes have `DeleteItem`.
  */
 export const TABLE_ACTIONS = {
-  read: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  /** Reads: a pause (`GetItem`, `BatchGetItem` with its parts), a run's latest pause and listings (`Query`). */
+  read: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  /** Reads and the commit loop's conditional `UpdateItem`: resume, decide, cancel, the sweep. */
+  decide: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+  /** A pause too: its parts and its item (`PutItem`), and the parts of an attempt that lost the race (`DeleteItem`). */
   readWrite: [
     'dynamodb:BatchGetItem',
-    'dynamodb:ConditionCheckItem',
     'dynamodb:GetItem',
     'dynamodb:Query',
-    'dynamodb:BatchWriteItem',
     'dynamodb:DeleteItem',
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
   ],
-  // A channel's delivery (§14): reads of the pause as it is now, and the delivery log's single-item writes.
+  /** Decisions, and the delivery log's records of a click (`PutItem`: a signature seen, who decided), never a delete. */
+  click: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  // A channel's delivery (§14): reads of the pause as it is now, and the delivery log's single-item writes (a claim
+  // given back is deleted).
   deliver: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
 } as const;
 
 /** The KMS actions that go with each table access level when the table is encrypted with a customer key. */
-const KEY_ACTIONS = {
+const WRITE_KEY = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] as const;
+const KEY_ACTIONS: Record<keyof typeof TABLE_ACTIONS, readonly string[]> = {
   read: ['kms:Decrypt', 'kms:DescribeKey'],
-  readWrite: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-  deliver: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
-} as const;
+  decide: WRITE_KEY,
+  readWrite: WRITE_KEY,
+  click: WRITE_KEY,
+  deliver: WRITE_KEY,
+};
 
 /** How much of the table a function may touch. */
 export type TableAccess = keyof typeof TABLE_ACTIONS;
@@ -86,7 +96,7 @@ export interface HandbackFunctionProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the log group when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
   /**
@@ -137,7 +147,7 @@ export class HandbackFunction extends Construct {
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
 
     // An explicit role instead of AWSLambdaBasicExecutionRole, whose logs:* actions reach every log group.
@@ -224,15 +234,29 @@ export class HandbackFunction extends Construct {
     });
   }
 
-  /** Sets `TABLE_NAME` and grants exactly the item actions `access` needs, on the table and its indexes. */
-  bindTable(table: ITable, access: TableAccess): this {
+  /**
+   * Sets `TABLE_NAME` and grants exactly the item actions `access` needs, on the table and its indexes; with
+   * `tenants`, only on the items of those tenants' runs (`dynamodb:LeadingKeys`), so the function cannot read or
+   * write another tenant's pauses.
+   */
+  bindTable(table: ITable, access: TableAccess, options: { tenants?: readonly string[] } = {}): this {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
+    const tenants = options.tenants;
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: [...TABLE_ACTIONS[access]],
         // Each index by its exact ARN, from `INDEXES`, rather than `<table>/index/*`: a wildcard would also cover an
         // index someone adds later for another purpose.
         resources: [table.tableArn, ...INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`)],
+        ...(tenants === undefined
+          ? {}
+          : {
+              conditions: {
+                'ForAllValues:StringLike': {
+                  'dynamodb:LeadingKeys': tenants.map((tenant) => `${Keys.run(tenant, '')}*`),
+                },
+              },
+            }),
       }),
     );
     if (table.encryptionKey) {

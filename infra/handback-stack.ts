@@ -1,11 +1,18 @@
 import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { Metric as HandbackMetric } from '../functions/resume/telemetry.ts';
 import { HandbackAlarms } from './alarms.ts';
-import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow, WAIT_BEYOND_EXPIRY } from './approval-workflow.ts';
+import {
+  AGENT_STEPS,
+  ApprovalWorkflow,
+  MAX_PAUSE_EXPIRY,
+  ResumeWorkflow,
+  WAIT_BEYOND_EXPIRY,
+} from './approval-workflow.ts';
 import { HandbackChannels } from './channels.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
 import { HandbackFunction } from './handback-function.ts';
@@ -37,6 +44,8 @@ export class HandbackStack extends Stack {
       );
     }
     const logging = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
+    // Every function that writes pauses sets their TTL from it: a closed pause's audit trail lives that long.
+    const retention = { HANDBACK_RETENTION_DAYS: String(settings.retentionDays) };
 
     const { table } = new CheckpointTable(this, 'Checkpoints', {
       encryptionKey: settings.encryptionKey,
@@ -57,21 +66,34 @@ export class HandbackStack extends Stack {
         'The key signs answer links that stay valid until their pause closes (up to a year): rotating it would void every open link at once, so people could no longer decide from the emails and messages they already have. Rotate it by hand, knowing that.',
     });
 
-    const resumeFunction = (name: string, entry: string, description: string, timeoutSeconds: number) => {
+    const resumeFunction = (
+      name: string,
+      entry: string,
+      description: string,
+      timeoutSeconds: number,
+      access: 'decide' | 'readWrite' = 'decide',
+    ) => {
       const fn = new HandbackFunction(this, name, {
         entry,
         description,
         timeout: Duration.seconds(timeoutSeconds),
-        environment: { TENANT_CLAIM: settings.tenantClaim, GROUPS_CLAIM: settings.groupsClaim },
+        environment: {
+          TENANT_CLAIM: settings.tenantClaim,
+          GROUPS_CLAIM: settings.groupsClaim,
+          ...retention,
+          // Every function that may pause holds an agent to the deployment's recipient domains (§16).
+          ...(settings.recipientDomains.length === 0 ? {} : { RECIPIENT_DOMAINS: settings.recipientDomains.join(',') }),
+        },
         handoffTarget: handoff.type,
         ...logging,
       });
-      fn.bindTable(table, 'readWrite');
+      fn.bindTable(table, access);
       handoff.bind(fn);
       return fn;
     };
     // API Gateway waits at most 30 s for an integration; the function gives up first.
-    const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29);
+    // The API pauses as well as decides; every other resumer only decides, closes and reads.
+    const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29, 'readWrite');
     api.grantSecretRead(linkKey);
     if (settings.inboxUrl !== undefined) api.function.addEnvironment('INBOX_URL', settings.inboxUrl);
     const stepFunctionsHandler = resumeFunction(
@@ -112,9 +134,11 @@ export class HandbackStack extends Stack {
         description:
           'Handback example agent: asks, pauses for approvals, runs the approved calls from the continuation',
         memorySize: 256,
+        environment: retention,
         ...logging,
       });
-      example.bindTable(table, 'readWrite');
+      // Its own tenant's runs only: an agent's credential is no key to every tenant's pauses.
+      example.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
       acknowledgeSynchronous(example, 'Step Functions invokes it synchronously (RequestResponse and waitForTaskToken)');
       agent = example.function;
     }
@@ -155,12 +179,15 @@ export class HandbackStack extends Stack {
         entry: ENTRY.durableExampleAgent,
         description: 'Handback example agent as a durable function: waitForDecision, then the approved calls',
         memorySize: 256,
+        environment: retention,
         durableConfig: {
-          executionTimeout: Duration.seconds(settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + 3600),
+          executionTimeout: Duration.seconds(
+            settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + AGENT_STEPS.toSeconds(),
+          ),
         },
         ...logging,
       });
-      durable.bindTable(table, 'readWrite');
+      durable.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
       Validations.of(durable).acknowledge({
         id: 'Serverless-LambdaDLQ',
         reason:
@@ -181,10 +208,19 @@ export class HandbackStack extends Stack {
         logRetention: settings.logRetention,
       });
       jwt = { jwtIssuer: userPool.issuer, jwtAudience: userPool.audience };
+      // The pool's pre-token trigger puts only verified emails in its access tokens (§16): the API may trust them.
+      api.function.addEnvironment('OWN_USER_POOL_ISSUER', userPool.issuer);
     } else {
       jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
     }
     // The inbox page's files on a function of their own: the API function's bundle and cold start stay without them.
+    // `POST /mcp` (§18) on a function of its own: the MCP SDK stays out of the API function's bundle and cold start.
+    // It pauses as the API's pause route does (and may see a policy close a pause at once, handing it off); a call
+    // waits at most 25 s, inside the 29 s it has, inside API Gateway's 30 s.
+    const mcp = resumeFunction('McpHandler', ENTRY.mcp, 'Handback MCP server, Streamable HTTP (payload 2.0)', 29);
+    if (settings.inboxUrl !== undefined) mcp.function.addEnvironment('INBOX_URL', settings.inboxUrl);
+    if (channels.names.length > 0) mcp.function.addEnvironment('HANDBACK_CHANNELS', channels.names.join(','));
+    acknowledgeSynchronous(mcp, 'API Gateway invokes it synchronously and returns its errors to the caller');
     const inbox = new HandbackFunction(this, 'InboxHandler', {
       entry: ENTRY.inbox,
       description: 'Handback inbox page (static files, payload 2.0)',
@@ -195,6 +231,7 @@ export class HandbackStack extends Stack {
     const httpApi = new HandbackHttpApi(this, 'Http', {
       handler: api.function,
       inboxHandler: inbox.function,
+      mcpHandler: mcp.function,
       ...(channels.slackInteractions ? { slackHandler: channels.slackInteractions.function } : {}),
       ...jwt,
       requireScopes: settings.requireScopes,
@@ -220,13 +257,20 @@ export class HandbackStack extends Stack {
       ...logging,
     });
 
-    channels.deliverFrom({ eventBus: lifecycle.eventBus, linkKey, inboxUrl });
+    channels.deliverFrom({
+      eventBus: lifecycle.eventBus,
+      linkKey,
+      inboxUrl,
+      recipientDomains: settings.recipientDomains,
+      api: api,
+    });
 
     const triggers = new ResumeTriggers(this, 'ResumeRequests', {
       handler: sqsHandler.function,
       handlerTimeout: Duration.seconds(60),
       eventSource: settings.eventSource,
       eventBridgeHandler: eventBridgeHandler?.function,
+      putEventsPrincipals: settings.resumeEventPrincipals,
     });
     if (eventBridgeHandler) {
       Validations.of(eventBridgeHandler).acknowledge({
@@ -268,6 +312,7 @@ export class HandbackStack extends Stack {
       functions: {
         ApiHandler: api.function,
         InboxHandler: inbox.function,
+        McpHandler: mcp.function,
         StepFunctionsHandler: stepFunctionsHandler.function,
         SqsHandler: sqsHandler.function,
         Sweeper: sweeper.function,
@@ -292,6 +337,21 @@ export class HandbackStack extends Stack {
             ...fiveMinutes,
           }),
         },
+        TableThrottles: {
+          description:
+            'DynamoDB throttled requests to the checkpoint table: pauses and decisions may fail with storage_unavailable (503) and be retried.',
+          metric: table.metricThrottledRequestsForOperations({
+            operations: [
+              Operation.GET_ITEM,
+              Operation.BATCH_GET_ITEM,
+              Operation.QUERY,
+              Operation.PUT_ITEM,
+              Operation.UPDATE_ITEM,
+              Operation.DELETE_ITEM,
+            ],
+            ...fiveMinutes,
+          }),
+        },
         SweepTicksFailed: {
           description: 'The sweep schedule could not invoke the sweep: expiries and reminders are not being acted on.',
           metric: new Metric({
@@ -301,6 +361,37 @@ export class HandbackStack extends Stack {
             ...fiveMinutes,
           }),
         },
+      },
+      heartbeats: {
+        SweepHeartbeat: {
+          description:
+            'The sweep ran less than once in five minutes (or not at all): its schedule stopped, so expiries and reminders are not acted on.',
+          metric: sweeper.function.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum' }),
+        },
+      },
+      bounds: {
+        LifecycleStreamAge: {
+          description:
+            'The lifecycle stream is five minutes or more behind: events, Slack messages and emails arrive late; records older than an hour are dropped to LifecycleFailedRecords.',
+          metric: lifecycle.handler.function.metric('IteratorAge', {
+            period: Duration.minutes(5),
+            statistic: 'Maximum',
+          }),
+          threshold: Duration.minutes(5).toMilliseconds(),
+        },
+        ...(handoff.queue
+          ? {
+              HandoffQueueAge: {
+                description:
+                  'A continuation pointer has waited an hour in the hand-off queue: nothing in this stack consumes it, so your consumer is missing or failing. Pointers are deleted after 14 days (the queue retention); the continuations stay readable from the table.',
+                metric: handoff.queue.metricApproximateAgeOfOldestMessage({
+                  period: Duration.minutes(5),
+                  statistic: 'Maximum',
+                }),
+                threshold: Duration.hours(1).toSeconds(),
+              },
+            }
+          : {}),
       },
       topic: settings.alarmTopic,
     });
@@ -312,6 +403,10 @@ export class HandbackStack extends Stack {
       value: table.tableName,
     });
     new CfnOutput(this, 'ResumeQueueUrl', { description: 'Send resume requests here', value: triggers.queue.queueUrl });
+    new CfnOutput(this, 'ResumeEventBusName', {
+      description: 'Put Resume Requested events here (only the principals of handback:resumeEventPrincipals may)',
+      value: triggers.eventBus.eventBusName,
+    });
     if (handoff.queue) {
       new CfnOutput(this, 'HandoffQueueUrl', {
         description: 'Continuation pointers arrive here',

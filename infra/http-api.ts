@@ -1,6 +1,7 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
@@ -27,6 +28,7 @@ export const ROUTES = {
     method: HttpMethod[route.method],
     path: route.path,
     scopes: [...route.scopes],
+    served: 'served' in route ? route.served : 'api',
   })),
   public: TABLE.filter((route) => !isBearer(route)).map((route) => ({
     method: HttpMethod[route.method],
@@ -36,6 +38,40 @@ export const ROUTES = {
     access: route.scopes,
   })),
 };
+
+/** A route's throttle: steady requests per second and burst, as API Gateway's route settings take them. */
+export interface RouteThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+/**
+ * Each kind of route's throttle, route by route (API Gateway's route settings): the unauthenticated routes get small
+ * budgets of their own, so a flood of them is refused (429) before it reaches a function or eats into the account's
+ * regional request limit that every route shares; agents and approvers keep the bearer routes' budget.
+ */
+export const ROUTE_THROTTLES = {
+  /** Every bearer route (agents and people with a token): the stage's default. */
+  bearer: { rateLimit: 50, burstLimit: 100 },
+  /** The inbox page and its files: a visit loads a few. */
+  inbox: { rateLimit: 20, burstLimit: 40 },
+  /** The answer-link routes: one person's page at a time. */
+  link: { rateLimit: 10, burstLimit: 20 },
+  /** Slack's interactions: clicks and modal submissions. */
+  slack: { rateLimit: 10, burstLimit: 20 },
+  /** `/health` and `/openapi.json`. */
+  probe: { rateLimit: 5, burstLimit: 10 },
+  /** `$default`: requests that match no route, answered 404 or 405. */
+  unmatched: { rateLimit: 5, burstLimit: 10 },
+} as const satisfies Record<string, RouteThrottle>;
+
+/** The throttle kind of a public route of the table. */
+function throttleOf(route: (typeof ROUTES.public)[number]): keyof typeof ROUTE_THROTTLES {
+  if (route.served === 'inbox') return 'inbox';
+  if (route.access === 'link') return 'link';
+  if (route.access === 'slack') return 'slack';
+  return 'probe';
+}
 
 /** Props of {@link HandbackHttpApi}. */
 export interface HandbackHttpApiProps {
@@ -53,6 +89,12 @@ export interface HandbackHttpApiProps {
    * @default - the API handler serves that route (and answers 404 while Slack is not configured)
    */
   readonly slackHandler?: IFunction;
+  /**
+   * The MCP server's function (payload format 2.0), for the route the table marks `served: 'mcp'` (§18): a function of
+   * its own, so the API function's cold start does not carry the MCP SDK.
+   * @default - the API handler serves that route (and answers 404 while it has no MCP handler)
+   */
+  readonly mcpHandler?: IFunction;
   /** The JWT issuer URL the authorizer trusts (`iss`); its `/.well-known/openid-configuration` must be reachable. */
   readonly jwtIssuer: string;
   /** The accepted audiences (`aud`, or `client_id` for access tokens without `aud`). */
@@ -64,15 +106,10 @@ export interface HandbackHttpApiProps {
    */
   readonly requireScopes?: boolean;
   /**
-   * Steady-state requests per second across the stage.
-   * @default 50
+   * Each kind of route's throttle, in place of `ROUTE_THROTTLES`' (a kind not given keeps its default).
+   * @default ROUTE_THROTTLES
    */
-  readonly throttleRateLimit?: number;
-  /**
-   * Burst of requests across the stage.
-   * @default 100
-   */
-  readonly throttleBurstLimit?: number;
+  readonly throttles?: Partial<Record<keyof typeof ROUTE_THROTTLES, RouteThrottle>>;
   /**
    * How long access logs are kept.
    * @default RetentionDays.ONE_MONTH
@@ -80,7 +117,7 @@ export interface HandbackHttpApiProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the access log group when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
 }
@@ -89,7 +126,7 @@ export interface HandbackHttpApiProps {
  * The HTTP API of §5, §9–§14: every route of the route table on the API handler (the inbox page's on its own handler
  * when given), a JWT authorizer on every bearer route (with its scopes when `requireScopes`) and none on the others
  * (`/health`, `/openapi.json`, the inbox page, the answer-link and Slack routes, which verify their own signatures),
- * a `$default` stage with throttling and JSON access logs.
+ * a `$default` stage with JSON access logs, and throttles route by route (`ROUTE_THROTTLES`).
  */
 export class HandbackHttpApi extends Construct {
   /** The API. */
@@ -105,15 +142,16 @@ export class HandbackHttpApi extends Construct {
       description: 'Handback: pause and resume agent turns',
     });
 
+    const throttles = { ...ROUTE_THROTTLES, ...props.throttles };
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: { rateLimit: props.throttleRateLimit ?? 50, burstLimit: props.throttleBurstLimit ?? 100 },
+      throttle: throttles.bearer,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         // One JSON line per request, with why it failed when it did; no claims or bodies (they may name a person).
@@ -138,11 +176,13 @@ export class HandbackHttpApi extends Construct {
     const authorizer: IHttpRouteAuthorizer = new HttpJwtAuthorizer('Jwt', props.jwtIssuer, {
       jwtAudience: props.jwtAudience,
     });
+    const mcpIntegration =
+      props.mcpHandler === undefined ? integration : new HttpLambdaIntegration('Mcp', props.mcpHandler);
     for (const route of ROUTES.authorized) {
       this.api.addRoutes({
         path: route.path,
         methods: [route.method],
-        integration,
+        integration: route.served === 'mcp' ? mcpIntegration : integration,
         authorizer,
         ...(props.requireScopes ? { authorizationScopes: route.scopes } : {}),
       });
@@ -174,6 +214,20 @@ export class HandbackHttpApi extends Construct {
       integration,
       authorizer: new HttpNoneAuthorizer(),
     });
+    // Each unauthenticated route its own small budget (route settings name routes by their route keys).
+    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    const setting = (throttle: RouteThrottle) => ({
+      ThrottlingRateLimit: throttle.rateLimit,
+      ThrottlingBurstLimit: throttle.burstLimit,
+    });
+    for (const route of ROUTES.public)
+      routeSettings[`${route.method} ${route.path}`] = setting(throttles[throttleOf(route)]);
+    routeSettings[HttpRouteKey.DEFAULT.key] = setting(throttles.unmatched);
+    const cfnStage = this.stage.node.defaultChild as CfnStage;
+    cfnStage.routeSettings = routeSettings;
+    // A route setting may name only a route that exists: the stage waits for the routes.
+    for (const child of this.api.node.children) if (child instanceof HttpRoute) this.stage.node.addDependency(child);
+    this.stage.node.addDependency(fallback);
     Validations.of(fallback).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:

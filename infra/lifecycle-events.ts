@@ -1,12 +1,13 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus, EventField, type IEventBus, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { EventBus, EventField, type IEventBus, type IRule, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
+import { Grant, type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -44,9 +45,30 @@ export interface LifecycleEventsProps {
   readonly logRetention?: RetentionDays;
   /**
    * What happens to the function's log group when the stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The topic as a rule target sees it: EventBridge may publish to it for that one rule only (`aws:SourceArn`), where
+ * `SnsTopic` alone would let `events.amazonaws.com` publish for any rule of any account — a confused deputy through
+ * which another account's rule could mail the team "Pause Created" messages with links of its choosing.
+ */
+function publishedBy(topic: Topic, rule: IRule): ITopic {
+  const scoped: ITopic = Object.create(topic);
+  return Object.assign(scoped, {
+    grantPublish: (grantee: IGrantable) => {
+      const statement = new PolicyStatement({
+        principals: [new ServicePrincipal('events.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: { ArnEquals: { 'aws:SourceArn': rule.ruleArn } },
+      });
+      topic.addToResourcePolicy(statement);
+      return Grant.drop(grantee, 'sns:Publish to the topic, granted on its policy for one rule');
+    },
+  });
 }
 
 /** A queue for what could not be delivered: SQS-managed encryption, TLS only, kept 14 days for a person to look. */
@@ -146,7 +168,7 @@ export class LifecycleEvents extends Construct {
       eventPattern: { source: [LIFECYCLE_SOURCE], detailType: [LifecycleType.Created] },
     });
     this.pauseCreatedRule.addTarget(
-      new SnsTopic(this.topic, {
+      new SnsTopic(publishedBy(this.topic, this.pauseCreatedRule), {
         // A JSON object whose values EventBridge inserts as JSON (quoted and escaped), so no prompt can break it.
         message: RuleTargetInput.fromObject({
           message: 'A paused agent turn waits for a decision. Open the link to decide; it works for this pause only.',

@@ -1,6 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { type IEventBus, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -26,10 +27,12 @@ export interface ResumeTriggersProps {
    */
   readonly eventSource?: string;
   /**
-   * The bus the rule listens on.
-   * @default - the account's default event bus
+   * The IAM principals (role, user or account-root ARNs; `*` and `?` wildcards allowed) that may put events on the
+   * resume bus. Every other principal is refused by the bus's resource policy, whatever its own IAM policy allows
+   * (`events:PutEvents` on `*` included): a `Resume Requested` event carries the `by` it decides as.
+   * @default - none: no one may put events on it until the deployment names who
    */
-  readonly eventBus?: IEventBus;
+  readonly putEventsPrincipals?: readonly string[];
   /**
    * Records per batch handed to the handler.
    * @default 10
@@ -45,9 +48,9 @@ export interface ResumeTriggersProps {
 
 /**
  * The asynchronous ways in: a queue of resume requests (body = `{runId, interruptId, answer, tenant?}`) feeding the
- * SQS handler with partial batch responses, its dead-letter queue after `MAX_RECEIVE_COUNT` receives, and an
- * EventBridge rule for `Resume Requested` that buffers each event's `detail` into the same queue, with a dead-letter
- * queue of its own for events it cannot deliver.
+ * SQS handler with partial batch responses, its dead-letter queue after `MAX_RECEIVE_COUNT` receives, and, on a bus
+ * of its own whose resource policy names who may put events, an EventBridge rule for `Resume Requested` that buffers
+ * each event's `detail` into the same queue, with a dead-letter queue of its own for events it cannot deliver.
  */
 export class ResumeTriggers extends Construct {
   /** The queue of resume requests. */
@@ -60,6 +63,8 @@ export class ResumeTriggers extends Construct {
   readonly failedInvocationsQueue?: Queue;
   /** The `Resume Requested` rule. */
   readonly rule: Rule;
+  /** The bus of the stack's own the rule listens on; its resource policy names who may put events on it. */
+  readonly eventBus: EventBus;
 
   constructor(scope: Construct, id: string, props: ResumeTriggersProps) {
     super(scope, id);
@@ -94,9 +99,38 @@ export class ResumeTriggers extends Construct {
       }),
     );
 
+    // A bus of its own, not the account's default one: events:PutEvents on the default bus is often granted broadly,
+    // and whoever may put a Resume Requested event decides as the `by` it names.
+    this.eventBus = new EventBus(this, 'Bus', {
+      description: 'Handback Resume Requested events: only the principals its policy names may put events',
+    });
+    const putters = [...(props.putEventsPrincipals ?? [])];
+    this.eventBus.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'OnlyTheNamedPrincipalsPutEvents',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['events:PutEvents'],
+        resources: [this.eventBus.eventBusArn],
+        ...(putters.length === 0 ? {} : { conditions: { ArnNotLike: { 'aws:PrincipalArn': putters } } }),
+      }),
+    );
+    if (putters.length > 0) {
+      // Named principals of other accounts need the bus to allow them; those of this account, their own IAM policy too.
+      this.eventBus.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'TheNamedPrincipalsPutEvents',
+          effect: Effect.ALLOW,
+          principals: [new AnyPrincipal()],
+          actions: ['events:PutEvents'],
+          resources: [this.eventBus.eventBusArn],
+          conditions: { ArnLike: { 'aws:PrincipalArn': putters } },
+        }),
+      );
+    }
     this.rule = new Rule(this, 'ResumeRequested', {
       description: 'Resume Requested events: each detail is one resume request.',
-      eventBus: props.eventBus,
+      eventBus: this.eventBus,
       eventPattern: { source: [props.eventSource ?? 'handback'], detailType: [RESUME_REQUESTED] },
     });
     const delivery = {

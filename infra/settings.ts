@@ -5,7 +5,9 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { parseDefaults } from '../functions/channels/notify.ts';
+import { parseDefaults, senderAddress } from '../functions/checkpoints/notify.ts';
+import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
+import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 
@@ -71,7 +73,7 @@ export interface HandbackStackProps extends StackProps {
   /**
    * What happens to the table and the log groups when they leave the stack; the table keeps deletion protection
    * unless this is `DESTROY`.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
@@ -140,6 +142,12 @@ export const CONTEXT = {
   emailIdentity: 'handback:emailIdentity',
   emailRegion: 'handback:emailRegion',
   emailTo: 'handback:emailTo',
+  recipientDomains: 'handback:recipientDomains',
+  emailSandbox: 'handback:emailSandbox',
+  resumeEventPrincipals: 'handback:resumeEventPrincipals',
+  exampleAgentTenant: 'handback:exampleAgentTenant',
+  retentionDays: 'handback:retentionDays',
+  emailConfigurationSet: 'handback:emailConfigurationSet',
 } as const;
 
 /**
@@ -180,7 +188,7 @@ export interface UserPoolSettings {
 export const DEFAULT_GROUPS = ['approvers'];
 
 /** The tenant of the pool's agent tokens when `handback:agentTenant` is not set: the local service's, with auth off. */
-export const DEFAULT_AGENT_TENANT = 'default';
+export const DEFAULT_AGENT_TENANT = LIMITS.defaultTenant;
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
 export interface Settings {
@@ -206,7 +214,21 @@ export interface Settings {
   requireScopes: boolean;
   /** The claim holding a principal's groups. */
   groupsClaim: string;
+  /**
+   * The recipient domains (§16): an agent names approvers by email, and email recipients, only inside them; every
+   * function that pauses or sends gets them (`RECIPIENT_DOMAINS`). Empty: none.
+   */
+  recipientDomains: string[];
+  /** The IAM principal ARNs that may put events on the resume bus; empty = none. */
+  resumeEventPrincipals: string[];
+  /** The one tenant whose runs the example agents may read and write. */
+  exampleAgentTenant: string;
+  /** Days a pause and its audit trail are kept after it expires, before DynamoDB's TTL may delete them. */
+  retentionDays: number;
 }
+
+/** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
+export const DEFAULT_RETENTION_DAYS = 365;
 
 /** A context value as a non-empty string, or undefined. */
 function contextString(scope: Construct, key: string): string | undefined {
@@ -514,7 +536,8 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     pauseExpiry:
       props.pauseExpiry ?? (pauseExpirySeconds ? Duration.seconds(pauseExpirySeconds) : DEFAULT_PAUSE_EXPIRY),
     eventSource: props.eventSource ?? contextString(scope, CONTEXT.eventSource) ?? 'handback',
-    removalPolicy: props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN),
+    removalPolicy:
+      props.removalPolicy ?? (removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE),
     resumeRequestsVia: via,
     exampleAgent,
     eventBus:
@@ -524,7 +547,36 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     inboxUrl: httpsUrl(props.inboxUrl ?? contextString(scope, CONTEXT.inboxUrl), CONTEXT.inboxUrl),
     requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
     groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
+    recipientDomains: recipientDomainsOf(scope),
+    resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
+    exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? DEFAULT_AGENT_TENANT,
+    retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
   };
+}
+
+/** The recipient domains of context `handback:recipientDomains` (a list, or comma-separated), each checked. */
+function recipientDomainsOf(scope: Construct): string[] {
+  try {
+    return parseRecipientDomains((contextList(scope, CONTEXT.recipientDomains) ?? []).join(','));
+  } catch (error) {
+    throw new ConfigurationError(`Context ${CONTEXT.recipientDomains}: ${(error as Error).message}`);
+  }
+}
+
+/** An IAM principal's ARN, as `aws:PrincipalArn` holds it: a role, a user or an account's root (wildcards allowed). */
+const PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::(\d{12}|\*):(root|role\/.+|user\/.+)$/;
+
+/** A context list of IAM principal ARNs, each checked. */
+function principalArns(scope: Construct, key: string): string[] {
+  const arns = contextList(scope, key) ?? [];
+  for (const arn of arns) {
+    if (!PRINCIPAL_ARN.test(arn)) {
+      throw new ConfigurationError(
+        `Context ${key} names ${JSON.stringify(arn)}: each entry is an IAM role, user or root ARN (arn:aws:iam::<account>:role/<name>, wildcards allowed), as aws:PrincipalArn holds it.`,
+      );
+    }
+  }
+  return arns;
 }
 
 /** The channels a deployment turns on (§14), from context; a channel without its key creates nothing. */
@@ -532,7 +584,22 @@ export interface ChannelSettings {
   /** Slack, when `handback:slackSecretName` names the app's secret (a name or a full ARN). */
   slack?: { secretName: string; defaultChannels: string[] };
   /** Email by SES, when `handback:emailFrom` names the sender. */
-  email?: { from: string; identity: string; region?: string; defaultRecipients: string[] };
+  email?: {
+    /** The sender as the emails name it: an address, or `Name <address>`. */
+    from: string;
+    /** The sender's address (`ses:FromAddress`). */
+    address: string;
+    identity: string;
+    region?: string;
+    defaultRecipients: string[];
+    /**
+     * Whether the account's SES may still be in the sandbox, where SES also authorizes `SendEmail` against each
+     * recipient's identity: then the grant covers the account's identities too, for this sender only.
+     */
+    sandbox: boolean;
+    /** A configuration set every email is sent with, when one is named; the grant covers it. */
+    configurationSet?: string;
+  };
 }
 
 /** What a channel's default recipients are: the list, each checked as a pause's `notify` entry is. */
@@ -562,11 +629,15 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
   const emailTo = channelDefaults(scope, CONTEXT.emailTo, (value) => parseDefaults('email', value));
   const identity = contextString(scope, CONTEXT.emailIdentity);
   const region = contextString(scope, CONTEXT.emailRegion);
+  const sandbox = contextBoolean(scope, CONTEXT.emailSandbox);
+  const configurationSet = contextString(scope, CONTEXT.emailConfigurationSet);
   if (from === undefined) {
     const orphan = [
       emailTo.length > 0 ? CONTEXT.emailTo : undefined,
       identity && CONTEXT.emailIdentity,
       region && CONTEXT.emailRegion,
+      sandbox !== undefined ? CONTEXT.emailSandbox : undefined,
+      configurationSet && CONTEXT.emailConfigurationSet,
     ]
       .filter(Boolean)
       .join(', ');
@@ -577,21 +648,31 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
     }
     return settings;
   }
-  if (!/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(from)) {
-    throw new ConfigurationError(
-      `Context ${CONTEXT.emailFrom} must be an email address (a verified SES identity, or one of a verified domain), not ${JSON.stringify(from)}.`,
-    );
+  let address: string;
+  try {
+    address = senderAddress(from);
+  } catch (error) {
+    throw new ConfigurationError(`Context ${CONTEXT.emailFrom} ${(error as Error).message}.`);
   }
   if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) {
     throw new ConfigurationError(
       `Context ${CONTEXT.emailRegion} must be an AWS region such as eu-west-1, not ${JSON.stringify(region)}.`,
     );
   }
+  // SES's own rule for a configuration set's name: letters, digits, _ and -, at most 64.
+  if (configurationSet !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(configurationSet)) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.emailConfigurationSet} must be an SES configuration set's name (letters, digits, _ and -, at most 64), not ${JSON.stringify(configurationSet)}.`,
+    );
+  }
   settings.email = {
     from,
-    identity: identity ?? from,
+    address,
+    identity: identity ?? address,
     ...(region === undefined ? {} : { region }),
     defaultRecipients: emailTo,
+    sandbox: sandbox ?? true,
+    ...(configurationSet === undefined ? {} : { configurationSet }),
   };
   return settings;
 }

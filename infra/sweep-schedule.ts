@@ -4,15 +4,12 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 
-/** How often the sweep runs: the contract closes an expired pause within two minutes of `expiresAt` (§10). */
-export const SWEEP_EVERY = Duration.minutes(1);
-
 /**
- * The longest a due pause waits for the sweep: a tick every `SWEEP_EVERY`, and a sweep that runs at most as long
- * (its timeout). A workflow that waits on a pause keeps waiting at least this long past the pause's expiry, so that
- * the sweep, not the workflow's own timeout, closes it.
+ * How often the sweep runs: with each sweep done within the next tick, an expired pause is closed within
+ * `LIMITS.sweepBoundSeconds` (two minutes) of `expiresAt` (§10); a workflow that waits on a pause waits
+ * `LIMITS.expiryGraceSeconds` past it, so that the sweep, not the workflow's own timeout, closes it.
  */
-export const SWEEP_BOUND = Duration.minutes(2);
+export const SWEEP_EVERY = Duration.minutes(1);
 
 /** Props of {@link SweepSchedule}. */
 export interface SweepScheduleProps {
@@ -44,7 +41,7 @@ export class SweepSchedule extends Construct {
     Validations.of(this.rule).acknowledge({
       id: 'Serverless-EventBusDLQ',
       reason:
-        'A scheduled tick carries no data: one that cannot be delivered is made up by the next, a minute later (the rule FailedInvocations alarm tells a person when ticks stop arriving).',
+        'A scheduled tick carries no data: one that cannot be delivered is made up by the next, a minute later. The SweepTicksFailed alarm tells a person when ticks fail, and the SweepHeartbeat alarm (sweep invocations below one in five minutes, missing data breaching) when they stop arriving at all, the rule disabled or deleted included.',
     });
     const nothingToKeep =
       'The sweep is invoked by a scheduled tick that carries no data: a failed sweep has nothing to keep, the next tick a minute later redoes its work, and its errors raise an alarm.';

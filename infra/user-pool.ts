@@ -37,7 +37,7 @@ export interface HandbackUserPoolProps {
   readonly agentTenant: string;
   /**
    * What happens to the pool (and its users) when it leaves the stack; deletion protection is on unless `DESTROY`.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
@@ -76,6 +76,13 @@ const NO_API_SIGN_IN: AuthFlow = {
   userPassword: false,
   userSrp: false,
 };
+
+/**
+ * What a client may write of a person's attributes: never empty (a client without a write list may write every
+ * attribute, the tenant included), and nothing the tokens carry onto the audit trail (`name`, `email`, the tenant).
+ * Only an administrator (AdminUpdateUserAttributes) sets those, so nobody renames themselves in "Approved by …".
+ */
+const WRITES_NOTHING_AUDITED = new ClientAttributes().withStandardAttributes({ locale: true });
 
 /**
  * The identity provider a deployment gets when it names none (the default; see `infra/settings.ts`): a Cognito user
@@ -118,7 +125,7 @@ export class HandbackUserPool extends Construct {
 
   constructor(scope: Construct, id: string, props: HandbackUserPoolProps) {
     super(scope, id);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
     this.userPool = new UserPool(this, 'Pool', {
       featurePlan: FeaturePlan.ESSENTIALS,
       selfSignUpEnabled: false,
@@ -210,8 +217,7 @@ export class HandbackUserPool extends Construct {
       preventUserExistenceErrors: true,
       enableTokenRevocation: true,
       accessTokenValidity: Duration.hours(1),
-      // Never empty: a client without a write list may write every attribute. No person signs in through it anyway.
-      writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true }),
+      writeAttributes: WRITES_NOTHING_AUDITED,
     });
   }
 
@@ -224,9 +230,10 @@ export class HandbackUserPool extends Construct {
     if (this.inbox !== undefined) throw new Error('The user pool has its inbox client already.');
     const inbox = this.userPool.addClient('InboxClient', {
       generateSecret: false,
-      // SRP only, for managed login's password sign-in; tokens from InitiateAuth carry no handback scope, so the API
-      // refuses them. No password-in-the-clear flow.
-      authFlows: { userSrp: true },
+      // No sign-in through Cognito's API (SRP included): managed login's pages need none of these flows, and a token
+      // from InitiateAuth carries the aws.cognito.signin.user.admin scope, with which a person could rewrite their
+      // own attributes.
+      authFlows: NO_API_SIGN_IN,
       oAuth: {
         flows: { authorizationCodeGrant: true },
         callbackUrls: [inboxUrl],
@@ -242,9 +249,7 @@ export class HandbackUserPool extends Construct {
       readAttributes: new ClientAttributes()
         .withStandardAttributes({ email: true, emailVerified: true, fullname: true })
         .withCustomAttributes('tenant'),
-      // Never empty: a client without a write list may write every attribute, the tenant included. Only an
-      // administrator (AdminUpdateUserAttributes) sets the tenant, and the email a person signs in with.
-      writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true }),
+      writeAttributes: WRITES_NOTHING_AUDITED,
     });
     const branding = new CfnManagedLoginBranding(this, 'InboxBranding', {
       userPoolId: this.userPool.userPoolId,

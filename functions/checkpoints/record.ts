@@ -38,7 +38,7 @@ export interface Ask {
   approvers?: Approvers;
   /** `approval` asks only: distinct approvals of the same arguments it needs (§13); absent = 1. */
   approvals?: number;
-  /** The principal that paused may not decide this ask: a policy's `@fourEyes` (§17). */
+  /** Four eyes on this ask alone (a policy's `@fourEyes`, §17): the pauser, whoever they come as, may not decide it. */
   fourEyes?: true;
   /** What the deployment's policies made of it at pause time (§17); absent without policies. */
   policy?: AskPolicy;

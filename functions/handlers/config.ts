@@ -3,6 +3,7 @@
  * a missing variable stops the function at init with a message naming it, never at the first request.
  */
 
+import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import type { HandoffConfig } from '../handoff/handoff.ts';
 import { HANDOFF_TARGETS, isOneOf } from '../vocabulary.ts';
 
@@ -24,6 +25,12 @@ export interface Config {
   inboxUrl: string | undefined;
   /** `LINK_SECRET_ARN`: the Secrets Manager secret holding the answer-link key; unset = no answer links. */
   linkSecretArn: string | undefined;
+  /** `RECIPIENT_DOMAINS`: where an agent may name approvers and email recipients by address (§16); unset = none. */
+  recipientDomains: string[];
+  /** `OWN_USER_POOL_ISSUER`: the stack's own Cognito pool, whose access tokens carry only verified emails (§16). */
+  verifiedEmailIssuer: string | undefined;
+  /** `HANDBACK_RETENTION_DAYS`, in seconds: how long a pause and its audit trail are kept after it expires. */
+  retentionSeconds: number | undefined;
 }
 
 /** A variable's value; throws naming the variable when it is unset or empty. */
@@ -41,6 +48,21 @@ export function optionalEnv(env: NodeJS.ProcessEnv, name: string): string | unde
 export function optionalEnv(env: NodeJS.ProcessEnv, name: string, fallback?: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? fallback : value;
+}
+
+/**
+ * `HANDBACK_RETENTION_DAYS` in seconds: how long a pause's items (its decisions, votes and who made them) are kept
+ * after its `expiresAt` before DynamoDB's TTL may delete them; unset = the store's default (30 days).
+ */
+export function retentionSecondsOf(env: NodeJS.ProcessEnv): number | undefined {
+  const days = optionalEnv(env, 'HANDBACK_RETENTION_DAYS');
+  if (days === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(days.trim()) || Number(days) < 1) {
+    throw new Error(
+      `Environment variable HANDBACK_RETENTION_DAYS is ${JSON.stringify(days)}: a whole number of days (at least 1) a pause is kept after it expires.`,
+    );
+  }
+  return Number(days) * 24 * 60 * 60;
 }
 
 /** The hand-off configuration: `HANDOFF_TARGET` and, for each target, the variable it needs. */
@@ -73,5 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     handoff: loadHandoffConfig(env),
     inboxUrl: optionalEnv(env, 'INBOX_URL'),
     linkSecretArn: optionalEnv(env, 'LINK_SECRET_ARN'),
+    recipientDomains: parseRecipientDomains(optionalEnv(env, 'RECIPIENT_DOMAINS')),
+    verifiedEmailIssuer: optionalEnv(env, 'OWN_USER_POOL_ISSUER'),
+    retentionSeconds: retentionSecondsOf(env),
   };
 }

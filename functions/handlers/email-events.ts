@@ -1,8 +1,9 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { createEmailChannel } from '../channels/email.ts';
 import { createSesTransport } from '../channels/email-ses.ts';
-import { parseDefaults } from '../channels/notify.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
+import { parseDefaults } from '../checkpoints/notify.ts';
+import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
 import { channelDeps, logger, metrics } from './channel-runtime.ts';
@@ -12,7 +13,8 @@ import { traceAwsClient } from './tracing.ts';
 /**
  * The email channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings `Pause Created` and
  * `Pause Reminder`; each recipient (the pause's `notify` entries or `HANDBACK_EMAIL_TO`) gets one email by SES v2
- * `SendEmail` from the verified identity `HANDBACK_EMAIL_FROM` (in `SES_REGION`, default the function's), with their
+ * `SendEmail` from the verified identity `HANDBACK_EMAIL_FROM` (in `SES_REGION`, default the function's; with the
+ * configuration set `SES_CONFIGURATION_SET` when set), with their
  * own answer link: signed with the link key (`LINK_SECRET_ARN`, read on first use) to the inbox at `INBOX_URL`.
  */
 const { useCases, log } = channelDeps();
@@ -24,14 +26,16 @@ const withLinks = {
 };
 const region = optionalEnv(process.env, 'SES_REGION');
 const ses = traceAwsClient(new SESv2Client(region === undefined ? {} : { region }));
+const configurationSet = optionalEnv(process.env, 'SES_CONFIGURATION_SET');
 
 const channel = createEmailChannel({
   useCases: withLinks,
-  transport: createSesTransport(ses),
+  transport: createSesTransport(ses, configurationSet === undefined ? {} : { configurationSet }),
   from: requireEnv(process.env, 'HANDBACK_EMAIL_FROM'),
   log,
   link: recipientLinkOf(withLinks),
   defaultRecipients: parseDefaults('email', optionalEnv(process.env, 'HANDBACK_EMAIL_TO')),
+  recipientDomains: parseRecipientDomains(optionalEnv(process.env, 'RECIPIENT_DOMAINS')),
   // Each failed send is logged on its own (the others of the event still go); the event's failure is counted once.
   onFailure: (error) => logger.warn('Email not sent', { error }),
 });

@@ -14,11 +14,13 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { retentionSecondsOf } from '../../functions/handlers/config.ts';
 import {
   appendResults,
   createDynamoDBCheckpointStore,
   type DispatchCall,
   type FormatName,
+  LIMITS,
   type Outcome,
   type PauseClosed,
   type PauseCreated,
@@ -28,9 +30,12 @@ import {
 
 const tableName = process.env.TABLE_NAME;
 if (!tableName) throw new Error('Environment variable TABLE_NAME is not set: set it in the function configuration.');
+// How long a pause and its audit trail are kept after it expires: the stack's handback:retentionDays.
+const retentionSeconds = retentionSecondsOf(process.env);
 const store = createDynamoDBCheckpointStore({
   client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
   tableName,
+  ...(retentionSeconds === undefined ? {} : { retentionSeconds }),
 });
 
 /** What the waiting step hands back: the hand-off pointer (messages only when the whole is under 256 KB). */
@@ -89,7 +94,7 @@ export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult
     const { pause, expiresInSeconds, taskToken } = event;
     return store.pause({ ...pause, expiresInSeconds, taskToken });
   }
-  const tenant = event.tenant ?? 'default';
+  const tenant = event.tenant ?? LIMITS.defaultTenant;
   const pointer = event.continuation;
   if (!pointer) {
     return { runId: event.runId, tenant, status: 'paused', pause: { ...firstTurn(), runId: event.runId, tenant } };

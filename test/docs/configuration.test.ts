@@ -83,6 +83,7 @@ describe('docs/http-api.md', () => {
       [EdgeCode.PayloadTooLarge]: 413,
       [EdgeCode.UnsupportedMediaType]: 415,
       [EdgeCode.LinkClosed]: 410,
+      [EdgeCode.ChannelUnavailable]: 503,
       [EdgeCode.InternalError]: 500,
     };
     const expected = new Map<string, number>(Object.entries(edge));

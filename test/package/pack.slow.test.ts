@@ -1,0 +1,751 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The package as an agent developer gets it: `npm pack` (which builds dist/ and the bin through `prepack`), the tarball installed
+ * into a fresh project of its own (from the npm cache `npm ci` filled), then imported from plain Node and type-checked
+ * by a strict consumer project with an ordinary `lib`.
+ */
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/**
+ * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked, and the
+ * bin's bundle of the local service (the API handler, the inbox, the channels: `handback start`) about 450 kB packed
+ * and 1.6 MB unpacked; the limits leave a little room.
+ */
+const MAX_PACKED_BYTES = 750_000;
+const MAX_UNPACKED_BYTES = 2_800_000;
+
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: Array<{ path: string }>;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to its end; never rejects, so a test can show what a failed run printed. */
+function run(file: string, args: string[], cwd: string, timeout = 180_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      resolve({ code, stdout, stderr: error !== null && stderr === '' ? String(error) : stderr });
+    });
+  });
+}
+
+/** npm, as the npm running the tests when there is one (`npm test`), else from the PATH. */
+function npm(args: string[], cwd: string): Promise<Run> {
+  const cli = process.env.npm_execpath;
+  return cli?.endsWith('.js') ? run(process.execPath, [cli, ...args], cwd) : run('npm', args, cwd);
+}
+
+function succeeded<T extends Run>(result: T, what: string): T {
+  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+const transcript = [
+  { role: 'user', content: 'Book the 9:40 to Lyon?' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'call_ask', type: 'function', function: { name: 'ask_human', arguments: '{"question":"Book it?"}' } },
+      { id: 'call_fare', type: 'function', function: { name: 'get_fare', arguments: '{}' } },
+    ],
+  },
+];
+
+let work: string;
+let consumer: string;
+/** A consumer that also installs the adapters' frameworks (the optional peers). */
+let withPeers: string;
+let packed: Packed;
+/** The package.json the tarball carries. */
+let published: Record<string, unknown>;
+
+/** The adapters' frameworks, at the repository's versions (in the npm cache `npm ci` filled). */
+const PEERS = ['@openai/agents', 'langchain', '@langchain/core', '@langchain/langgraph'];
+/** A consumer that also installs `ai` 6, the optional peer of handback/ai-sdk; and one with `ai` 7. */
+let withAi: string;
+let withAi7: string;
+
+/**
+ * A module hook that appends every URL the program loads to the file `$LOADED_LOG`, so a test can say which modules
+ * an import pulls in (the hooks run on a thread of their own, hence the file).
+ */
+const RECORD_LOADS = `
+  import { appendFileSync } from 'node:fs';
+  export async function resolve(specifier, context, next) {
+    const resolved = await next(specifier, context);
+    appendFileSync(process.env.LOADED_LOG, resolved.url + '\\n');
+    return resolved;
+  }`;
+
+/** Runs `script` as an ES module in `cwd`; resolves with what it printed and every module URL it loaded. */
+async function runRecordingLoads(script: string, cwd: string): Promise<Run & { loaded: string[] }> {
+  const log = join(cwd, `loaded-${Math.random().toString(36).slice(2)}.log`);
+  await writeFile(log, '');
+  const hooks = `data:text/javascript,${encodeURIComponent(RECORD_LOADS)}`;
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(hooks)});`;
+  const result = await new Promise<Run>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script],
+      { cwd, env: { ...process.env, LOADED_LOG: log }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+    );
+  });
+  const loaded = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+  return { ...result, loaded };
+}
+
+/** The loaded modules inside a package's folder of node_modules, by package name (`handback/dist/…` kept whole). */
+function packagesOf(loaded: string[]): string[] {
+  const names = loaded.flatMap((url) => {
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)(\/.*)?$/.exec(url);
+    if (match === null) return [];
+    return match[1] === 'handback' ? [`handback${match[2] ?? ''}`] : [match[1] as string];
+  });
+  return [...new Set(names)].sort();
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'handback-pack-'));
+  consumer = join(work, 'consumer');
+  const pack = succeeded(await npm(['pack', '--json', '--pack-destination', work], root), 'npm pack');
+  [packed] = JSON.parse(pack.stdout) as [Packed];
+  // The consumer below installs the tarball first; its manifest there is the published one.
+
+  await mkdir(consumer);
+  await writeFile(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'handback-consumer', private: true, type: 'module' }),
+  );
+  // The consumer brings its own AWS SDK (a peer dependency of handback: one copy, so its DynamoDBDocumentClient is
+  // the one the store's types name), and dynalite for handback/local. The repository's versions are in the cache.
+  const own = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'dynalite', '@types/node'].map(
+    (name) => `${name}@${manifest.devDependencies[name]}`,
+  );
+  succeeded(
+    await npm(
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename), ...own],
+      consumer,
+    ),
+    'npm install of the tarball',
+  );
+  published = JSON.parse(await readFile(join(consumer, 'node_modules', 'handback', 'package.json'), 'utf8'));
+  withPeers = join(work, 'with-peers');
+  await mkdir(withPeers);
+  await writeFile(
+    join(withPeers, 'package.json'),
+    JSON.stringify({ name: 'handback-peers', private: true, type: 'module' }),
+  );
+  const peers = PEERS.map((name) => `${name}@${manifest.devDependencies[name]}`);
+  succeeded(
+    await npm(
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename), ...own, ...peers],
+      withPeers,
+    ),
+    'npm install of the tarball with the optional peers',
+  );
+
+  withAi = join(work, 'consumer-ai');
+  await mkdir(withAi);
+  await writeFile(
+    join(withAi, 'package.json'),
+    JSON.stringify({ name: 'handback-ai-consumer', private: true, type: 'module' }),
+  );
+  // The SDK's declarations import `json-schema`'s types: a strict consumer (skipLibCheck off) installs them beside it.
+  const jsonSchemaTypes = JSON.parse(
+    await readFile(join(root, 'node_modules', '@types', 'json-schema', 'package.json'), 'utf8'),
+  ) as { version: string };
+  const aiPeers = ['ai', 'zod', '@types/node'].map(
+    (name) => `${name}@${manifest.devDependencies[name] ?? manifest.dependencies[name]}`,
+  );
+  succeeded(
+    await npm(
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        join(work, packed.filename),
+        ...aiPeers,
+        `@types/json-schema@${jsonSchemaTypes.version}`,
+      ],
+      withAi,
+    ),
+    'npm install of the tarball with ai',
+  );
+
+  withAi7 = join(work, 'consumer-ai7');
+  await mkdir(withAi7);
+  await writeFile(
+    join(withAi7, 'package.json'),
+    JSON.stringify({ name: 'handback-ai7-consumer', private: true, type: 'module' }),
+  );
+  // AI SDK 7, at the version the repository tests it with (its alias `ai-v7`), from the same cache.
+  const ai7 = `ai@${manifest.devDependencies['ai-v7']?.replace(/^npm:ai@/, '')}`;
+  const ai7Peers = ['zod', '@types/node'].map(
+    (name) => `${name}@${manifest.devDependencies[name] ?? manifest.dependencies[name]}`,
+  );
+  succeeded(
+    await npm(
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        join(work, packed.filename),
+        ai7,
+        ...ai7Peers,
+        `@types/json-schema@${jsonSchemaTypes.version}`,
+      ],
+      withAi7,
+    ),
+    'npm install of the tarball with ai 7',
+  );
+}, 900_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('carries the built entries, the README and package.json, and nothing of the repository besides', () => {
+    const paths = packed.files.map((file) => file.path).sort();
+    expect(paths).toContain('package.json');
+    expect(paths).toContain('README.md');
+    const adapters = ['openai-agents', 'langgraph', 'strands'].flatMap((name) => [
+      `dist/adapters/${name}.js`,
+      `dist/adapters/${name}.d.ts`,
+    ]);
+    for (const entry of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/local/public.js',
+      'dist/local/public.d.ts',
+      'dist/adapters/durable.js',
+      'dist/adapters/durable.d.ts',
+      ...adapters,
+      'dist/client/index.js',
+      'dist/client/index.d.ts',
+      'dist/adapters/ai-sdk.js',
+      'dist/adapters/ai-sdk.d.ts',
+      'dist/testing/index.js',
+      'dist/testing/index.d.ts',
+      'dist/cli/main.js',
+      'LICENSE',
+    ]) {
+      expect(paths).toContain(entry);
+    }
+    const unexpected = paths.filter(
+      (path) => !/^dist\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE'].includes(path),
+    );
+    expect(unexpected).toEqual([]);
+    expect(paths.filter((path) => /(^|\/)(test|bench|infra|handlers|inbox)\/|cdk\.json|\.test\./.test(path))).toEqual(
+      [],
+    );
+  });
+
+  it(`stays under ${MAX_PACKED_BYTES / 1000} kB packed and ${MAX_UNPACKED_BYTES / 1000} kB unpacked`, () => {
+    expect(packed.size).toBeLessThan(MAX_PACKED_BYTES);
+    expect(packed.unpackedSize).toBeLessThan(MAX_UNPACKED_BYTES);
+  });
+
+  it('has declarations that import .js files, as the JavaScript beside them does', async () => {
+    const dist = join(consumer, 'node_modules', 'handback', 'dist');
+    const files = (await readdir(dist, { recursive: true })).filter((file) => /\.(js|d\.ts)$/.test(file));
+    const tsSpecifiers: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(dist, file), 'utf8');
+      // Import and export statements (a line of their own, or the closing line of a multi-line one), and import types.
+      const statements = text.matchAll(/^\s*(?:import|export|\})[^\n]*?\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/gm);
+      const importTypes = text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g);
+      for (const match of [...statements, ...importTypes]) {
+        if (!match[1]?.endsWith('.js')) tsSpecifiers.push(`${file}: ${match[1]}`);
+      }
+    }
+    expect(files.length).toBeGreaterThan(20);
+    expect(tsSpecifiers).toEqual([]);
+  });
+});
+
+describe('the published manifest', () => {
+  it('carries no scripts, devDependencies or overrides, and the repository keeps its own', async () => {
+    expect(Object.keys(published).filter((key) => ['scripts', 'devDependencies', 'overrides'].includes(key))).toEqual(
+      [],
+    );
+    expect(published).toMatchObject({ license: 'Apache-2.0', bin: { handback: './dist/cli/main.js' } });
+    const repository = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    expect(Object.keys(repository.scripts)).toEqual(expect.arrayContaining(['prepack', 'postpack', 'test', 'start']));
+    expect(repository.scripts.prepare).toBeUndefined();
+  });
+
+  it('names the DynamoDB SDK and every framework as optional peers, ai 6 and 7 both', () => {
+    const peers = published.peerDependencies as Record<string, string>;
+    const meta = published.peerDependenciesMeta as Record<string, { optional?: boolean }>;
+    expect(Object.keys(peers).filter((name) => meta[name]?.optional !== true)).toEqual([]);
+    expect(peers.ai).toBe('^6.0.0 || ^7.0.0');
+  });
+
+  it('has declarations that import only node builtins, its own files, its dependencies and its peers', async () => {
+    const dist = join(consumer, 'node_modules', 'handback', 'dist');
+    const declared = new Set([
+      ...Object.keys(published.dependencies as Record<string, string>),
+      ...Object.keys(published.peerDependencies as Record<string, string>),
+    ]);
+    const files = (await readdir(dist, { recursive: true })).filter((file) => file.endsWith('.d.ts'));
+    const strays: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(dist, file), 'utf8');
+      const specifiers = [
+        ...text.matchAll(/\bfrom\s+['"]([^'"]+)['"]/g),
+        ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+      ].map((match) => match[1] as string);
+      for (const specifier of specifiers) {
+        if (specifier.startsWith('.') || specifier.startsWith('node:')) continue;
+        const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+        if (!declared.has(name as string)) strays.push(`${file}: ${specifier}`);
+      }
+    }
+    expect(files.length).toBeGreaterThan(20);
+    expect(strays).toEqual([]);
+  });
+});
+
+describe('the handback bin of the installed package', () => {
+  const bin = () => join(consumer, 'node_modules', '.bin', 'handback');
+
+  it("lists its commands, and prints a command's help", async () => {
+    const listed = succeeded(await run(bin(), ['--help'], consumer), 'handback --help');
+    expect(listed.stdout).toMatch(/^ {2}start {2,}Run Handback locally/m);
+    const help = succeeded(await run(bin(), ['start', '--help'], consumer), 'handback start --help');
+    expect(help.stdout).toMatch(/^Usage: handback start/);
+    const unknown = await run(bin(), ['nope'], consumer);
+    expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('no command "nope"')]);
+  });
+
+  it('serves MCP over stdio (handback mcp) and answers as a Claude Code hook (handback claude-hook)', async () => {
+    const client = new Client({ name: 'pack-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: bin(),
+        args: ['mcp'],
+        cwd: consumer,
+        env: { PATH: process.env.PATH ?? '', HANDBACK_URL: 'http://127.0.0.1:9' },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['request_permission', 'ask_person']);
+    } finally {
+      await client.close();
+    }
+    const hook = await new Promise<string>((resolve, reject) => {
+      const child = spawn(bin(), ['claude-hook'], { cwd: consumer, env: { PATH: process.env.PATH } });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.once('error', reject);
+      child.once('close', () => resolve(out));
+      child.stdin.end(
+        JSON.stringify({
+          session_id: 's1',
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Write',
+          tool_input: {},
+          tool_use_id: 'toolu_1',
+        }),
+      );
+    });
+    expect(JSON.parse(hook)).toMatchObject({
+      hookSpecificOutput: {
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringContaining('HANDBACK_URL'),
+      },
+    });
+  });
+
+  it('starts the local service from the installed package: the API and the inbox answer, and it stops on SIGTERM', async () => {
+    const child = spawn(bin(), ['start'], { cwd: consumer, env: { ...process.env, PORT: '0', LOG_LEVEL: 'ERROR' } });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed:\n${out}`)), 60_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /listening on (http:\/\/\S+)/.exec(out);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found[1] as string);
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    });
+    try {
+      const inbox = await fetch(`${url}/inbox`);
+      const paused = await fetch(`${url}/runs/try-it/pauses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ format: 'openai-chat', messages: transcript, toolCallId: 'call_ask' }),
+      });
+      expect([inbox.status, (await inbox.text()).includes('<html'), paused.status]).toEqual([200, true, 201]);
+    } finally {
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGTERM');
+      expect(await closed).toBe(0);
+    }
+  });
+});
+
+describe('the installed package', () => {
+  it('imports from plain Node ESM and rebuilds a paused turn', async () => {
+    const script = `
+      import { checkTranscript, createDynamoDBCheckpointStore, NOT_DISPATCHED, rehydrate } from 'handback';
+      const messages = ${JSON.stringify(transcript)};
+      const rebuilt = rehydrate({ format: 'openai-chat', messages, toolCallId: 'call_ask' }, 'yes');
+      console.log(JSON.stringify({
+        rebuilt,
+        violations: checkTranscript('openai-chat', rebuilt),
+        notDispatched: NOT_DISPATCHED,
+        store: typeof createDynamoDBCheckpointStore,
+      }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    const out = JSON.parse(result.stdout);
+    expect(out.rebuilt.slice(2).map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual([
+      'call_ask',
+      'call_fare',
+    ]);
+    expect(out.rebuilt[2].content).toBe('yes');
+    expect(out.rebuilt[3].content).toBe(out.notDispatched);
+    expect(out).toMatchObject({ violations: [], notDispatched: expect.stringMatching(/^Not run/), store: 'function' });
+    expect(result.stderr).toBe('');
+  });
+
+  it('starts handback/local, pauses and resumes through the DynamoDB store on it, and closes', async () => {
+    const script = `
+      import { createDynamoDBCheckpointStore } from 'handback';
+      import { startLocalStore } from 'handback/local';
+      const local = await startLocalStore({ tableName: 'consumer-checkpoints' });
+      try {
+        const store = createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
+        const key = { tenant: 'acme', runId: 'run-1' };
+        const paused = await store.pause({ ...key, format: 'openai-chat', messages: ${JSON.stringify(transcript)}, toolCallId: 'call_ask' });
+        const resumed = await store.resume({ ...key, interruptId: paused.interruptId, answer: { book: true } });
+        const view = await store.getPause({ ...key, interruptId: paused.interruptId });
+        console.log(JSON.stringify({ endpoint: local.endpoint, status: view.status, last: resumed.messages.at(-1), count: resumed.messages.length }));
+      } finally {
+        await local.close();
+      }`;
+    // Exiting on its own is the proof that close() let go of the server and the client's sockets.
+    const result = succeeded(
+      await run(process.execPath, ['--input-type=module', '-e', script], consumer, 60_000),
+      'node with handback/local',
+    );
+    const out = JSON.parse(result.stdout);
+    expect(out.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(out).toMatchObject({ status: 'resumed', count: 4, last: { role: 'tool', tool_call_id: 'call_fare' } });
+    expect(result.stderr).toBe('');
+  });
+
+  it('imports handback/durable from plain Node without the durable execution SDK installed (an optional peer)', async () => {
+    const script = `
+      import { idempotencyKeyOf, waitForDecision } from 'handback/durable';
+      console.log(JSON.stringify({ wait: typeof waitForDecision, key: idempotencyKeyOf('cb-1') }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    expect([JSON.parse(result.stdout), result.stderr]).toEqual([{ wait: 'function', key: 'cb-1' }, '']);
+  });
+
+  it('imports without the optional peers, and an adapter names the framework it needs when that is missing', async () => {
+    const script = `
+      const core = await import('handback');
+      const errors = {};
+      for (const subpath of ['openai-agents', 'langgraph', 'strands']) {
+        try { await import('handback/' + subpath); errors[subpath] = 'loaded'; }
+        catch (error) { errors[subpath] = error.code + ' ' + error.message; }
+      }
+      console.log(JSON.stringify({ rehydrate: typeof core.rehydrate, errors }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    const out = JSON.parse(result.stdout);
+    expect(out.rehydrate).toBe('function');
+    expect(out.errors['openai-agents']).toMatch(/^ERR_MODULE_NOT_FOUND .*'@openai\/agents'/);
+    expect(out.errors.langgraph).toMatch(/^ERR_MODULE_NOT_FOUND .*'@langchain\/(core|langgraph)'/);
+    expect(out.errors.strands).toMatch(/^ERR_MODULE_NOT_FOUND .*'@strands-agents\/sdk'/);
+  });
+
+  it('imports each adapter from plain Node ESM with the optional peers installed', async () => {
+    const script = `
+      const { openaiAgentsHandback, createMemoryToolExecutions } = await import('handback/openai-agents');
+      const { langgraphHandback } = await import('handback/langgraph');
+      console.log(JSON.stringify([typeof openaiAgentsHandback, typeof langgraphHandback, typeof createMemoryToolExecutions]));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], withPeers), 'node');
+    expect(JSON.parse(result.stdout)).toEqual(['function', 'function', 'function']);
+  });
+
+  it('imports handback/client from plain Node ESM loading only its own modules and the errors: no server, zod or ajv', async () => {
+    const script = `
+      import { createHandbackClient, AlreadyDecidedError, HandbackError } from 'handback/client';
+      const client = createHandbackClient({ baseUrl: 'http://127.0.0.1:9' });
+      console.log(JSON.stringify({ ops: Object.keys(client).sort(), base: Object.getPrototypeOf(AlreadyDecidedError) === HandbackError }));`;
+    const result = succeeded(await runRecordingLoads(script, consumer), 'node with handback/client');
+    expect(JSON.parse(result.stdout)).toEqual({
+      ops: ['cancel', 'claim', 'createLink', 'decide', 'getContinuation', 'getPause', 'listPauses', 'pause', 'resume'],
+      base: true,
+    });
+    const packages = packagesOf(result.loaded);
+    expect(packages.filter((name) => !/^handback\/dist\/(client\/[\w-]+|errors)\.js$/.test(name))).toEqual([]);
+    expect(result.loaded.filter((url) => url.startsWith('node:'))).toEqual([]);
+    expect(result.stderr).toBe('');
+  });
+
+  it('loads no ai when handback is imported, and handback/ai-sdk names the missing peer when ai is not installed', async () => {
+    const main = succeeded(
+      await runRecordingLoads(`import 'handback'; console.log('ok');`, withAi),
+      'node with handback',
+    );
+    expect(packagesOf(main.loaded).filter((name) => !name.startsWith('handback/'))).not.toContain('ai');
+    const missing = await run(process.execPath, ['--input-type=module', '-e', `import 'handback/ai-sdk';`], consumer);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/Cannot find package 'ai'/);
+  });
+
+  it.each([
+    ['ai 6', () => withAi, /^6\./],
+    ['ai 7', () => withAi7, /^7\./],
+  ])(
+    'imports handback/ai-sdk from plain Node ESM with %s installed, and turns a step into asks',
+    async (_, dir, major) => {
+      const script = `
+      import { createAiSdkHandback } from 'handback/ai-sdk';
+      import { createHandbackClient } from 'handback/client';
+      import { tool } from 'ai';
+      import { z } from 'zod';
+      const tools = { ask: tool({ inputSchema: z.object({ q: z.string() }) }) };
+      const adapter = createAiSdkHandback({ handback: createHandbackClient({ baseUrl: 'http://127.0.0.1:9' }), tools });
+      const step = { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'ask', input: { q: 'why?' } }], response: { messages: [] } };
+      const { default: { version } } = await import('ai/package.json', { with: { type: 'json' } });
+      console.log(JSON.stringify({ asks: await adapter.asksOf(step), version }));`;
+      const result = succeeded(await runRecordingLoads(script, dir()), 'node with handback/ai-sdk');
+      expect(JSON.parse(result.stdout)).toEqual({
+        asks: [{ toolCallId: 'c1', toolName: 'ask', input: { q: 'why?' }, kind: 'answer' }],
+        version: expect.stringMatching(major),
+      });
+      expect(packagesOf(result.loaded).filter((name) => name.startsWith('handback/'))).not.toContain(
+        'handback/dist/index.js',
+      );
+      expect(result.stderr).toBe('');
+    },
+  );
+
+  it('loads handback without vitest, and names vitest as what handback/testing needs', async () => {
+    // The consumer installs no vitest: the entry point must not reach it, and only the testing subpath asks for it.
+    const script = `
+      const handback = await import('handback');
+      let testing;
+      try { await import('handback/testing'); testing = 'loaded'; } catch (error) { testing = error.code + ' ' + error.message; }
+      console.log(JSON.stringify({ store: typeof handback.createMemoryCheckpointStore, testing }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    const out = JSON.parse(result.stdout);
+    expect(out.store).toBe('function');
+    expect(out.testing).toMatch(/^ERR_MODULE_NOT_FOUND .*'vitest'/);
+  });
+
+  const settings = {
+    nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
+    bundler: { module: 'preserve', moduleResolution: 'bundler' },
+  };
+  it.concurrent.each(Object.keys(settings) as Array<keyof typeof settings>)(
+    'type-checks a strict consumer with lib ES2022 under moduleResolution %s, library declarations included',
+    async (name) => {
+      await writeFile(join(consumer, 'consumer.ts'), CONSUMER_SOURCE);
+      await writeFile(join(withPeers, 'adapters.ts'), ADAPTERS_SOURCE);
+      const config = {
+        compilerOptions: {
+          ...settings[name],
+          target: 'ES2022',
+          lib: ['ES2022'],
+          types: ['node'],
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ['consumer.ts'],
+      };
+      await writeFile(join(consumer, `tsconfig.${name}.json`), JSON.stringify(config));
+      const result = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], consumer);
+      expect(result.stdout + result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      // With the peers: both adapters, resolved through `exports` as above. The frameworks' own declarations are
+      // skipped (checking langchain's alone outlasts the test's budget); the core's are checked with skipLibCheck off.
+      const adapters = {
+        compilerOptions: { ...config.compilerOptions, skipLibCheck: true },
+        files: ['adapters.ts'],
+      };
+      await writeFile(join(withPeers, `tsconfig.${name}.json`), JSON.stringify(adapters));
+      const typed = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], withPeers);
+      expect(typed.stdout + typed.stderr).toBe('');
+      expect(typed.code).toBe(0);
+    },
+    400_000,
+  );
+
+  const subpathConsumers = [
+    ['handback/client, without ai installed', () => consumer, 'client-consumer', CLIENT_CONSUMER_SOURCE],
+    ['handback/ai-sdk, with ai 6 installed', () => withAi, 'ai-consumer', AI_CONSUMER_SOURCE],
+    ['handback/ai-sdk, with ai 7 installed', () => withAi7, 'ai-consumer', AI_CONSUMER_SOURCE],
+  ] as const;
+  it.each(
+    subpathConsumers.flatMap(([what, dir, file, source]) =>
+      (Object.keys(settings) as Array<keyof typeof settings>).map((name) => [what, name, dir, file, source] as const),
+    ),
+  )(
+    'type-checks a strict consumer of %s under moduleResolution %s',
+    async (_, name, dir, file, source) => {
+      await writeFile(join(dir(), `${file}.ts`), source);
+      const config = {
+        compilerOptions: {
+          ...settings[name],
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM'],
+          types: ['node'],
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: [`${file}.ts`],
+      };
+      await writeFile(join(dir(), `tsconfig.${file}.${name}.json`), JSON.stringify(config));
+      // One at a time, after the two above: beside them, four more compilers would starve them all on a small machine.
+      const args = [tsc, '-p', `tsconfig.${file}.${name}.json`, '--pretty', 'false'];
+      const result = await run(process.execPath, args, dir(), 400_000);
+      expect(result.stdout + result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    },
+    420_000,
+  );
+});
+
+/** An agent developer's code: their own document client injected into the store, and handback/local in a test. */
+const CONSUMER_SOURCE = `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  type CheckpointStore,
+  checkTranscript,
+  createDynamoDBCheckpointStore,
+  type FormatName,
+  HandbackError,
+  NOT_DISPATCHED,
+  PauseNotFoundError,
+  rehydrate,
+  type ResumeResult,
+  type Violation,
+} from 'handback';
+import { type LocalStore, startLocalStore } from 'handback/local';
+
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
+const store: CheckpointStore = createDynamoDBCheckpointStore({ client, tableName: 'checkpoints' });
+const format: FormatName = 'openai-chat';
+const messages: unknown[] = [];
+const violations: Violation[] = checkTranscript(format, messages);
+const rebuilt: unknown[] = rehydrate({ format, messages, toolCallId: 'call_1' }, NOT_DISPATCHED);
+
+export async function resumeInTest(): Promise<ResumeResult | string> {
+  const local: LocalStore = await startLocalStore({ tableName: 'test' });
+  try {
+    const own = createDynamoDBCheckpointStore({ client: local.client, tableName: local.tableName });
+    return await own.resume({ tenant: 't', runId: 'r', interruptId: 'i', answer: true });
+  } catch (error) {
+    if (error instanceof PauseNotFoundError) return error.code;
+    if (error instanceof HandbackError) return error.name;
+    throw error;
+  } finally {
+    await local.close();
+  }
+}
+
+export { store, violations, rebuilt };
+`;
+
+/** An agent developer's code on the adapters: each built on the store, with the framework's own types. */
+const ADAPTERS_SOURCE = `
+import { Agent } from '@openai/agents';
+import { MemorySaver } from '@langchain/langgraph';
+import { createMemoryCheckpointStore } from 'handback';
+import type { ClientPauseCreated } from 'handback/client';
+import { type LangGraphResumed, langgraphHandback } from 'handback/langgraph';
+import { type AgentsResumed, createMemoryToolExecutions, openaiAgentsHandback } from 'handback/openai-agents';
+import { createAgent } from 'langchain';
+
+const store = createMemoryCheckpointStore();
+const agent = new Agent({ name: 'support' });
+const agents = openaiAgentsHandback({ handback: { store, tenant: 't' }, agent, executions: createMemoryToolExecutions() });
+const graph = createAgent({ model: 'openai:gpt-4.1', tools: [], checkpointer: new MemorySaver() });
+const graphs = langgraphHandback({ handback: { store, tenant: 't' }, graph });
+
+export const resumeRun = (continuationId: string): Promise<AgentsResumed<unknown>> =>
+  agents.resume({ runId: 'r', continuationId });
+export const pauseThread = (): Promise<ClientPauseCreated> => graphs.pause({ configurable: { thread_id: 'r' } }, { runId: 'r' });
+export const resumeThread = (continuationId: string): Promise<LangGraphResumed> =>
+  graphs.resume({ runId: 'r', continuationId });
+`;
+
+/** An agent's or a page's code on the HTTP client alone. */
+const CLIENT_CONSUMER_SOURCE = `
+import { AlreadyDecidedError, createHandbackClient, type ClientDecideResult, HandbackHttpError } from 'handback/client';
+
+const client = createHandbackClient({ baseUrl: 'https://api.example.com', token: async () => 'token' });
+
+export async function approve(runId: string, interruptId: string): Promise<ClientDecideResult | string> {
+  try {
+    return await client.decide({ runId, interruptId, decisions: [{ toolCallId: 'call_1', decision: 'approve' }] });
+  } catch (error) {
+    if (error instanceof AlreadyDecidedError) return error.toolCallId;
+    if (error instanceof HandbackHttpError) return String(error.status);
+    throw error;
+  }
+}
+`;
+
+/** An agent's code on the AI SDK adapter. */
+const AI_CONSUMER_SOURCE = `
+import { generateText, type LanguageModel, type ModelMessage, tool } from 'ai';
+import { createAiSdkHandback, createMemoryToolExecutions, type ExecutionLog } from 'handback/ai-sdk';
+import { createHandbackClient } from 'handback/client';
+import { z } from 'zod';
+
+const tools = {
+  refund: tool({ inputSchema: z.object({ amount: z.number() }), needsApproval: true, execute: async ({ amount }) => ({ amount }) }),
+};
+const executions: ExecutionLog = createMemoryToolExecutions();
+const handback = createHandbackClient({ baseUrl: 'https://api.example.com' });
+const adapter = createAiSdkHandback({ handback, tools, executions });
+
+export async function turn(model: LanguageModel, messages: ModelMessage[]) {
+  const step = await generateText({ model, tools, messages });
+  return adapter.pauseFromStep({ runId: 'run-1', messages, step });
+}
+
+export async function goOn(model: LanguageModel, continuationId: string) {
+  const messages: ModelMessage[] = await adapter.continueFromPause({ runId: 'run-1', continuationId });
+  return generateText({ model, tools, messages });
+}
+`;
