@@ -10,19 +10,62 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // it ends.
 const live = process.stdout.isTTY === true && !process.env.CI;
 
+/**
+ * Three projects, chosen by the test file's name (the README's "Develop" says which to run when):
+ *
+ * - `unit` — `*.test.ts`: no global setup; the pure core, the rules on the memory store, handlers on in-memory ports,
+ *   the page's pure modules. `npm run test:unit`, `npm run test:watch`.
+ * - `store` — `*.store.test.ts`: the embedded DynamoDB-compatible store (dynalite), started once.
+ * - `slow` — `*.slow.test.ts` and the type tests (`*.test-d.ts`): the dist build, the inbox build, browsers, packing,
+ *   bundles, synthesis, `npm start` and other child processes.
+ *
+ * A `unit` test that starts a child process or the store, or a `store` test that starts a child process, fails at once
+ * saying which suffix its file needs (`test/support/no-processes.ts`, `test/support/no-store.ts`).
+ */
+const STORE = 'test/**/*.store.test.ts';
+const SLOW = 'test/**/*.slow.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/build-dist.ts', 'test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: [live ? 'default' : 'verbose'],
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     coverage: {
       provider: 'v8',
       include: ['functions/rehydrate/**', 'functions/errors.ts'],
       thresholds: { branches: 95 },
       reporter: ['text-summary'],
     },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          isolate: false,
+          pool: 'threads',
+          exclude: [STORE, SLOW],
+          setupFiles: ['test/support/no-processes.ts', 'test/support/no-store.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'store',
+          include: [STORE],
+          globalSetup: ['test/support/dynalite-setup.ts'],
+          setupFiles: ['test/support/no-processes.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: [SLOW],
+          globalSetup: ['test/support/build-dist.ts', 'test/support/inbox-setup.ts', 'test/support/dynalite-setup.ts'],
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+    ],
   },
 });

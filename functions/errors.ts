@@ -39,6 +39,7 @@ export const ErrorCode = {
   ExecutionInProgress: 'execution_in_progress',
   GraphCheckpointNotFound: 'graph_checkpoint_not_found',
   InvalidPolicies: 'invalid_policies',
+  PauseOpen: 'pause_open',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -528,6 +529,26 @@ export class InvalidPoliciesError extends HandbackError {
   }
 }
 
+/**
+ * A request that needs a closed pause met an open one: a hand-off claim (§18) of a pause no one has decided yet.
+ * Nothing changed; the same request may succeed once the pause closes.
+ */
+export class PauseOpenError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+
+  constructor(runId: string, interruptId: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.PauseOpen,
+      `Pause ${interruptId} of run ${runId} is still open: its hand-off can be claimed once people have decided it.`,
+      options,
+    );
+    this.name = 'PauseOpenError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+  }
+}
+
 /** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
 export interface ErrorFate {
   /** The error class's `name`, which a Step Functions `Catch` matches. */
@@ -608,6 +629,7 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
   },
   // A deployment's own files: they are checked before it runs (start, synth), so a request never meets this.
   invalid_policies: { name: 'InvalidPoliciesError', status: 500, title: 'Invalid policies', retryable: false },
+  pause_open: { name: 'PauseOpenError', status: 409, title: 'Pause open', retryable: true },
 };
 
 /** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */

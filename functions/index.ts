@@ -76,6 +76,7 @@ export {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PauseOpenError,
   PayloadTooLargeError,
   RecipientNotAllowedError,
   SelfDecisionError,

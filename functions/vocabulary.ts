@@ -4,6 +4,9 @@
  * handlers, the stack, the OpenAPI document and the inbox page all read the same words from here.
  */
 
+/** Seconds after `expiresAt` within which the sweep closes an expired pause (§10). */
+const SWEEP_BOUND_SECONDS = 120;
+
 /** The limits the store enforces; the HTTP edge, the triggers, the OpenAPI document and the page read them here. */
 export const LIMITS = {
   expiresInSeconds: { min: 1, max: 31_536_000, default: 604_800 },
@@ -61,8 +64,30 @@ export const LIMITS = {
   notifyEntries: 10,
   /** Characters of a link recipient's `email` and of its `name` (§13). */
   recipientChars: 256,
+  /** Characters of a server-made id (an interruptId, a continuationId) a request may carry. */
+  idChars: 256,
+  /**
+   * Seconds after `expiresAt` within which the sweep closes an expired pause (§10): a tick a minute, each sweep done
+   * within the next.
+   */
+  sweepBoundSeconds: SWEEP_BOUND_SECONDS,
+  /**
+   * Seconds a waiter (a durable function's callback, the reference workflow's task) waits past `expiresAt`: the
+   * sweep's bound and three minutes for its hand-off, so that the sweep's closing, not the waiter's own timeout, ends
+   * the wait.
+   */
+  expiryGraceSeconds: SWEEP_BOUND_SECONDS + 180,
+  /** The tenant of a request that names none: the local service without auth, a trigger without `tenant`. */
+  defaultTenant: 'default',
   /** Characters of a policy's `@id` (§17): it is recorded as the subject `policy:<id>`. */
   policyIdChars: 128,
+  /**
+   * Seconds an MCP tool call waits for people before it answers that the pause still waits (§18): by default under
+   * MCP clients' common five-minute limit; over Streamable HTTP at most `http`, under API Gateway's 30 s.
+   */
+  mcpWaitSeconds: { default: 240, http: 25 },
+  /** A hand-off claimant's name (§18: the one consumer a closed pause is handed to): 1–128 visible ASCII characters. */
+  claimant: /^[\x21-\x7e]{1,128}$/,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
@@ -162,6 +187,10 @@ export const LifecycleType = {
 
 /** The `source` of lifecycle events and hand-off events on EventBridge. */
 export const LIFECYCLE_SOURCE = 'handback';
+
+/** The tools of Handback's MCP server (§18). */
+export const MCP_TOOLS = ['request_permission', 'ask_person'] as const;
+export type McpTool = (typeof MCP_TOOLS)[number];
 
 /** The header that carries an answer link's token to the `/links/*` routes (§11). */
 export const LINK_HEADER = 'x-handback-link';

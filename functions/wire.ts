@@ -1,24 +1,33 @@
-import type {
-  AskKind,
-  ChannelName,
-  FormatName,
-  OnExpiry,
-  Outcome,
-  PauseStatus,
-  PolicyBasis,
-  PolicyOutcome,
-  PrincipalKind,
-  Via,
+import {
+  ASK_KINDS,
+  CHANNEL_NAMES,
+  DECISION_KINDS,
+  FORMAT_NAMES,
+  ON_EXPIRY,
+  OUTCOMES,
+  PAUSE_STATUSES,
+  POLICY_BASES,
+  POLICY_OUTCOMES,
+  PRINCIPAL_KINDS,
+  VIAS,
 } from './vocabulary.ts';
+import * as z from './zod.ts';
 
 /**
  * The JSON Handback speaks (§5, §9–§12): what a pause, an ask, a decision and a continuation look like on the wire,
- * declared once. A leaf module beside `vocabulary.ts` (it imports nothing else, and uses no Node or DOM type), so
- * the store, the handlers and the inbox page all read the same declarations.
+ * declared once, as zod schemas with their types inferred from them. The types are what the store, the handlers and
+ * the inbox page are written against; the schemas are what `npm run openapi` turns into the API description
+ * (`scripts/openapi.ts`), so a field added here is in both, and a field the code returns is not missing from the
+ * document. A leaf module beside `vocabulary.ts` (it imports nothing else but zod, and uses no Node or DOM type); the
+ * code imports its types only, so no schema here is built in a Lambda function or the page.
  */
+
+/** A message format's name (§2). */
+export const format = z.enum(FORMAT_NAMES);
 
 /** A JSON Schema (2020-12) document: an object or a boolean. */
 export type JsonSchema = Record<string, unknown> | boolean;
+export const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
 
 /** One reason a value was refused: where in it (a JSON pointer) and why. */
 export interface AnswerFailure {
@@ -26,40 +35,39 @@ export interface AnswerFailure {
   message: string;
 }
 
+/** Whom a link was made for: an email address, and a name to show. */
+export const linkRecipient = z.object({ email: z.string(), name: z.optional(z.string()) });
+export type LinkRecipient = z.output<typeof linkRecipient>;
+
 /**
  * Who made a pause, a decision, a vote or a cancel, as recorded with it: `{kind, subject, email?, name?, via}`. From a
  * bearer JWT, `subject` is `sub`; a link's is `email:<address>` or `link:<interruptId>`; a trigger's without `by` is
  * `service:<trigger>`; the sweep's `service:sweep`; the library's default `library`.
  */
-export interface Principal {
-  kind: PrincipalKind;
-  subject: string;
-  email?: string;
-  name?: string;
-  via: Via;
+export const principal = z.object({
+  kind: z.enum(PRINCIPAL_KINDS),
+  subject: z.string(),
+  email: z.optional(z.string()),
+  name: z.optional(z.string()),
+  via: z.enum(VIAS),
   /**
    * The `email` is verified (§16): it came from a token's `email_verified`, the stack's own Cognito pool, Slack's
    * `users.info`, or a link Handback delivered to that address. Only then does the email match approvers' `emails`
    * and join the principal's identity (`email:<address>`); otherwise it is shown and nothing more.
    */
-  emailVerified?: true;
+  emailVerified: z.optional(z.literal(true)),
   /**
    * On a link a person granted (§16: `POST …/links`, answered with the URL): whom they gave it to. A label: it matches
    * no approver and joins no identity; the decision is the grantor's.
    */
-  for?: LinkRecipient;
+  for: z.optional(linkRecipient),
   /**
    * Part three's links for a recipient: the subject of the person who made it. Read on decisions recorded then, so
    * they still count as that person's; §16's granted links record the grantor as the principal itself.
    */
-  grantedBy?: string;
-}
-
-/** Whom a link was made for: an email address, and a name to show. */
-export interface LinkRecipient {
-  email: string;
-  name?: string;
-}
+  grantedBy: z.optional(z.string()),
+});
+export type Principal = z.output<typeof principal>;
 
 /** A principal as a request brings it: what is recorded, plus the groups its token names (matched, not recorded). */
 export interface Actor extends Principal {
@@ -67,265 +75,347 @@ export interface Actor extends Principal {
 }
 
 /** Who may decide an ask: any principal matching any entry (emails compare case-insensitively). */
-export interface Approvers {
-  subjects?: string[];
-  emails?: string[];
-  groups?: string[];
-}
+export const approvers = z.object({
+  subjects: z.optional(z.array(z.string())),
+  emails: z.optional(z.array(z.string())),
+  groups: z.optional(z.array(z.string())),
+});
+export type Approvers = z.output<typeof approvers>;
 
 /** Whom a pause tells (§14): a channel and its address there (a Slack channel id, an email address). */
-export interface NotifyEntry {
-  channel: ChannelName;
-  to: string;
-}
+export const notifyEntry = z.object({ channel: z.enum(CHANNEL_NAMES), to: z.string() });
+export type NotifyEntry = z.output<typeof notifyEntry>;
 
 /** A tool call of the paused round, in a format-neutral shape. */
-export interface ToolCall {
+export const toolCall = z.object({
   /** The call's id; a gemini call without one is addressed by its position: `#0`, `#1`, … */
-  id: string;
-  name: string;
-  args: unknown;
-}
+  id: z.string(),
+  name: z.string(),
+  args: z.unknown(),
+});
+export type ToolCall = z.output<typeof toolCall>;
 
-/** A decision without the ask it is for (§9): how it is recorded and shown. */
-export type DecisionBody =
-  | { answer: unknown }
-  | { decision: 'approve' }
-  | { decision: 'edit'; args: Record<string, unknown> }
-  | { decision: 'reject'; reason?: string };
+const [APPROVE, EDIT, REJECT] = DECISION_KINDS;
+/** Edited arguments: a JSON object. */
+const editedArgs = z.record(z.string(), z.unknown());
+/** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
+const seen = { argsHash: z.optional(z.string()) };
 
 /** An `answer` ask's decision: the answer is the call's result (§3.4). */
-export interface AnswerDecision {
-  toolCallId: string;
-  answer: unknown;
-  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
-  argsHash?: string;
-}
-
+export const answerDecision = z.object({ toolCallId: z.string(), answer: z.unknown(), ...seen });
+export type AnswerDecision = z.output<typeof answerDecision>;
 /** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
-export interface ApproveDecision {
-  toolCallId: string;
-  decision: 'approve';
-  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
-  argsHash?: string;
-}
-
+export const approveDecision = z.object({ toolCallId: z.string(), decision: z.literal(APPROVE), ...seen });
+export type ApproveDecision = z.output<typeof approveDecision>;
 /** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
-export interface EditDecision {
-  toolCallId: string;
-  decision: 'edit';
-  args: Record<string, unknown>;
-  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
-  argsHash?: string;
-}
-
+export const editDecision = z.object({
+  toolCallId: z.string(),
+  decision: z.literal(EDIT),
+  args: editedArgs,
+  ...seen,
+});
+export type EditDecision = z.output<typeof editDecision>;
 /** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
-export interface RejectDecision {
-  toolCallId: string;
-  decision: 'reject';
-  reason?: string;
-  /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
-  argsHash?: string;
-}
-
+export const rejectDecision = z.object({
+  toolCallId: z.string(),
+  decision: z.literal(REJECT),
+  reason: z.optional(z.string()),
+  ...seen,
+});
+export type RejectDecision = z.output<typeof rejectDecision>;
 /** What a person settled one ask with (§9). */
-export type Decision = AnswerDecision | ApproveDecision | EditDecision | RejectDecision;
+export const decision = z.union([answerDecision, approveDecision, editDecision, rejectDecision]);
+export type Decision = z.output<typeof decision>;
 
 /** A call the agent must now run: approved, or approved with edited arguments (then `args` are the new ones). */
-export interface DispatchCall {
-  toolCallId: string;
-  name: string;
-  args: unknown;
-}
+export const dispatchCall = z.object({ toolCallId: z.string(), name: z.string(), args: z.unknown() });
+export type DispatchCall = z.output<typeof dispatchCall>;
 
+/** A decision without the ask it is for (§9): how it is recorded and shown. */
+const answered = z.object({ answer: z.unknown() });
+const approved = z.object({ decision: z.literal(APPROVE) });
+const edited = z.object({ decision: z.literal(EDIT), args: editedArgs });
+const rejected = z.object({ decision: z.literal(REJECT), reason: z.optional(z.string()) });
+export const decisionBody = z.union([answered, approved, edited, rejected]);
+export type DecisionBody = z.output<typeof decisionBody>;
+
+/** Who made a recorded decision (§13). */
+const recordedBy = { by: z.optional(principal) };
 /** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
-export type RecordedDecisionView = DecisionBody & { by?: Principal };
+export const recordedDecisionView = z.union([
+  z.extend(answered, recordedBy),
+  z.extend(approved, recordedBy),
+  z.extend(edited, recordedBy),
+  z.extend(rejected, recordedBy),
+]);
+export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
 
-/** One vote on an ask with a quorum, in the order recorded (§13). */
-export type VoteView = (
-  | { decision: 'approve' }
-  | { decision: 'edit'; args: Record<string, unknown> }
-  | { decision: 'reject'; reason?: string }
-) & { by: Principal; at: string };
+/** Who voted, and when (§13). */
+const votedBy = { by: principal, at: z.string() };
+/** One vote on an ask with a quorum, in the order recorded (§13): an approval's, an edit's or a veto's. */
+export const voteView = z.union([z.extend(approved, votedBy), z.extend(edited, votedBy), z.extend(rejected, votedBy)]);
+export type VoteView = z.output<typeof voteView>;
 
 /** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
-export interface PolicyRequirements {
+export const policyRequirements = z.object({
   /** The union of the applying permits' `@approvers`. */
-  approvers?: Approvers;
+  approvers: z.optional(approvers),
   /** The largest `@approvals`. */
-  approvals?: number;
+  approvals: z.optional(z.number()),
   /** Some applying permit says `@fourEyes("true")`. */
-  fourEyes?: true;
-}
+  fourEyes: z.optional(z.literal(true)),
+});
+export type PolicyRequirements = z.output<typeof policyRequirements>;
 
 /**
  * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
  * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
  * policy existed.
  */
-export interface AskPolicy {
-  outcome: PolicyOutcome;
+export const askPolicy = z.object({
+  outcome: z.enum(POLICY_OUTCOMES),
   /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
-  policyIds: string[];
+  policyIds: z.array(z.string()),
   /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
-  basis?: PolicyBasis;
+  basis: z.optional(z.enum(POLICY_BASES)),
   /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
-  reason?: string;
+  reason: z.optional(z.string()),
   /** An ask that waits: what the applying permits require. */
-  requires?: PolicyRequirements;
+  requires: z.optional(policyRequirements),
   /**
    * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
    * them; `replaced` when the two shared no one, so the policies' list stands.
    */
-  agentApprovers?: 'narrowed' | 'replaced';
+  agentApprovers: z.optional(z.enum(['narrowed', 'replaced'])),
   /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
-  shadow?: true;
-}
+  shadow: z.optional(z.literal(true)),
+});
+export type AskPolicy = z.output<typeof askPolicy>;
+
+/** Votes for an ask's current arguments, and how many it needs. */
+export const tally = z.object({ have: z.number(), need: z.number() });
+export type Tally = z.output<typeof tally>;
+
+/** Why a principal may not decide an ask now: the code their decision would get (§16). */
+export const REFUSAL_CODES = [
+  'forbidden',
+  'self_decision',
+  'not_an_approver',
+  'already_voted',
+  'already_decided',
+  'pause_cancelled',
+  'pause_expired',
+  'unsupported_record',
+] as const;
+export const refusalCode = z.enum(REFUSAL_CODES);
+export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
 /** An ask as GET shows it: what it is about, and its recorded decision (with the original args kept when edited). */
-export interface AskView {
-  toolCallId: string;
-  name: string;
+export const askView = z.object({
+  toolCallId: z.string(),
+  name: z.string(),
   /** The model's arguments (`null` with `argsOmitted` when too large for a listing: GET the pause to see them). */
-  args: unknown;
-  argsOmitted?: true;
-  kind: AskKind;
-  prompt: string | null;
-  answerSchema?: JsonSchema;
-  argsSchema?: JsonSchema;
-  editable?: boolean;
-  decision?: RecordedDecisionView;
-  decidedAt?: string;
+  args: z.unknown(),
+  argsOmitted: z.optional(z.literal(true)),
+  kind: z.enum(ASK_KINDS),
+  prompt: z.nullable(z.string()),
+  answerSchema: z.optional(jsonSchema),
+  argsSchema: z.optional(jsonSchema),
+  editable: z.optional(z.boolean()),
+  decision: z.optional(recordedDecisionView),
+  decidedAt: z.optional(z.string()),
   /** Who may decide it (§13). */
-  approvers?: Approvers;
+  approvers: z.optional(approvers),
   /** Distinct approvals it needs, when more than one (§13). */
-  approvals?: number;
+  approvals: z.optional(z.number()),
   /** The votes so far, for an ask with a quorum (§13). */
-  votes?: VoteView[];
+  votes: z.optional(z.array(voteView)),
   /** What the deployment's policies made of it (§17), when policies are configured. */
-  policy?: AskPolicy;
+  policy: z.optional(askPolicy),
   /** The principal that paused it may not decide it, by a policy's `@fourEyes` (§17). */
-  fourEyes?: true;
+  fourEyes: z.optional(z.literal(true)),
   /** For the principal asking: whether they may decide it now (§13). */
-  mayDecide?: boolean;
+  mayDecide: z.optional(z.boolean()),
   /**
    * Changes exactly when the ask's current arguments change (§16): the model's, or the newest edit's. A decision
    * sends it back; an approve or edit of other arguments is `args_changed`.
    */
-  argsHash?: string;
+  argsHash: z.optional(z.string()),
   /** The approvals counting for the current arguments, and how many settle the ask (§16). */
-  tally?: Tally;
+  tally: z.optional(tally),
   /** For the principal asking: the code a decision by them would get now (§16); absent when they may decide. */
-  refusal?: RefusalCode;
-}
-
-/** Votes for an ask's current arguments, and how many it needs. */
-export interface Tally {
-  have: number;
-  need: number;
-}
-
-/** Why a principal may not decide an ask now: the code their decision would get (§16). */
-export type RefusalCode =
-  | 'forbidden'
-  | 'self_decision'
-  | 'not_an_approver'
-  | 'already_voted'
-  | 'already_decided'
-  | 'pause_cancelled'
-  | 'pause_expired'
-  | 'unsupported_record';
+  refusal: z.optional(refusalCode),
+});
+export type AskView = z.output<typeof askView>;
 
 /** The turn's words a person deciding needs: the last user text, the assistant's text in the paused round. */
-export interface TurnContext {
-  user?: string;
-  assistant?: string;
-}
+export const turnContext = z.object({ user: z.optional(z.string()), assistant: z.optional(z.string()) });
+export type TurnContext = z.output<typeof turnContext>;
 
 /** The GET-pause body (§5, §9), plus the format; `messages` only when asked for. */
-export interface PauseView {
-  runId: string;
-  interruptId: string;
+export const pauseView = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
   /** A `PauseStatus`, or a status a newer version of Handback wrote. */
-  status: PauseStatus | (string & {});
-  format: FormatName;
+  status: z.union([z.enum(PAUSE_STATUSES), z.string()]),
+  format,
   /** The first ask's call (part one). */
-  toolCall: ToolCall;
+  toolCall,
   /** The first ask's prompt (part one). */
-  prompt: string | null;
+  prompt: z.nullable(z.string()),
   /** The first ask's answer schema (part one). */
-  answerSchema: JsonSchema | null;
-  asks: AskView[];
+  answerSchema: z.nullable(jsonSchema),
+  asks: z.array(askView),
   /** Asks decided and still waiting. */
-  decided: string[];
-  pending: string[];
-  metadata: Record<string, unknown> | null;
+  decided: z.array(z.string()),
+  pending: z.array(z.string()),
+  metadata: z.nullable(z.record(z.string(), z.unknown())),
   /** The last user text and the assistant's text in the paused round, for the person deciding. */
-  context?: TurnContext;
-  onExpiry: OnExpiry;
+  context: z.optional(turnContext),
+  onExpiry: z.enum(ON_EXPIRY),
   /** Who paused it (§13). */
-  pausedBy?: Principal;
+  pausedBy: z.optional(principal),
   /** Who cancelled it (§13). */
-  cancelledBy?: Principal;
+  cancelledBy: z.optional(principal),
   /** The principal that paused it may not decide it (§13). */
-  fourEyes?: true;
-  createdAt: string;
-  expiresAt: string;
-  remindAt?: string;
+  fourEyes: z.optional(z.literal(true)),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  remindAt: z.optional(z.string()),
   /** Whom the channels tell (§14), as the pause gave it. */
-  notify?: NotifyEntry[];
-  resumedAt?: string;
-  continuationId?: string;
-  outcome?: Outcome;
-  messages?: unknown[];
-}
+  notify: z.optional(z.array(notifyEntry)),
+  resumedAt: z.optional(z.string()),
+  continuationId: z.optional(z.string()),
+  outcome: z.optional(z.enum(OUTCOMES)),
+  messages: z.optional(z.array(z.unknown())),
+});
+export type PauseView = z.output<typeof pauseView>;
 
 /** A page of pauses, newest first; `cursor` when more follow. */
-export interface PausePage {
-  items: PauseView[];
-  cursor?: string;
-}
+export const pausePage = z.object({ items: z.array(pauseView), cursor: z.optional(z.string()) });
+export type PausePage = z.output<typeof pausePage>;
 
 /** A decision request that left asks undecided: the 202 body of §9. */
-export interface PendingDecisions {
-  runId: string;
-  interruptId: string;
-  status: 'paused';
-  decided: string[];
-  pending: string[];
-  /** True when every decision in the request was already recorded. */
-  replayed: boolean;
+export const pendingDecisions = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
+  status: z.literal('paused'),
+  decided: z.array(z.string()),
+  pending: z.array(z.string()),
   /** The asks with a quorum still waiting for votes, and how many count of how many they need (§13). */
-  votes?: Record<string, { have: number; need: number }>;
-}
+  votes: z.optional(z.record(z.string(), tally)),
+});
+export type PendingDecisions = z.output<typeof pendingDecisions> & {
+  /** True when every decision in the request was already recorded (the store's; not on the wire). */
+  replayed: boolean;
+};
 
 /** A continuation: the rebuilt messages, named by `continuationId` (the resume body of §5, §9, §10). */
-export interface Continuation {
-  runId: string;
-  interruptId: string;
-  continuationId: string;
-  format: FormatName;
-  outcome: Outcome;
+export const continuation = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
+  continuationId: z.string(),
+  format,
+  outcome: z.enum(OUTCOMES),
   /** The approved and edited calls the agent must now run, in call order (§9). */
-  dispatch: DispatchCall[];
-  messages: unknown[];
-  resumedAt: string;
-}
+  dispatch: z.array(dispatchCall),
+  messages: z.array(z.unknown()),
+  resumedAt: z.string(),
+});
+export type Continuation = z.output<typeof continuation>;
 
 /** What a hand-off delivers (§6): the continuation without `resumedAt`, its messages left out past 256 KB. */
 export type HandoffPointer = Omit<Continuation, 'messages' | 'resumedAt'> & { messages?: unknown[] };
 
 /** The 201 body of a pause. */
-export interface PauseCreated {
-  runId: string;
-  interruptId: string;
+export const pauseCreated = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
   /** The first ask's call. */
-  toolCallId: string;
+  toolCallId: z.string(),
   /** Every ask's call, in the order given. */
-  asks: string[];
-  status: 'paused';
-  createdAt: string;
-  expiresAt: string;
-  /** True when an earlier request with the same `Idempotency-Key` and body made this pause. */
+  asks: z.array(z.string()),
+  status: z.literal('paused'),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  /** When an inbox is configured: the inbox page with a signed token in the fragment (§11). */
+  answerUrl: z.optional(z.string()),
+});
+export type PauseCreated = Omit<z.output<typeof pauseCreated>, 'answerUrl'> & {
+  /** True when an earlier request with the same `Idempotency-Key` and body made this pause (the store's). */
   replayed?: boolean;
-}
+};
+
+/** A granted link (§16): its URL, to hand to the recipient (201). */
+export const createdLink = z.object({ answerUrl: z.string(), recipient: linkRecipient });
+export type CreatedLink = z.output<typeof createdLink>;
+
+/** A delivered link's receipt (§16): mailed to the recipient; the URL is theirs alone (202). */
+export const deliveredLink = z.object({ recipient: linkRecipient, delivered: z.literal(true) });
+export type DeliveredLink = z.output<typeof deliveredLink>;
+
+/** How an HTTP body carries a transcript's messages (§5): whole, left out past 5 MB, or a slice of them. */
+const messagesOverHttp = {
+  messages: z.optional(z.array(z.unknown())),
+  /** The messages would take the body past 5 MB: read them in slices (`?from=&limit=`). */
+  messagesOmitted: z.optional(z.literal(true)),
+  /** A slice's first message (0-based). */
+  from: z.optional(z.number()),
+  /** How many messages there are in all. */
+  total: z.optional(z.number()),
+  /** Where the next slice starts, when messages remain. */
+  next: z.optional(z.number()),
+};
+
+/** `GET /runs/{runId}/pauses/{interruptId}` and `GET /links/pause`: the pause, its messages when asked for. */
+export const pauseBody = z.extend(pauseView, messagesOverHttp);
+
+/** A continuation over HTTP: the resume, cancel and continuation bodies (without the store's bookkeeping). */
+export const continuationBody = z.extend(continuation, messagesOverHttp);
+
+/** `GET /health`. */
+export const health = z.object({ status: z.literal('ok') });
+
+/** An RFC 9457 problem (`application/problem+json`), with the extensions Handback's errors add. */
+export const problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number(),
+  detail: z.string(),
+  /** The stable machine word (`ERROR_FATES` and the edge's codes). */
+  code: z.string(),
+  /** already_resumed, handoff_failed, pause_cancelled: the continuation. */
+  continuationId: z.optional(z.string()),
+  /** The ask a refusal is about (already_decided, not_an_approver, self_decision, already_voted, args_changed). */
+  toolCallId: z.optional(z.string()),
+  /** args_changed: the ask's current arguments' hash. */
+  argsHash: z.optional(z.string()),
+  /** forbidden: the scopes that would open the operation (any one). */
+  scope: z.optional(z.string()),
+  /** pause_expired: when it expired. */
+  expiresAt: z.optional(z.string()),
+  /** invalid_transcript: each rule the transcript breaks. */
+  violations: z.optional(z.array(z.object({ rule: z.string(), index: z.number(), message: z.string() }))),
+  /** bad_request, invalid_answer, payload_too_large, recipient_not_allowed: each bad field, by JSON pointer. */
+  failures: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
+  /** internal_error: the id to quote. */
+  requestId: z.optional(z.string()),
+});
+
+/** What a hand-off claim found (§18): whether this claimant has the closed pause, and who does. */
+export const claimResult = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
+  /** True when the claimant holds the claim (the first claim, or a retry of it). */
+  claimed: z.boolean(),
+  /** Who holds the claim. */
+  claimant: z.string(),
+  /** When it was first claimed. */
+  claimedAt: z.string(),
+});
+export type ClaimResult = z.output<typeof claimResult>;
+
+/** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
+export const jsonRpcMessage = z
+  .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+  .check(z.describe('A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them.'));

@@ -19,7 +19,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ERROR_FATES, FINAL_ERROR_NAMES } from '../functions/errors.ts';
-import { SWEEP_BOUND } from './sweep-schedule.ts';
+import { LIMITS } from '../functions/vocabulary.ts';
 
 /**
  * The error names no retry will fix, from the one table of error fates (`ERROR_FATES`): `Catch` matches on them, so a
@@ -37,21 +37,24 @@ const PAUSE_CANCELLED = ERROR_FATES.pause_cancelled.name;
 /** The name of an unanswered pause past its expiry. */
 const PAUSE_EXPIRED = ERROR_FATES.pause_expired.name;
 
-/** The default pause expiry, the contract's `expiresInSeconds` default: 7 days. */
-export const DEFAULT_PAUSE_EXPIRY = Duration.days(7);
+/** The default pause expiry, the contract's `expiresInSeconds` default (7 days). */
+export const DEFAULT_PAUSE_EXPIRY = Duration.seconds(LIMITS.expiresInSeconds.default);
 
 /**
- * How long the waiting step waits beyond the pause's expiry: the sweep's bound (it closes an expired pause within two
- * minutes) and three more for its hand-off, so that the sweep completes the task (`outcome: "expired"`) before the
- * step's own timeout can.
+ * How long the waiting step waits beyond the pause's expiry (`LIMITS.expiryGraceSeconds`): the sweep's bound (it
+ * closes an expired pause within two minutes) and three more for its hand-off, so that the sweep completes the task
+ * (`outcome: "expired"`) before the step's own timeout can.
  */
-export const WAIT_BEYOND_EXPIRY = SWEEP_BOUND.plus(Duration.minutes(3));
+export const WAIT_BEYOND_EXPIRY = Duration.seconds(LIMITS.expiryGraceSeconds);
+
+/** What a reference workflow's execution allows beyond the wait: the agent's own steps before and after it. */
+export const AGENT_STEPS = Duration.hours(1);
 
 /**
  * The longest pause the reference workflow takes: Step Functions' one-year execution limit (also the contract's
- * longest `expiresInSeconds`) less an hour for the wait beyond expiry and the agent's own steps.
+ * longest `expiresInSeconds`) less `AGENT_STEPS`, for the wait beyond expiry and the agent's own steps.
  */
-export const MAX_PAUSE_EXPIRY = Duration.seconds(31_536_000 - 3_600);
+export const MAX_PAUSE_EXPIRY = Duration.seconds(LIMITS.expiresInSeconds.max - AGENT_STEPS.toSeconds());
 
 /** Props shared by the two workflows. */
 interface WorkflowLoggingProps {

@@ -63,6 +63,13 @@ export interface ChannelDeliveryProps {
   readonly linkKey: ISecret;
   /** The inbox page's public URL, linked from each Slack message and email. */
   readonly inboxUrl: string;
+  /** The recipient domains (§16): an agent's pause is mailed to its own addresses only inside them. */
+  readonly recipientDomains?: readonly string[];
+  /**
+   * The API's function: with email on, it mails the links asked for with `deliver: true` (§16) by the same SES
+   * identity, so it gets the sender and the grant too.
+   */
+  readonly api?: HandbackFunction;
 }
 
 /** One channel's delivery: its function, its rule, and the queue of what it could not deliver. */
@@ -163,19 +170,29 @@ export class HandbackChannels extends Construct {
       this.deliveries.slack = delivery;
     }
     if (email !== undefined) {
+      const sender = {
+        HANDBACK_EMAIL_FROM: email.from,
+        ...(email.region === undefined ? {} : { SES_REGION: email.region }),
+        ...(email.configurationSet === undefined ? {} : { SES_CONFIGURATION_SET: email.configurationSet }),
+      };
       const delivery = this.delivery('email', 'Email', props, {
         entry: ENTRY.emailEvents,
         description: 'Handback email channel: one SES email per recipient, with their own answer link',
         environment: {
           INBOX_URL: props.inboxUrl,
-          HANDBACK_EMAIL_FROM: email.from,
-          ...(email.region === undefined ? {} : { SES_REGION: email.region }),
-          ...(email.configurationSet === undefined ? {} : { SES_CONFIGURATION_SET: email.configurationSet }),
+          ...sender,
           ...defaultsOf('HANDBACK_EMAIL_TO', email.defaultRecipients),
+          ...((props.recipientDomains ?? []).length === 0
+            ? {}
+            : { RECIPIENT_DOMAINS: (props.recipientDomains ?? []).join(',') }),
         },
       });
       delivery.handler.grantSecretRead(props.linkKey);
       grantSendEmail(delivery.handler, email);
+      if (props.api !== undefined) {
+        for (const [name, value] of Object.entries(sender)) props.api.function.addEnvironment(name, value);
+        grantSendEmail(props.api, email);
+      }
       this.deliveries.email = delivery;
     }
   }

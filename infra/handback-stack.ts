@@ -6,7 +6,13 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { Metric as HandbackMetric } from '../functions/resume/telemetry.ts';
 import { HandbackAlarms } from './alarms.ts';
-import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow, WAIT_BEYOND_EXPIRY } from './approval-workflow.ts';
+import {
+  AGENT_STEPS,
+  ApprovalWorkflow,
+  MAX_PAUSE_EXPIRY,
+  ResumeWorkflow,
+  WAIT_BEYOND_EXPIRY,
+} from './approval-workflow.ts';
 import { HandbackChannels } from './channels.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
 import { HandbackFunction } from './handback-function.ts';
@@ -71,7 +77,13 @@ export class HandbackStack extends Stack {
         entry,
         description,
         timeout: Duration.seconds(timeoutSeconds),
-        environment: { TENANT_CLAIM: settings.tenantClaim, GROUPS_CLAIM: settings.groupsClaim, ...retention },
+        environment: {
+          TENANT_CLAIM: settings.tenantClaim,
+          GROUPS_CLAIM: settings.groupsClaim,
+          ...retention,
+          // Every function that may pause holds an agent to the deployment's recipient domains (§16).
+          ...(settings.recipientDomains.length === 0 ? {} : { RECIPIENT_DOMAINS: settings.recipientDomains.join(',') }),
+        },
         handoffTarget: handoff.type,
         ...logging,
       });
@@ -169,7 +181,9 @@ export class HandbackStack extends Stack {
         memorySize: 256,
         environment: retention,
         durableConfig: {
-          executionTimeout: Duration.seconds(settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + 3600),
+          executionTimeout: Duration.seconds(
+            settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + AGENT_STEPS.toSeconds(),
+          ),
         },
         ...logging,
       });
@@ -194,10 +208,19 @@ export class HandbackStack extends Stack {
         logRetention: settings.logRetention,
       });
       jwt = { jwtIssuer: userPool.issuer, jwtAudience: userPool.audience };
+      // The pool's pre-token trigger puts only verified emails in its access tokens (§16): the API may trust them.
+      api.function.addEnvironment('OWN_USER_POOL_ISSUER', userPool.issuer);
     } else {
       jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
     }
     // The inbox page's files on a function of their own: the API function's bundle and cold start stay without them.
+    // `POST /mcp` (§18) on a function of its own: the MCP SDK stays out of the API function's bundle and cold start.
+    // It pauses as the API's pause route does (and may see a policy close a pause at once, handing it off); a call
+    // waits at most 25 s, inside the 29 s it has, inside API Gateway's 30 s.
+    const mcp = resumeFunction('McpHandler', ENTRY.mcp, 'Handback MCP server, Streamable HTTP (payload 2.0)', 29);
+    if (settings.inboxUrl !== undefined) mcp.function.addEnvironment('INBOX_URL', settings.inboxUrl);
+    if (channels.names.length > 0) mcp.function.addEnvironment('HANDBACK_CHANNELS', channels.names.join(','));
+    acknowledgeSynchronous(mcp, 'API Gateway invokes it synchronously and returns its errors to the caller');
     const inbox = new HandbackFunction(this, 'InboxHandler', {
       entry: ENTRY.inbox,
       description: 'Handback inbox page (static files, payload 2.0)',
@@ -208,6 +231,7 @@ export class HandbackStack extends Stack {
     const httpApi = new HandbackHttpApi(this, 'Http', {
       handler: api.function,
       inboxHandler: inbox.function,
+      mcpHandler: mcp.function,
       ...(channels.slackInteractions ? { slackHandler: channels.slackInteractions.function } : {}),
       ...jwt,
       requireScopes: settings.requireScopes,
@@ -233,7 +257,13 @@ export class HandbackStack extends Stack {
       ...logging,
     });
 
-    channels.deliverFrom({ eventBus: lifecycle.eventBus, linkKey, inboxUrl });
+    channels.deliverFrom({
+      eventBus: lifecycle.eventBus,
+      linkKey,
+      inboxUrl,
+      recipientDomains: settings.recipientDomains,
+      api: api,
+    });
 
     const triggers = new ResumeTriggers(this, 'ResumeRequests', {
       handler: sqsHandler.function,
@@ -282,6 +312,7 @@ export class HandbackStack extends Stack {
       functions: {
         ApiHandler: api.function,
         InboxHandler: inbox.function,
+        McpHandler: mcp.function,
         StepFunctionsHandler: stepFunctionsHandler.function,
         SqsHandler: sqsHandler.function,
         Sweeper: sweeper.function,

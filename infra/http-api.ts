@@ -28,6 +28,7 @@ export const ROUTES = {
     method: HttpMethod[route.method],
     path: route.path,
     scopes: [...route.scopes],
+    served: 'served' in route ? route.served : 'api',
   })),
   public: TABLE.filter((route) => !isBearer(route)).map((route) => ({
     method: HttpMethod[route.method],
@@ -88,6 +89,12 @@ export interface HandbackHttpApiProps {
    * @default - the API handler serves that route (and answers 404 while Slack is not configured)
    */
   readonly slackHandler?: IFunction;
+  /**
+   * The MCP server's function (payload format 2.0), for the route the table marks `served: 'mcp'` (§18): a function of
+   * its own, so the API function's cold start does not carry the MCP SDK.
+   * @default - the API handler serves that route (and answers 404 while it has no MCP handler)
+   */
+  readonly mcpHandler?: IFunction;
   /** The JWT issuer URL the authorizer trusts (`iss`); its `/.well-known/openid-configuration` must be reachable. */
   readonly jwtIssuer: string;
   /** The accepted audiences (`aud`, or `client_id` for access tokens without `aud`). */
@@ -169,11 +176,13 @@ export class HandbackHttpApi extends Construct {
     const authorizer: IHttpRouteAuthorizer = new HttpJwtAuthorizer('Jwt', props.jwtIssuer, {
       jwtAudience: props.jwtAudience,
     });
+    const mcpIntegration =
+      props.mcpHandler === undefined ? integration : new HttpLambdaIntegration('Mcp', props.mcpHandler);
     for (const route of ROUTES.authorized) {
       this.api.addRoutes({
         path: route.path,
         methods: [route.method],
-        integration,
+        integration: route.served === 'mcp' ? mcpIntegration : integration,
         authorizer,
         ...(props.requireScopes ? { authorizationScopes: route.scopes } : {}),
       });

@@ -20,6 +20,7 @@ export const ENTRY = {
   sweeper: repoPath('functions/handlers/sweeper.ts'),
   lifecycleEvents: repoPath('functions/handlers/lifecycle-events.ts'),
   inbox: repoPath('functions/handlers/inbox.ts'),
+  mcp: repoPath('functions/handlers/mcp.ts'),
   slackEvents: repoPath('functions/handlers/slack-events.ts'),
   slackInteractions: repoPath('functions/handlers/slack-interactions.ts'),
   emailEvents: repoPath('functions/handlers/email-events.ts'),

@@ -5,7 +5,9 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { parseDefaults, senderAddress } from '../functions/channels/notify.ts';
+import { parseDefaults, senderAddress } from '../functions/checkpoints/notify.ts';
+import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
+import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 
@@ -140,6 +142,7 @@ export const CONTEXT = {
   emailIdentity: 'handback:emailIdentity',
   emailRegion: 'handback:emailRegion',
   emailTo: 'handback:emailTo',
+  recipientDomains: 'handback:recipientDomains',
   emailSandbox: 'handback:emailSandbox',
   resumeEventPrincipals: 'handback:resumeEventPrincipals',
   exampleAgentTenant: 'handback:exampleAgentTenant',
@@ -185,7 +188,7 @@ export interface UserPoolSettings {
 export const DEFAULT_GROUPS = ['approvers'];
 
 /** The tenant of the pool's agent tokens when `handback:agentTenant` is not set: the local service's, with auth off. */
-export const DEFAULT_AGENT_TENANT = 'default';
+export const DEFAULT_AGENT_TENANT = LIMITS.defaultTenant;
 
 /** Every setting of the stack, resolved: props first, then context, then the documented default. */
 export interface Settings {
@@ -211,6 +214,11 @@ export interface Settings {
   requireScopes: boolean;
   /** The claim holding a principal's groups. */
   groupsClaim: string;
+  /**
+   * The recipient domains (§16): an agent names approvers by email, and email recipients, only inside them; every
+   * function that pauses or sends gets them (`RECIPIENT_DOMAINS`). Empty: none.
+   */
+  recipientDomains: string[];
   /** The IAM principal ARNs that may put events on the resume bus; empty = none. */
   resumeEventPrincipals: string[];
   /** The one tenant whose runs the example agents may read and write. */
@@ -539,10 +547,20 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     inboxUrl: httpsUrl(props.inboxUrl ?? contextString(scope, CONTEXT.inboxUrl), CONTEXT.inboxUrl),
     requireScopes: auth.kind === 'userPool' || (contextBoolean(scope, CONTEXT.requireScopes) ?? false),
     groupsClaim: contextString(scope, CONTEXT.groupsClaim) ?? 'cognito:groups',
+    recipientDomains: recipientDomainsOf(scope),
     resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? DEFAULT_AGENT_TENANT,
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
   };
+}
+
+/** The recipient domains of context `handback:recipientDomains` (a list, or comma-separated), each checked. */
+function recipientDomainsOf(scope: Construct): string[] {
+  try {
+    return parseRecipientDomains((contextList(scope, CONTEXT.recipientDomains) ?? []).join(','));
+  } catch (error) {
+    throw new ConfigurationError(`Context ${CONTEXT.recipientDomains}: ${(error as Error).message}`);
+  }
 }
 
 /** An IAM principal's ARN, as `aws:PrincipalArn` holds it: a role, a user or an account's root (wildcards allowed). */

@@ -4,15 +4,12 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 
-/** How often the sweep runs: the contract closes an expired pause within two minutes of `expiresAt` (§10). */
-export const SWEEP_EVERY = Duration.minutes(1);
-
 /**
- * The longest a due pause waits for the sweep: a tick every `SWEEP_EVERY`, and a sweep that runs at most as long
- * (its timeout). A workflow that waits on a pause keeps waiting at least this long past the pause's expiry, so that
- * the sweep, not the workflow's own timeout, closes it.
+ * How often the sweep runs: with each sweep done within the next tick, an expired pause is closed within
+ * `LIMITS.sweepBoundSeconds` (two minutes) of `expiresAt` (§10); a workflow that waits on a pause waits
+ * `LIMITS.expiryGraceSeconds` past it, so that the sweep, not the workflow's own timeout, closes it.
  */
-export const SWEEP_BOUND = Duration.minutes(2);
+export const SWEEP_EVERY = Duration.minutes(1);
 
 /** Props of {@link SweepSchedule}. */
 export interface SweepScheduleProps {

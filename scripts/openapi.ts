@@ -2,25 +2,33 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ERROR_FATES } from '../functions/errors.ts';
 import { EdgeCode } from '../functions/handlers/problem.ts';
-import { isBearer, ROUTES, type RouteId, type RouteSpec } from '../functions/handlers/routes.ts';
 import {
-  ASK_KINDS,
-  DECISION_KINDS,
-  FORMAT_NAMES,
-  LIMITS,
-  LINK_HEADER,
-  ON_EXPIRY,
-  OUTCOMES,
-  PAUSE_STATUSES,
-} from '../functions/vocabulary.ts';
+  askBody,
+  cancelBody,
+  claimBody,
+  isBearer,
+  linkBody,
+  linkResumeBody,
+  pauseBody,
+  ROUTES,
+  type RouteId,
+  type RouteSpec,
+  resumeBody,
+  WIRE_SHAPE,
+  type WireSchemaName,
+} from '../functions/handlers/routes.ts';
+import { LIMITS, LINK_HEADER } from '../functions/vocabulary.ts';
+import * as wire from '../functions/wire.ts';
 import * as z from '../functions/zod.ts';
 
 /**
- * `npm run openapi`: writes `functions/handlers/openapi.json` from the route table (`functions/handlers/routes.ts`):
- * each route's method, path, scopes, and its path and query parameters from its zod schemas; the limits and word lists
- * from `functions/vocabulary.ts`, the problem codes from `functions/errors.ts`. A script, not a runtime step: the
- * Lambda serves the written file and carries no generator. `test/handlers/openapi.test.ts` holds the committed file
- * to what this makes.
+ * `npm run openapi`: writes `functions/handlers/openapi.json` from the route table (`functions/handlers/routes.ts`) and
+ * the zod schemas the service is written against: each route's method, path and scopes; its path and query parameters
+ * and its request body from the schemas the router validates with; every body it answers from the wire schemas the
+ * views are typed by (`functions/wire.ts`); one problem schema for every error, with the codes of
+ * `functions/errors.ts`. Adding a field to a schema adds it to the document; nothing here repeats a field. A script,
+ * not a runtime step: the Lambda serves the written file and carries no generator. `test/handlers/openapi.test.ts`
+ * holds the committed file to what this makes, and the document to what the service really sends and answers.
  */
 
 type Json = Record<string, unknown>;
@@ -28,31 +36,100 @@ type Json = Record<string, unknown>;
 /** Every problem code the API may answer. */
 const CODES = [...Object.keys(ERROR_FATES), ...Object.values(EdgeCode)];
 
+/**
+ * The document's component schemas, each a zod schema of the service: where one is used inside another, the document
+ * refers to it by name.
+ */
+const SCHEMAS = {
+  Format: wire.format,
+  Problem: wire.problem,
+  Health: wire.health,
+  PauseRequest: pauseBody,
+  Ask: askBody,
+  ResumeRequest: resumeBody,
+  LinkResumeRequest: linkResumeBody,
+  CancelRequest: cancelBody,
+  LinkRequest: linkBody,
+  ClaimRequest: claimBody,
+  ClaimResult: wire.claimResult,
+  JsonRpcMessage: wire.jsonRpcMessage,
+  Decision: wire.decision,
+  Approvers: wire.approvers,
+  NotifyEntry: wire.notifyEntry,
+  PauseCreated: wire.pauseCreated,
+  PauseView: wire.pauseView,
+  PauseBody: wire.pauseBody,
+  PausePage: wire.pausePage,
+  AskView: wire.askView,
+  RecordedDecision: wire.recordedDecisionView,
+  Vote: wire.voteView,
+  Tally: wire.tally,
+  AskPolicy: wire.askPolicy,
+  Principal: wire.principal,
+  LinkRecipient: wire.linkRecipient,
+  ToolCall: wire.toolCall,
+  TurnContext: wire.turnContext,
+  PendingDecisions: wire.pendingDecisions,
+  Continuation: wire.continuationBody,
+  DispatchCall: wire.dispatchCall,
+  LinkCreated: wire.createdLink,
+  LinkDelivered: wire.deliveredLink,
+} satisfies Record<string, z.ZodMiniType>;
+/** A component schema's name. */
+export type SchemaName = keyof typeof SCHEMAS;
+
+/** What each error response says, by the name operations give it; each is the one problem schema. */
+const ERRORS = {
+  Forbidden:
+    "forbidden: the token's scopes do not open the operation (unscoped tokens too, where scopes are required); `scope` names the scopes that would.",
+  BadRequest: 'bad_request (malformed JSON, missing or ill-typed fields, bad runId) or invalid_transcript.',
+  Unauthorized: 'unauthorized: no valid token, or no tenant claim.',
+  NotFound: "pause_not_found / continuation_not_found (unknown, or another tenant's).",
+  Conflict: 'open_pause_exists, already_resumed (carries continuationId), or already_decided (carries toolCallId).',
+  Gone: 'pause_expired, or pause_cancelled (carries continuationId).',
+  PayloadTooLarge: 'payload_too_large: pause body over 6 MB, answer over 256 KB.',
+  UnsupportedMediaType: 'unsupported_media_type: the body is not application/json.',
+  InvalidAnswer: 'invalid_answer (lists failures), or idempotency_key_reused.',
+  InternalError: 'internal_error (a generic problem with a requestId), or missing_turn_state / corrupt_checkpoint.',
+  HandoffFailed:
+    'handoff_failed: committed but the hand-off failed (repeat the same request to deliver again); or storage_unavailable: the table did not answer in time (Retry-After; retry the same request).',
+  LinkUnauthorized:
+    'unauthorized: the answer link is missing, tampered, foreign or made with another key (never says which).',
+  LinkGone: "link_closed: the link's pause has closed or its time has passed.",
+} as const;
+
 /** What the document says of one operation beyond the table: its words and its responses. */
 interface OperationDoc {
   summary: string;
-  /** Status → a response of `components.responses` by name, or a response object. */
-  responses: Record<number, string | Json>;
-  /** The request body's schema in `components.schemas`. */
-  requestBody?: string;
+  /** Status → an error of `ERRORS` by name, or a response object. */
+  responses: Record<number, keyof typeof ERRORS | Json>;
+  /** The request body's schema in `SCHEMAS`. */
+  requestBody?: SchemaName;
+  /** The request body's media type, where the route reads it raw: default form-encoded (Slack's). */
+  requestMedia?: string;
   /** Descriptions of parameters, by name. */
   parameters?: Record<string, string>;
   /** Header parameters, after the path and query ones. */
   headers?: Json[];
 }
 
-const json = (schema: Json, description: string, extra: Json = {}): Json => ({
+const ref = (name: SchemaName): Json => ({ $ref: `#/components/schemas/${name}` });
+/** A success response: its body's schema, by name. */
+const body = (schema: SchemaName, description: string, extra: Json = {}): Json => ({
   description,
-  content: { 'application/json': { schema } },
+  content: { 'application/json': { schema: ref(schema) } },
   ...extra,
 });
-const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-/** A list of strings (the asks' call ids, for one). */
-const STRING_LIST: Json = { type: 'array', items: { type: 'string' } };
 
 /** The errors every bearer operation may answer, after its own. */
-const BEARER = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 500: 'InternalError', 503: 'HandoffFailed' };
-const BODY = { 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType' };
+const BEARER = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  500: 'InternalError',
+  503: 'HandoffFailed',
+} as const;
+const BODY = { 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType' } as const;
 const SLICE = {
   from: 'First message of the slice (0-based).',
   limit: 'Most messages in the slice; the slice is also cut to fit 5 MB.',
@@ -70,12 +147,14 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
   health: {
     summary: 'Liveness; needs no token.',
     responses: {
-      200: json({ type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] }, 'Up.'),
+      200: body('Health', 'Up.'),
     },
   },
   openapi: {
     summary: 'This document; needs no token.',
-    responses: { 200: json({ type: 'object' }, 'The OpenAPI document.') },
+    responses: {
+      200: { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } },
+    },
   },
   pause: {
     summary: 'Record a paused turn.',
@@ -92,7 +171,7 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       },
     ],
     responses: {
-      201: json(ref('PauseCreated'), 'Paused.', {
+      201: body('PauseCreated', 'Paused.', {
         headers: { Location: { description: "The pause's URL.", schema: { type: 'string' } } },
       }),
       ...BEARER,
@@ -109,7 +188,7 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       include: '`messages` to include the transcript.',
       ...SLICE,
     },
-    responses: { 200: json(ref('PauseView'), 'The pause.'), ...BEARER, 404: 'NotFound' },
+    responses: { 200: body('PauseBody', 'The pause.'), ...BEARER, 404: 'NotFound' },
   },
   resume: {
     summary:
@@ -117,8 +196,8 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
     requestBody: 'ResumeRequest',
     parameters: RUN,
     responses: {
-      200: json(ref('Continuation'), 'Closed by this request, or replayed: the continuation.'),
-      202: json(ref('PendingDecisions'), 'Recorded; other asks still wait.'),
+      200: body('Continuation', 'Closed by this request, or replayed: the continuation.'),
+      202: body('PendingDecisions', 'Recorded; other asks still wait.'),
       ...BEARER,
       404: 'NotFound',
       409: 'Conflict',
@@ -130,7 +209,7 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
   getContinuation: {
     summary: 'Read a continuation; sliced with from/limit.',
     parameters: { ...RUN, continuationId: "The continuation's id.", ...SLICE },
-    responses: { 200: json(ref('Continuation'), 'The continuation.'), ...BEARER, 404: 'NotFound' },
+    responses: { 200: body('Continuation', 'The continuation.'), ...BEARER, 404: 'NotFound' },
   },
   listPauses: {
     summary: "The tenant's pauses, newest first.",
@@ -139,7 +218,7 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       limit: `Page size (default ${LIMITS.pageSize.default}).`,
       cursor: "The previous page's cursor.",
     },
-    responses: { 200: json(ref('PausePage'), 'A page of pauses.'), ...BEARER },
+    responses: { 200: body('PausePage', 'A page of pauses.'), ...BEARER },
   },
   cancel: {
     summary:
@@ -147,7 +226,7 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
     requestBody: 'CancelRequest',
     parameters: { ...RUN, interruptId: 'The pause, as its 201 named it.' },
     responses: {
-      200: json(ref('Continuation'), 'Cancelled (or cancelled before): the continuation.'),
+      200: body('Continuation', 'Cancelled (or cancelled before): the continuation.'),
       ...BEARER,
       404: 'NotFound',
       409: 'Conflict',
@@ -161,10 +240,51 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
     requestBody: 'LinkRequest',
     parameters: { ...RUN, interruptId: 'The pause, as its 201 named it.' },
     responses: {
-      201: json(ref('LinkCreated'), 'The link.'),
+      201: body('LinkCreated', "The link, granted: its decisions are the caller's."),
+      202: body('LinkDelivered', 'Mailed to the recipient (`deliver: true`): its decisions are theirs.'),
+      409: 'Conflict',
       ...BEARER,
       404: 'NotFound',
       ...BODY,
+    },
+  },
+  claim: {
+    summary:
+      "Claim a closed pause's hand-off for one consumer (§18): the first claimant gets it; another is told who has it; the same claimant again gets it again (a retry). A pause still open is 409 pause_open.",
+    requestBody: 'ClaimRequest',
+    parameters: { ...RUN, interruptId: 'The pause, as its 201 named it.' },
+    responses: {
+      200: body('ClaimResult', 'Who holds the claim, and whether it is this claimant.'),
+      ...BEARER,
+      404: 'NotFound',
+      409: 'Conflict',
+      ...BODY,
+    },
+  },
+  mcp: {
+    summary:
+      "Handback's MCP server over Streamable HTTP, stateless (§18): JSON-RPC requests (initialize, tools/list, tools/call of request_permission and ask_person), each answered on its own, as an SSE stream or JSON as the client accepts. A call waits at most 25 s for people. Errors of the protocol are JSON-RPC errors, as the MCP transport makes them.",
+    requestBody: 'JsonRpcMessage',
+    requestMedia: 'application/json',
+    responses: {
+      200: {
+        description: 'The JSON-RPC response (with any progress notifications before it, on an SSE stream).',
+        content: {
+          'text/event-stream': { schema: { type: 'string' } },
+          'application/json': { schema: ref('JsonRpcMessage') },
+        },
+      },
+      202: { description: 'A notification or response taken; nothing to answer.' },
+      400: {
+        description: 'A JSON-RPC parse or request error.',
+        content: { 'application/json': { schema: ref('JsonRpcMessage') } },
+      },
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      406: { description: 'The request does not accept application/json and text/event-stream.' },
+      413: 'PayloadTooLarge',
+      415: { description: 'The body is not application/json.' },
+      500: 'InternalError',
     },
   },
   linkPause: {
@@ -172,7 +292,7 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       "The answer link's one pause, while it is open (no bearer token: the link's own token in x-handback-link).",
     headers: [LINK_TOKEN],
     responses: {
-      200: json(ref('PauseView'), 'The pause (with messages, in slices, when asked).'),
+      200: body('PauseBody', 'The pause (with messages, in slices, when asked).'),
       400: 'BadRequest',
       401: 'LinkUnauthorized',
       404: 'NotFound',
@@ -186,8 +306,8 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
     requestBody: 'LinkResumeRequest',
     headers: [LINK_TOKEN],
     responses: {
-      200: json(ref('Continuation'), 'Closed by this request, or replayed.'),
-      202: json(ref('PendingDecisions'), 'Recorded; other asks still wait.'),
+      200: body('Continuation', 'Closed by this request, or replayed.'),
+      202: body('PendingDecisions', 'Recorded; other asks still wait.'),
       400: 'BadRequest',
       401: 'LinkUnauthorized',
       404: 'NotFound',
@@ -263,7 +383,9 @@ function operationOf(route: RouteSpec, doc: OperationDoc): Json {
           requestBody: {
             required: route.body?.optional !== true,
             content: {
-              [route.body?.media === 'raw' ? 'application/x-www-form-urlencoded' : 'application/json']: {
+              [route.body?.media === 'raw'
+                ? (doc.requestMedia ?? 'application/x-www-form-urlencoded')
+                : 'application/json']: {
                 schema: ref(doc.requestBody),
               },
             },
@@ -277,7 +399,8 @@ function operationOf(route: RouteSpec, doc: OperationDoc): Json {
 export function buildOpenApi(): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of ROUTES) {
-    if ('served' in route) continue;
+    // The inbox page's files are the page, not the API.
+    if ('served' in route && route.served === 'inbox') continue;
     paths[route.path] = {
       ...paths[route.path],
       [route.method.toLowerCase()]: operationOf(route, OPERATIONS[route.id]),
@@ -293,708 +416,79 @@ export function buildOpenApi(): Json {
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
     paths,
-    components,
+    components: {
+      securitySchemes: SECURITY_SCHEMES,
+      responses: errorResponses(),
+      schemas: schemasOf(),
+    },
   };
 }
+
+const SECURITY_SCHEMES = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'On AWS, the API Gateway JWT authorizer; its tenant claim (default `tenant`) scopes all data, and the `scope` claim must hold one of the scopes an operation lists (an unscoped token passes unless scopes are required). Locally, RS256/RS384/RS512 tokens of HANDBACK_JWT_ISSUER, or HS256 with HANDBACK_JWT_SECRET, or no auth when unset.',
+  },
+};
 
 /** The document as the file holds it. */
 export function openApiText(): string {
   return `${JSON.stringify(buildOpenApi(), null, 2)}\n`;
 }
 
-const components = {
-  securitySchemes: {
-    bearer: {
-      type: 'http',
-      scheme: 'bearer',
-      bearerFormat: 'JWT',
-      description:
-        'On AWS, the API Gateway JWT authorizer; its tenant claim (default `tenant`) scopes all data, and the `scope` claim must hold one of the scopes an operation lists (an unscoped token passes unless scopes are required). Locally, RS256/RS384/RS512 tokens of HANDBACK_JWT_ISSUER, or HS256 with HANDBACK_JWT_SECRET, or no auth when unset.',
+/** The component schemas, from `SCHEMAS`: one zod registry, so that a schema used inside another is referred to. */
+function schemasOf(): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  const names = new Map<unknown, SchemaName>();
+  for (const [name, schema] of Object.entries(SCHEMAS) as Array<[SchemaName, z.ZodMiniType]>) {
+    registry.add(schema, { id: name });
+    names.set(schema, name);
+  }
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'input',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+    override: ({ jsonSchema }) => {
+      // A part the edge takes as sent and the store checks: its wire schema, by name.
+      const shape = jsonSchema[WIRE_SHAPE as keyof typeof jsonSchema] as WireSchemaName | undefined;
+      if (shape !== undefined) {
+        // biome-ignore lint/performance/noDynamicNamespaceImportAccess: a script, never bundled; the table names the schema
+        const name = names.get(wire[shape]);
+        if (name === undefined) throw new Error(`The wire schema ${shape} is not one of the document's SCHEMAS.`);
+        for (const key of Object.keys(jsonSchema)) delete jsonSchema[key as keyof typeof jsonSchema];
+        Object.assign(jsonSchema, ref(name));
+      }
+      // zod bounds every number by the largest safe one; the document states only the bounds the API sets.
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
     },
-  },
-  responses: {
-    Forbidden: {
-      description:
-        "forbidden: the token's scopes do not open the operation (unscoped tokens too, where scopes are required); `scope` names the scopes that would.",
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    },
-    BadRequest: {
-      description: 'bad_request (malformed JSON, missing or ill-typed fields, bad runId) or invalid_transcript.',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    Unauthorized: {
-      description: 'unauthorized: no valid token, or no tenant claim.',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    NotFound: {
-      description: "pause_not_found / continuation_not_found (unknown, or another tenant's).",
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    Conflict: {
-      description:
-        'open_pause_exists, already_resumed (carries continuationId), or already_decided (carries toolCallId).',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    Gone: {
-      description: 'pause_expired, or pause_cancelled (carries continuationId).',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    PayloadTooLarge: {
-      description: 'payload_too_large: pause body over 6 MB, answer over 256 KB.',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    UnsupportedMediaType: {
-      description: 'unsupported_media_type: the body is not application/json.',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    InvalidAnswer: {
-      description: 'invalid_answer (lists failures), or idempotency_key_reused.',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    InternalError: {
-      description: 'internal_error (a generic problem with a requestId), or missing_turn_state / corrupt_checkpoint.',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    HandoffFailed: {
-      description:
-        'handoff_failed: committed but the hand-off failed (repeat the same request to deliver again); or storage_unavailable: the table did not answer in time (Retry-After; retry the same request).',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    LinkUnauthorized: {
-      description:
-        'unauthorized: the answer link is missing, tampered, foreign or made with another key (never says which).',
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-    LinkGone: {
-      description: "link_closed: the link's pause has closed or its time has passed.",
-      content: {
-        'application/problem+json': {
-          schema: {
-            $ref: '#/components/schemas/Problem',
-          },
-        },
-      },
-    },
-  },
-  schemas: {
-    Format: {
-      enum: [...FORMAT_NAMES],
-    },
-    Problem: {
-      type: 'object',
-      required: ['type', 'title', 'status', 'detail', 'code'],
-      properties: {
-        type: {
-          type: 'string',
-        },
-        title: {
-          type: 'string',
-        },
-        status: {
-          type: 'integer',
-        },
-        detail: {
-          type: 'string',
-        },
-        code: {
-          type: 'string',
-          description: `The stable machine word: ${CODES.join(', ')}.`,
-        },
-        continuationId: {
-          type: 'string',
-        },
-        scope: {
-          type: 'string',
-          description: 'forbidden: the scopes that would open the operation (any one).',
-        },
-        expiresAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        violations: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              rule: {
-                type: 'string',
-              },
-              index: {
-                type: 'integer',
-              },
-              message: {
-                type: 'string',
-              },
-            },
-          },
-        },
-        failures: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              path: {
-                type: 'string',
-              },
-              message: {
-                type: 'string',
-              },
-            },
-          },
-        },
-        requestId: {
-          type: 'string',
-        },
-        toolCallId: {
-          type: 'string',
-          description: 'already_decided: the ask decided differently before.',
-        },
-      },
-    },
-    PauseRequest: {
-      type: 'object',
-      required: ['format', 'messages'],
-      properties: {
-        format: {
-          $ref: '#/components/schemas/Format',
-        },
-        messages: {
-          type: 'array',
-          minItems: 1,
-          items: {},
-        },
-        toolCallId: {
-          type: 'string',
-          minLength: 1,
-          description: 'The one answer ask (part one). Not with asks.',
-        },
-        prompt: {
-          type: 'string',
-        },
-        answerSchema: {
-          type: ['object', 'boolean'],
-          description: 'JSON Schema 2020-12 the answer must pass.',
-        },
-        expiresInSeconds: {
-          type: 'integer',
-          minimum: 1,
-          maximum: LIMITS.expiresInSeconds.max,
-          default: LIMITS.expiresInSeconds.default,
-        },
-        taskToken: {
-          type: 'string',
-        },
-        metadata: {
-          type: 'object',
-          description: 'At most 4 KB of JSON, returned as given.',
-        },
-        asks: {
-          type: 'array',
-          minItems: 1,
-          maxItems: LIMITS.asks.max,
-          items: {
-            $ref: '#/components/schemas/Ask',
-          },
-        },
-        onExpiry: {
-          enum: [...ON_EXPIRY],
-          default: ON_EXPIRY[0],
-          description:
-            'reject: at expiresAt every undecided ask is rejected and the continuation committed and handed off.',
-        },
-        remindBeforeSeconds: {
-          type: 'integer',
-          minimum: 1,
-          description: 'Emit Pause Reminder this long before expiresAt.',
-        },
-      },
-      description: `Part one's form (toolCallId, with prompt and answerSchema: one answer ask) or asks (${LIMITS.asks.min}–${LIMITS.asks.max}), not both.`,
-    },
-    PauseCreated: {
-      type: 'object',
-      required: ['runId', 'interruptId', 'toolCallId', 'asks', 'status', 'createdAt', 'expiresAt'],
-      properties: {
-        runId: {
-          type: 'string',
-        },
-        interruptId: {
-          type: 'string',
-        },
-        toolCallId: {
-          type: 'string',
-        },
-        status: {
-          const: 'paused',
-        },
-        createdAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        expiresAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        asks: STRING_LIST,
-        answerUrl: {
-          type: 'string',
-          format: 'uri',
-          description: 'When an inbox is configured: the inbox page with a signed token in the fragment.',
-        },
-      },
-    },
-    PauseView: {
-      type: 'object',
-      required: [
-        'runId',
-        'interruptId',
-        'status',
-        'toolCall',
-        'prompt',
-        'answerSchema',
-        'metadata',
-        'createdAt',
-        'expiresAt',
-      ],
-      properties: {
-        runId: {
-          type: 'string',
-        },
-        interruptId: {
-          type: 'string',
-        },
-        status: {
-          enum: [...PAUSE_STATUSES],
-        },
-        format: {
-          $ref: '#/components/schemas/Format',
-        },
-        toolCall: {
-          type: 'object',
-          required: ['id', 'name'],
-          properties: {
-            id: {
-              type: 'string',
-            },
-            name: {
-              type: 'string',
-            },
-            args: {},
-          },
-        },
-        prompt: {
-          type: ['string', 'null'],
-        },
-        answerSchema: {
-          type: ['object', 'boolean', 'null'],
-        },
-        metadata: {
-          type: ['object', 'null'],
-        },
-        createdAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        expiresAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        resumedAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        continuationId: {
-          type: 'string',
-        },
-        messages: {
-          type: 'array',
-          items: {},
-        },
-        messagesOmitted: {
-          const: true,
-        },
-        from: {
-          type: 'integer',
-        },
-        total: {
-          type: 'integer',
-        },
-        next: {
-          type: 'integer',
-        },
-        asks: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['toolCallId', 'name', 'args', 'kind', 'prompt'],
-            properties: {
-              toolCallId: {
-                type: 'string',
-              },
-              name: {
-                type: 'string',
-              },
-              args: {},
-              argsOmitted: {
-                const: true,
-              },
-              kind: {
-                enum: [...ASK_KINDS],
-              },
-              prompt: {
-                type: ['string', 'null'],
-              },
-              answerSchema: {
-                type: ['object', 'boolean'],
-              },
-              argsSchema: {
-                type: ['object', 'boolean'],
-              },
-              editable: {
-                type: 'boolean',
-              },
-              decision: {
-                $ref: '#/components/schemas/RecordedDecision',
-              },
-              decidedAt: {
-                type: 'string',
-                format: 'date-time',
-              },
-            },
-          },
-        },
-        decided: STRING_LIST,
-        pending: STRING_LIST,
-        context: {
-          type: 'object',
-          properties: {
-            user: {
-              type: 'string',
-            },
-            assistant: {
-              type: 'string',
-            },
-          },
-        },
-        onExpiry: {
-          enum: [...ON_EXPIRY],
-        },
-        remindAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        outcome: {
-          enum: [...OUTCOMES],
-        },
-      },
-    },
-    ResumeRequest: {
-      type: 'object',
-      required: ['interruptId'],
-      properties: {
-        interruptId: {
-          type: 'string',
-        },
-        answer: {
-          description: 'Any JSON value, at most 256 KB.',
-        },
-        decisions: {
-          type: 'array',
-          minItems: 1,
-          maxItems: LIMITS.asks.max,
-          items: {
-            $ref: '#/components/schemas/Decision',
-          },
-        },
-      },
-      description: 'Exactly one of answer (a pause with one answer ask) or decisions.',
-    },
-    Continuation: {
-      type: 'object',
-      required: ['runId', 'interruptId', 'continuationId', 'format', 'outcome', 'dispatch', 'resumedAt'],
-      properties: {
-        runId: {
-          type: 'string',
-        },
-        interruptId: {
-          type: 'string',
-        },
-        continuationId: {
-          type: 'string',
-        },
-        format: {
-          $ref: '#/components/schemas/Format',
-        },
-        messages: {
-          type: 'array',
-          items: {},
-          description:
-            'Left out (messagesOmitted) when the response would pass 5 MB; read it in slices with from/limit.',
-        },
-        messagesOmitted: {
-          const: true,
-        },
-        resumedAt: {
-          type: 'string',
-          format: 'date-time',
-        },
-        from: {
-          type: 'integer',
-        },
-        total: {
-          type: 'integer',
-        },
-        next: {
-          type: 'integer',
-          description: 'Where the next slice starts.',
-        },
-        outcome: {
-          enum: [...OUTCOMES],
-        },
-        dispatch: {
-          type: 'array',
-          description: 'The approved and edited calls the agent must now run, in call order.',
-          items: {
-            type: 'object',
-            required: ['toolCallId', 'name', 'args'],
-            properties: {
-              toolCallId: {
-                type: 'string',
-              },
-              name: {
-                type: 'string',
-              },
-              args: {},
-            },
-          },
-        },
-      },
-    },
-    PausePage: {
-      type: 'object',
-      required: ['items'],
-      properties: {
-        items: {
-          type: 'array',
-          items: {
-            $ref: '#/components/schemas/PauseView',
-          },
-        },
-        cursor: {
-          type: 'string',
-        },
-      },
-    },
-    Ask: {
-      type: 'object',
-      required: ['toolCallId'],
-      properties: {
-        toolCallId: {
-          type: 'string',
-          minLength: 1,
-          description: 'A reserved call of the paused round.',
-        },
-        kind: {
-          enum: [...ASK_KINDS],
-          default: 'answer',
-        },
-        prompt: {
-          type: 'string',
-          maxLength: LIMITS.promptChars,
-        },
-        answerSchema: {
-          type: ['object', 'boolean'],
-          description: 'answer asks: JSON Schema 2020-12 the answer must pass.',
-        },
-        argsSchema: {
-          type: ['object', 'boolean'],
-          description: 'approval asks: JSON Schema 2020-12 edited args must pass.',
-        },
-        editable: {
-          type: 'boolean',
-          default: true,
-          description: 'approval asks: whether args may be edited.',
-        },
-      },
-    },
-    RecordedDecision: {
-      description: 'A decision as a person sent it.',
-      oneOf: [
-        {
-          type: 'object',
-          required: ['answer'],
-          properties: {
-            answer: {},
-          },
-        },
-        {
-          type: 'object',
-          required: ['decision'],
-          properties: {
-            decision: {
-              enum: [...DECISION_KINDS],
-            },
-            args: {
-              type: 'object',
-            },
-            reason: {
-              type: 'string',
-            },
-          },
-        },
-      ],
-    },
-    Decision: {
-      type: 'object',
-      required: ['toolCallId'],
-      additionalProperties: false,
-      properties: {
-        toolCallId: {
-          type: 'string',
-          minLength: 1,
-        },
-        answer: {
-          description: 'answer asks: any JSON value.',
-        },
-        decision: {
-          enum: [...DECISION_KINDS],
-        },
-        args: {
-          type: 'object',
-          description: 'edit: the new arguments.',
-        },
-        reason: {
-          type: 'string',
-          description: 'reject: at most 2 KB.',
-        },
-      },
-    },
-    LinkResumeRequest: {
-      type: 'object',
-      description: "Exactly one of answer or decisions; the pause is the link's.",
-      properties: {
-        answer: {},
-        decisions: {
-          type: 'array',
-          minItems: 1,
-          maxItems: LIMITS.asks.max,
-          items: {
-            $ref: '#/components/schemas/Decision',
-          },
-        },
-      },
-    },
-    CancelRequest: {
-      type: 'object',
-      properties: {
-        reason: {
-          type: 'string',
-          description: "At most 2 KB; written into every undecided ask's rejection.",
-        },
-      },
-    },
-    PendingDecisions: {
-      type: 'object',
-      required: ['runId', 'interruptId', 'status', 'decided', 'pending'],
-      properties: {
-        runId: {
-          type: 'string',
-        },
-        interruptId: {
-          type: 'string',
-        },
-        status: {
-          const: 'paused',
-        },
-        decided: STRING_LIST,
-        pending: STRING_LIST,
-      },
-    },
-    LinkRequest: {
-      type: 'object',
-      required: ['email'],
-      properties: { email: { type: 'string', minLength: 1 }, name: { type: 'string' } },
-      description: 'The recipient of a link of their own (§13); decisions with it are recorded as theirs.',
-    },
-    LinkCreated: {
-      type: 'object',
-      required: ['answerUrl', 'recipient'],
-      properties: {
-        answerUrl: { type: 'string', format: 'uri' },
-        recipient: {
-          type: 'object',
-          required: ['email'],
-          properties: { email: { type: 'string' }, name: { type: 'string' } },
-        },
-      },
-    },
-  },
-};
+  });
+  const out: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const { $schema: _, $id: __, ...rest } = schema as Json;
+    out[name] = rest;
+  }
+  // The codes, in words: the problem's `code` is one of them.
+  const problem = out.Problem as { properties: Record<string, Json> };
+  problem.properties.code = {
+    ...problem.properties.code,
+    description: `The stable machine word: ${CODES.join(', ')}.`,
+  };
+  return out;
+}
+
+/** Every error response, from `ERRORS`: the one problem schema with its words. */
+function errorResponses(): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(ERRORS).map(([name, description]) => [
+      name,
+      { description, content: { 'application/problem+json': { schema: ref('Problem') } } },
+    ]),
+  );
+}
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const target = fileURLToPath(new URL('../functions/handlers/openapi.json', import.meta.url));

@@ -29,6 +29,7 @@ import {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PauseOpenError,
   PayloadTooLargeError,
   RecipientNotAllowedError,
   SelfDecisionError,
@@ -73,6 +74,7 @@ const everyError: Array<[string, HandbackError]> = [
   ['ExecutionInProgressError', new ExecutionInProgressError('cont-1/call-1', '2026-01-01T00:00:00.000Z', { cause })],
   ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
   ['InvalidPoliciesError', new InvalidPoliciesError('policies.cedar', 3, 14, 'unexpected token', { cause })],
+  ['PauseOpenError', new PauseOpenError('run-1', 'int-1', { cause })],
 ];
 
 describe('errors', () => {
@@ -129,6 +131,7 @@ describe('errors', () => {
       'ExecutionInProgressError',
       'HandoffFailedError',
       'LinkKeyUnavailableError',
+      'PauseOpenError',
       'StorageUnavailableError',
       'UnsupportedRecordError',
     ]);

@@ -3,6 +3,7 @@ import type { DurableContext } from '@aws/durable-execution-sdk-js';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
 import type { ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { PauseCancelledError, PauseExpiredError } from '../errors.ts';
+import { LIMITS } from '../vocabulary.ts';
 import type { DispatchCall, HandoffPointer } from '../wire.ts';
 import { type ExecutionLog, executionKey, executionLogOf, type HandbackOption, operationsOf } from './shared.ts';
 
@@ -28,7 +29,7 @@ export interface WaitForDecisionOptions {
   /**
    * How long the callback waits beyond the pause's expiry, so that Handback's sweep (which closes an expired pause
    * within two minutes, §10) completes it first with the expired continuation.
-   * @default 300
+   * @default `LIMITS.expiryGraceSeconds` (300)
    */
   graceSeconds?: number;
 }
@@ -37,11 +38,6 @@ export interface WaitForDecisionOptions {
 export interface DurableDecision extends HandoffPointer {
   messages: unknown[];
 }
-
-/** The pause expiry the store applies when the pause names none (§5). */
-const DEFAULT_EXPIRES_IN_SECONDS = 604_800;
-/** The callback's own timeout beyond the pause's expiry. */
-const DEFAULT_GRACE_SECONDS = 300;
 
 /**
  * Pauses the durable function's turn until people decide, and returns the continuation pointer with its messages.
@@ -57,7 +53,7 @@ export async function waitForDecision(
 ): Promise<DurableDecision> {
   const handback = operationsOf(options.handback);
   const name = options.name ?? 'handback-decision';
-  const expiresInSeconds = pause.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS;
+  const expiresInSeconds = pause.expiresInSeconds ?? LIMITS.expiresInSeconds.default;
   let created: ClientPauseCreated | undefined;
   let result: string;
   try {
@@ -66,7 +62,7 @@ export async function waitForDecision(
       async (callbackId) => {
         created = await handback.pause({ ...pause, callbackId, idempotencyKey: idempotencyKeyOf(callbackId) });
       },
-      { timeout: { seconds: expiresInSeconds + (options.graceSeconds ?? DEFAULT_GRACE_SECONDS) } },
+      { timeout: { seconds: expiresInSeconds + (options.graceSeconds ?? LIMITS.expiryGraceSeconds) } },
     );
   } catch (error) {
     throw closedError(error, pause, created);

@@ -1,12 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseDefaults, senderAddress } from '../checkpoints/notify.ts';
 import type { EventSink } from '../events/emitter.ts';
-import type { UseCaseDeps } from '../resume/resume.ts';
+import type { LinkMailer, UseCaseDeps } from '../resume/resume.ts';
 import type { ChannelName } from '../vocabulary.ts';
 import { type Channel, channelSink } from './channel.ts';
 import { createDynamoDBDeliveryLog } from './delivery-log.ts';
-import { createEmailChannel } from './email.ts';
+import { createEmailChannel, createLinkMailer } from './email.ts';
 import { createSmtpTransport } from './email-smtp.ts';
-import { parseDefaults, senderAddress } from './notify.ts';
 import { recipientLinkOf } from './recipient-link.ts';
 import { createSlackChannel } from './slack.ts';
 import { createSlackCall } from './slack-api.ts';
@@ -20,17 +20,27 @@ export { recipientLinkOf };
  * `HANDBACK_EMAIL_TO` (it needs answer links: `HANDBACK_LINK_SECRET`).
  */
 
-/** What the service wires: the configured names, the lifecycle sink, Slack's interactions endpoint. */
+/**
+ * What the service wires: the configured names, the lifecycle sink, Slack's interactions endpoint, and the mailer of
+ * delivered links (§16) when email is on.
+ */
 export interface ConfiguredChannels {
   names: ChannelName[];
   sink?: EventSink;
   slack?: ReturnType<typeof createSlackChannel>;
+  deliverLink?: LinkMailer;
 }
 
 /** The channels `env` configures. */
 export function channelsFromEnv(
   env: NodeJS.ProcessEnv,
-  options: { useCases: UseCaseDeps; client: DynamoDBDocumentClient; tableName: string },
+  options: {
+    useCases: UseCaseDeps;
+    client: DynamoDBDocumentClient;
+    tableName: string;
+    /** `HANDBACK_RECIPIENT_DOMAINS`, parsed (§16). */
+    recipientDomains?: readonly string[];
+  },
 ): ConfiguredChannels {
   const log = createDynamoDBDeliveryLog({ client: options.client, tableName: options.tableName });
   const channels: Channel[] = [];
@@ -65,17 +75,20 @@ export function channelsFromEnv(
     if (options.useCases.links === undefined) {
       throw new Error('Email carries each recipient’s own answer link: set HANDBACK_LINK_SECRET too.');
     }
+    const transport = createSmtpTransport(smtp);
     channels.push(
       createEmailChannel({
         useCases: options.useCases,
-        transport: createSmtpTransport(smtp),
+        transport,
         from,
         log,
         link: recipientLinkOf(options.useCases),
         defaultRecipients: parseDefaults('email', env.HANDBACK_EMAIL_TO),
+        ...(options.recipientDomains === undefined ? {} : { recipientDomains: options.recipientDomains }),
       }),
     );
     configured.names.push('email');
+    configured.deliverLink = createLinkMailer({ transport, from });
   }
   if (channels.length > 0) configured.sink = channelSink(channels);
   return configured;

@@ -1,11 +1,12 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { entryKey, recipientsOf } from '../checkpoints/notify.ts';
+import { foldEmail, isInsideDomains } from '../checkpoints/who-decides.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
-import { getPause, type UseCaseDeps } from '../resume/resume.ts';
+import { getPause, type LinkMailer, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
 import type { Channel } from './channel.ts';
 import type { DeliveryLog } from './delivery-log.ts';
 import { type EmailMessage, pauseEmail } from './email-message.ts';
-import { entryKey, recipientsOf } from './notify.ts';
 
 /**
  * The email channel (§14): one email per recipient on `Pause Created`, and on `Pause Reminder` one to each recipient
@@ -18,7 +19,7 @@ export interface EmailTransport {
   send(message: EmailMessage & { from: string }): Promise<void>;
 }
 
-/** The recipient's own answer link (§13): decisions made with it are recorded as theirs. */
+/** The recipient's own answer link (§14, §16): delivered to them, so decisions made with it are recorded as theirs. */
 export type RecipientLink = (
   pause: { tenant: string; runId: string; interruptId: string; expiresAt: string },
   recipient: { email: string; name?: string },
@@ -33,6 +34,11 @@ export interface EmailDeps {
   link: RecipientLink;
   /** `HANDBACK_EMAIL_TO`: whom a pause without `notify` is mailed to. */
   defaultRecipients: readonly string[];
+  /**
+   * `HANDBACK_RECIPIENT_DOMAINS` (§16): an agent's pause is mailed to its own `notify` addresses only inside these
+   * (the store refuses others at pause time; this holds for pauses recorded before). @default none
+   */
+  recipientDomains?: readonly string[];
   /** Counts and logs a failed send (it never fails the pause; the event is retried). */
   onFailure?: (error: unknown, to: string) => void;
 }
@@ -65,14 +71,20 @@ export function createEmailChannel(deps: EmailDeps): Channel {
       const view = await getPause(deps.useCases, { tenant, runId, interruptId });
       // Nothing is asked of anyone once the pause has closed.
       if (view.status !== 'paused') return;
-      const recipients = recipientsOf(view.notify, 'email', deps.defaultRecipients);
+      // An agent never chooses who is mailed a link that decides (§16): outside the domains, no one of its own naming.
+      const recipients = recipientsOf(view.notify, 'email', deps.defaultRecipients).filter(
+        (to) =>
+          view.notify === undefined ||
+          view.pausedBy?.kind !== 'agent' ||
+          isInsideDomains(to, deps.recipientDomains ?? []),
+      );
       const decidedBy = new Set(
         view.asks.map((ask) => emailOfDecider(ask.decision)).filter((email) => email !== undefined),
       );
       const what = event.type === LifecycleType.Created ? 'mail' : 'remind';
       const failures: unknown[] = [];
       for (const to of recipients) {
-        if (what === 'remind' && decidedBy.has(to.toLowerCase())) continue;
+        if (what === 'remind' && decidedBy.has(foldEmail(to))) continue;
         await sendOnce(event, view, to, what).catch((error: unknown) => failures.push(error));
       }
       if (failures.length > 0) throw failures[0];
@@ -83,5 +95,15 @@ export function createEmailChannel(deps: EmailDeps): Channel {
 /** The decider's email when the store's view names it (`decision.by`, §13). */
 function emailOfDecider(decision: unknown): string | undefined {
   const email = (decision as { by?: { email?: unknown } } | undefined)?.by?.email;
-  return typeof email === 'string' ? email.toLowerCase() : undefined;
+  return typeof email === 'string' ? foldEmail(email) : undefined;
+}
+
+/**
+ * Mails a delivered link (§16, `POST …/links` with `deliver: true`) as the channel mails a pause: the same email, to
+ * the one recipient, with their link. Unlike the channel's deliveries it is sent when asked, each time asked.
+ */
+export function createLinkMailer(deps: Pick<EmailDeps, 'transport' | 'from'>): LinkMailer {
+  return async (view, recipient, link) => {
+    await deps.transport.send({ from: deps.from, ...pauseEmail(view, recipient.email, link) });
+  };
 }

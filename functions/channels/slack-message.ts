@@ -39,17 +39,22 @@ export const SlackAction = {
 /** The callback ids of the modals. */
 export const SlackModal = { Edit: 'handback.edit', Reject: 'handback.reject', Answer: 'handback.answer' } as const;
 
-/** What a button's value carries: the ask's index and, for an enum button, the value's index. No credential. */
+/**
+ * What a button's value carries: the ask's index, for an enum button the value's index, and the `argsHash` of the
+ * arguments the message showed (§16), so an approve of arguments edited since is refused. No credential.
+ */
 export interface ButtonValue {
   a: number;
   v?: number;
+  h?: string;
 }
 
-/** What a modal carries back in `private_metadata`: the message it came from and the ask. */
+/** What a modal carries back in `private_metadata`: the message it came from, the ask, the shown arguments' hash. */
 export interface ModalMetadata {
   channel: string;
   ts: string;
   a: number;
+  h?: string;
 }
 
 /** What the message shows besides the pause: the inbox's URL, and who decided each ask (by ask index) when known. */
@@ -196,7 +201,8 @@ function button(text: string, actionId: string, value: ButtonValue, style?: 'pri
 function actionsOf(ask: AskView, index: number): ActionsBlock {
   const elements: Button[] = [];
   if (ask.kind === 'approval') {
-    elements.push(button('Approve', SlackAction.Approve, { a: index }, 'primary'));
+    const shown = ask.argsHash === undefined ? {} : { h: ask.argsHash };
+    elements.push(button('Approve', SlackAction.Approve, { a: index, ...shown }, 'primary'));
     if (ask.editable !== false && !ask.argsOmitted && argsText(ask).length <= SLACK_LIMITS.inputMaxLength) {
       elements.push(button('Edit…', SlackAction.Edit, { a: index }));
     }

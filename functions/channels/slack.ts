@@ -1,4 +1,5 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { recipientsOf } from '../checkpoints/notify.ts';
 import { HandbackError, InvalidAnswerError, NotAnApproverError } from '../errors.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { decideTurn, getPause, type UseCaseDeps } from '../resume/resume.ts';
@@ -6,7 +7,6 @@ import { LifecycleType } from '../vocabulary.ts';
 import type { Actor, Decision } from '../wire.ts';
 import type { Channel } from './channel.ts';
 import type { DeliveryKey, DeliveryLog, MessageRef, PauseOfMessage } from './delivery-log.ts';
-import { recipientsOf } from './notify.ts';
 import { isSlackSignature, SLACK_SIGNATURE_WINDOW_SECONDS, SlackApiError, type SlackCall } from './slack-api.ts';
 import {
   ANSWER_BLOCK,
@@ -136,19 +136,31 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     }
   };
 
-  /** The clicker as a principal (§14), with the email Slack knows, so approvers' emails match. */
+  /**
+   * The clicker as a principal (§14, §16): `slack:<team>:<user>`, with the email `users.info` gives — a workspace
+   * member's, verified (unless Slack says it is not confirmed) — so approvers' emails match Slack users, and the same
+   * person is one voter in Slack and elsewhere.
+   */
   const actorOf = async (teamIdValue: string, userId: string): Promise<Actor> => {
     const cached = users.get(userId);
     if (cached !== undefined && cached.at > now() - USER_CACHE.ttlMs) return cached.actor;
     const answer = await call<{
-      user: { id: string; team_id?: string; real_name?: string; profile?: { email?: string; real_name?: string } };
+      user: {
+        id: string;
+        team_id?: string;
+        real_name?: string;
+        is_email_confirmed?: boolean;
+        profile?: { email?: string; real_name?: string };
+      };
     }>('users.info', { user: userId });
     const email = answer.user.profile?.email;
+    const verified = email !== undefined && email !== '' && answer.user.is_email_confirmed !== false;
     const name = answer.user.profile?.real_name ?? answer.user.real_name;
     const actor: Actor = {
       kind: 'person',
       subject: `slack:${teamIdValue}:${userId}`,
       ...(email ? { email } : {}),
+      ...(verified ? { emailVerified: true as const } : {}),
       ...(name ? { name } : {}),
       via: 'slack',
     };
@@ -195,7 +207,9 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
       if (view.decided.includes(ask.toolCallId)) throw new ClosedClick('decided');
       const actionId = action.action_id.split(':')[0];
       if (actionId === SlackAction.Approve) {
-        await decide(pause, ref, value.a, { toolCallId: ask.toolCallId, decision: 'approve' }, actor);
+        // Approved as the message showed it (§16): arguments edited since are args_changed, told to the clicker.
+        const argsHash = value.h === undefined ? {} : { argsHash: value.h };
+        await decide(pause, ref, value.a, { toolCallId: ask.toolCallId, decision: 'approve', ...argsHash }, actor);
       } else if (actionId === SlackAction.Choose) {
         const values = enumOf(ask.answerSchema) ?? [];
         if (value.v === undefined || !(value.v in values)) return;
@@ -204,7 +218,13 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
         const kind = actionId === SlackAction.Edit ? 'edit' : actionId === SlackAction.Reject ? 'reject' : 'answer';
         await call('views.open', {
           trigger_id: payload.trigger_id,
-          view: modalOf(kind, ask, { channel, ts, a: value.a }),
+          // The modal shows the arguments as they are now, and takes back their hash with what is submitted.
+          view: modalOf(kind, ask, {
+            channel,
+            ts,
+            a: value.a,
+            ...(ask.argsHash === undefined ? {} : { h: ask.argsHash }),
+          }),
         });
       }
     } catch (error) {
@@ -243,7 +263,12 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
       if (typeof args !== 'object' || args === null || Array.isArray(args)) {
         return errors({ [ARGS_BLOCK]: 'The arguments must be a JSON object.' });
       }
-      decision = { toolCallId: ask.toolCallId, decision: 'edit', args: args as Record<string, unknown> };
+      decision = {
+        toolCallId: ask.toolCallId,
+        decision: 'edit',
+        args: args as Record<string, unknown>,
+        ...(metadata.h === undefined ? {} : { argsHash: metadata.h }),
+      };
     } else if (submitted.callback_id === SlackModal.Reject) {
       const reason = text(REASON_BLOCK);
       decision = { toolCallId: ask.toolCallId, decision: 'reject', ...(reason ? { reason } : {}) };

@@ -64,10 +64,10 @@ import {
 } from './deciding.ts';
 import { formatId, type IdParts, MAX_SEQ, parseId, randomToken } from './ids.ts';
 import { capitalize, shown, utf8Bytes } from './json.ts';
-import type { CheckedPause } from './pause-checks.ts';
+import { readCursor, writeCursor } from './list-cursor.ts';
+import { fitAsks, newPauseRecord, requestFields } from './new-pause.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import {
-  type Ask,
   type Closing,
   continuationIdOf,
   decidedAndPending,
@@ -77,11 +77,11 @@ import {
   interruptIdOf,
   isKnownStatus,
   isOpenAt,
-  nextDueAt,
   type PauseRecord,
   type RecordKey,
   statusAt,
 } from './record.ts';
+import { awaitingHandoff, sweepStep } from './sweep-step.ts';
 import { checkAnswer, checkDecisionsInput, checkListQuery, checkReason, checkRun } from './validation.ts';
 import { toPauseCreated, toPauseView } from './views.ts';
 import { checkActor, LIBRARY_PRINCIPAL, modelHashes, needsCalls, recorded, SWEEP_PRINCIPAL } from './who-decides.ts';
@@ -171,7 +171,6 @@ export class CheckpointService implements CheckpointStore {
     const requestHash =
       pause.idempotencyKey === undefined ? undefined : sha256(`${sha256(json)}:${canonicalJson(requestFields(input))}`);
     const now = this.#clock();
-    const expiresAtMs = now.getTime() + pause.expiresInSeconds * 1000;
     const round = roundPosition(json, pause.messages, pause.roundStart);
     const encoded = await encodeTranscript(json, { codec: this.#codec, ...(round === undefined ? {} : { round }) });
     const { header: transcript, bytes } = encoded;
@@ -198,35 +197,15 @@ export class CheckpointService implements CheckpointStore {
       if (seq > MAX_SEQ) {
         throw new BadRequestError(`Run ${pause.runId} has used all ${MAX_SEQ} pause numbers; use a new runId.`);
       }
-      const record: PauseRecord = {
-        tenant: pause.tenant,
-        runId: pause.runId,
+      const record = newPauseRecord(pause, {
         seq,
         token: randomToken(this.#randomBytes),
         readHint,
-        format: pause.format,
-        asks,
-        decisions: asks.map(() => undefined),
-        createdAt: now.toISOString(),
-        expiresAtMs,
-        onExpiry: pause.onExpiry,
-        status: Status.Paused,
-        rev: 1,
         transcript,
-        dueAtMs: 0,
-        pausedBy: pause.pausedBy,
-      };
-      if (pause.fourEyes === true) record.fourEyes = true;
-      if (pause.metadata !== undefined) record.metadata = pause.metadata;
-      if (pause.taskToken !== undefined) record.taskToken = pause.taskToken;
-      if (pause.callbackId !== undefined) record.callbackId = pause.callbackId;
-      if (Object.keys(pause.context).length > 0) record.context = pause.context;
-      if (pause.notify !== undefined) record.notify = pause.notify;
-      if (pause.remindBeforeSeconds !== undefined) record.remindAtMs = expiresAtMs - pause.remindBeforeSeconds * 1000;
-      if (pause.idempotencyKey !== undefined && requestHash !== undefined) {
-        record.idempotency = { key: pause.idempotencyKey, hash: requestHash };
-      }
-      record.dueAtMs = nextDueAt(record);
+        asks,
+        now,
+        ...(requestHash === undefined ? {} : { requestHash }),
+      });
       if ((await this.#persistence.create(record, bytes)) === 'created') {
         this.#changed(undefined, record);
         return toPauseCreated(record);
@@ -404,42 +383,43 @@ export class CheckpointService implements CheckpointStore {
       () => this.#persistence.read(key),
       async (read, nowMs) => {
         const record = read?.record;
-        // Unknown, or not due any more (the index lags the table): nothing to do.
-        if (record === undefined || record.dueAtMs === undefined || record.dueAtMs > nowMs)
-          return { result: undefined };
-        // A closing whose hand-off was not acknowledged yet: deliver it again (§6, at least once).
-        if (record.handoffDue === true && record.closing !== undefined) {
-          const stored = await this.#persistence.read(key, { token: record.token, hint: record.readHint });
-          if (stored?.record.rev === record.rev) {
-            result.closed.push(copyInto({ tenant: record.tenant }, await this.#closedResult(stored, true)));
+        const step = sweepStep(record, nowMs);
+        switch (step.do) {
+          case 'nothing':
+            return { result: undefined };
+          case 'redeliver': {
+            const closed = record as PauseRecord;
+            const stored = await this.#persistence.read(key, { token: closed.token, hint: closed.readHint });
+            if (stored?.record.rev === closed.rev) {
+              result.closed.push(copyInto({ tenant: closed.tenant }, await this.#closedResult(stored, true)));
+            }
+            return { after: step.after, result: undefined, quiet: true };
           }
-          // Not acknowledged by the next tick: looked at again then.
-          const after: PauseRecord = { ...record, dueAtMs: nowMs + HANDOFF_RETRY_MS, rev: record.rev + 1 };
-          return { after, result: undefined, quiet: true };
-        }
-        if (record.status !== Status.Paused) return { result: undefined };
-        if (nowMs >= record.expiresAtMs) {
-          if (record.onExpiry === 'fail') {
-            const after: PauseRecord = { ...record, status: Status.Expired, rev: record.rev + 1 };
-            delete after.dueAtMs;
-            return { after, result: undefined, onWritten: () => result.expired.push(toPauseView(after, nowMs)) };
+          case 'expire':
+            return {
+              after: step.after,
+              result: undefined,
+              onWritten: () => result.expired.push(toPauseView(step.after, nowMs)),
+            };
+          case 'remind':
+            return {
+              after: step.after,
+              result: undefined,
+              onWritten: () => result.reminded.push(toPauseView(step.after, nowMs)),
+            };
+          case 'close': {
+            const open = record as PauseRecord;
+            const stored = await this.#persistence.read(key, { token: open.token, hint: open.readHint });
+            if (stored === undefined || stored.record.rev !== open.rev) return { retry: true };
+            const next: PauseRecord = { ...open, rev: open.rev + 1 };
+            const closed = this.#close(next, await this.#round(stored), 'expired', nowMs, SWEEP_PRINCIPAL);
+            return {
+              after: awaitingHandoff(closed.record, nowMs),
+              result: undefined,
+              onWritten: () => result.closed.push(copyInto({ tenant: open.tenant }, closed.result)),
+            };
           }
-          const stored = await this.#persistence.read(key, { token: record.token, hint: record.readHint });
-          if (stored === undefined || stored.record.rev !== record.rev) return { retry: true };
-          const next: PauseRecord = { ...record, rev: record.rev + 1 };
-          const closed = this.#close(next, await this.#round(stored), 'expired', nowMs, SWEEP_PRINCIPAL);
-          // Delivered by the caller, then acknowledged; until then the sweep comes back to it (§6: at least once).
-          closed.record.handoffDue = true;
-          closed.record.dueAtMs = nowMs + HANDOFF_RETRY_MS;
-          return {
-            after: closed.record,
-            result: undefined,
-            onWritten: () => result.closed.push(copyInto({ tenant: record.tenant }, closed.result)),
-          };
         }
-        const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };
-        after.dueAtMs = nextDueAt(after);
-        return { after, result: undefined, onWritten: () => result.reminded.push(toPauseView(after, nowMs)) };
       },
       { onOverload: 'give-up' },
     );
@@ -785,70 +765,6 @@ function withExpiryDecisions(record: PauseRecord, closedAt: string): PauseRecord
     ...record,
     decisions: record.decisions.map((decision) => decision ?? { body, hash, decidedAt: closedAt, by: SWEEP_PRINCIPAL }),
   };
-}
-
-/** Milliseconds after which the sweep delivers again a closing of its own whose hand-off was not acknowledged. */
-const HANDOFF_RETRY_MS = 60_000;
-
-/**
- * The asks as the record keeps them: their definitions must fit the record's budget, and their args are kept while
- * they fit theirs (the rest are read from the transcript when a pause is shown).
- */
-function fitAsks(pause: CheckedPause): Ask[] {
-  const bytes = (value: unknown) => (value === undefined ? 0 : utf8Bytes(JSON.stringify(value)));
-  const definitions = pause.asks.map(({ args: _, ...ask }) => ask);
-  const fixed =
-    bytes(definitions) +
-    bytes(pause.metadata) +
-    bytes(pause.context) +
-    bytes(pause.taskToken) +
-    bytes(pause.callbackId) +
-    bytes(pause.idempotencyKey);
-  if (fixed > LIMITS.pauseItemBytes) {
-    const message = `the asks (prompts, schemas), metadata, turn context and task token take ${fixed} bytes together, over the limit of ${LIMITS.pauseItemBytes}`;
-    throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '', message }]);
-  }
-  let budget = Math.min(LIMITS.askArgsBytes, LIMITS.pauseItemBytes - fixed);
-  return pause.asks.map((ask) => {
-    const size = bytes(ask.args);
-    if (size <= budget) {
-      budget -= size;
-      return ask;
-    }
-    const { args: _, ...rest } = ask;
-    return { ...rest, argsOmitted: true };
-  });
-}
-
-/** The fields of a pause request that its `Idempotency-Key` covers, besides the transcript (hashed on its own). */
-function requestFields(input: PauseInput): Record<string, unknown> {
-  const { tenant: _, runId: __, messages: ___, idempotencyKey: ____, ...rest } = input;
-  return rest;
-}
-
-/** The service's listing cursor: the persistence's cursor and the status filter it was made for. */
-function writeCursor(after: string, status: string | undefined, mine: boolean): string {
-  const fields = mine ? { v: 2, s: status ?? null, m: true, c: after } : { v: 2, s: status ?? null, c: after };
-  return Buffer.from(JSON.stringify(fields)).toString('base64url');
-}
-
-function readCursor(cursor: unknown, status: string | undefined, mine: boolean): string {
-  const refuse = (why: string) =>
-    new BadRequestError(`The cursor ${why}: pass the cursor of the previous page unchanged, with the same status.`, [
-      { path: '/cursor', message: why },
-    ]);
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,4096}$/.test(cursor)) throw refuse('is not a cursor');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw refuse('is not a cursor');
-  }
-  const { v, s, m, c } = (parsed ?? {}) as { v?: unknown; s?: unknown; m?: unknown; c?: unknown };
-  if (v !== 2 || typeof c !== 'string') throw refuse('is not a cursor');
-  if (s !== (status ?? null) || (m === true) !== mine)
-    throw refuse('was made for a listing with another status or filter');
-  return c;
 }
 
 function overloaded(): StorageUnavailableError {

@@ -29,6 +29,11 @@ export interface DynamoDBCheckpointStoreOptions {
   onChange?: CheckpointServiceOptions['onChange'];
   /** The checks the store runs, each loaded on first use (see `CheckpointChecks`). @default ALL_CHECKS */
   checks?: CheckpointServiceOptions['checks'];
+  /**
+   * The recipient domains (§16): an agent's pause names approvers by email, and email recipients, only inside them.
+   * @default none
+   */
+  recipientDomains?: CheckpointServiceOptions['recipientDomains'];
 }
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */
@@ -79,4 +84,19 @@ export function storageClientConfig(overrides: DynamoDBClientConfig = {}): Dynam
     ...overrides,
     requestHandler: handler === undefined ? timeouts : isOptions ? { ...timeouts, ...handler } : handler,
   };
+}
+
+/**
+ * The client settings for `DYNAMODB_ENDPOINT`: a regional AWS endpoint (`https://dynamodb.<region>.amazonaws.com`)
+ * uses that region and the usual credential chain; any other endpoint (DynamoDB Local, dynalite) gets a region and
+ * placeholder credentials unless the environment has its own, as such servers accept any.
+ */
+export function endpointClientConfig(endpoint: string, env: NodeJS.ProcessEnv): DynamoDBClientConfig {
+  const region = /^https?:\/\/dynamodb[.-]([a-z0-9-]+)\.amazonaws\.com/.exec(endpoint)?.[1];
+  if (region !== undefined) return { endpoint, region };
+  const local: DynamoDBClientConfig = { endpoint, region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1' };
+  if (!env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE) {
+    local.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  }
+  return local;
 }

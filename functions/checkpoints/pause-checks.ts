@@ -1,4 +1,3 @@
-import { notifyFailures } from '../channels/notify.ts';
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import { readPauseAsksWith, roundContext } from '../rehydrate/core.ts';
 import type { MessageFormat } from '../rehydrate/formats/format.ts';
@@ -7,6 +6,7 @@ import type { Principal } from '../wire.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes, shown } from './json.ts';
 import { schemaProblems } from './json-schema/index.ts';
+import { notifyFailures } from './notify.ts';
 import type { Ask } from './record.ts';
 import { describe, isIdempotencyKey, isRunId, jsonFailure, runIdProblem, tenantProblemOf } from './validation.ts';
 import {

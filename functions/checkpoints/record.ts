@@ -38,6 +38,8 @@ export interface Ask {
   approvers?: Approvers;
   /** `approval` asks only: distinct approvals of the same arguments it needs (§13); absent = 1. */
   approvals?: number;
+  /** Four eyes on this ask alone (a policy's `@fourEyes`, §17): the pauser, whoever they come as, may not decide it. */
+  fourEyes?: true;
 }
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), when, by whom. */

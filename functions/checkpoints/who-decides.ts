@@ -221,8 +221,9 @@ export function tallyOf(record: PauseRecord, index: number, modelHash: string): 
 
 /**
  * Whether `actor` may decide `ask` at all, as the error to throw, or undefined when it may: an agent never decides;
- * four eyes keep anyone who is the same person as the pauser away (and an unattributed link, which proves no one);
- * approvers name who may. Four eyes come first: a pauser who is not an approver is told `self_decision`.
+ * four eyes (the pause's, or a policy's on the ask) keep anyone who is the same person as the pauser away, and an
+ * unattributed link, which proves no one; approvers name who may; a quorum takes people, never an unattributed link.
+ * Four eyes come first: a pauser who is not an approver is told `self_decision`.
  */
 export function authorityRefusal(record: PauseRecord, ask: Ask, actor: Actor): HandbackError | undefined {
   const ids = [record.runId, interruptIdOf(record), ask.toolCallId] as const;
@@ -232,11 +233,19 @@ export function authorityRefusal(record: PauseRecord, ask: Ask, actor: Actor): H
       { scope: 'handback/decide' },
     );
   }
-  if (record.fourEyes === true && (samePerson(actor, record.pausedBy) || isUnattributedLink(actor))) {
+  const fourEyes = record.fourEyes === true || ask.fourEyes === true;
+  if (fourEyes && (samePerson(actor, record.pausedBy) || isUnattributedLink(actor))) {
     return new SelfDecisionError(...ids);
   }
   if (ask.approvers !== undefined && !matchesApprovers(ask.approvers, actor)) {
     return new NotAnApproverError(...ids, `its approvers are ${describeApprovers(ask.approvers)}`);
+  }
+  // A quorum counts distinct persons (§16): a link that proves no one cannot be one of them.
+  if (isUnattributedLink(actor) && approvalsNeeded(ask) > 1) {
+    return new NotAnApproverError(
+      ...ids,
+      `it needs ${approvalsNeeded(ask)} distinct people, and this link names no one: decide signed in, or with a link made for you`,
+    );
   }
   return undefined;
 }

@@ -1,3 +1,6 @@
+import * as claudeHook from './claude-hook.ts';
+import * as claudeResume from './claude-resume.ts';
+import * as mcp from './mcp.ts';
 import * as start from './start.ts';
 
 /** One subcommand of the `handback` bin: a line for `handback --help`, its own help, and what it does. */
@@ -11,4 +14,9 @@ export interface Command {
 }
 
 /** The `handback` bin's subcommands, by name: one module each (`functions/cli/<name>.ts`), one line here. */
-export const COMMANDS = { start } as const satisfies Record<string, Command>;
+export const COMMANDS = {
+  start,
+  mcp,
+  'claude-hook': claudeHook,
+  'claude-resume': claudeResume,
+} as const satisfies Record<string, Command>;

@@ -1,12 +1,15 @@
 import type { PausePage, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { BadRequestError, type HandbackError } from '../errors.ts';
+import type { ClaimResult } from '../wire.ts';
 import { errorOf, HandbackHttpError } from './problems.ts';
 import type {
   ClientContinuation,
   ClientDecideResult,
   ClientPauseCreated,
+  CreateLinkInput,
   HandbackClient,
   LinkCreated,
+  LinkDelivered,
 } from './types.ts';
 
 /**
@@ -51,8 +54,10 @@ export const CLIENT_ROUTES = {
     retried: true,
   },
   listPauses: { method: 'GET', path: '/pauses', success: [200], retried: true },
+  // The same claimant again is told the same: safe to repeat.
+  claim: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/claim', success: [200], retried: true },
   // Not repeated: each request mints a link of its own, and a second one is a second capability.
-  createLink: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/links', success: [201], retried: false },
+  createLink: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/links', success: [201, 202], retried: false },
 } as const satisfies Record<
   keyof HandbackClient,
   { method: 'GET' | 'POST'; path: string; success: readonly number[]; retried: boolean }
@@ -230,10 +235,15 @@ export function createHandbackClient(options: HandbackClientOptions): HandbackCl
       return response.body as PausePage;
     },
 
-    async createLink({ runId, interruptId, email, name }) {
-      const body = name === undefined ? { email } : { email, name };
+    async claim({ runId, interruptId, claimant }) {
+      const response = await request(call('claim', { runId, interruptId }, { body: { claimant } }));
+      return response.body as ClaimResult;
+    },
+
+    async createLink({ runId, interruptId, email, name, deliver }: CreateLinkInput) {
+      const body = { email, ...(name === undefined ? {} : { name }), ...(deliver === true ? { deliver } : {}) };
       const response = await request(call('createLink', { runId, interruptId }, { body }));
-      return response.body as LinkCreated;
+      return response.body as LinkCreated & LinkDelivered;
     },
   };
 }

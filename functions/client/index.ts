@@ -20,6 +20,7 @@ export {
   HandoffFailedError,
   IdempotencyKeyReusedError,
   InvalidAnswerError,
+  InvalidPoliciesError,
   InvalidTranscriptError,
   LinkKeyUnavailableError,
   MissingTurnStateError,
@@ -29,6 +30,7 @@ export {
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
+  PauseOpenError,
   PayloadTooLargeError,
   RecipientNotAllowedError,
   SelfDecisionError,
@@ -38,7 +40,9 @@ export {
 export { createHandbackClient, type HandbackClientOptions } from './client.ts';
 export { HandbackHttpError, type ProblemBody } from './problems.ts';
 export {
+  type ClaimResult,
   type ClientCancelInput,
+  type ClientClaimInput,
   type ClientContinuation,
   type ClientContinuationKey,
   type ClientDecideInput,
@@ -52,6 +56,7 @@ export {
   type HandbackClient,
   type HandbackOperations,
   type LinkCreated,
+  type LinkDelivered,
   storeOperations,
   type Unbooked,
   type Unscoped,

@@ -13,7 +13,7 @@ import type {
   ResumeInput,
   ResumeResult,
 } from '../checkpoints/checkpoint-store.ts';
-import type { Actor } from '../wire.ts';
+import type { Actor, ClaimResult } from '../wire.ts';
 
 /**
  * The store's operations as the agent's side uses them (§15): the store's own input and output types, less what the
@@ -54,12 +54,20 @@ export interface CreateLinkInput {
   interruptId: string;
   email: string;
   name?: string;
+  /** Mail the link to `email` instead of answering with it (§16): a delivered link, deciding as that address. */
+  deliver?: boolean;
 }
 
-/** The 201 body of a link: the link, and whom its decisions are recorded as. */
+/** The 201 body of a granted link (§16): the link, deciding as you; `recipient` is whom you give it to, a label. */
 export interface LinkCreated {
   answerUrl: string;
   recipient: { email: string; name?: string };
+}
+
+/** The 202 body of a delivered link (§16): Handback mailed it to `recipient`; the URL is theirs alone. */
+export interface LinkDelivered {
+  recipient: { email: string; name?: string };
+  delivered: true;
 }
 
 /** What the client and a store bound to a tenant both do: the operations the framework adapters use. */
@@ -80,11 +88,22 @@ export interface HandbackOperations {
   listPauses(query?: ClientListPausesQuery): Promise<PausePage>;
 }
 
-/** The HTTP client: the shared operations, and links for a recipient. */
+/** A claim of a closed pause's hand-off (§18): the pause and who claims it. */
+export interface ClientClaimInput extends ClientPauseKey {
+  /** 1–128 visible ASCII characters, the same on every retry of one claim. */
+  claimant: string;
+}
+
+/** The HTTP client: the shared operations, links for a recipient, and hand-off claims. */
 export interface HandbackClient extends HandbackOperations {
   /** A link for one recipient (§13); a `person` principal that may read the pause. */
-  createLink(input: CreateLinkInput): Promise<LinkCreated>;
+  createLink(input: CreateLinkInput & { deliver?: false }): Promise<LinkCreated>;
+  createLink(input: CreateLinkInput & { deliver: true }): Promise<LinkDelivered>;
+  /** Claims a closed pause's hand-off (§18): `claimed` for the first claimant (and its retries), false for others. */
+  claim(input: ClientClaimInput): Promise<ClaimResult>;
 }
+
+export type { ClaimResult };
 
 /** The operations of `store` for one tenant, deciding as `by` (default the library's principal, §13). */
 export function storeOperations(store: CheckpointStore, scope: { tenant: string; by?: Actor }): HandbackOperations {

@@ -3,6 +3,7 @@
  * a missing variable stops the function at init with a message naming it, never at the first request.
  */
 
+import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import type { HandoffConfig } from '../handoff/handoff.ts';
 import { HANDOFF_TARGETS, isOneOf } from '../vocabulary.ts';
 
@@ -24,6 +25,10 @@ export interface Config {
   inboxUrl: string | undefined;
   /** `LINK_SECRET_ARN`: the Secrets Manager secret holding the answer-link key; unset = no answer links. */
   linkSecretArn: string | undefined;
+  /** `RECIPIENT_DOMAINS`: where an agent may name approvers and email recipients by address (§16); unset = none. */
+  recipientDomains: string[];
+  /** `OWN_USER_POOL_ISSUER`: the stack's own Cognito pool, whose access tokens carry only verified emails (§16). */
+  verifiedEmailIssuer: string | undefined;
   /** `HANDBACK_RETENTION_DAYS`, in seconds: how long a pause and its audit trail are kept after it expires. */
   retentionSeconds: number | undefined;
 }
@@ -90,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     handoff: loadHandoffConfig(env),
     inboxUrl: optionalEnv(env, 'INBOX_URL'),
     linkSecretArn: optionalEnv(env, 'LINK_SECRET_ARN'),
+    recipientDomains: parseRecipientDomains(optionalEnv(env, 'RECIPIENT_DOMAINS')),
+    verifiedEmailIssuer: optionalEnv(env, 'OWN_USER_POOL_ISSUER'),
     retentionSeconds: retentionSecondsOf(env),
   };
 }

@@ -1,8 +1,9 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { createEmailChannel } from '../channels/email.ts';
 import { createSesTransport } from '../channels/email-ses.ts';
-import { parseDefaults } from '../channels/notify.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
+import { parseDefaults } from '../checkpoints/notify.ts';
+import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
 import { channelDeps, logger, metrics } from './channel-runtime.ts';
@@ -34,6 +35,7 @@ const channel = createEmailChannel({
   log,
   link: recipientLinkOf(withLinks),
   defaultRecipients: parseDefaults('email', optionalEnv(process.env, 'HANDBACK_EMAIL_TO')),
+  recipientDomains: parseRecipientDomains(optionalEnv(process.env, 'RECIPIENT_DOMAINS')),
   // Each failed send is logged on its own (the others of the event still go); the event's failure is counted once.
   onFailure: (error) => logger.warn('Email not sent', { error }),
 });

@@ -33,6 +33,7 @@ import {
 import { checkJsonDepth, parseOrThrow } from '../resume/request.ts';
 import {
   cancelTurn,
+  claimHandoff,
   createLink,
   decideTurn,
   getContinuation,
@@ -44,36 +45,30 @@ import {
 } from '../resume/resume.ts';
 import type { Scope } from '../vocabulary.ts';
 import type { Actor } from '../wire.ts';
+import type * as z from '../zod.ts';
 import { principalOf, scopesOf } from './principal.ts';
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
 import {
   type BearerRoute,
   type BodySpec,
-  cancelBody,
-  continuationParams,
-  continuationQuery,
   isBearer,
-  linkBody,
-  linkResumeBody,
-  listQuery,
   missingScope,
-  pauseBody,
-  pauseParams,
-  pauseQuery,
+  PATH_PATTERNS,
+  pathPattern,
   ROUTES,
   type Route,
+  type RouteId,
   type RouteSpec,
-  resumeBody as resumeBodySchema,
-  runParams,
 } from './routes.ts';
 import { type EntryTelemetry, withTelemetry } from './telemetry.ts';
 
 /**
  * The HTTP API (§5, §9–§13) for API Gateway HTTP API, payload v2: middy with the router and header normalizer, the
  * routes of the table in `routes.ts`, each caller's tenant, scopes and principal decided in one place (`callerOf`),
- * the body read as the table says (size, media type, JSON, depth), zod at the edge, and `problemDetails` turning
- * every error into a problem. Each route parses, calls one use case, and shapes the response; the rules are the
- * store's.
+ * an answer link's pause in another (`linkOf`), the body read as the table says (size, media type, JSON, depth), the
+ * path, query and body checked against the table's zod schemas in one place (`serve`), and `problemDetails` turning
+ * every error into a problem. Each handler gets its input typed, calls one use case, and shapes the response; the
+ * rules are the store's.
  */
 
 /** An HTTP API event with a JWT authorizer; a POST route's body is JSON-parsed by the time its handler sees it. */
@@ -111,16 +106,30 @@ export interface Caller {
   tenant: string;
   by: Actor;
 }
-/** A bearer route's handler: its tenant and principal are decided, its scopes checked, its body read. */
-export type BearerHandler = (event: ApiEvent, caller: Caller) => Promise<ApiResult>;
-/** A public, link or Slack route's handler; its body read. */
-export type OpenHandler = (event: ApiEvent) => Promise<ApiResult>;
+/** The output of a route's schema, or undefined where the route has none. */
+type Parsed<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
+/**
+ * What a route's handler is given: the event (its body parsed, as the table says), and its path parameters, query and
+ * body as the table's schemas parsed them.
+ */
+export interface RouteInput<R = RouteSpec> {
+  event: ApiEvent;
+  params: R extends { params: infer S } ? Parsed<S> : undefined;
+  query: R extends { query: infer S } ? Parsed<S> : undefined;
+  body: R extends { body: { schema: infer S } } ? Parsed<S> : undefined;
+}
+/** An answer link's grant and the open pause it opens (§11). */
+export type OpenLink = LinkGrant & { view: PauseView };
+/** Who a route's handler serves: a bearer route's caller, an answer-link route's open link (§11), else no one. */
+export type WhoOf<R> = R extends BearerRoute ? Caller : R extends { scopes: 'link' } ? OpenLink : undefined;
+/** A route's handler: its caller decided, its scopes checked, its body read and its input checked. */
+export type RouteHandler<R = RouteSpec> = (input: RouteInput<R>, who: WhoOf<R>) => Promise<ApiResult>;
 /** One handler per route of the table that the API function serves. */
 export type RouteHandlers = {
-  [R in ApiRoute as R['id']]: R extends BearerRoute ? BearerHandler : OpenHandler;
+  [R in ApiRoute as R['id']]: RouteHandler<R>;
 };
 /** The routes whose handlers other modules provide; until given, each answers 404 `not_found` (not configured). */
-export type ProvidedRouteId = 'createLink' | 'slackInteractions';
+export type ProvidedRouteId = 'createLink' | 'slackInteractions' | 'mcp';
 
 /** The routes of the table the API function serves (the inbox page's are its own function's). */
 type ApiRoute = Exclude<Route, { served: 'inbox' }>;
@@ -170,10 +179,11 @@ export function createApiHandler(
     return { tenant, by };
   };
   /**
-   * The one pause an answer link opens (§11), still open; anything else is 401 or 410 without saying why. Read with
-   * its messages when `includeMessages`, so a route that shows them reads the pause once.
+   * The one pause an answer link opens (§11), still open; anything else is 401 or 410 without saying why, before the
+   * request's input is checked. Read with its messages when the query asks for them, so a route that shows them reads
+   * the pause once.
    */
-  const linkOf = async (event: ApiEvent, includeMessages = false): Promise<LinkGrant & { view: PauseView }> => {
+  const linkOf = async (event: ApiEvent): Promise<OpenLink> => {
     if (deps.links === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'Answer links are not configured.');
     let grant: LinkGrant;
     try {
@@ -183,6 +193,7 @@ export function createApiHandler(
     }
     // A link names only its own pause (§11): another one in the body or query is 403, and nothing changes.
     checkNamesOnlyItsPause(grant, { body: event.body, query: event.queryStringParameters });
+    const includeMessages = event.queryStringParameters?.include === 'messages';
     let view: PauseView;
     try {
       view = await getPause(deps, grant, { ...(includeMessages ? { includeMessages } : {}), by: grant.principal });
@@ -199,9 +210,7 @@ export function createApiHandler(
     health: async () => json(200, { status: 'ok' }),
     // The description (24 KB) is a chunk of its own, read by the one route that serves it.
     openapi: async () => json(200, (await import('./openapi.json', { with: { type: 'json' } })).default),
-    pause: async (event, { tenant, by }) => {
-      const params = parseOrThrow(runParams, event.pathParameters, 'path');
-      const body = parseOrThrow(pauseBody, event.body, 'pause body');
+    pause: async ({ event, params, body }, { tenant, by }) => {
       const idempotencyKey = event.headers?.['idempotency-key'];
       if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
         throw new BadRequestError('The Idempotency-Key header must be 1–255 visible ASCII characters.', [
@@ -218,16 +227,12 @@ export function createApiHandler(
       const location = `/runs/${created.runId}/pauses/${created.interruptId}`;
       return json(201, response, { Location: location, 'Cache-Control': 'no-store' });
     },
-    getPause: async (event, { tenant, by }) => {
-      const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
-      const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
+    getPause: async ({ params, query }, { tenant, by }) => {
       // With who asks, so each ask says whether they may decide it (§13).
       const view = await getPause(deps, { tenant, ...params }, { includeMessages: query.include === 'messages', by });
       return json(200, withMessages(view, query.from, query.limit));
     },
-    resume: async (event, { tenant, by }) => {
-      const params = parseOrThrow(runParams, event.pathParameters, 'path');
-      const body = parseOrThrow(resumeBodySchema, event.body, 'resume body');
+    resume: async ({ params, body }, { tenant, by }) => {
       const key = { tenant, runId: params.runId, interruptId: body.interruptId, by };
       if (body.decisions === undefined) {
         const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'http');
@@ -235,28 +240,21 @@ export function createApiHandler(
       }
       return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'http'));
     },
-    getContinuation: async (event, { tenant }) => {
-      const params = parseOrThrow(continuationParams, event.pathParameters, 'path');
-      const query = parseOrThrow(continuationQuery, event.queryStringParameters ?? {}, 'query');
+    getContinuation: async ({ params, query }, { tenant }) => {
       const continuation = await getContinuation(deps, { tenant, ...params });
       return json(200, withMessages(continuation, query.from, query.limit));
     },
-    listPauses: async (event, { tenant, by }) => {
-      const { mine, ...query } = parseOrThrow(listQuery, event.queryStringParameters ?? {}, 'query');
+    listPauses: async ({ query: { mine, ...query } }, { tenant, by }) => {
       const page = await listPauses(deps, { tenant, ...query, ...(mine === 'true' ? { waitingFor: by } : {}) });
       return json(200, page.cursor === undefined ? { items: page.items } : page);
     },
-    cancel: async (event, { tenant, by }) => {
-      const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
-      const body = parseOrThrow(cancelBody, event.body ?? {}, 'cancel body');
+    cancel: async ({ params, body }, { tenant, by }) => {
       const result = await cancelTurn(deps, { tenant, ...params, ...body, by }, 'http');
       return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
     },
     createLink:
       options.handlers?.createLink ??
-      (async (event, { tenant, by }) => {
-        const params = parseOrThrow(pauseParams, event.pathParameters, 'path');
-        const body = parseOrThrow(linkBody, event.body, 'link body');
+      (async ({ event, params, body }, { tenant, by }) => {
         const recipient = { email: body.email, ...(body.name === undefined ? {} : { name: body.name }) };
         const deliver = body.deliver === true;
         try {
@@ -272,16 +270,19 @@ export function createApiHandler(
           throw error;
         }
       }),
-    // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
-    linkPause: async (event) => {
-      const link = await linkOf(event, event.queryStringParameters?.include === 'messages');
-      const query = parseOrThrow(pauseQuery, event.queryStringParameters ?? {}, 'query');
-      if (query.include !== 'messages') return json(200, link.view, { 'Cache-Control': 'no-store' });
-      return json(200, withMessages(link.view, query.from, query.limit), { 'Cache-Control': 'no-store' });
+    claim: async ({ params, body }, { tenant }) => {
+      if (deps.claims === undefined)
+        throw new HttpProblem(404, EdgeCode.NotFound, 'Hand-off claims are not configured.');
+      return json(200, await claimHandoff(deps, { tenant, ...params, claimant: body.claimant }));
     },
-    linkResume: async (event) => {
-      const link = await linkOf(event);
-      const body = parseOrThrow(linkResumeBody, event.body, 'resume body');
+    // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
+    mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
+    // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
+    linkPause: async ({ query }, { view }) => {
+      if (query.include !== 'messages') return json(200, view, { 'Cache-Control': 'no-store' });
+      return json(200, withMessages(view, query.from, query.limit), { 'Cache-Control': 'no-store' });
+    },
+    linkResume: async ({ body }, link) => {
       // Decided as the link's own principal (§13): its recipient, or the pause's link.
       const key = { tenant: link.tenant, runId: link.runId, interruptId: link.interruptId, by: link.principal };
       if (body.decisions === undefined) {
@@ -295,7 +296,7 @@ export function createApiHandler(
       options.handlers?.slackInteractions ??
       (deps.slack === undefined
         ? notConfigured('Slack interactions are')
-        : async (event) => {
+        : async ({ event }) => {
             const { body, isBase64Encoded } = event;
             const raw = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
             const answer = await (deps.slack as SlackInteractions).interactions({
@@ -308,13 +309,15 @@ export function createApiHandler(
           }),
   };
 
+  const served = ROUTES.filter((route): route is ApiRoute => !('served' in route) || route.served !== 'inbox');
+  const extra = options.routes ?? [];
   const routes: Array<MiddyRoute<ApiEvent, ApiResult>> = [
-    ...ROUTES.filter((route): route is ApiRoute => !('served' in route)).map((route) => ({
+    ...served.map((route) => ({
       method: route.method,
       path: route.path,
-      handler: serve(route, handlers[route.id], callerOf),
+      handler: serve(route, handlers[route.id] as unknown as ServedHandler, { callerOf, linkOf }),
     })),
-    ...(options.routes ?? []),
+    ...extra,
   ];
 
   const routed = middy<ApiEvent, ApiResult>({
@@ -328,29 +331,51 @@ export function createApiHandler(
   })
     .use(httpHeaderNormalizer())
     .use(problemDetails(deps.logger))
-    .handler(httpRouterHandler<ApiEvent, ApiResult>({ routes, notFoundResponse: notFound(routes) }));
+    .handler(httpRouterHandler<ApiEvent, ApiResult>({ routes, notFoundResponse: notFound(served, extra) }));
   // Outside middy: the context is on every line before the router runs, the metrics written after a problem is made.
   return withTelemetry(deps, (event: ApiEvent, context): Promise<ApiResult> => routed(event, context));
 }
 
+/** A route's handler as `serve` calls it: each route's own types are checked where the handlers are written. */
+type ServedHandler = (
+  input: { event: ApiEvent; params: unknown; query: unknown; body: unknown },
+  who: Caller | OpenLink | undefined,
+) => Promise<ApiResult>;
+
 /**
  * A route as the router runs it, in the order API Gateway would: the caller of a bearer route first (401, 403), then
- * its body (413, 415, 400), then the handler.
+ * its body (413, 415, 400), an answer link and its pause (401, 403, 404, 410), then the path, query and body against
+ * the table's schemas — the one place a zod failure becomes a 400 `bad_request` naming each bad field — then the
+ * handler, with the schemas' output.
  */
 function serve(
   route: RouteSpec,
-  handler: BearerHandler | OpenHandler,
-  callerOf: (event: ApiEvent, route: RouteSpec & { scopes: readonly Scope[] }) => Caller,
+  handler: ServedHandler,
+  who: {
+    callerOf: (event: ApiEvent, route: RouteSpec & { scopes: readonly Scope[] }) => Caller;
+    linkOf: (event: ApiEvent) => Promise<OpenLink>;
+  },
 ) {
   return async (event: ApiEvent): Promise<ApiResult> => {
-    const caller = isBearer(route) ? callerOf(event, route) : undefined;
+    const caller = isBearer(route) ? who.callerOf(event, route) : undefined;
     const read = route.body === undefined ? event : readBody(event, route.body);
-    return (handler as BearerHandler)(read, caller as Caller);
+    const link = route.scopes === 'link' ? await who.linkOf(read) : undefined;
+    const input = {
+      event: read,
+      params: route.params === undefined ? undefined : parseOrThrow(route.params, read.pathParameters, 'path'),
+      query:
+        route.query === undefined ? undefined : parseOrThrow(route.query, read.queryStringParameters ?? {}, 'query'),
+      body:
+        route.body?.schema === undefined
+          ? undefined
+          : parseOrThrow(route.body.schema, read.body, route.body.name ?? 'body'),
+    };
+    return handler(input, caller ?? link);
   };
 }
 
 /** A handler another module provides, until it is given: 404, as for a route this deployment does not have. */
-function notConfigured(what: string): BearerHandler & OpenHandler {
+function notConfigured(what: string): RouteHandler<never> {
   return async () => {
     throw new HttpProblem(404, EdgeCode.NotFound, `${what} not configured.`);
   };
@@ -407,12 +432,15 @@ function readBody(event: ApiEvent, spec: BodySpec): ApiEvent {
   return { ...event, body: parsed as never };
 }
 
-/** 405 with `Allow` when another method serves the path, else 404. */
-function notFound(routes: Array<MiddyRoute<ApiEvent, ApiResult>>) {
-  const patterns = routes.map((route) => ({
-    method: route.method,
-    regexp: new RegExp(`^${route.path.replace(/\{[^/]+\}/g, '[^/]+')}/?$`),
-  }));
+/**
+ * 405 with `Allow` when another method serves the path, else 404: the table's compiled paths of the routes served
+ * (`PATH_PATTERNS`), and those of any route added beside them.
+ */
+function notFound(served: readonly RouteSpec[], extra: Array<MiddyRoute<ApiEvent, ApiResult>>) {
+  const patterns = [
+    ...served.map((route) => ({ method: route.method, regexp: PATH_PATTERNS[route.id as RouteId] })),
+    ...extra.map((route) => ({ method: route.method, regexp: pathPattern(route.path) })),
+  ];
   return ({ method, path }: { method: string; path: string }): never => {
     const allowed = [...new Set(patterns.filter((p) => p.regexp.test(path)).map((p) => p.method))] as Method[];
     if (allowed.length > 0) {

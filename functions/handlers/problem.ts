@@ -11,11 +11,13 @@ import {
   fateOf,
   HandbackError,
   HandoffFailedError,
+  IdempotencyKeyReusedError,
   InvalidAnswerError,
   InvalidTranscriptError,
   isFinal,
   LinkKeyUnavailableError,
   NotAnApproverError,
+  OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
@@ -181,6 +183,10 @@ function extensions(error: HandbackError): Record<string, unknown> {
   // The current arguments' hash, so a client can show them again and send it back (§16).
   if (error instanceof ArgsChangedError) return { toolCallId: error.toolCallId, argsHash: error.argsHash };
   if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
+  // The pause in the way, so a client can read it: a permission request asked again meets its own pause (§18).
+  if (error instanceof OpenPauseExistsError || error instanceof IdempotencyKeyReusedError) {
+    return error.interruptId === undefined ? {} : { interruptId: error.interruptId };
+  }
   if (error instanceof PauseCancelledError) {
     return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
   }

@@ -27,8 +27,10 @@ export interface BodySpec {
   readonly optional?: boolean;
   /** `json` (the default): 415 unless JSON, parsed, depth-checked. `raw`: handed on as sent (Slack's form posts). */
   readonly media?: 'json' | 'raw';
-  /** The zod schema the parsed body must meet. */
+  /** The zod schema the parsed body must meet (checked by the router, which hands the handler its output). */
   readonly schema?: z.ZodMiniType;
+  /** What a 400 calls the body ("Invalid pause body: …"). */
+  readonly name?: string;
 }
 
 /** One route. */
@@ -41,26 +43,54 @@ export interface RouteSpec {
   readonly scopes: Access;
   /** Why a route without a bearer token is safe without one (the CDK route's cdk-nag acknowledgement says it). */
   readonly why?: string;
-  /** Which function serves it on AWS: the API's, or the inbox page's own. @default 'api' */
-  readonly served?: 'api' | 'inbox';
+  /**
+   * Which function serves it on AWS: the API's, the inbox page's own, or the MCP server's own (§18: so the API
+   * function's cold start does not carry the MCP SDK; the API handler serves it where it is given its handler, as the
+   * local service does). @default 'api'
+   */
+  readonly served?: 'api' | 'inbox' | 'mcp';
+  /** The path parameters' schema: the router checks them and hands the handler its output. */
   readonly params?: z.ZodMiniType;
+  /** The query's schema (every parameter a string, as API Gateway sends it). */
   readonly query?: z.ZodMiniType;
   readonly body?: BodySpec;
 }
 
-const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object');
-// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
-const jsonSchema = z.optional(z.union([jsonObject, z.boolean()]));
+/** The metadata key naming, on a schema the edge takes as sent, the wire schema the API description shows for it. */
+export const WIRE_SHAPE = 'x-handback-wire';
+type Wire = typeof import('../wire.ts');
+/** The names of `functions/wire.ts`'s schemas. */
+export type WireSchemaName = { [K in keyof Wire]: Wire[K] extends z.ZodMiniType ? K : never }[keyof Wire];
 
-const askBody = z.object({
+/**
+ * A part of a body the store checks itself, naming each bad entry (§9, §13, §14): taken here as sent, and shown in the
+ * API description as the wire schema `shape` (`functions/wire.ts`, by `scripts/openapi.ts`).
+ */
+function checkedByStore<T>(shape: WireSchemaName) {
+  return z.custom<T>(() => true).check(z.meta({ [WIRE_SHAPE]: shape }));
+}
+
+/** What the API description says of a field beyond what the edge checks: a limit the store holds it to, a default. */
+const documented = (words: Record<string, unknown>) => z.meta(words);
+
+// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
+const jsonObject = z
+  .custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object')
+  .check(documented({ type: 'object' }));
+const jsonSchema = z.optional(
+  z.union([jsonObject, z.boolean()]).check(documented({ description: 'A JSON Schema 2020-12 document.' })),
+);
+
+/** One ask of a pause body (§9). */
+export const askBody = z.object({
   toolCallId: z.string().check(z.minLength(1)),
   kind: z.optional(z.enum(ASK_KINDS)),
-  prompt: z.optional(z.string()),
+  prompt: z.optional(z.string().check(documented({ maxLength: LIMITS.promptChars }))),
   answerSchema: jsonSchema,
   argsSchema: jsonSchema,
   editable: z.optional(z.boolean()),
   // Checked by the store, which names each bad entry (§13).
-  approvers: z.optional(z.custom<Approvers>(() => true)),
+  approvers: z.optional(checkedByStore<Approvers>('approvers')),
   approvals: z.optional(z.number().check(z.int(), z.minimum(LIMITS.approvals.min), z.maximum(LIMITS.approvals.max))),
 });
 
@@ -69,26 +99,38 @@ export const pauseBody = z.object({
   format: z.enum(FORMAT_NAMES),
   messages: z.array(z.unknown()).check(z.minLength(1)),
   toolCallId: z.optional(z.string().check(z.minLength(1))),
-  prompt: z.optional(z.string()),
+  prompt: z.optional(z.string().check(documented({ maxLength: LIMITS.promptChars }))),
   answerSchema: jsonSchema,
   asks: z.optional(z.array(askBody).check(z.minLength(LIMITS.asks.min), z.maxLength(LIMITS.asks.max))),
   expiresInSeconds: z.optional(
-    z.number().check(z.int(), z.minimum(LIMITS.expiresInSeconds.min), z.maximum(LIMITS.expiresInSeconds.max)),
+    z
+      .number()
+      .check(
+        z.int(),
+        z.minimum(LIMITS.expiresInSeconds.min),
+        z.maximum(LIMITS.expiresInSeconds.max),
+        documented({ default: LIMITS.expiresInSeconds.default }),
+      ),
   ),
-  onExpiry: z.optional(z.enum(ON_EXPIRY)),
+  onExpiry: z.optional(z.enum(ON_EXPIRY).check(documented({ default: ON_EXPIRY[0] }))),
   remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
   taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
   callbackId: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.callbackIdChars))),
-  metadata: z.optional(jsonObject),
+  metadata: z.optional(jsonObject.check(documented({ description: `At most ${LIMITS.metadataBytes} bytes of JSON.` }))),
   // Each entry is checked by the store with the pause's other fields (§14), named by its place.
-  notify: z.optional(z.array(z.custom<NotifyEntry>(() => true))),
+  notify: z.optional(z.array(checkedByStore<NotifyEntry>('notifyEntry'))),
   // Checked by the store, which names each bad approver (§13).
   fourEyes: z.optional(z.boolean()),
 });
 
+/** The decisions of a request (§9), each checked by the store, which names each bad one by its place. */
+const decisions = z
+  .array(checkedByStore<unknown>('decision'))
+  .check(documented({ minItems: LIMITS.asks.min, maxItems: LIMITS.asks.max }));
+
 /** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
 export const resumeBody = z
-  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(decisions) })
   .check(
     z.refine(
       (body) => 'answer' in body !== (body.decisions !== undefined),
@@ -97,7 +139,7 @@ export const resumeBody = z
   );
 /** An answer link's resume body: the pause is the link's. */
 export const linkResumeBody = z
-  .object({ answer: z.optional(z.unknown()), decisions: z.optional(z.array(z.unknown())) })
+  .object({ answer: z.optional(z.unknown()), decisions: z.optional(decisions) })
   .check(
     z.refine((body) => 'answer' in body !== (body.decisions !== undefined), 'give exactly one of answer or decisions'),
   );
@@ -110,6 +152,11 @@ export const linkBody = z.object({
     .check(z.refine(isPlausibleEmail, `must be an email address of at most ${LIMITS.recipientChars} characters`)),
   name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars))),
   deliver: z.optional(z.boolean()),
+});
+
+/** A hand-off claim (§18): who claims, the same name on every retry of one claim. */
+export const claimBody = z.object({
+  claimant: z.string().check(z.regex(LIMITS.claimant, 'must be 1–128 visible ASCII characters')),
 });
 
 export const runParams = z.object({ runId });
@@ -151,7 +198,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses',
     scopes: [agent],
     params: runParams,
-    body: { limit: LIMITS.pauseBodyBytes, schema: pauseBody },
+    body: { limit: LIMITS.pauseBodyBytes, schema: pauseBody, name: 'pause body' },
   },
   {
     id: 'getPause',
@@ -167,7 +214,7 @@ export const ROUTES = [
     path: '/runs/{runId}/resume',
     scopes: [decide],
     params: runParams,
-    body: { limit: LIMITS.decisionBodyBytes, schema: resumeBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: resumeBody, name: 'resume body' },
   },
   {
     id: 'getContinuation',
@@ -184,7 +231,7 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses/{interruptId}/cancel',
     scopes: [agent, decide],
     params: pauseParams,
-    body: { limit: LIMITS.decisionBodyBytes, optional: true, schema: cancelBody },
+    body: { limit: LIMITS.decisionBodyBytes, optional: true, schema: cancelBody, name: 'cancel body' },
   },
   {
     id: 'createLink',
@@ -192,7 +239,25 @@ export const ROUTES = [
     path: '/runs/{runId}/pauses/{interruptId}/links',
     scopes: [decide],
     params: pauseParams,
-    body: { limit: LIMITS.decisionBodyBytes, schema: linkBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkBody, name: 'link body' },
+  },
+  {
+    id: 'claim',
+    method: 'POST',
+    path: '/runs/{runId}/pauses/{interruptId}/claim',
+    scopes: [agent],
+    params: pauseParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: claimBody, name: 'claim body' },
+  },
+  {
+    id: 'mcp',
+    method: 'POST',
+    path: '/mcp',
+    scopes: [agent],
+    served: 'mcp',
+    // JSON-RPC over Streamable HTTP: the MCP transport reads the body itself (its media types, its parse errors). A
+    // permission request carries the tool call's input, which becomes the pause's transcript.
+    body: { limit: LIMITS.pauseBodyBytes, media: 'raw' },
   },
   {
     id: 'linkPause',
@@ -208,7 +273,7 @@ export const ROUTES = [
     path: '/links/resume',
     scopes: 'link',
     why: ANSWER_LINK,
-    body: { limit: LIMITS.decisionBodyBytes, schema: linkResumeBody },
+    body: { limit: LIMITS.decisionBodyBytes, schema: linkResumeBody, name: 'resume body' },
   },
   {
     id: 'slackInteractions',
@@ -258,9 +323,14 @@ export function pathPattern(template: string): RegExp {
   return new RegExp(`^${template.replace(/\{[^/]+\}/g, '[^/]+')}/?$`);
 }
 
+/** Each route's path, compiled once: what the edges match a request's path against. */
+export const PATH_PATTERNS: Readonly<Record<RouteId, RegExp>> = Object.fromEntries(
+  ROUTES.map((route) => [route.id, pathPattern(route.path)]),
+) as Record<RouteId, RegExp>;
+
 const bearerPatterns = ROUTES.filter(isBearer).map((route) => ({
   method: route.method,
-  regexp: pathPattern(route.path),
+  regexp: PATH_PATTERNS[route.id],
 }));
 
 /**

@@ -1,6 +1,7 @@
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { loadConfig } from './config.ts';
@@ -27,7 +28,8 @@ export const config = loadConfig(process.env);
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
 /** What the entry points of the Lambda wiring run on: the use cases' dependencies and how tokens are read. */
-export type LambdaUseCaseDeps = UseCaseDeps & EntryTelemetry & { tenantClaim: string; groupsClaim: string };
+export type LambdaUseCaseDeps = UseCaseDeps &
+  EntryTelemetry & { tenantClaim: string; groupsClaim: string; verifiedEmailIssuer?: string };
 
 /**
  * The use cases' dependencies: the store on the configured table, with the `checks` this entry point runs (each
@@ -53,12 +55,15 @@ export function useCaseDepsWith(
         ...(config.retentionSeconds === undefined ? {} : { retentionSeconds: config.retentionSeconds }),
       }),
       checks,
+      recipientDomains: config.recipientDomains,
     }),
     handoff: createHandoff(config.handoff, clients, logger),
+    claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),
     logger,
     metrics,
     tenantClaim: config.tenantClaim,
     groupsClaim: config.groupsClaim,
+    ...(config.verifiedEmailIssuer === undefined ? {} : { verifiedEmailIssuer: config.verifiedEmailIssuer }),
     ...(config.inboxUrl === undefined ? {} : { inboxUrl: config.inboxUrl }),
   };
 }

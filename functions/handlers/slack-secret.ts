@@ -1,4 +1,3 @@
-import { parseDefaults } from '../channels/notify.ts';
 import { createSlackChannel, type SlackDeps } from '../channels/slack.ts';
 import { createSlackCall } from '../channels/slack-api.ts';
 import {
@@ -7,6 +6,7 @@ import {
   type SlackSecret,
   SlackSecretUnavailableError,
 } from '../channels/slack-secret.ts';
+import { parseDefaults } from '../checkpoints/notify.ts';
 import { createCachedRead } from '../links/cached-read.ts';
 import { optionalEnv, requireEnv } from './config.ts';
 import { logger } from './observability.ts';

@@ -11,6 +11,7 @@ import {
 import { parseTriggerRequest, type TriggerVia } from '../resume/request.ts';
 import { cancelTurn, decideTurn, resumeTurn, sweepDue, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
 import { Metric, MetricUnit } from '../resume/telemetry.ts';
+import { LIMITS } from '../vocabulary.ts';
 import { isPermanent, statusOf } from './problem.ts';
 import { type EntryTelemetry, sqsBatchResponse, withTelemetry } from './telemetry.ts';
 
@@ -141,7 +142,7 @@ function correlationOf(input: unknown): Record<string, string> {
   const { runId, interruptId } = input as Record<string, unknown>;
   return {
     ...(typeof runId === 'string' ? { runId: runId.slice(0, 128) } : {}),
-    ...(typeof interruptId === 'string' ? { interruptId: interruptId.slice(0, 256) } : {}),
+    ...(typeof interruptId === 'string' ? { interruptId: interruptId.slice(0, LIMITS.idChars) } : {}),
   };
 }
 

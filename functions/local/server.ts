@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, 
 import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
 import { isOpenRequest } from '../handlers/routes.ts';
+import { LIMITS } from '../vocabulary.ts';
 import { checkAudience, type IssuerOptions, issuerTokens, rejectionOf, TokenRefused } from './issuer-tokens.ts';
 import { type Claims, localContext, toPayloadV2, writeResult } from './payload-v2.ts';
 
@@ -55,7 +56,7 @@ export function createLocalServer(options: LocalServerOptions): Server {
     const context = localContext(crypto.randomUUID());
     const serve = async () => {
       const body = await readBody(request);
-      const claims = authOff ? { [tenantClaim]: 'default' } : await authorize(request, keys);
+      const claims = authOff ? { [tenantClaim]: LIMITS.defaultTenant } : await authorize(request, keys);
       const event = toPayloadV2(request, body, claims);
       writeResult(response, await options.handler(event, context));
     };

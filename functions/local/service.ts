@@ -1,17 +1,26 @@
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { channelsFromEnv } from '../channels/config.ts';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
-import { createDynamoDBCheckpointStore, storageClientConfig } from '../checkpoints/dynamodb-store.ts';
+import {
+  createDynamoDBCheckpointStore,
+  endpointClientConfig,
+  storageClientConfig,
+} from '../checkpoints/dynamodb-store.ts';
+import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { INBOX_ROUTES } from '../handlers/inbox-http.ts';
 import { EmfMetrics, JsonLogger } from '../handlers/telemetry.ts';
+import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type Handoff } from '../handoff/handoff.ts';
 import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
+import { waitMsFromEnv } from '../mcp/backend.ts';
+import { once } from '../once.ts';
 import { sweepDue } from '../resume/resume.ts';
+import { LIMITS } from '../vocabulary.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import type { IssuerOptions } from './issuer-tokens.ts';
 import { createLocalServer } from './server.ts';
@@ -101,11 +110,23 @@ export async function startLocalService(
       logger,
     );
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');
+  let recipientDomains: string[];
+  try {
+    recipientDomains = parseRecipientDomains(optionalEnv(env, 'HANDBACK_RECIPIENT_DOMAINS'));
+  } catch (error) {
+    throw new StartError(`HANDBACK_RECIPIENT_DOMAINS: ${(error as Error).message}`, { cause: error });
+  }
   // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
   let observe: (change: PauseChange) => void = () => {};
   const deps: ApiDeps = {
-    store: createDynamoDBCheckpointStore({ client, tableName, onChange: (change) => observe(change) }),
+    store: createDynamoDBCheckpointStore({
+      client,
+      tableName,
+      onChange: (change) => observe(change),
+      recipientDomains,
+    }),
     handoff,
+    claims: createDynamoDBHandoffClaims({ client, tableName }),
     logger,
     metrics,
     tenantClaim,
@@ -115,15 +136,38 @@ export async function startLocalService(
   // The channels (§14) from HANDBACK_SLACK_* and HANDBACK_SMTP_URL: one more consumer of the lifecycle events.
   let channels: ReturnType<typeof channelsFromEnv>;
   try {
-    channels = channelsFromEnv(env, { useCases: deps, client, tableName });
+    channels = channelsFromEnv(env, { useCases: deps, client, tableName, recipientDomains });
   } catch (error) {
     // Each is a setting that cannot work (docs/channels.md): one line naming it, as for every other setting.
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   deps.channels = channels.names;
   if (channels.slack !== undefined) deps.slack = channels.slack;
-  // One handler serves the API and the inbox page, as the stack's two functions do behind one HTTP API.
-  const handler = createApiHandler(deps, { routes: INBOX_ROUTES });
+  if (channels.deliverLink !== undefined) deps.deliverLink = channels.deliverLink;
+  // `POST /mcp` (§18), as the stack's MCP function serves it; the MCP SDK loads with its first request.
+  let mcpWaitMs: number;
+  try {
+    const seconds = optionalEnv(env, 'HANDBACK_MCP_WAIT_SECONDS');
+    mcpWaitMs = waitMsFromEnv(
+      seconds === undefined ? {} : { HANDBACK_MCP_WAIT_SECONDS: seconds },
+      LIMITS.mcpWaitSeconds.http,
+    );
+  } catch (error) {
+    throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  // Made on the first request, once the service's own URL is known: its inbox is where the tools' messages point.
+  let ownInbox = '';
+  const mcpRoute = once(async () =>
+    (await import('../handlers/mcp-http.ts')).createMcpRoute(deps, {
+      waitMs: mcpWaitMs,
+      inboxUrl: deps.inboxUrl ?? ownInbox,
+    }),
+  );
+  // One handler serves the API, the inbox page and MCP, as the stack's three functions do behind one HTTP API.
+  const handler = createApiHandler(deps, {
+    routes: INBOX_ROUTES,
+    handlers: { mcp: async (input, caller) => (await mcpRoute())(input, caller) },
+  });
   const server = createLocalServer({
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],
     tenantClaim,
@@ -147,6 +191,7 @@ export async function startLocalService(
   }
   const { port: bound } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  ownInbox = `${url}/inbox`;
 
   // Answer links point at HANDBACK_INBOX_URL, or at this service's own inbox page.
   if (links !== undefined) deps.inboxUrl = optionalEnv(env, 'HANDBACK_INBOX_URL', `${url}/inbox`);
@@ -247,21 +292,6 @@ function localAuth(
       ...(issuer === undefined ? {} : { oidc: { issuer, ...(clientId === undefined ? {} : { clientId }) } }),
     },
   };
-}
-
-/**
- * The client settings for `DYNAMODB_ENDPOINT`: a regional AWS endpoint (`https://dynamodb.<region>.amazonaws.com`)
- * uses that region and the usual credential chain; any other endpoint (DynamoDB Local, dynalite) gets a region and
- * placeholder credentials unless the environment has its own, as such servers accept any.
- */
-export function endpointClientConfig(endpoint: string, env: NodeJS.ProcessEnv): DynamoDBClientConfig {
-  const region = /^https?:\/\/dynamodb[.-]([a-z0-9-]+)\.amazonaws\.com/.exec(endpoint)?.[1];
-  if (region !== undefined) return { endpoint, region };
-  const local: DynamoDBClientConfig = { endpoint, region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1' };
-  if (!env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE) {
-    local.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  }
-  return local;
 }
 
 function listeningPort(value: string): number {

@@ -1,4 +1,5 @@
 import { InvalidAnswerError } from '../errors.ts';
+import { LIMITS } from '../vocabulary.ts';
 import type { MessageFormat } from './formats/format.ts';
 
 /**
@@ -21,15 +22,9 @@ export function rejectionText(reason?: string): string {
 }
 
 /**
- * How deep an answer (or any value Handback turns into JSON text) may nest: as deep as the HTTP edge lets a request
- * nest, and far below what `JSON.stringify` can bear.
- */
-export const MAX_ANSWER_DEPTH = 256;
-
-/**
  * The answer as a call's observation (§3.4): a string verbatim, any other JSON value as its JSON text. Throws
  * `InvalidAnswerError` for a value that is not JSON (undefined, a function, a class instance, a cycle, a hole,
- * `NaN`…) or that nests more than `MAX_ANSWER_DEPTH` levels deep; `at`, a JSON pointer to where the value sits in
+ * `NaN`…) or that nests more than `LIMITS.bodyDepth` levels deep (as deep as the HTTP edge lets a request nest); `at`, a JSON pointer to where the value sits in
  * a request (`/decisions/0/answer`), prefixes the failure's path.
  */
 export function answerText(answer: unknown, at = ''): string {
@@ -84,8 +79,8 @@ function jsonProblem(value: unknown): Problem | undefined {
     if (problem !== undefined) return { path: pathTo(key), message: problem };
     if (typeof current === 'object' && current !== null) {
       if (open.has(current)) return { path: pathTo(key), message: 'refers to itself' };
-      if (frames.length >= MAX_ANSWER_DEPTH) {
-        return { path: pathTo(key), message: `nests more than ${MAX_ANSWER_DEPTH} levels deep` };
+      if (frames.length >= LIMITS.bodyDepth) {
+        return { path: pathTo(key), message: `nests more than ${LIMITS.bodyDepth} levels deep` };
       }
       const keys = Array.isArray(current) ? undefined : Object.keys(current);
       const size = keys === undefined ? (current as unknown[]).length : keys.length;

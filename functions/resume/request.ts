@@ -12,9 +12,6 @@ import * as z from '../zod.ts';
  * field (400 `bad_request` over HTTP, a rejected request on the queues).
  */
 
-/** The tenant of a trigger request that names none: the same single tenant as the local service without auth. */
-export const DEFAULT_TENANT = 'default';
-
 /** A run id path parameter or field. */
 export const runId = z
   .string()
@@ -25,7 +22,7 @@ export const runId = z
 /** A server-made id (interruptId, continuationId): URL-safe, bounded. */
 export const opaqueId = z
   .string()
-  .check(z.minLength(1), z.maxLength(256), z.regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe'));
+  .check(z.minLength(1), z.maxLength(LIMITS.idChars), z.regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe'));
 
 /**
  * The input of the Step Functions task, the SQS message body and the EventBridge detail (§6, §9, §10): a resume
@@ -39,11 +36,13 @@ export const triggerRequest = z
     answer: z.optional(z.unknown()),
     decisions: z.optional(z.array(z.unknown())),
     reason: z.optional(z.string()),
-    tenant: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    tenant: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.tenantChars))),
     by: z.optional(
       z.strictObject({
         subject: z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars)),
         email: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
+        // The deployment says it verified the email (§16); without it the email is a label, matching no approver.
+        emailVerified: z.optional(z.literal(true)),
         name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
         groups: z.optional(
           z.array(z.string().check(z.maxLength(LIMITS.approvers.chars))).check(z.maxLength(LIMITS.approvers.entries)),
@@ -80,18 +79,18 @@ export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown,
   throw new BadRequestError(`Invalid ${what}: ${named.join('; ')}.`, failures);
 }
 
-/** How deep a request's JSON may nest: far beyond any transcript, far below what recursion anywhere can bear. */
-export const MAX_JSON_DEPTH = 256;
-
-/** Throws a `BadRequestError` when `value` nests deeper than `MAX_JSON_DEPTH` (checked without recursion). */
+/**
+ * Throws a `BadRequestError` when `value` nests deeper than `LIMITS.bodyDepth` (far beyond any transcript, far below
+ * what recursion anywhere can bear), checked without recursion.
+ */
 export function checkJsonDepth(value: unknown, what: string): void {
   const stack: Array<[unknown, number]> = [[value, 1]];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [node, depth] = next;
     if (typeof node !== 'object' || node === null) continue;
-    if (depth > MAX_JSON_DEPTH) {
-      throw new BadRequestError(`Invalid ${what}: JSON nested more than ${MAX_JSON_DEPTH} levels deep.`, [
-        { path: '', message: `nests more than ${MAX_JSON_DEPTH} levels deep` },
+    if (depth > LIMITS.bodyDepth) {
+      throw new BadRequestError(`Invalid ${what}: JSON nested more than ${LIMITS.bodyDepth} levels deep.`, [
+        { path: '', message: `nests more than ${LIMITS.bodyDepth} levels deep` },
       ]);
     }
     for (const child of Object.values(node)) stack.push([child, depth + 1]);
@@ -116,7 +115,7 @@ export function parseTriggerRequest(input: unknown, via: TriggerVia): TriggerReq
       ? { kind: 'service', subject: `service:${via}`, via }
       : { kind: 'person', ...request.by, via };
   const base = {
-    tenant: request.tenant ?? DEFAULT_TENANT,
+    tenant: request.tenant ?? LIMITS.defaultTenant,
     runId: request.runId,
     interruptId: request.interruptId,
     by,

@@ -1,4 +1,3 @@
-import { checkNotifyConfigured, notifyOf } from '../channels/notify.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -17,6 +16,7 @@ import type {
   SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
 import { messageCount } from '../checkpoints/continuation-json.ts';
+import { checkNotifyConfigured, notifyOf } from '../checkpoints/notify.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
@@ -27,10 +27,11 @@ import {
   PauseCancelledError,
   PauseExpiredError,
 } from '../errors.ts';
+import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
-import type { ChannelName } from '../vocabulary.ts';
-import type { Actor } from '../wire.ts';
+import { type ChannelName, LIMITS } from '../vocabulary.ts';
+import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 
@@ -57,6 +58,8 @@ export interface UseCaseDeps extends Telemetry {
    * its links; absent where the deployment has no email channel (then such a request is 409 `no_channel`).
    */
   deliverLink?: LinkMailer;
+  /** Where closed pauses' hand-offs are claimed (§18); without it the claim route is not configured. */
+  claims?: HandoffClaims;
 }
 
 /** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */
@@ -129,17 +132,7 @@ export interface CreateLinkInput extends PauseKey {
   by: Actor;
 }
 
-/** A granted link (§16): its URL, to hand to the recipient (201). */
-export interface CreatedLink {
-  answerUrl: string;
-  recipient: LinkRecipient;
-}
-
-/** A delivered link's receipt (§16): mailed to the recipient; the URL is theirs alone (202). */
-export interface DeliveredLink {
-  recipient: LinkRecipient;
-  delivered: true;
-}
+export type { CreatedLink, DeliveredLink } from '../wire.ts';
 
 /**
  * Makes an answer link for one recipient (§16). Answered with its URL, it is granted: it decides as the person who asked
@@ -273,6 +266,20 @@ export function getContinuation(deps: UseCaseDeps, key: ContinuationKey): Promis
   return deps.store.getContinuation(key);
 }
 
+/**
+ * Claims a closed pause's hand-off for one consumer (§18): the first claimant gets it, every other one is told who
+ * has it. Logged like every decision that changes what runs.
+ */
+export async function claimHandoff(deps: UseCaseDeps, input: ClaimInput): Promise<ClaimResult> {
+  if (deps.claims === undefined) throw new Error('Hand-off claims are not configured.');
+  const claim = await claimClosedPause({ getPause: (key) => deps.store.getPause(key), claims: deps.claims }, input);
+  deps.logger.info(claim.claimed ? 'Hand-off claimed' : 'Hand-off claimed before', {
+    runId: claim.runId,
+    interruptId: claim.interruptId,
+  });
+  return claim;
+}
+
 /** A page of the tenant's pauses. */
 export function listPauses(deps: UseCaseDeps, query: ListPausesQuery): Promise<PausePage> {
   return deps.store.listPauses(query);
@@ -301,7 +308,7 @@ async function counted<T>(
     if (error instanceof HandbackError) {
       deps.logger.info('Refused', {
         runId: String(input?.runId).slice(0, 128),
-        interruptId: String(input?.interruptId).slice(0, 256),
+        interruptId: String(input?.interruptId).slice(0, LIMITS.idChars),
         trigger,
         code: error.code,
         error: error.name,

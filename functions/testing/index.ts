@@ -5,13 +5,15 @@
  * loads it).
  *
  * ```ts
- * import { persistenceSpec, serviceSpec } from 'handback/testing';
+ * import { persistenceSpec, samePersonSpec, serviceSpec } from 'handback/testing';
  * const initializer = { name: 'my adapter', create: () => new MyPersistence() };
  * persistenceSpec(initializer);
  * serviceSpec(initializer);
+ * samePersonSpec(initializer);
  * ```
  */
 
 export { chatTranscript, pauseInput, testClock } from './fixtures.ts';
 export { persistenceSpec, recordOf, type SpecInitializer } from './persistence-spec.ts';
+export { samePersonSpec } from './same-person-spec.ts';
 export { approvalTranscript, serviceSpec } from './service-spec.ts';

@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { waitForDecision } from '../../functions/adapters/durable.ts';
 import { retentionSecondsOf } from '../../functions/handlers/config.ts';
-import { appendResults, createDynamoDBCheckpointStore } from '../../functions/index.ts';
+import { appendResults, createDynamoDBCheckpointStore, LIMITS } from '../../functions/index.ts';
 import { firstTurn, nextTurn, runTool } from './handler.ts';
 
 const tableName = process.env.TABLE_NAME;
@@ -31,7 +31,7 @@ export interface DurableTurnEvent {
 
 /** The durable entry point. */
 export const handler = withDurableExecution(async (event: DurableTurnEvent, context: DurableContext) => {
-  const tenant = event.tenant ?? 'default';
+  const tenant = event.tenant ?? LIMITS.defaultTenant;
   const decided = await waitForDecision(
     context,
     { ...firstTurn(), runId: event.runId },

@@ -20,6 +20,7 @@ import {
   createDynamoDBCheckpointStore,
   type DispatchCall,
   type FormatName,
+  LIMITS,
   type Outcome,
   type PauseCreated,
   type PauseInput,
@@ -92,7 +93,7 @@ export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult
     const { pause, expiresInSeconds, taskToken } = event;
     return store.pause({ ...pause, expiresInSeconds, taskToken });
   }
-  const tenant = event.tenant ?? 'default';
+  const tenant = event.tenant ?? LIMITS.defaultTenant;
   const pointer = event.continuation;
   if (!pointer) {
     return { runId: event.runId, tenant, status: 'paused', pause: { ...firstTurn(), runId: event.runId, tenant } };

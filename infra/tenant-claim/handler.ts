@@ -4,8 +4,11 @@
  *
  * - for a person, their `custom:tenant` attribute, in the ID and the access token; a person without one gets no token
  *   at all (Cognito fails the sign-in when the trigger throws). The access token, which the inbox calls the API with,
- *   also gets the person's `email` (when verified) and `name`: Cognito's access tokens carry neither, and approvers
- *   name people by email (§13). Groups need nothing: both tokens list them in `cognito:groups`.
+ *   also gets the person's `email` and `name`: Cognito's access tokens carry neither, and approvers name people by
+ *   email (§13). The email is added only when the pool has verified it (`email_verified` is "true"), and nothing else
+ *   puts an email in this pool's access tokens: that is the promise the API relies on when it treats the email of an
+ *   access token of this pool (`OWN_USER_POOL_ISSUER`) as verified, an identity of the person (§16). Groups need
+ *   nothing: both tokens list them in `cognito:groups`.
  * - for a client-credentials grant (an agent's token; only event version 3 reaches those), `AGENT_TENANT`.
  */
 import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV3TriggerEvent } from 'aws-lambda';
@@ -37,7 +40,8 @@ export async function handler(event: TenantClaimEvent): Promise<TenantClaimEvent
     throw new Error(`User ${event.userName} has no ${TENANT_ATTRIBUTE} attribute: an administrator must set it.`);
   }
   const person: Record<string, string> = {};
-  // Approvers match emails, so only one the pool has verified (an administrator sets it; no client can write it).
+  // Approvers match emails and emails join identities (§16), so only one the pool has verified; an unverified email
+  // is left out, not passed on as a label, since the API takes every email of this pool's access tokens as verified.
   if (attributes.email && attributes.email_verified === 'true') person.email = attributes.email;
   if (attributes.name) person.name = attributes.name;
   event.response = {

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { build } from 'esbuild';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonValueIds, jsonBytes, jsonShape } from '../../functions/checkpoints/json.ts';
@@ -784,18 +783,5 @@ describe('the schema module in a browser', () => {
       const source = readFileSync(new URL(`../../functions/checkpoints/${file}`, import.meta.url), 'utf8');
       expect(source).not.toMatch(/\bBuffer\.|from 'node:|require\(/);
     }
-  });
-
-  it('bundles for the browser platform', async () => {
-    const bundled = await build({
-      entryPoints: [new URL('../../functions/checkpoints/json-schema/index.ts', import.meta.url).pathname],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      write: false,
-      logLevel: 'silent',
-    });
-    expect(bundled.errors).toEqual([]);
-    expect(bundled.outputFiles[0]?.text).toContain('RE2');
   });
 });

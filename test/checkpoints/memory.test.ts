@@ -1,5 +1,5 @@
 import { MemoryPersistence } from '../../functions/checkpoints/memory.ts';
-import { persistenceSpec, serviceSpec } from '../../functions/testing/index.ts';
+import { persistenceSpec, samePersonSpec, serviceSpec } from '../../functions/testing/index.ts';
 import { whoDecidesSpec } from './who-decides-spec.ts';
 
 const memory = { name: 'the in-memory adapter', create: () => new MemoryPersistence() };
@@ -7,3 +7,4 @@ const memory = { name: 'the in-memory adapter', create: () => new MemoryPersiste
 persistenceSpec(memory);
 serviceSpec(memory);
 whoDecidesSpec(memory);
+samePersonSpec(memory);

@@ -1,12 +1,10 @@
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_ROUTES } from '../../functions/client/client.ts';
 import openapi from '../../functions/handlers/openapi.json' with { type: 'json' };
 
 /**
  * The client cannot drift from the server: every route it calls, with the statuses it reads, is in the OpenAPI
- * document the service serves. And it loads nothing of the server: bundled for a browser, its inputs are its own
- * folder and the errors, and it imports no Node module.
+ * document the service serves (`bundle.slow.test.ts`: and it loads nothing of the server).
  */
 
 type Operation = { responses: Record<string, unknown> };
@@ -28,23 +26,5 @@ describe('the client’s routes', () => {
     const responses = Object.keys(paths[route.path]?.[route.method.toLowerCase()]?.responses ?? {});
     for (const status of route.success) expect(responses).toContain(String(status));
     if (route.retried) expect(responses).toContain('503');
-  });
-});
-
-describe('handback/client’s imports', () => {
-  it('bundle for a browser from its own folder and the errors, with no Node module, validator or server code', async () => {
-    const result = await build({
-      entryPoints: ['functions/client/index.ts'],
-      bundle: true,
-      write: false,
-      metafile: true,
-      platform: 'browser',
-      format: 'esm',
-      logLevel: 'silent',
-    });
-    const inputs = Object.keys(result.metafile.inputs).sort();
-    expect(inputs.filter((input) => !/^functions\/(client\/[\w-]+|errors)\.ts$/.test(input))).toEqual([]);
-    const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-    expect(imports).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { cyclesOf, entryOf, type Import, importsOf, layersOfDoc, pathExists, sourcesUnder } from './layers.ts';
 import { exists, readPage } from './markdown.ts';
 
 /** Every path docs/architecture.md names in backticks: a file or folder of the repository. */
@@ -13,5 +14,111 @@ describe('docs/architecture.md', () => {
     const named = namedPaths();
     expect(named.length).toBeGreaterThan(30);
     expect(named.filter((path) => !exists(path.replace(/\/$/, '')))).toEqual([]);
+  });
+});
+
+/**
+ * The layers docs/architecture.md names are the layers the code has: its table, read here, is what every import of
+ * `functions/` and `infra/` is held to (type-only imports too: a type from a higher layer is a dependency on it).
+ */
+describe('the layers', () => {
+  const layers = layersOfDoc();
+  const files = [...sourcesUnder('functions'), ...sourcesUnder('infra')];
+  const imports: Import[] = files.flatMap(importsOf);
+  const where = (file: string) => {
+    const entry = entryOf(file, layers);
+    return entry === undefined ? file : `${file} (${entry.layer.name})`;
+  };
+
+  it('are the rows of the table, each of paths that exist', () => {
+    expect(layers.map((layer) => layer.name)).toContain('the rules');
+    expect(layers.length).toBeGreaterThan(8);
+    for (const layer of layers) {
+      expect(layer.paths.length, layer.name).toBeGreaterThan(0);
+      expect(
+        layer.paths.filter((path) => !pathExists(path)),
+        layer.name,
+      ).toEqual([]);
+    }
+    expect(imports.length).toBeGreaterThan(500);
+  });
+
+  it('hold every source module of functions/ and infra/ (a new folder gets its row in the table first)', () => {
+    expect(files.filter((file) => entryOf(file, layers) === undefined)).toEqual([]);
+  });
+
+  it('import only from their own layer or a lower one, and nothing outside them', () => {
+    const upward = imports
+      .filter(({ from, to }) => {
+        const source = entryOf(from, layers);
+        const target = entryOf(to, layers);
+        return target === undefined || (source as { layer: { rank: number } }).layer.rank < target.layer.rank;
+      })
+      .map(({ from, to }) => `${where(from)} imports ${where(to)}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('have no two entries of the table that import each other, directly or round a circle', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const { from, to } of imports) {
+      const a = entryOf(from, layers)?.path;
+      const b = entryOf(to, layers)?.path;
+      if (a === undefined || b === undefined || a === b) continue;
+      edges.set(a, (edges.get(a) ?? new Set()).add(b));
+    }
+    expect(edges.size).toBeGreaterThan(10);
+    expect(cyclesOf(edges)).toEqual([]);
+  });
+
+  it('have no circle of modules at run time', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const { from, to, typeOnly } of imports) {
+      if (!typeOnly) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+    expect(cyclesOf(edges)).toEqual([]);
+  });
+});
+
+describe('the layers test', () => {
+  it('finds a circle, and a circle only', () => {
+    const graph = (pairs: Array<[string, string]>) => {
+      const edges = new Map<string, Set<string>>();
+      for (const [a, b] of pairs) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+      return edges;
+    };
+    expect(
+      cyclesOf(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['c', 'a'],
+          ['c', 'd'],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      cyclesOf(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['a', 'c'],
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
+  it('reads type-only imports as such, and dynamic imports as run time', () => {
+    const http = importsOf('functions/handlers/http-api.ts');
+    expect(http).toContainEqual({ from: 'functions/handlers/http-api.ts', to: 'functions/zod.ts', typeOnly: true });
+    expect(http).toContainEqual({
+      from: 'functions/handlers/http-api.ts',
+      to: 'functions/handlers/routes.ts',
+      typeOnly: false,
+    });
+    expect(http).toContainEqual({
+      from: 'functions/handlers/http-api.ts',
+      to: 'functions/handlers/openapi.json',
+      typeOnly: false,
+    });
   });
 });

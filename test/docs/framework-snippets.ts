@@ -16,7 +16,7 @@ import { type Framework, frameworks, type Seen, type Side } from '../support/scr
  * `handback/client` against `npm start`'s service at `HANDBACK_URL` (with the log in memory).
  *
  * It prints one JSON line: per backend, what the refund API received, how many model calls the loop made, what the
- * model read as the refund's result, and what the snippet printed per delivery. `test/docs/snippets.test.ts`
+ * model read as the refund's result, and what the snippet printed per delivery. `test/docs/snippets.slow.test.ts`
  * asserts on it.
  */
 

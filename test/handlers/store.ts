@@ -1,5 +1,6 @@
 import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import { createDynamoDBHandoffClaims, type HandoffClaims } from '../../functions/handoff/claims.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 /** A fresh table on the embedded store of the global setup, and checkpoint stores on it. */
@@ -8,6 +9,8 @@ export interface StoreTable {
   readonly tableName: string;
   /** A store on the table; `clock` moves time for expiry tests. */
   store(clock?: () => Date): CheckpointStore;
+  /** Hand-off claims on the table (§18). */
+  claims(): HandoffClaims;
 }
 
 /** Call at the top of a test file: the table exists from the first `beforeAll` on. */
@@ -22,5 +25,6 @@ export function useStoreTable(): StoreTable {
     },
     store: (clock) =>
       createDynamoDBCheckpointStore({ client: table.client, tableName: table.tableName, ...(clock ? { clock } : {}) }),
+    claims: () => createDynamoDBHandoffClaims({ client: table.client, tableName: table.tableName }),
   };
 }

@@ -7,7 +7,7 @@ import { createPause, launchChromium, newPage, turn } from './browser.ts';
  * `npm run screenshots:email`: `docs/email-message.png`, the HTML part of a real email as the channel sends it:
  * `npm start` with `HANDBACK_SMTP_URL` mails a pause's recipient through a real SMTP server, the message is parsed
  * with mailparser, and its HTML part is rendered in headless Chromium, offline (it loads nothing: see
- * `test/inbox/browser-email.test.ts`).
+ * `test/inbox/browser-email.slow.test.ts`).
  */
 
 const docs = fileURLToPath(new URL('../../docs/', import.meta.url));

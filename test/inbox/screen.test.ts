@@ -4,6 +4,7 @@ import {
   allReadOnly,
   alreadyDecidedText,
   approversText,
+  argsChangedText,
   closedKind,
   closedLocally,
   collectDecisions,
@@ -219,7 +220,7 @@ describe('readRefusal', () => {
     );
     expect(refusal).toMatchObject({
       kind: 'attributed',
-      errors: [{ id: idsOf(0).ask, message: 'You may not decide this request: Only the group finance may decide it.' }],
+      errors: [{ id: idsOf(0).ask, message: 'You may not decide this request. Only the group finance may decide it.' }],
     });
   });
 
@@ -229,6 +230,42 @@ describe('readRefusal', () => {
   ])('says what %s means, on the ask', (code, message) => {
     const refusal = readRefusal(view, problem({ status: 403, code, toolCallId: 'call_refund' }), decisions, true);
     expect(refusal).toMatchObject({ kind: 'attributed', errors: [{ id: idsOf(0).ask, message }] });
+  });
+
+  it('reads args_changed as arguments to read again, and says so on the ask', () => {
+    const changed = problem({ status: 409, code: 'args_changed', toolCallId: 'call_refund' });
+    expect(readRefusal(view, changed, decisions, true)).toEqual({ kind: 'args-changed' });
+    const fresh = pause([{ ...refund, args: { orderId: 'A1', amount: 9999 }, argsHash: 'h2' }]);
+    expect(argsChangedText(changed, fresh)).toMatchObject({
+      notes: { call_refund: expect.stringMatching(/edited these arguments/) },
+      formError: expect.stringMatching(/^Nothing was sent: the arguments of refund_order changed/),
+    });
+  });
+});
+
+describe('argsHash in the drafts (§16)', () => {
+  it('sends back the hash of the arguments the person saw, with every kind of decision', () => {
+    const seen = { ...refund, argsHash: 'h1' };
+    const view = pause([seen]);
+    for (const choice of ['approve', 'reject'] as const) {
+      const drafts = { call_refund: { ...firstDraft(seen, 0, false), choice } };
+      expect(collectDecisions(view, drafts).decisions).toEqual([
+        { toolCallId: 'call_refund', decision: choice, argsHash: 'h1' },
+      ]);
+    }
+    const edit = { call_refund: { ...firstDraft(seen, 0, false), choice: 'edit' as const, argsText: '{"amount":1}' } };
+    expect(collectDecisions(view, edit).decisions).toEqual([
+      { toolCallId: 'call_refund', decision: 'edit', args: { amount: 1 }, argsHash: 'h1' },
+    ]);
+  });
+
+  it('keeps a draft across a read while the arguments stay, and starts it again when they changed', () => {
+    const before = pause([{ ...refund, argsHash: 'h1' }]);
+    const drafted = { call_refund: { ...firstDraft(before.asks[0] as AskView, 0, false), choice: 'approve' as const } };
+    expect(nextDrafts(drafted, before).call_refund).toBe(drafted.call_refund);
+    const after = pause([{ ...refund, args: { orderId: 'A1', amount: 9999 }, argsHash: 'h2' }]);
+    expect(nextDrafts(drafted, after).call_refund).toMatchObject({ choice: undefined, seen: 'h2' });
+    expect(nextDrafts(drafted, after).call_refund?.argsText).toContain('9999');
   });
 });
 
@@ -280,23 +317,30 @@ describe('who may decide (§13)', () => {
     expect(approversText(approvers)).toBe(text);
   });
 
-  it('shows an ask the person may not decide as read-only, naming who may', () => {
-    const ask = { ...refund, mayDecide: false, approvers: { emails: ['ann@example.com'] } };
-    expect(readOnlyText(ask, pause([ask]))).toBe(
+  it.each([
+    [
+      'not_an_approver',
+      { approvers: { emails: ['ann@example.com'] } },
       'You may not decide this request. Only ann@example.com may decide it.',
-    );
-  });
+    ],
+    ['self_decision', {}, 'You paused this request yourself; someone else must decide it.'],
+    ['already_voted', { approvals: 2 }, 'You have already voted on this request.'],
+    ['forbidden', {}, 'Your sign-in may not decide requests: it is an agent’s.'],
+  ] satisfies Array<[NonNullable<AskView['refusal']>, Partial<AskView>, string]>)(
+    'shows an ask the server refuses the person (%s) as read-only, in its words',
+    (refusal, extra, text) => {
+      const ask: AskView = { ...refund, ...extra, mayDecide: false, refusal };
+      expect(readOnlyText(ask)).toBe(text);
+    },
+  );
 
-  it('names who paused a four-eyes pause the person may not decide', () => {
-    const ask = { ...refund, mayDecide: false };
-    expect(readOnlyText(ask, pause([ask], { pausedBy: ann }))).toBe(
-      'You may not decide this request: Ann paused it, and someone else must decide it.',
-    );
+  it('says only that the person may not decide when an older server gives no reason', () => {
+    expect(readOnlyText({ ...refund, mayDecide: false })).toBe('You may not decide this request.');
   });
 
   it('leaves an ask without the fields, or one the person may decide, open', () => {
-    expect(readOnlyText(refund, pause([refund]))).toBeUndefined();
-    expect(readOnlyText({ ...refund, mayDecide: true }, pause([refund]))).toBeUndefined();
+    expect(readOnlyText(refund)).toBeUndefined();
+    expect(readOnlyText({ ...refund, mayDecide: true })).toBeUndefined();
   });
 
   it('disables the submit button, saying why, when nothing waiting is the person’s to decide', () => {
@@ -313,31 +357,25 @@ describe('who may decide (§13)', () => {
   });
 
   it.each([
-    [{ approvals: 2, votes: [{ decision: 'approve' as const, by: ann, at: 't1' }] }, '1 of 2 approvals: Ann'],
     [
-      {
-        approvals: 3,
-        votes: [
-          { decision: 'approve' as const, by: ann, at: 't1' },
-          { decision: 'approve' as const, by: bob, at: 't2' },
-        ],
-      },
-      '2 of 3 approvals: Ann and bob@example.com',
+      { tally: { have: 1, need: 2 }, votes: [{ decision: 'approve' as const, by: ann, at: 't1' }] },
+      '1 of 2 approvals: Ann approved',
     ],
     [
       {
-        approvals: 2,
+        tally: { have: 1, need: 2 },
         votes: [
           { decision: 'approve' as const, by: ann, at: 't1' },
           { decision: 'edit' as const, args: { amount: 10 }, by: bob, at: 't2' },
         ],
       },
-      '1 of 2 approvals: bob@example.com',
+      '1 of 2 approvals: Ann approved and bob@example.com edited',
     ],
-    [{ approvals: 2 }, '0 of 2 approvals'],
-    [{ approvals: 1 }, undefined],
-    [{}, undefined],
-  ])('shows the votes so far of %j', (quorum, text) => {
+    [{ tally: { have: 0, need: 2 } }, '0 of 2 approvals'],
+    [{ tally: { have: 0, need: 1 } }, undefined],
+    // A server without tallies: the page counts nothing itself.
+    [{ approvals: 2, votes: [{ decision: 'approve' as const, by: ann, at: 't1' }] }, undefined],
+  ])('shows the server’s tally and the votes of %j', (quorum, text) => {
     expect(votesText({ ...refund, ...quorum })).toBe(text);
   });
 

@@ -19,8 +19,22 @@ export interface TestTable {
   newClient(): DynamoDBClient;
 }
 
+/**
+ * The endpoint of the store the global setup started (`store` and `slow` projects); a `unit` test has none, and is
+ * told which project it belongs in.
+ */
+export function storeEndpoint(): string {
+  const endpoint = inject('dynamodbEndpoint');
+  if (endpoint === undefined) {
+    throw new Error(
+      'This test uses the embedded store (a table on it): name its file *.store.test.ts (the README\'s "Develop" says why).',
+    );
+  }
+  return endpoint;
+}
+
 /** The client configuration for the test endpoint: placeholder credentials for the embedded server. */
-export function testClientConfig(endpoint: string = inject('dynamodbEndpoint')): DynamoDBClientConfig {
+export function testClientConfig(endpoint: string = storeEndpoint()): DynamoDBClientConfig {
   return inject('dynamodbEmbedded') || !process.env.AWS_ACCESS_KEY_ID
     ? { endpoint, ...EMBEDDED_CLIENT_CONFIG }
     : { endpoint };
@@ -31,7 +45,7 @@ export function useTestTable(): TestTable {
   const clients: DynamoDBClient[] = [];
   const table = {} as TestTable;
   beforeAll(async () => {
-    const endpoint = inject('dynamodbEndpoint');
+    const endpoint = storeEndpoint();
     const newClient = () => {
       const client = new DynamoDBClient(testClientConfig(endpoint));
       clients.push(client);

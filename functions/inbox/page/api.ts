@@ -1,3 +1,4 @@
+import { LIMITS } from '../../vocabulary.ts';
 import type {
   ContinuationBody,
   Decision,
@@ -32,8 +33,8 @@ export type Result<T> = { ok: true; status: number; body: T } | { ok: false; pro
 const TOKEN_KEY = 'handback.token';
 /** Transcript messages per slice. */
 export const SLICE = 50;
-/** Pauses per page of the list (§12: at most 20). */
-export const PAGE_SIZE = 20;
+/** Pauses per page of the list (§12: the API's default page). */
+export const PAGE_SIZE = LIMITS.pageSize.default;
 
 /** The bearer token of this browser session, if one was pasted. */
 export function savedToken(): string | undefined {

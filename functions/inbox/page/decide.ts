@@ -18,6 +18,8 @@ export interface Draft {
   values: FormValues;
   argsText: string;
   reason: string;
+  /** The ask's `argsHash` when the draft began (§16): what the person saw, sent back with the decision. */
+  seen?: string;
 }
 
 /** The longest reason a rejection takes, in UTF-8 bytes (§9). */
@@ -55,6 +57,7 @@ export function firstDraft(ask: AskView, index: number, several: boolean): Draft
     values: initialValues(formOf(ask, index), ask.answerSchema),
     argsText: ask.args === undefined || ask.args === null ? '{}' : JSON.stringify(ask.args, null, 2),
     reason: '',
+    ...(ask.argsHash === undefined ? {} : { seen: ask.argsHash }),
   };
 }
 
@@ -75,13 +78,15 @@ export interface SchemaCheck {
 export function draftDecision(ask: AskView, index: number, draft: Draft): Drafted {
   const ids = idsOf(index);
   const toolCallId = ask.toolCallId;
+  // Every decision carries the arguments' hash the person saw (§16): the server refuses one of arguments since edited.
+  const seen = draft.seen === undefined ? {} : { argsHash: draft.seen };
   switch (draft.choice) {
     case undefined:
       return { kind: 'errors', errors: [{ id: ids.choice, message: 'Choose what to do with this request.' }] };
     case 'later':
       return { kind: 'none' };
     case 'approve':
-      return { kind: 'decision', decision: { toolCallId, decision: 'approve' } };
+      return { kind: 'decision', decision: { toolCallId, decision: 'approve', ...seen } };
     case 'reject': {
       const reason = draft.reason.trim();
       const bytes = new TextEncoder().encode(reason).length;
@@ -91,7 +96,10 @@ export function draftDecision(ask: AskView, index: number, draft: Draft): Drafte
       }
       return {
         kind: 'decision',
-        decision: reason === '' ? { toolCallId, decision: 'reject' } : { toolCallId, decision: 'reject', reason },
+        decision:
+          reason === ''
+            ? { toolCallId, decision: 'reject', ...seen }
+            : { toolCallId, decision: 'reject', reason, ...seen },
       };
     }
     case 'edit': {
@@ -107,7 +115,7 @@ export function draftDecision(ask: AskView, index: number, draft: Draft): Drafte
       if (typeof args !== 'object' || args === null || Array.isArray(args)) {
         return { kind: 'errors', errors: [{ id: ids.args, message: 'The arguments must be a JSON object, in { }.' }] };
       }
-      const decision: Decision = { toolCallId, decision: 'edit', args: args as Record<string, unknown> };
+      const decision: Decision = { toolCallId, decision: 'edit', args: args as Record<string, unknown>, ...seen };
       return ask.argsSchema === undefined
         ? { kind: 'decision', decision }
         : { kind: 'decision', decision, check: { schema: ask.argsSchema, value: args, field: 'args' } };
@@ -121,7 +129,7 @@ export function draftDecision(ask: AskView, index: number, draft: Draft): Drafte
           ? undefined
           : { schema: ask.answerSchema, value: read.value, field: form };
       if (read.errors.length > 0) return { kind: 'errors', errors: read.errors, ...(check ? { check } : {}) };
-      const decision: Decision = { toolCallId, answer: read.value };
+      const decision: Decision = { toolCallId, answer: read.value, ...seen };
       return check === undefined ? { kind: 'decision', decision } : { kind: 'decision', decision, check };
     }
   }

@@ -24,7 +24,7 @@ import type { PausePage, Problem } from './types.ts';
 /**
  * The inbox page (§12): the person who decides sees the tenant's open pauses, or — opened from an answer link — that
  * one pause, and decides its asks. Preact with TSX, bundled by esbuild (`functions/inbox/build.ts`); nothing is
- * loaded from elsewhere. Its sizes are in `docs/inbox.md`; `test/inbox/assets.test.ts` holds the page to its budget.
+ * loaded from elsewhere. Its sizes are in `docs/inbox.md`; `test/inbox/assets.slow.test.ts` holds the page to its budget.
  * With an OIDC issuer (`inbox/config.json`), it signs people in through a chunk of its own (`signin.ts`, §13).
  *
  * An answer link is `<inbox>#<token>`: the token is read from the fragment, kept for this tab's session (so a reload

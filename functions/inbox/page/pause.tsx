@@ -7,6 +7,7 @@ import type { FieldError } from './forms.ts';
 import { prettyJson } from './json.ts';
 import {
   alreadyDecidedText,
+  argsChangedText,
   closedKind,
   closedLocally,
   collectDecisions,
@@ -157,8 +158,10 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
       case 'unauthorized':
         onUnauthorized(problem);
         return;
-      case 'already-decided': {
-        const said = alreadyDecidedText(problem, await load());
+      case 'already-decided':
+      case 'args-changed': {
+        // Read again: a changed ask's draft starts over on the arguments as they are now (`nextDrafts`).
+        const said = (refusal.kind === 'already-decided' ? alreadyDecidedText : argsChangedText)(problem, await load());
         setNotes(said.notes);
         setFormError(said.formError);
         setOutcome(said.outcome);
@@ -212,7 +215,7 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
             ask={ask}
             index={index}
             open={open}
-            readOnly={open ? readOnlyText(ask, view) : undefined}
+            readOnly={open ? readOnlyText(ask) : undefined}
             several={waiting.length > 1}
             draft={drafts[ask.toolCallId] ?? firstDraft(ask, index, waiting.length > 1)}
             errors={errors}

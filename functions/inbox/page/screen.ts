@@ -38,12 +38,16 @@ export function waitingAsks(view: PauseView): AskView[] {
   return view.asks.filter((ask) => ask.decision === undefined);
 }
 
-/** The drafts after a fresh read: each ask keeps the person's draft, a new one starts on its first draft. */
+/**
+ * The drafts after a fresh read: each ask keeps the person's draft, unless its arguments changed since the draft began
+ * (its `argsHash`, §16), when it starts again on what is shown now; a new ask starts on its first draft.
+ */
 export function nextDrafts(old: Record<string, Draft>, fresh: PauseView): Record<string, Draft> {
   const several = waitingAsks(fresh).length > 1;
   const next: Record<string, Draft> = {};
   fresh.asks.forEach((ask, index) => {
-    next[ask.toolCallId] = old[ask.toolCallId] ?? firstDraft(ask, index, several);
+    const kept = old[ask.toolCallId];
+    next[ask.toolCallId] = kept !== undefined && kept.seen === ask.argsHash ? kept : firstDraft(ask, index, several);
   });
   return next;
 }
@@ -148,6 +152,7 @@ export type Refusal =
   | { kind: 'unauthorized' }
   | { kind: 'link-invalid'; formError: string }
   | { kind: 'already-decided' }
+  | { kind: 'args-changed' }
   | { kind: 'closed'; status: 'expired' | 'closed'; outcome: Outcome }
   | { kind: 'attributed'; errors: FieldError[]; formError: string }
   | { kind: 'other'; formError: string };
@@ -160,6 +165,7 @@ export function readRefusal(view: PauseView, problem: Problem, decisions: Decisi
       : { kind: 'link-invalid', formError: 'This link is not valid any more. Ask whoever sent it for a new one.' };
   }
   if (problem.code === 'already_decided') return { kind: 'already-decided' };
+  if (problem.code === 'args_changed') return { kind: 'args-changed' };
   if (CLOSING_CODES.includes(problem.code)) {
     return {
       kind: 'closed',
@@ -194,6 +200,22 @@ export function alreadyDecidedText(problem: Problem, fresh: PauseView | undefine
   return { notes, formError, outcome };
 }
 
+/**
+ * What the page says when an ask's arguments were edited since the person read them (§16: `args_changed`), read again
+ * as `fresh`: nothing was recorded, and the ask shows its arguments as they are now, to decide on again.
+ */
+export function argsChangedText(problem: Problem, fresh: PauseView | undefined) {
+  const ask = fresh?.asks.find((a) => a.toolCallId === problem.toolCallId);
+  const name = ask?.name ?? 'a request';
+  const notes: Record<string, string> =
+    problem.toolCallId === undefined
+      ? {}
+      : { [problem.toolCallId]: 'Someone edited these arguments since you read them: check them and decide again.' };
+  const formError = `Nothing was sent: the arguments of ${name} changed since you read them. Check what is shown now and submit again.`;
+  const outcome: Outcome = { tone: 'bad', text: 'The arguments changed; nothing of yours was sent.' };
+  return { notes, formError, outcome };
+}
+
 /** The API's failures by the ask and field they name (paths `/decisions/<i>/…`, or the one decision sent). */
 export function attributeProblem(view: PauseView, problem: Problem, decisions: Decision[]): FieldError[] {
   const failures = problem.failures ?? [];
@@ -224,20 +246,31 @@ function namedAskError(view: PauseView, problem: Problem): FieldError[] {
   const index = view.asks.findIndex((ask) => ask.toolCallId === problem.toolCallId);
   const ask = view.asks[index];
   if (ask === undefined) return [];
-  const text = refusalWords(problem, ask);
+  const text = refusalWords(problem.code, ask);
   return text === undefined ? [] : [{ id: idsOf(index).ask, message: text }];
 }
 
-function refusalWords(problem: Problem, ask: AskView): string | undefined {
-  switch (problem.code) {
+/**
+ * Why a person may not decide an ask, in words, from the code the server gave (§16: the view's `refusal`, or a
+ * problem's `code`): the page says what the server decided, and never works it out itself.
+ */
+function refusalWords(code: string | undefined, ask: AskView): string | undefined {
+  switch (code) {
     case 'not_an_approver':
       return ask.approvers === undefined
         ? 'You may not decide this request.'
-        : `You may not decide this request: ${approversText(ask.approvers)}`;
+        : `You may not decide this request. ${approversText(ask.approvers)}`;
     case 'self_decision':
       return 'You paused this request yourself; someone else must decide it.';
     case 'already_voted':
       return 'You have already voted on this request.';
+    case 'forbidden':
+      return 'Your sign-in may not decide requests: it is an agent’s.';
+    case 'already_decided':
+      return 'This request is already decided.';
+    case 'pause_cancelled':
+    case 'pause_expired':
+      return 'This request is closed.';
     default:
       return undefined;
   }
@@ -284,9 +317,9 @@ export function principalText(principal: Principal): string {
   return principal.name ?? principal.email ?? principal.subject;
 }
 
-/** Whether the person may decide `ask`: unless the API says they may not. */
+/** Whether the person may decide `ask`: unless the API says they may not (its `refusal`, §16, or `mayDecide`). */
 export function mayDecide(ask: AskView): boolean {
-  return ask.mayDecide !== false;
+  return ask.refusal === undefined && ask.mayDecide !== false;
 }
 
 /** Who may decide an ask, in words: "Only ann@example.com or the group finance may decide it." */
@@ -300,15 +333,10 @@ export function approversText(approvers: Approvers): string {
   return parts.length === 0 ? 'No one may decide it.' : `Only ${list(parts, 'or')} may decide it.`;
 }
 
-/** Why the person cannot decide `ask` (`undefined` when they can): shown beside it, read-only. */
-export function readOnlyText(ask: AskView, view: PauseView): string | undefined {
+/** Why the person cannot decide `ask` (`undefined` when they can): the server's `refusal` in words, shown beside it. */
+export function readOnlyText(ask: AskView): string | undefined {
   if (ask.decision !== undefined || mayDecide(ask)) return undefined;
-  if (ask.approvers !== undefined) return `You may not decide this request. ${approversText(ask.approvers)}`;
-  const voted = ask.votes?.length ? 'You have already voted on this request, or may not decide it.' : undefined;
-  if (voted !== undefined) return voted;
-  return view.pausedBy === undefined
-    ? 'You may not decide this request.'
-    : `You may not decide this request: ${principalText(view.pausedBy)} paused it, and someone else must decide it.`;
+  return refusalWords(ask.refusal, ask) ?? 'You may not decide this request.';
 }
 
 /** Whether nothing on the pause is the person's to decide: every waiting ask is read-only. */
@@ -317,17 +345,20 @@ export function allReadOnly(view: PauseView): boolean {
   return waiting.length > 0 && waiting.every((ask) => !mayDecide(ask));
 }
 
-/** The votes of an ask with a quorum in words: "1 of 2 approvals: Ann" (`undefined` without a quorum). */
+/**
+ * The votes of an ask with a quorum in words: the server's tally (§16) — "1 of 2 approvals" — then each vote as
+ * recorded, "Ann approved, Bob edited" (`undefined` without a quorum, or from a server that sends no tally).
+ */
 export function votesText(ask: AskView): string | undefined {
-  if (ask.approvals === undefined || ask.approvals <= 1) return undefined;
-  const approving = (ask.votes ?? []).filter((vote) => vote.decision !== 'reject');
-  // An edit changes the arguments: only the votes since the last edit count (§13).
-  const lastEdit = approving.map((vote) => vote.decision).lastIndexOf('edit');
-  const counting = lastEdit < 0 ? approving : approving.slice(lastEdit);
-  const names = counting.map((vote) => principalText(vote.by));
-  const have = `${counting.length} of ${ask.approvals} approvals`;
-  return names.length === 0 ? have : `${have}: ${list(names, 'and')}`;
+  const tally = ask.tally;
+  if (tally === undefined || tally.need <= 1) return undefined;
+  const have = `${tally.have} of ${tally.need} approvals`;
+  const votes = (ask.votes ?? []).map((vote) => `${principalText(vote.by)} ${VOTED[vote.decision]}`);
+  return votes.length === 0 ? have : `${have}: ${list(votes, 'and')}`;
 }
+
+/** A vote in words. */
+const VOTED = { approve: 'approved', edit: 'edited', reject: 'rejected' } as const;
 
 /** Who decided an ask, in words ("by Ann"), when the API says. */
 export function decidedByText(ask: AskView): string | undefined {

@@ -10,7 +10,7 @@ import { frameworks, type Seen } from '../../support/scripted-models.ts';
 import { FileSaver } from './file-saver.ts';
 
 /**
- * One worker of the cross-process race (`race.test.ts`): a process of its own, as a Lambda is, with the adapter on
+ * One worker of the cross-process race (`race.slow.test.ts`): a process of its own, as a Lambda is, with the adapter on
  * the shared DynamoDB table (the store and the execution log) and nothing else in common with the other workers.
  *
  * `worker.ts <adapter> pause` runs the agent until it pauses on `refund_order` and prints the pause.

@@ -228,6 +228,8 @@ describe('the HTTP API', () => {
     'GET /runs/{runId}/continuations/{continuationId}',
     'GET /pauses',
     'POST /runs/{runId}/pauses/{interruptId}/links',
+    'POST /runs/{runId}/pauses/{interruptId}/claim',
+    'POST /mcp',
   ];
   const PUBLIC = [
     'GET /health',
@@ -250,14 +252,17 @@ describe('the HTTP API', () => {
     });
   });
 
-  it.each(AUTHORIZED)('routes %s to the API handler behind the JWT authorizer', (routeKey) => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
-      RouteKey: routeKey,
-      AuthorizationType: 'JWT',
-      AuthorizerId: ref('HttpApiJwt'),
-      Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTrunsrunIdpausesHandler')]] },
-    });
-  });
+  it.each(AUTHORIZED.filter((routeKey) => routeKey !== 'POST /mcp'))(
+    'routes %s to the API handler behind the JWT authorizer',
+    (routeKey) => {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: routeKey,
+        AuthorizationType: 'JWT',
+        AuthorizerId: ref('HttpApiJwt'),
+        Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTrunsrunIdpausesHandler')]] },
+      });
+    },
+  );
 
   const INBOX = ['GET /inbox', 'GET /inbox/{file}'];
 
@@ -277,6 +282,20 @@ describe('the HTTP API', () => {
       RouteKey: routeKey,
       AuthorizationType: 'NONE',
       Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiGETinboxInbox')]] },
+    });
+  });
+
+  it('routes POST /mcp to the MCP function, behind the JWT authorizer', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /mcp',
+      AuthorizationType: 'JWT',
+      AuthorizerId: ref('HttpApiJwt'),
+      Target: { 'Fn::Join': ['', ['integrations/', ref('HttpApiPOSTmcpMcp')]] },
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      IntegrationUri: { 'Fn::GetAtt': [Match.stringLikeRegexp('^McpHandlerFunction'), 'Arn'] },
+      PayloadFormatVersion: '2.0',
     });
   });
 

@@ -3,6 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -344,6 +346,45 @@ describe('the handback bin of the installed package', () => {
     expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('no command "nope"')]);
   });
 
+  it('serves MCP over stdio (handback mcp) and answers as a Claude Code hook (handback claude-hook)', async () => {
+    const client = new Client({ name: 'pack-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: bin(),
+        args: ['mcp'],
+        cwd: consumer,
+        env: { PATH: process.env.PATH ?? '', HANDBACK_URL: 'http://127.0.0.1:9' },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['request_permission', 'ask_person']);
+    } finally {
+      await client.close();
+    }
+    const hook = await new Promise<string>((resolve, reject) => {
+      const child = spawn(bin(), ['claude-hook'], { cwd: consumer, env: { PATH: process.env.PATH } });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.once('error', reject);
+      child.once('close', () => resolve(out));
+      child.stdin.end(
+        JSON.stringify({
+          session_id: 's1',
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Write',
+          tool_input: {},
+          tool_use_id: 'toolu_1',
+        }),
+      );
+    });
+    expect(JSON.parse(hook)).toMatchObject({
+      hookSpecificOutput: {
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringContaining('HANDBACK_URL'),
+      },
+    });
+  });
+
   it('starts the local service from the installed package: the API and the inbox answer, and it stops on SIGTERM', async () => {
     const child = spawn(bin(), ['start'], { cwd: consumer, env: { ...process.env, PORT: '0', LOG_LEVEL: 'ERROR' } });
     let out = '';
@@ -466,7 +507,7 @@ describe('the installed package', () => {
       console.log(JSON.stringify({ ops: Object.keys(client).sort(), base: Object.getPrototypeOf(AlreadyDecidedError) === HandbackError }));`;
     const result = succeeded(await runRecordingLoads(script, consumer), 'node with handback/client');
     expect(JSON.parse(result.stdout)).toEqual({
-      ops: ['cancel', 'createLink', 'decide', 'getContinuation', 'getPause', 'listPauses', 'pause', 'resume'],
+      ops: ['cancel', 'claim', 'createLink', 'decide', 'getContinuation', 'getPause', 'listPauses', 'pause', 'resume'],
       base: true,
     });
     const packages = packagesOf(result.loaded);

@@ -48,6 +48,7 @@ function api(
   const handler = createApiHandler({
     store: options.store ?? table.store(),
     handoff,
+    claims: table.claims(),
     ...telemetry,
     ...(options.tenantClaim ? { tenantClaim: options.tenantClaim } : {}),
     ...(options.links ? { links: options.links } : {}),
@@ -541,6 +542,7 @@ describe('the HTTP API handler', () => {
     ['POST', '/runs/r1/resume', { interruptId: '1.1.AAAAAAAAAAAAAAAAAAAAAA', answer: 'yes' }],
     ['GET', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA', undefined],
     ['GET', '/pauses', undefined],
+    ['POST', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA/claim', { claimant: 'run-a' }],
   ];
 
   /** A store whose every method fails with `error`. */
@@ -856,6 +858,74 @@ describe('the HTTP API handler', () => {
     });
   });
 
+  describe('hand-off claims (§18)', () => {
+    it('gives a closed pause to its first claimant, again to a retry of that claim, and tells another who has it', async () => {
+      const { call } = api();
+      const { runId, interruptId } = await paused(call);
+      await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+      const path = `/runs/${runId}/pauses/${interruptId}/claim`;
+      const first = await call(httpEvent('POST', path, { body: { claimant: 'run-a' } }));
+      expect(first).toMatchObject({ status: 200, body: { runId, interruptId, claimed: true, claimant: 'run-a' } });
+      const retried = await call(httpEvent('POST', path, { body: { claimant: 'run-a' } }));
+      expect(retried.body).toEqual(first.body);
+      const other = await call(httpEvent('POST', path, { body: { claimant: 'run-b' } }));
+      expect(other).toMatchObject({
+        status: 200,
+        body: { claimed: false, claimant: 'run-a', claimedAt: first.body.claimedAt },
+      });
+    });
+
+    it('gives a closed pause to exactly one of many claimants racing for it', async () => {
+      const { call } = api();
+      const { runId, interruptId } = await paused(call);
+      await call(httpEvent('POST', `/runs/${runId}/pauses/${interruptId}/cancel`));
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          call(httpEvent('POST', `/runs/${runId}/pauses/${interruptId}/claim`, { body: { claimant: `run-${index}` } })),
+        ),
+      );
+      expect(claims.filter((claim) => claim.body.claimed)).toHaveLength(1);
+      expect(new Set(claims.map((claim) => claim.body.claimant)).size).toBe(1);
+    });
+
+    it('refuses a claim of an open pause with 409 pause_open and records nothing', async () => {
+      const { call } = api();
+      const { runId, interruptId } = await paused(call);
+      const path = `/runs/${runId}/pauses/${interruptId}/claim`;
+      const open = await call(httpEvent('POST', path, { body: { claimant: 'run-a' } }));
+      expect(open).toMatchObject({ status: 409, body: { code: 'pause_open' } });
+      await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+      const later = await call(httpEvent('POST', path, { body: { claimant: 'run-b' } }));
+      expect(later.body).toMatchObject({ claimed: true, claimant: 'run-b' });
+    });
+
+    it("answers 404 for an unknown or another tenant's pause, 400 for a bad claimant, 413 and 415 for bad bodies", async () => {
+      const { call } = api();
+      const { runId, interruptId } = await paused(call);
+      await call(httpEvent('POST', `/runs/${runId}/resume`, { body: { interruptId, answer: 'yes' } }));
+      const path = `/runs/${runId}/pauses/${interruptId}/claim`;
+      const foreign = await call(
+        httpEvent('POST', path, { body: { claimant: 'run-a' }, claims: { tenant: 'other', sub: 'x' } }),
+      );
+      expect(foreign).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
+      const unknown = await call(
+        httpEvent('POST', `/runs/${runId}/pauses/9.1.AAAAAAAAAAAAAAAAAAAAAA/claim`, { body: { claimant: 'run-a' } }),
+      );
+      expect(unknown).toMatchObject({ status: 404, body: { code: 'pause_not_found' } });
+      for (const claimant of ['', 'has space', 'x'.repeat(129), 7]) {
+        const bad = await call(httpEvent('POST', path, { body: { claimant } }));
+        expect(bad).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+      }
+      const big = await call(httpEvent('POST', path, { body: { claimant: 'a', pad: 'x'.repeat(1024 * 1024) } }));
+      expect(big).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
+      const text = await call(httpEvent('POST', path, { rawBody: 'run-a', contentType: 'text/plain' }));
+      expect(text).toMatchObject({ status: 415, body: { code: 'unsupported_media_type' } });
+      // None of these claimed it: the first real claimant gets it.
+      const claimed = await call(httpEvent('POST', path, { body: { claimant: 'run-z' } }));
+      expect(claimed.body).toMatchObject({ claimed: true, claimant: 'run-z' });
+    });
+  });
+
   describe('Idempotency-Key', () => {
     it('returns the first 201 again for the same key and body, 422 for another body, 400 for a bad key', async () => {
       const { call } = api();
@@ -1058,12 +1128,13 @@ describe('the HTTP API handler', () => {
     it.each([
       ['POST', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA/links', { email: 'a@example.com' }],
       ['POST', '/channels/slack/interactions', 'payload=%7B%7D'],
+      ['POST', '/mcp', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'],
     ] as const)('answers %s %s 404 not_found until its handler is wired', async (method, path, body) => {
       const { call } = api();
       const response = await call(
         httpEvent(method, path, {
           ...(typeof body === 'string'
-            ? { rawBody: body, contentType: 'application/x-www-form-urlencoded' }
+            ? { rawBody: body, contentType: path === '/mcp' ? 'application/json' : 'application/x-www-form-urlencoded' }
             : { body }),
         }),
       );
@@ -1072,7 +1143,9 @@ describe('the HTTP API handler', () => {
     });
 
     it('serves the inbox routes of the table with INBOX_ROUTES', () => {
-      const inbox = ROUTES.filter((route) => 'served' in route).map((route) => `${route.method} ${route.path}`);
+      const inbox = ROUTES.filter((route) => 'served' in route && route.served === 'inbox').map(
+        (route) => `${route.method} ${route.path}`,
+      );
       expect(INBOX_ROUTES.map((route) => `${route.method} ${route.path}`)).toEqual(inbox);
     });
   });
@@ -1089,7 +1162,11 @@ describe('the HTTP API handler', () => {
     const unrouted = seen.get('unrouted');
     seen.delete('unrouted');
     // The routes whose handlers other modules provide document what those answer; their own tests hold them to it.
-    for (const key of ['POST /runs/{runId}/pauses/{interruptId}/links', 'POST /channels/slack/interactions']) {
+    for (const key of [
+      'POST /runs/{runId}/pauses/{interruptId}/links',
+      'POST /channels/slack/interactions',
+      'POST /mcp',
+    ]) {
       seen.delete(key);
       documented.delete(key);
     }

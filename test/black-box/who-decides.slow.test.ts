@@ -22,10 +22,23 @@ const sign = (claims: Record<string, unknown>) =>
     .sign(new TextEncoder().encode(JWT_SECRET));
 
 beforeAll(async () => {
-  service = await startService({ HANDBACK_JWT_SECRET: JWT_SECRET, HANDBACK_LINK_SECRET: LINK_SECRET });
-  tokens.ann = await sign({ sub: 'u-ann', email: 'ann@example.com', name: 'Ann', scope: 'handback/decide' });
-  tokens.bob = await sign({ sub: 'u-bob', email: 'bob@example.com', 'cognito:groups': ['finance'] });
-  tokens.cyd = await sign({ sub: 'u-cyd', email: 'cyd@example.com', 'cognito:groups': 'support ops' });
+  service = await startService({
+    HANDBACK_JWT_SECRET: JWT_SECRET,
+    HANDBACK_LINK_SECRET: LINK_SECRET,
+    // The agent names approvers by email (§16): inside the deployment's recipient domains.
+    HANDBACK_RECIPIENT_DOMAINS: 'example.com',
+  });
+  // Their IdP vouches for their emails (§16: only a verified email matches approvers).
+  const verified = { email_verified: true };
+  tokens.ann = await sign({
+    sub: 'u-ann',
+    email: 'ann@example.com',
+    ...verified,
+    name: 'Ann',
+    scope: 'handback/decide',
+  });
+  tokens.bob = await sign({ sub: 'u-bob', email: 'bob@example.com', ...verified, 'cognito:groups': ['finance'] });
+  tokens.cyd = await sign({ sub: 'u-cyd', email: 'cyd@example.com', ...verified, 'cognito:groups': 'support ops' });
   tokens.agent = await sign({ sub: 'agent-1', scope: 'handback/agent' });
 });
 afterAll(() => service?.stop());
@@ -80,10 +93,16 @@ describe('npm start: who decides (§13)', () => {
     const key = await pause('bob');
     await decide('ann', key, [approve('call_refund')]);
     const seen = await show('bob', key);
-    expect(seen.body.pausedBy).toEqual({ kind: 'person', subject: 'u-bob', email: 'bob@example.com', via: 'api' });
+    expect(seen.body.pausedBy).toEqual({
+      kind: 'person',
+      subject: 'u-bob',
+      email: 'bob@example.com',
+      emailVerified: true,
+      via: 'api',
+    });
     expect(seen.body.asks[0].decision).toEqual({
       decision: 'approve',
-      by: { kind: 'person', subject: 'u-ann', email: 'ann@example.com', name: 'Ann', via: 'api' },
+      by: { kind: 'person', subject: 'u-ann', email: 'ann@example.com', emailVerified: true, name: 'Ann', via: 'api' },
     });
   });
 
@@ -114,8 +133,9 @@ describe('npm start: who decides (§13)', () => {
     expect((await show('ann', key)).body.decided).toEqual([]);
   });
 
-  it('records a recipient link’s decision as its email, and refuses the pause’s own link on an ask with approvers', async () => {
+  it('decides a granted link as its grantor (§16), the recipient a label, and the pause’s own link as the pauser', async () => {
     const key = await pause('bob', { approvers: { emails: ['cyd@example.com'] } });
+    // The 201's answerUrl is granted to Bob, who paused: it may do only what Bob may, and Bob is no approver.
     const own = String(key.created.answerUrl).split('#')[1] as string;
     const refused = await request(
       `${service.url}/links/resume`,
@@ -124,6 +144,7 @@ describe('npm start: who decides (§13)', () => {
       { 'x-handback-link': own },
     );
     expect(refused).toMatchObject({ status: 403, body: { code: 'not_an_approver' } });
+    // A link Ann makes for Cyd decides as Ann, who is no approver either: Cyd's email on it matches nothing.
     const made = await request(
       `${service.url}/runs/${key.runId}/pauses/${key.interruptId}/links`,
       'POST',
@@ -132,21 +153,35 @@ describe('npm start: who decides (§13)', () => {
     );
     expect(made.status).toBe(201);
     const token = String(made.body.answerUrl).split('#')[1] as string;
-    const decided = await request(
+    const outsider = await request(
       `${service.url}/links/resume`,
       'POST',
       { decisions: [approve('call_refund')] },
       { 'x-handback-link': token },
     );
+    expect(outsider).toMatchObject({ status: 403, body: { code: 'not_an_approver' } });
+    expect((await show('ann', key)).body.decided).toEqual([]);
+    // A link Cyd makes for her assistant decides as Cyd, with the assistant as `for`.
+    const hers = await request(
+      `${service.url}/runs/${key.runId}/pauses/${key.interruptId}/links`,
+      'POST',
+      { email: 'assistant@example.com' },
+      as('cyd'),
+    );
+    const decided = await request(
+      `${service.url}/links/resume`,
+      'POST',
+      { decisions: [approve('call_refund')] },
+      { 'x-handback-link': String(hers.body.answerUrl).split('#')[1] as string },
+    );
     expect(decided.status).toBe(202);
-    const seen = await show('ann', key);
-    expect(seen.body.asks[0].decision.by).toEqual({
-      kind: 'link',
-      subject: 'email:cyd@example.com',
-      email: 'Cyd@Example.com',
-      name: 'Cyd',
+    expect((await show('ann', key)).body.asks[0].decision.by).toEqual({
+      kind: 'person',
+      subject: 'u-cyd',
+      email: 'cyd@example.com',
+      emailVerified: true,
       via: 'link',
-      grantedBy: 'u-ann',
+      for: { email: 'assistant@example.com' },
     });
   });
 

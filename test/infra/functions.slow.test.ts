@@ -33,6 +33,7 @@ const FUNCTIONS = [
     timeout: 29,
     environment: { ...RESUME_ENVIRONMENT, LINK_SECRET_ARN: ref('AnswerLinkKey') },
   },
+  { name: 'McpHandler', memory: 512, timeout: 29, environment: RESUME_ENVIRONMENT },
   { name: 'StepFunctionsHandler', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
   { name: 'SqsHandler', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
   { name: 'Sweeper', memory: 512, timeout: 60, environment: RESUME_ENVIRONMENT },
@@ -75,7 +76,7 @@ function bundleDirectory(name: string): string {
 }
 
 describe('the functions', () => {
-  it('are the seven of the stack', () => {
+  it('are the eight of the stack', () => {
     template.resourceCountIs('AWS::Lambda::Function', FUNCTIONS.length);
   });
 
@@ -116,6 +117,18 @@ describe('the functions', () => {
 });
 
 describe('the bundles', () => {
+  /** Every file of a function's asset, its chunks included. */
+  const everyFile = (name: string) =>
+    readdirSync(bundleDirectory(name), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.mjs'))
+      .map((file) => readFileSync(join(bundleDirectory(name), file), 'utf8'));
+
+  // The MCP SDK's Streamable HTTP transport names its session header; nothing else in Handback does.
+  it("keep the MCP SDK out of the API function's bundle and chunks, and in the MCP function's", () => {
+    expect(everyFile('ApiHandler').some((code) => code.includes('mcp-session-id'))).toBe(false);
+    expect(everyFile('McpHandler').some((code) => code.includes('mcp-session-id'))).toBe(true);
+  });
+
   it.each(FUNCTIONS)('of $name are ESM with the createRequire banner', ({ name }) => {
     const code = readFileSync(join(bundleDirectory(name), 'index.mjs'), 'utf8');
     expect(code.startsWith("import { createRequire as __handbackCreateRequire } from 'node:module';")).toBe(true);

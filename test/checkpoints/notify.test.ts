@@ -4,7 +4,7 @@ import {
   notifyFailures,
   parseChannelNames,
   recipientsOf,
-} from '../../functions/channels/notify.ts';
+} from '../../functions/checkpoints/notify.ts';
 import { BadRequestError } from '../../functions/errors.ts';
 
 describe('notify on a pause', () => {

@@ -1,0 +1,50 @@
+import { Status } from '../vocabulary.ts';
+import { nextDueAt, type PauseRecord } from './record.ts';
+
+/**
+ * What the sweep does with one due record at `nowMs`, pure: the service reads the record, asks this, and writes the
+ * answer through its commit loop (a lost race reads again and asks again). Closing an expired pause needs its
+ * transcript and the rules that fold decisions in, so that step is named here and done by the service.
+ */
+export type SweepStep =
+  /** Unknown, not due any more (the index lags the table), or closed: nothing to do. */
+  | { do: 'nothing' }
+  /** A closing the sweep made whose hand-off was not acknowledged: deliver it again, look again at `after.dueAtMs`. */
+  | { do: 'redeliver'; after: PauseRecord }
+  /** Expired with `onExpiry: "fail"`: the status is written, no continuation. */
+  | { do: 'expire'; after: PauseRecord }
+  /** Expired with `onExpiry: "reject"`: the service closes it (every undecided ask rejected), `awaitingHandoff`. */
+  | { do: 'close' }
+  /** Its reminder is due: written as sent, due next at its expiry. */
+  | { do: 'remind'; after: PauseRecord };
+
+/** Milliseconds after which the sweep delivers again a closing of its own whose hand-off was not acknowledged. */
+export const HANDOFF_RETRY_MS = 60_000;
+
+/** The sweep's step for `record` (undefined: none was found) at `nowMs`. */
+export function sweepStep(record: PauseRecord | undefined, nowMs: number): SweepStep {
+  if (record === undefined || record.dueAtMs === undefined || record.dueAtMs > nowMs) return { do: 'nothing' };
+  // A closing whose hand-off was not acknowledged yet: deliver it again (§6, at least once); not acknowledged by the
+  // next tick, it is looked at again then.
+  if (record.handoffDue === true && record.closing !== undefined) {
+    return { do: 'redeliver', after: { ...record, dueAtMs: nowMs + HANDOFF_RETRY_MS, rev: record.rev + 1 } };
+  }
+  if (record.status !== Status.Paused) return { do: 'nothing' };
+  if (nowMs >= record.expiresAtMs) {
+    if (record.onExpiry !== 'fail') return { do: 'close' };
+    const after: PauseRecord = { ...record, status: Status.Expired, rev: record.rev + 1 };
+    delete after.dueAtMs;
+    return { do: 'expire', after };
+  }
+  const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };
+  after.dueAtMs = nextDueAt(after);
+  return { do: 'remind', after };
+}
+
+/**
+ * A closing the sweep made, waiting for its hand-off: delivered by the caller, then acknowledged; until then the sweep
+ * comes back to it (§6: at least once).
+ */
+export function awaitingHandoff(closed: PauseRecord, nowMs: number): PauseRecord {
+  return { ...closed, handoffDue: true, dueAtMs: nowMs + HANDOFF_RETRY_MS };
+}

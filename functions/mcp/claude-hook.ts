@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { OpenPauseExistsError } from '../errors.ts';
+import { RUN_ID_PATTERN } from '../vocabulary.ts';
+import * as z from '../zod.ts';
+import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
+import { forgetDeferred, recordDeferred } from './claude-deferred.ts';
+import { lastUserPrompt } from './claude-transcript.ts';
+import { decidedOf, isClosed, pauseUrl, permissionPause, TOOL_USE_ID } from './permission.ts';
+
+/**
+ * Claude Code's `PreToolUse` hook (§18), `handback claude-hook`: JSON in on stdin, JSON out on stdout, as Claude
+ * Code's hooks reference gives them. For a call the settings' matcher sends here, it pauses one approval ask in run
+ * `claude-<session_id>` (the ask's `toolCallId` the `tool_use_id`, the transcript the session's last prompt and the
+ * call) and answers `defer`: `claude -p` exits with `stop_reason: "tool_deferred"`, no process waits. Run again by
+ * `claude -p --resume <session>`, it meets the same pause: still open, `defer` again; closed, `allow` with the
+ * decided input — once the hand-off is claimed (one conditional write), so two resumes racing from the deferred state
+ * run the call once and the other is denied — or `deny` with the reason. Anything that keeps it from asking Handback
+ * (no configuration, no answer, bad input) denies: it fails closed, saying so.
+ */
+
+/** What Claude Code sends a `PreToolUse` hook (the fields read here; others are ignored). */
+const preToolUse = z.object({
+  session_id: z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,121}$/, 'must be a Claude Code session id')),
+  transcript_path: z.optional(z.string()),
+  cwd: z.optional(z.string()),
+  hook_event_name: z.literal('PreToolUse'),
+  tool_name: z.string().check(z.minLength(1)),
+  tool_input: z.record(z.string(), z.unknown()),
+  tool_use_id: z.string().check(z.regex(TOOL_USE_ID, 'must be 1–120 letters, digits, _ or -')),
+});
+
+/** The hook's answer: Claude Code's `hookSpecificOutput` for `PreToolUse`. */
+export interface PreToolUseOutput {
+  hookSpecificOutput: {
+    hookEventName: 'PreToolUse';
+    permissionDecision: 'allow' | 'deny' | 'ask' | 'defer';
+    permissionDecisionReason: string;
+    updatedInput?: Record<string, unknown>;
+  };
+}
+
+/** What the hook runs on; each part defaults to the environment's. */
+export interface HookDeps {
+  env: NodeJS.ProcessEnv;
+  /** @default backendFromEnv(env) */
+  backend?: HandbackBackend;
+  /** This run's name in a claim. @default a new UUID */
+  claimant?: string;
+}
+
+/** One hook run: the answer for the call Claude Code sent on stdin. */
+export async function claudeHook(stdin: string, deps: HookDeps): Promise<PreToolUseOutput> {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdin);
+  } catch {
+    return deny('handback claude-hook got no JSON on stdin, so the call is denied. Run it as a PreToolUse hook.');
+  }
+  const parsed = z.safeParse(preToolUse, json);
+  if (!parsed.success) {
+    return deny(
+      `handback claude-hook cannot read this hook input (${z.prettifyError(parsed.error)}), so the call is denied.`,
+    );
+  }
+  const input = parsed.data;
+  let backend = deps.backend;
+  try {
+    backend ??= await backendFromEnv(deps.env, AGENTS.claudeCode, { timeoutMs: 10_000 });
+  } catch (error) {
+    if (error instanceof BackendConfigError)
+      return deny(`${error.message} Until then every call this hook sees is denied.`);
+    return unreachable('Handback', error);
+  }
+  try {
+    return await decide(input, backend, deps);
+  } catch (error) {
+    return unreachable(backend.where, error);
+  } finally {
+    if (deps.backend === undefined) await backend.close().catch(() => {});
+  }
+}
+
+async function decide(
+  input: z.infer<typeof preToolUse>,
+  backend: HandbackBackend,
+  deps: HookDeps,
+): Promise<PreToolUseOutput> {
+  const runId = `claude-${input.session_id}`;
+  if (!RUN_ID_PATTERN.test(runId))
+    return deny(`Session id ${input.session_id} cannot name a run, so the call is denied.`);
+  const call = { toolUseId: input.tool_use_id, name: input.tool_name, input: input.tool_input };
+  const context = (await lastUserPrompt(input.transcript_path)) ?? `Claude Code session ${input.session_id}`;
+  let key: { runId: string; interruptId: string };
+  try {
+    key = await pauseOrMeet(
+      backend,
+      permissionPause(call, {
+        runId,
+        context,
+        prompt: `Claude Code wants to run ${input.tool_name}.`,
+        metadata: { source: 'claude-code', sessionId: input.session_id, ...(input.cwd ? { cwd: input.cwd } : {}) },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof OpenPauseExistsError) {
+      const waiting = error.interruptId === undefined ? '' : ` (pause ${error.interruptId})`;
+      return deny(
+        `Another call of this session still waits for a person in Handback${waiting}: this call is denied. Resume the session once that one is decided.`,
+      );
+    }
+    throw error;
+  }
+  const view = await backend.getPause(key);
+  const where = backend.inboxUrl === undefined ? backend.where : pauseUrl(backend.inboxUrl, key);
+  if (!isClosed(view)) {
+    await recordDeferred(deps.env, {
+      sessionId: input.session_id,
+      runId,
+      interruptId: key.interruptId,
+      toolUseId: input.tool_use_id,
+      toolName: input.tool_name,
+      cwd: input.cwd ?? process.cwd(),
+      deferredAt: new Date().toISOString(),
+    });
+    return {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'defer',
+        permissionDecisionReason: `Waiting for a person to decide in Handback (pause ${key.interruptId}, ${where}). Once decided, resume with: claude -p --resume ${input.session_id}`,
+      },
+    };
+  }
+  // Decided: this run resumes the session, so no resumer needs to any more.
+  await forgetDeferred(deps.env, key.interruptId);
+  const continuation =
+    view.continuationId === undefined
+      ? undefined
+      : await backend.getContinuation({ runId, continuationId: view.continuationId });
+  const decided = decidedOf(view, input.tool_use_id, continuation);
+  if (decided.behavior === 'deny') return deny(decided.message);
+  const claim = await backend.claim({ ...key, claimant: deps.claimant ?? `claude-hook:${randomUUID()}` });
+  if (!claim.claimed) {
+    return deny(
+      `Not run here: already decided and handed to another run (pause ${key.interruptId}, claimed at ${claim.claimedAt}).`,
+    );
+  }
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      permissionDecisionReason: `Allowed as decided in Handback (pause ${key.interruptId}), with the decided input.`,
+      updatedInput: decided.updatedInput,
+    },
+  };
+}
+
+function deny(reason: string): PreToolUseOutput {
+  return {
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+  };
+}
+
+/** Fail closed: Handback could not be asked, so nothing runs. */
+function unreachable(where: string, error: unknown): PreToolUseOutput {
+  const why = error instanceof Error ? error.message : String(error);
+  return deny(
+    `Denied because Handback could not be reached at ${where} (${why}). This hook fails closed: no call runs without a person's decision. Check HANDBACK_URL and HANDBACK_TOKEN, then try again.`,
+  );
+}

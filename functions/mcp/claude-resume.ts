@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { PauseNotFoundError } from '../errors.ts';
+import type { HandbackBackend } from './backend.ts';
+import { type DeferredSession, forgetDeferred, listDeferred, takeDeferred } from './claude-deferred.ts';
+import { isClosed } from './permission.ts';
+
+/**
+ * `handback claude-resume` (§18): the local hand-off of Claude Code's durable loop. It reads the sessions the hook
+ * deferred on this machine (`claude-deferred.ts`), and for each whose pause has closed — decided, cancelled or
+ * expired — runs `claude -p --resume <session>` once, in the session's own directory; the hook, run again by that
+ * resume, answers the decision. With `--watch` it does so every few seconds until stopped. On AWS the same hand-off
+ * is a consumer of the stack's hand-off queue (docs/claude-code.md).
+ */
+
+/** How sessions are resumed. */
+export interface ResumeOptions {
+  env: NodeJS.ProcessEnv;
+  backend: Pick<HandbackBackend, 'getPause'>;
+  /** The Claude Code command. */
+  claude: string;
+  /** More arguments for each resume, after `-p --resume <session>`. */
+  args: readonly string[];
+  /** Where progress is told. */
+  log: (line: string) => void;
+}
+
+/** What one pass did, by session id. */
+export interface ResumePass {
+  resumed: string[];
+  failed: string[];
+  waiting: string[];
+}
+
+/** One pass: resumes each recorded session whose pause has closed, once; the others wait for the next pass. */
+export async function resumeClosedSessions(options: ResumeOptions): Promise<ResumePass> {
+  const pass: ResumePass = { resumed: [], failed: [], waiting: [] };
+  for (const session of await listDeferred(options.env)) {
+    let status: string;
+    try {
+      const view = await options.backend.getPause({ runId: session.runId, interruptId: session.interruptId });
+      if (!isClosed(view)) {
+        pass.waiting.push(session.sessionId);
+        continue;
+      }
+      status = view.status;
+    } catch (error) {
+      if (error instanceof PauseNotFoundError) {
+        options.log(`Pause ${session.interruptId} of session ${session.sessionId} is gone; forgetting it.`);
+        await forgetDeferred(options.env, session.interruptId);
+        continue;
+      }
+      options.log(`Could not read pause ${session.interruptId}: ${error instanceof Error ? error.message : error}`);
+      pass.failed.push(session.sessionId);
+      continue;
+    }
+    const taken = await takeDeferred(options.env, session.interruptId);
+    // Another resumer took it first.
+    if (taken === undefined) continue;
+    options.log(`Pause ${session.interruptId} is ${status}: resuming session ${session.sessionId} in ${session.cwd}`);
+    const outcome = await runResume(options, session);
+    if (outcome === 'not started') {
+      await taken.release();
+      pass.failed.push(session.sessionId);
+      continue;
+    }
+    await taken.done();
+    if (outcome === 0) pass.resumed.push(session.sessionId);
+    else {
+      options.log(`claude -p --resume ${session.sessionId} exited ${outcome}`);
+      pass.failed.push(session.sessionId);
+    }
+  }
+  return pass;
+}
+
+/** Passes every `intervalMs` until `signal` aborts. */
+export async function watchSessions(
+  options: ResumeOptions & { intervalMs: number; signal: AbortSignal },
+): Promise<void> {
+  while (!options.signal.aborted) {
+    await resumeClosedSessions(options);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, options.intervalMs);
+      options.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
+}
+
+/** `claude -p --resume <session>` in the session's directory: its exit code, or `not started`. */
+function runResume(options: ResumeOptions, session: DeferredSession): Promise<number | 'not started'> {
+  return new Promise((resolve) => {
+    const child = spawn(options.claude, ['-p', '--resume', session.sessionId, ...options.args], {
+      cwd: session.cwd,
+      env: options.env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.once('error', (error) => {
+      options.log(`Could not start ${options.claude}: ${error.message}`);
+      resolve('not started');
+    });
+    child.once('close', (code, signal) => resolve(code ?? (signal === null ? 1 : 128)));
+  });
+}

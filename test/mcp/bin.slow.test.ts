@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { HANDBACK_BIN } from '../claude-code/claude.ts';
+
+/** The built `handback` bin (`dist/cli/main.js`, what `npx handback` runs): the coding-agent commands of §18. */
+
+const run = promisify(execFile);
+
+/** Runs the bin; resolves with its exit code and output, whatever the code. */
+async function handback(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [HANDBACK_BIN, ...args], {
+      env: { PATH: process.env.PATH },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('the handback bin', () => {
+  it('lists mcp, claude-hook and claude-resume in --help, each with its summary', async () => {
+    const { code, stdout } = await handback(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ {2}mcp +MCP server over stdio/m);
+    expect(stdout).toMatch(/^ {2}claude-hook +Claude Code PreToolUse hook/m);
+    expect(stdout).toMatch(/^ {2}claude-resume +Resumes each deferred Claude Code session/m);
+  });
+
+  it.each([
+    ['mcp', /Usage: handback mcp\n[\s\S]*HANDBACK_MCP_WAIT_SECONDS/],
+    ['claude-hook', /Usage: handback claude-hook[\s\S]*"defer"[\s\S]*fail closed/],
+    ['claude-resume', /Usage: handback claude-resume[\s\S]*--watch[\s\S]*claude -p --resume <session>/],
+  ])('prints the help of %s', async (command, help) => {
+    const { code, stdout } = await handback([command, '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(help);
+  });
+
+  it.each([
+    [['mcp', 'extra'], /takes no arguments/],
+    [['claude-hook', 'extra'], /takes no arguments/],
+    [['claude-resume', '--interval', 'soon'], /--interval soon must be a number/],
+    [['claude-resume', '--nope'], /Unknown option/],
+  ])('refuses %j with exit 2, saying why', async (args, why) => {
+    const { code, stderr } = await handback(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(why);
+  });
+
+  it('tells handback mcp and claude-resume with nothing configured what to set, exit 1', async () => {
+    for (const command of ['mcp', 'claude-resume']) {
+      const { code, stderr } = await handback([command]);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/set HANDBACK_URL \(and HANDBACK_TOKEN\)/);
+    }
+  });
+});

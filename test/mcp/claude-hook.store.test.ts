@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import { AGENTS, type HandbackBackend } from '../../functions/mcp/backend.ts';
+import { listDeferred, takeDeferred } from '../../functions/mcp/claude-deferred.ts';
+import { claudeHook } from '../../functions/mcp/claude-hook.ts';
+import { storeBackend } from '../../functions/mcp/store-backend.ts';
+import { useTestTable } from '../support/dynamodb.ts';
+
+/**
+ * Claude Code's PreToolUse hook (§18) in-process, on the store the service runs on (the backend a hook without
+ * HANDBACK_URL uses): what it answers for each state of the pause, the claim that lets a decided call run once, and
+ * failing closed. The real CLI runs it in test/claude-code/claude-code.slow.test.ts.
+ */
+
+const table = useTestTable();
+const TENANT = 'acme';
+const person = { kind: 'person', subject: 'ann', name: 'Ann', via: 'api' } as const;
+let backend: HandbackBackend;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  env = { HANDBACK_STATE_DIR: mkdtempSync(join(tmpdir(), 'handback-state-')) };
+  backend = await storeBackend({
+    endpoint: table.endpoint,
+    tableName: table.tableName,
+    tenant: TENANT,
+    agent: AGENTS.claudeCode,
+    env: { ...process.env, ...env },
+  });
+});
+
+afterAll(async () => {
+  await backend.close();
+});
+
+const store = () => createDynamoDBCheckpointStore({ client: table.client, tableName: table.tableName });
+
+/** A PreToolUse input for `session` and call `id`, as Claude Code sends it. */
+function input(
+  session: string,
+  id: string,
+  toolInput: Record<string, unknown> = { file_path: 'a.txt', content: 'hi' },
+) {
+  return JSON.stringify({
+    session_id: session,
+    transcript_path: join(tmpdir(), 'no-transcript.jsonl'),
+    cwd: '/work/project',
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Write',
+    tool_input: toolInput,
+    tool_use_id: id,
+  });
+}
+
+const hook = (stdin: string, claimant?: string) =>
+  claudeHook(stdin, { env, backend, ...(claimant === undefined ? {} : { claimant }) });
+
+/** Defers a new call of a new session; its pause. */
+async function deferred(toolInput?: Record<string, unknown>) {
+  const session = randomUUID();
+  const id = `toolu_${randomUUID().replaceAll('-', '')}`;
+  const output = await hook(input(session, id, toolInput));
+  expect(output.hookSpecificOutput.permissionDecision).toBe('defer');
+  const runId = `claude-${session}`;
+  const interruptId = /pause (\S+),/.exec(output.hookSpecificOutput.permissionDecisionReason)?.[1] as string;
+  return { session, id, runId, interruptId, stdin: input(session, id, toolInput) };
+}
+
+describe('handback claude-hook', () => {
+  it('defers a call it sees first, pausing one approval ask as the agent, and notes the session for claude-resume', async () => {
+    const { session, id, runId, interruptId } = await deferred();
+    const view = await store().getPause({ tenant: TENANT, runId, interruptId });
+    expect(view).toMatchObject({
+      status: 'paused',
+      asks: [{ toolCallId: id, kind: 'approval', name: 'Write', args: { file_path: 'a.txt', content: 'hi' } }],
+      pausedBy: { kind: 'agent', subject: 'claude-code' },
+      context: { user: `Claude Code session ${session}` },
+      metadata: { source: 'claude-code', sessionId: session, cwd: '/work/project' },
+    });
+    expect((await listDeferred(env)).find((record) => record.interruptId === interruptId)).toMatchObject({
+      sessionId: session,
+      runId,
+      toolUseId: id,
+      cwd: '/work/project',
+    });
+  });
+
+  it('defers again, on the same pause, while no one has decided', async () => {
+    const { stdin, interruptId } = await deferred();
+    const again = await hook(stdin);
+    expect(again.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'defer',
+      permissionDecisionReason: expect.stringContaining(interruptId),
+    });
+  });
+
+  it('allows the decided input once, and denies every later run of the same call as handed to another run', async () => {
+    const { stdin, runId, interruptId, id } = await deferred();
+    const edited = { file_path: 'a.txt', content: 'edited' };
+    await store().decide({
+      tenant: TENANT,
+      runId,
+      interruptId,
+      decisions: [{ toolCallId: id, decision: 'edit', args: edited }],
+      by: person,
+    });
+    const first = await hook(stdin, 'run-a');
+    expect(first.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', updatedInput: edited });
+    expect((await listDeferred(env)).some((record) => record.interruptId === interruptId)).toBe(false);
+    // The same run retrying its claim still has it; any other run does not.
+    expect((await hook(stdin, 'run-a')).hookSpecificOutput.permissionDecision).toBe('allow');
+    const later = await hook(stdin, 'run-b');
+    expect(later.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringContaining('already decided and handed to another run'),
+    });
+  });
+
+  it('allows at once, deferring nothing, a call whose pause comes back closed (a policy approved it: 200, not 201)', async () => {
+    // As §17 closes a pause at pause time: the pause made and decided by the service, its closed body answered.
+    const approving: HandbackBackend = {
+      ...backend,
+      async pause(body) {
+        const created = await backend.pause(body);
+        const toolCallId = body.asks?.[0]?.toolCallId as string;
+        const decided = await store().decide({
+          tenant: TENANT,
+          ...created,
+          decisions: [{ toolCallId, decision: 'approve' }],
+          by: { kind: 'service', subject: 'policy:auto-approve', via: 'library' },
+        });
+        return decided.kind === 'closed' ? decided : created;
+      },
+    };
+    const session = randomUUID();
+    const output = await claudeHook(input(session, 'toolu_policy1'), { env, backend: approving });
+    expect(output.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'allow',
+      updatedInput: { file_path: 'a.txt', content: 'hi' },
+    });
+    expect((await listDeferred(env)).some((record) => record.sessionId === session)).toBe(false);
+  });
+
+  it('lets exactly one of many racing runs of a decided call run it', async () => {
+    const { stdin, runId, interruptId, id } = await deferred();
+    await store().decide({
+      tenant: TENANT,
+      runId,
+      interruptId,
+      decisions: [{ toolCallId: id, decision: 'approve' }],
+      by: person,
+    });
+    const outputs = await Promise.all(Array.from({ length: 6 }, (_, index) => hook(stdin, `racer-${index}`)));
+    const decisions = outputs.map((output) => output.hookSpecificOutput.permissionDecision);
+    expect(decisions.filter((decision) => decision === 'allow')).toHaveLength(1);
+    expect(decisions.filter((decision) => decision === 'deny')).toHaveLength(5);
+  });
+
+  it("denies with the person's reason when they reject, and with the cancel's when it is cancelled", async () => {
+    const rejected = await deferred();
+    await store().decide({
+      tenant: TENANT,
+      runId: rejected.runId,
+      interruptId: rejected.interruptId,
+      decisions: [{ toolCallId: rejected.id, decision: 'reject', reason: 'Not that file.' }],
+      by: person,
+    });
+    expect((await hook(rejected.stdin)).hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringContaining('Reason: Not that file.'),
+    });
+    const cancelled = await deferred();
+    await store().cancel({
+      tenant: TENANT,
+      runId: cancelled.runId,
+      interruptId: cancelled.interruptId,
+      reason: 'Stopped.',
+      by: person,
+    });
+    expect((await hook(cancelled.stdin)).hookSpecificOutput.permissionDecisionReason).toMatch(
+      /^cancelled: [\s\S]*Stopped\./,
+    );
+  });
+
+  it('denies another call of the session while the first still waits, naming the pause it waits on', async () => {
+    const { session, interruptId } = await deferred();
+    const other = await hook(input(session, 'toolu_other1'));
+    expect(other.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringContaining(interruptId),
+    });
+  });
+
+  it.each([
+    ['no JSON', 'not json'],
+    ['another event', JSON.stringify({ ...JSON.parse(input('s1', 'toolu_1')), hook_event_name: 'PostToolUse' })],
+    ['a tool_use_id no run can hold', input('s1', 'toolu with spaces')],
+  ])('denies, failing closed, for %s on stdin', async (_what, stdin) => {
+    const output = await hook(stdin);
+    expect(output.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
+    expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(/denied/);
+  });
+
+  it('denies, naming what to set, when nothing tells it where Handback is', async () => {
+    const output = await claudeHook(input('s2', 'toolu_2'), { env: {} });
+    expect(output.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringMatching(/HANDBACK_URL[\s\S]*DYNAMODB_ENDPOINT/),
+    });
+  });
+
+  it('denies, saying so, when the store does not answer', async () => {
+    const broken: HandbackBackend = {
+      ...backend,
+      pause: async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+    };
+    const output = await claudeHook(input('s3', 'toolu_3'), { env, backend: broken });
+    expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(
+      /^Denied because Handback could not be reached at .*ECONNREFUSED.*fails closed/,
+    );
+  });
+});
+
+describe('the deferred sessions', () => {
+  it('are taken by one resumer: a second take of the same record finds nothing; a released one is there again', async () => {
+    const { interruptId } = await deferred();
+    const first = await takeDeferred(env, interruptId);
+    expect(first).toBeDefined();
+    expect(await takeDeferred(env, interruptId)).toBeUndefined();
+    await first?.release();
+    const again = await takeDeferred(env, interruptId);
+    expect(again).toBeDefined();
+    await again?.done();
+    expect((await listDeferred(env)).some((record) => record.interruptId === interruptId)).toBe(false);
+  });
+});
