@@ -23,6 +23,7 @@ import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { INDEXES } from '../functions/checkpoints/table.ts';
 import { type BundledHandoffTarget, buildLambdaBundle, bundleDefines } from './lambda-bundle.ts';
 import { repoPath } from './paths.ts';
+import { copyPolicyFiles, type PolicyBundle, policyEnvironment } from './policies.ts';
 
 export { bundleDefines };
 
@@ -121,6 +122,13 @@ export interface HandbackFunctionProps {
    * @default - a plain function
    */
   readonly durableConfig?: DurableConfig;
+  /**
+   * The deployment's Cedar policies (§17), for a function that pauses: the files go into its asset (`policies/`, with
+   * Cedar's WebAssembly and Handback's schema) and the variables naming them into its environment. Its code loads
+   * them on the first pause that needs them.
+   * @default - none: the function carries no policy file and loads no Cedar
+   */
+  readonly policies?: PolicyBundle;
 }
 
 /**
@@ -166,18 +174,24 @@ export class HandbackFunction extends Construct {
     // as NodejsFunction does it: hashed by its output, skipped like any bundling when `aws:cdk:bundling-stacks` says.
     const entry = props.entry;
     const handoffTarget = props.handoffTarget;
+    const policies = props.policies;
     this.function = new LambdaFunction(this, 'Function', {
       code: Code.fromAsset(repoPath(''), {
         assetHashType: AssetHashType.OUTPUT,
         bundling: {
           // What the bundle is built from, in the options CDK keys its bundling cache by (JSON, which drops
           // `tryBundle`): without it every function outside vitest got the first function's bundle.
-          environment: { HANDBACK_ENTRY: relative(repoPath(''), entry), HANDBACK_HANDOFF_TARGET: handoffTarget ?? '' },
+          environment: {
+            HANDBACK_ENTRY: relative(repoPath(''), entry),
+            HANDBACK_HANDOFF_TARGET: handoffTarget ?? '',
+            ...(policies === undefined ? {} : { HANDBACK_POLICY_FILES: policies.hash }),
+          },
           // Never pulled: the local bundling below always succeeds or throws.
           image: DockerImage.fromRegistry('dummy'),
           local: {
             tryBundle(outputDir: string): boolean {
               buildLambdaBundle(entry, outputDir, handoffTarget);
+              if (policies !== undefined) copyPolicyFiles(outputDir, policies);
               return true;
             },
           },
@@ -201,6 +215,7 @@ export class HandbackFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: 'handback',
         POWERTOOLS_METRICS_NAMESPACE: 'Handback',
         POWERTOOLS_LOG_LEVEL: logLevel,
+        ...(policies === undefined ? {} : policyEnvironment(policies)),
         ...props.environment,
       },
     });

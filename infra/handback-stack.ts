@@ -73,7 +73,10 @@ export class HandbackStack extends Stack {
       timeoutSeconds: number,
       access: 'decide' | 'readWrite' = 'decide',
     ) => {
+      // The functions that pause judge their approval asks by the deployment's policies (§17): they carry the files.
+      const pauses = access === 'readWrite' && settings.policies !== undefined;
       const fn = new HandbackFunction(this, name, {
+        ...(pauses ? { policies: settings.policies } : {}),
         entry,
         description,
         timeout: Duration.seconds(timeoutSeconds),
@@ -217,7 +220,14 @@ export class HandbackStack extends Stack {
     // `POST /mcp` (§18) on a function of its own: the MCP SDK stays out of the API function's bundle and cold start.
     // It pauses as the API's pause route does (and may see a policy close a pause at once, handing it off); a call
     // waits at most 25 s, inside the 29 s it has, inside API Gateway's 30 s.
-    const mcp = resumeFunction('McpHandler', ENTRY.mcp, 'Handback MCP server, Streamable HTTP (payload 2.0)', 29);
+    // It pauses, as the API does (the MCP tools' permission prompts and questions).
+    const mcp = resumeFunction(
+      'McpHandler',
+      ENTRY.mcp,
+      'Handback MCP server, Streamable HTTP (payload 2.0)',
+      29,
+      'readWrite',
+    );
     if (settings.inboxUrl !== undefined) mcp.function.addEnvironment('INBOX_URL', settings.inboxUrl);
     if (channels.names.length > 0) mcp.function.addEnvironment('HANDBACK_CHANNELS', channels.names.join(','));
     acknowledgeSynchronous(mcp, 'API Gateway invokes it synchronously and returns its errors to the caller');

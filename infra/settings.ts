@@ -10,6 +10,7 @@ import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
 import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
+import { POLICY_CONTEXT, type PolicyBundle, policyBundleOf } from './policies.ts';
 
 /**
  * Props of {@link HandbackStack}. Each one may instead come from the context key named in `infra/settings.ts`
@@ -148,6 +149,10 @@ export const CONTEXT = {
   exampleAgentTenant: 'handback:exampleAgentTenant',
   retentionDays: 'handback:retentionDays',
   emailConfigurationSet: 'handback:emailConfigurationSet',
+  policies: POLICY_CONTEXT.policies,
+  policySchema: POLICY_CONTEXT.schema,
+  policyMode: POLICY_CONTEXT.mode,
+  policyDefault: POLICY_CONTEXT.default,
 } as const;
 
 /**
@@ -225,6 +230,11 @@ export interface Settings {
   exampleAgentTenant: string;
   /** Days a pause and its audit trail are kept after it expires, before DynamoDB's TTL may delete them. */
   retentionDays: number;
+  /**
+   * The deployment's Cedar policies (§17, `handback:policies` and its siblings), validated: bundled with the functions
+   * that pause. Undefined: none, and no function carries Cedar.
+   */
+  policies: PolicyBundle | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -551,6 +561,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? DEFAULT_AGENT_TENANT,
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
+    policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
   };
 }
 

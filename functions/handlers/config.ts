@@ -5,6 +5,7 @@
 
 import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
 import type { HandoffConfig } from '../handoff/handoff.ts';
+import { type PolicySettings, policySettingsOf } from '../policies/config.ts';
 import { HANDOFF_TARGETS, isOneOf } from '../vocabulary.ts';
 
 export type { HandoffConfig };
@@ -31,6 +32,11 @@ export interface Config {
   verifiedEmailIssuer: string | undefined;
   /** `HANDBACK_RETENTION_DAYS`, in seconds: how long a pause and its audit trail are kept after it expires. */
   retentionSeconds: number | undefined;
+  /**
+   * `HANDBACK_POLICIES` (with `HANDBACK_POLICY_SCHEMA`, `_MODE`, `_DEFAULT`): the deployment's Cedar policies (§17),
+   * bundled with the functions that pause; unset = no policy applies, and no Cedar is loaded.
+   */
+  policies: PolicySettings | undefined;
 }
 
 /** A variable's value; throws naming the variable when it is unset or empty. */
@@ -98,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recipientDomains: parseRecipientDomains(optionalEnv(env, 'RECIPIENT_DOMAINS')),
     verifiedEmailIssuer: optionalEnv(env, 'OWN_USER_POOL_ISSUER'),
     retentionSeconds: retentionSecondsOf(env),
+    policies: policySettingsOf(env),
   };
 }

@@ -3,6 +3,8 @@ import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
 import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
+import { once } from '../once.ts';
+import type { PolicySettings } from '../policies/config.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { loadConfig } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
@@ -56,6 +58,7 @@ export function useCaseDepsWith(
       }),
       checks,
       recipientDomains: config.recipientDomains,
+      ...(config.policies === undefined ? {} : { policies: policiesOnFirstUse(config.policies) }),
     }),
     handoff: createHandoff(config.handoff, clients, logger),
     claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),
@@ -66,4 +69,13 @@ export function useCaseDepsWith(
     ...(config.verifiedEmailIssuer === undefined ? {} : { verifiedEmailIssuer: config.verifiedEmailIssuer }),
     ...(config.inboxUrl === undefined ? {} : { inboxUrl: config.inboxUrl }),
   };
+}
+
+/**
+ * The deployment's Cedar policies (§17), loaded on the first pause with an `approval` ask and kept for the container:
+ * Cedar, its WebAssembly and the files bundled beside the function (`infra/handback-function.ts`) are a chunk read
+ * then, never at init. A file that cannot load (synthesis checked it) fails that pause, and the next one tries again.
+ */
+function policiesOnFirstUse(settings: PolicySettings) {
+  return once(async () => (await import('../policies/engine-files.ts')).loadLoggedPolicyEngine(settings, logger));
 }

@@ -116,12 +116,8 @@ export async function startLocalService(
   try {
     const settings = policySettingsOf(env);
     if (settings !== undefined) {
-      const { loadPolicyEngine } = await import('../policies/engine-files.ts');
-      engine = loadPolicyEngine(settings, {
-        env,
-        onError: (failure) => logger.error('Policy evaluation failed: the ask was rejected', { ...failure }),
-      });
-      logger.info('Policies loaded', { policies: engine.size, mode: engine.mode, default: engine.default });
+      const { loadLoggedPolicyEngine } = await import('../policies/engine-files.ts');
+      engine = loadLoggedPolicyEngine(settings, logger, env);
     }
   } catch (error) {
     await embedded?.close();

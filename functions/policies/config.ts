@@ -1,9 +1,10 @@
 import { isOneOf, POLICY_DEFAULTS, POLICY_MODES, type PolicyDefault, type PolicyMode } from '../vocabulary.ts';
 
 /**
- * Whether this deployment has policies, and how they apply (§17): read from the environment, pure, and small — it is
- * all of the policies a cold start reads. The engine itself (Cedar and its WebAssembly) is loaded from
- * `engine-files.ts` on the first pause that needs it, and never where no policy file is configured.
+ * Whether this deployment has policies, and how they apply (§17): read from the environment (or, at synthesis, from
+ * the CDK context), pure, and small — it is all of the policies a cold start reads. The engine itself (Cedar and its
+ * WebAssembly) is loaded from `engine-files.ts` on the first pause that needs it, and never where no policy file is
+ * configured.
  */
 
 /** A deployment's policy settings. */
@@ -16,29 +17,48 @@ export interface PolicySettings {
   default: PolicyDefault;
 }
 
+/** The four settings as they are given, each by the name it is given under. */
+type Given = Record<keyof typeof POLICY_VARIABLES, string | undefined>;
+
+/** The environment variables of the settings (`npm start`, and the functions that pause on AWS). */
+export const POLICY_VARIABLES = {
+  policies: 'HANDBACK_POLICIES',
+  schema: 'HANDBACK_POLICY_SCHEMA',
+  mode: 'HANDBACK_POLICY_MODE',
+  default: 'HANDBACK_POLICY_DEFAULT',
+} as const;
+
 /**
  * The settings `env` gives, or undefined when it names no policy file (then no policy applies, and no default).
  * A mode or a default that is not one of the words is an error naming the variable.
  */
 export function policySettingsOf(env: Record<string, string | undefined>): PolicySettings | undefined {
-  const policies = env.HANDBACK_POLICIES;
-  const mode = env.HANDBACK_POLICY_MODE || 'enforce';
-  const fallback = env.HANDBACK_POLICY_DEFAULT || 'ask';
+  const given = Object.fromEntries(
+    Object.entries(POLICY_VARIABLES).map(([key, name]) => [key, env[name]?.trim() || undefined]),
+  ) as Given;
+  return policySettingsFrom(given, POLICY_VARIABLES);
+}
+
+/**
+ * The settings from their four values, errors naming each by `names` (environment variables, or the CDK context
+ * keys `handback:policies`, … at synthesis).
+ */
+export function policySettingsFrom(given: Given, names: Record<keyof Given, string>): PolicySettings | undefined {
+  const mode = given.mode ?? 'enforce';
+  const fallback = given.default ?? 'ask';
   if (!isOneOf(POLICY_MODES, mode)) {
-    throw new Error(`HANDBACK_POLICY_MODE must be ${POLICY_MODES.join(' or ')}, not ${JSON.stringify(mode)}.`);
+    throw new Error(`${names.mode} must be ${POLICY_MODES.join(' or ')}, not ${JSON.stringify(mode)}.`);
   }
   if (!isOneOf(POLICY_DEFAULTS, fallback)) {
-    throw new Error(
-      `HANDBACK_POLICY_DEFAULT must be ${POLICY_DEFAULTS.join(' or ')}, not ${JSON.stringify(fallback)}.`,
-    );
+    throw new Error(`${names.default} must be ${POLICY_DEFAULTS.join(' or ')}, not ${JSON.stringify(fallback)}.`);
   }
-  if (policies === undefined || policies === '') {
-    if (env.HANDBACK_POLICY_SCHEMA) {
-      throw new Error('HANDBACK_POLICY_SCHEMA is set without HANDBACK_POLICIES: name the policy file it is for.');
+  if (given.policies === undefined) {
+    if (given.schema !== undefined) {
+      throw new Error(`${names.schema} is set without ${names.policies}: name the policy file it is for.`);
     }
     return undefined;
   }
-  const settings: PolicySettings = { policies, mode, default: fallback };
-  if (env.HANDBACK_POLICY_SCHEMA) settings.schema = env.HANDBACK_POLICY_SCHEMA;
+  const settings: PolicySettings = { policies: given.policies, mode, default: fallback };
+  if (given.schema !== undefined) settings.schema = given.schema;
   return settings;
 }

@@ -43,6 +43,29 @@ export function loadPolicyEngine(
   });
 }
 
+/** What an entry point logs with: the local service's and the Lambda functions' loggers both are one. */
+export interface PolicyLog {
+  info(message: string, fields: Record<string, unknown>): void;
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
+/**
+ * `loadPolicyEngine` as the entry points run it: what loaded is logged once, and every failed evaluation (the ask
+ * rejected, fail closed) with the erroring policies' ids.
+ */
+export function loadLoggedPolicyEngine(
+  settings: PolicySettings,
+  log: PolicyLog,
+  env: Record<string, string | undefined> = process.env,
+): PolicyEngine {
+  const engine = loadPolicyEngine(settings, {
+    env,
+    onError: (failure) => log.error('Policy evaluation failed: the ask was rejected', { ...failure }),
+  });
+  log.info('Policies loaded', { policies: engine.size, mode: engine.mode, default: engine.default });
+  return engine;
+}
+
 function resolved(path: string, env: Record<string, string | undefined>): string {
   return isAbsolute(path) ? path : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), path);
 }

@@ -128,6 +128,7 @@ describe('the table grants', () => {
       'ChannelsSlackEvents',
       'DurableExampleAgent',
       'ExampleAgent',
+      'McpHandler',
     ]);
   });
 
@@ -139,6 +140,7 @@ describe('the table grants', () => {
       'ChannelsSlackInteractions',
       'DurableExampleAgent',
       'ExampleAgent',
+      'McpHandler',
     ]);
   });
 
