@@ -52,6 +52,11 @@ export interface BundleSpec {
   entry: string;
   /** The hand-off target it is bundled for (`bundleDefines`), as the stack bundles it. */
   handoffTarget?: HandbackFunctionProps['handoffTarget'];
+  /**
+   * Bundled with the deployment's policies (§17), as the stack bundles the functions that pause when
+   * `handback:policies` is set. @default false: as the stack bundles every function without policies
+   */
+  policies?: boolean;
   /** The name of the floor it is held to (the lifecycle stream's client is EventBridge's, not the hand-off's). */
   floor?: string;
 }
@@ -184,7 +189,7 @@ function packageOf(path: string): string {
 export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
   const dir = join(OUT_DIR, spec.name.replace(/[^a-z0-9-]+/gi, '-'));
   rmSync(dir, { recursive: true, force: true });
-  const built = buildLambdaBundle(spec.entry, dir, spec.handoffTarget);
+  const built = buildLambdaBundle(spec.entry, dir, spec.handoffTarget, spec.policies ?? false);
   const file = built.entry;
   const outputs = built.metafile.outputs;
   // What init loads: the entry and, transitively, the chunks it imports statically.

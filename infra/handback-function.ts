@@ -190,7 +190,7 @@ export class HandbackFunction extends Construct {
           image: DockerImage.fromRegistry('dummy'),
           local: {
             tryBundle(outputDir: string): boolean {
-              buildLambdaBundle(entry, outputDir, handoffTarget);
+              buildLambdaBundle(entry, outputDir, handoffTarget, policies !== undefined);
               if (policies !== undefined) copyPolicyFiles(outputDir, policies);
               return true;
             },

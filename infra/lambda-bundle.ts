@@ -19,11 +19,21 @@ export const ESM_REQUIRE_BANNER =
 /** The hand-off targets a function may be bundled for. */
 export type BundledHandoffTarget = 'sqs' | 'eventbridge' | 'lambda' | 'none';
 
-/** The esbuild `define`s of a function bundled for `handoffTarget`: the other targets' clients become dead code. */
-export function bundleDefines(handoffTarget: BundledHandoffTarget | undefined): Record<string, string> {
-  return handoffTarget === undefined
-    ? {}
-    : { 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': JSON.stringify(handoffTarget) };
+/**
+ * The esbuild `define`s of a function bundled for `handoffTarget` (the other targets' clients become dead code) and,
+ * when `policies` is said, with or without the deployment's policies (§17): without them the policy engine and the
+ * seam that applies it are dead code, and no chunk of theirs is in the bundle.
+ */
+export function bundleDefines(
+  handoffTarget: BundledHandoffTarget | undefined,
+  policies?: boolean,
+): Record<string, string> {
+  return {
+    ...(handoffTarget === undefined
+      ? {}
+      : { 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': JSON.stringify(handoffTarget) }),
+    ...(policies === undefined ? {} : { 'process.env.HANDBACK_BUNDLED_POLICIES': JSON.stringify(String(policies)) }),
+  };
 }
 
 /**
@@ -66,12 +76,20 @@ export function chunkCheck(chunks: readonly string[]): string {
   return `import{existsSync as __handbackChunkExists}from'node:fs';for(const c of ${JSON.stringify(chunks)})if(!__handbackChunkExists(new URL(c,import.meta.url)))throw new Error(\`This bundle is incomplete: chunk \${c} is missing beside \${new URL(import.meta.url).pathname}; redeploy the function's whole asset.\`);`;
 }
 
-/** Builds `entry` into `dir` (index.mjs and chunks/), with the check that every chunk is there at cold start. */
-export function buildLambdaBundle(entry: string, dir: string, handoffTarget?: BundledHandoffTarget): LambdaBundle {
+/**
+ * Builds `entry` into `dir` (index.mjs and chunks/), with the check that every chunk is there at cold start; for
+ * `handoffTarget`, and with or without policies when `policies` says (`bundleDefines`).
+ */
+export function buildLambdaBundle(
+  entry: string,
+  dir: string,
+  handoffTarget?: BundledHandoffTarget,
+  policies?: boolean,
+): LambdaBundle {
   mkdirSync(dir, { recursive: true });
   const result = buildSync({
     ...LAMBDA_ESBUILD_OPTIONS,
-    define: bundleDefines(handoffTarget),
+    define: bundleDefines(handoffTarget, policies),
     entryPoints: [entry],
     outdir: dir,
     metafile: true,

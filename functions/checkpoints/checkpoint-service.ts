@@ -69,7 +69,6 @@ import { capitalize, shown, utf8Bytes } from './json.ts';
 import { readCursor, writeCursor } from './list-cursor.ts';
 import { fitAsks, newPauseRecord, requestFields } from './new-pause.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
-import { judgeAsks, withPolicyOutcomes } from './policy-decisions.ts';
 import {
   type Closing,
   continuationIdOf,
@@ -177,11 +176,21 @@ export class CheckpointService implements CheckpointStore {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
       throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '/messages', message }]);
     }
-    // §17: the policies judge each approval ask once, before the pause is written (policy-decisions.ts).
-    const judged =
-      this.#policies !== undefined && pause.asks.some((ask) => ask.kind === 'approval')
-        ? judgeAsks(await this.#policies(), pause, input.by === undefined ? undefined : checkActor(input.by))
-        : undefined;
+    // §17: the policies judge each approval ask once, before the pause is written (policy-decisions.ts, loaded with
+    // the engine on the first pause that needs them: a deployment without policies never loads either). A Lambda
+    // bundle built without policies defines `HANDBACK_BUNDLED_POLICIES` as "false" (an esbuild `define`, spelled out
+    // here, with the `import()` in the branch itself, so it folds): the branch is dead code there, and its chunks are not
+    // in the bundle at all.
+    let judged: Judged | undefined;
+    if (
+      process.env.HANDBACK_BUNDLED_POLICIES !== 'false' &&
+      this.#policies !== undefined &&
+      pause.asks.some((ask) => ask.kind === 'approval')
+    ) {
+      const [engine, seam] = await Promise.all([this.#policies(), import('./policy-decisions.ts')]);
+      const settled = seam.judgeAsks(engine, pause, input.by === undefined ? undefined : checkActor(input.by));
+      judged = { apply: (record, nowMs) => seam.withPolicyOutcomes(record, settled, nowMs) };
+    }
     const asks = fitAsks(pause);
     const requestHash =
       pause.idempotencyKey === undefined ? undefined : sha256(`${sha256(json)}:${canonicalJson(requestFields(input))}`);
@@ -224,7 +233,7 @@ export class CheckpointService implements CheckpointStore {
       let written = record;
       let closed: ResumeResult | undefined;
       if (judged !== undefined) {
-        const outcomes = withPolicyOutcomes(record, judged, now.getTime());
+        const outcomes = judged.apply(record, now.getTime());
         written = outcomes.record;
         if (outcomes.complete) {
           // Every ask decided by the policies: the pause is written closed, its continuation committed with it.
@@ -705,6 +714,11 @@ export class CheckpointService implements CheckpointStore {
       // An observer never fails the request that made the change.
     }
   }
+}
+
+/** What the policies made of a checked pause's asks: how to write it into its new record. */
+interface Judged {
+  apply(record: PauseRecord, nowMs: number): { record: PauseRecord; complete: boolean };
 }
 
 /** Who closed a pause the policies decided whole: the policy whose decision came last, as a last person would. */

@@ -5,6 +5,7 @@ import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import { once } from '../once.ts';
 import type { PolicySettings } from '../policies/config.ts';
+import type { PolicyEngine } from '../policies/engine.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { loadConfig } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
@@ -25,6 +26,14 @@ export { logger, metrics };
 
 /** The configuration, read once. */
 export const config = loadConfig(process.env);
+
+// A function bundled without policies (`HANDBACK_BUNDLED_POLICIES`, an esbuild `define` of the stack's) carries no
+// engine: policies named in its environment anyway would be silently ignored, so its cold start refuses them.
+if (process.env.HANDBACK_BUNDLED_POLICIES === 'false' && config.policies !== undefined) {
+  throw new Error(
+    'HANDBACK_POLICIES is set, but this function was bundled without policies: set context handback:policies (the stack bundles the files and sets the variables), and synthesize and deploy again.',
+  );
+}
 
 /** The document client every entry point of this wiring shares (the Slack interactions function's delivery log too). */
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
@@ -76,6 +85,12 @@ export function useCaseDepsWith(
  * Cedar, its WebAssembly and the files bundled beside the function (`infra/handback-function.ts`) are a chunk read
  * then, never at init. A file that cannot load (synthesis checked it) fails that pause, and the next one tries again.
  */
-function policiesOnFirstUse(settings: PolicySettings) {
-  return once(async () => (await import('../policies/engine-files.ts')).loadLoggedPolicyEngine(settings, logger));
+function policiesOnFirstUse(settings: PolicySettings): () => Promise<PolicyEngine> {
+  return once(async () => {
+    // Bundled without policies (the cold start refused them above), the `import()` is dead code, and no chunk of it.
+    if (process.env.HANDBACK_BUNDLED_POLICIES !== 'false') {
+      return (await import('../policies/engine-files.ts')).loadLoggedPolicyEngine(settings, logger);
+    }
+    throw new Error('This function was bundled without policies.');
+  });
 }

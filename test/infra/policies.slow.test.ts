@@ -73,15 +73,17 @@ const round = (calls) => ({
   asks: calls.map(([toolCallId]) => ({ toolCallId, kind: 'approval' })),
 });
 const results = {};
+const run = (name) => '/runs/' + process.env.RUN_PREFIX + name;
 results.health = await call(event('GET', '/health'));
 loaded.health = loadedSince();
-results.small = await call(event('POST', '/runs/run-small/pauses', round([['call_1', 'refund_order', { orderId: 'A-1', amount: 20 }]])), agent);
+results.small = await call(event('POST', run('run-small') + '/pauses', round([['call_1', 'refund_order', { orderId: 'A-1', amount: 20 }]])), agent);
 loaded.small = loadedSince();
-results.large = await call(event('POST', '/runs/run-large/pauses', round([['call_2', 'refund_order', { orderId: 'A-2', amount: 500 }], ['call_3', 'delete_customer', {}]])), agent);
-results.view = await call(event('GET', '/runs/run-large/pauses/' + results.large.body.interruptId));
+results.large = await call(event('POST', run('run-large') + '/pauses', round([['call_2', 'refund_order', { orderId: 'A-2', amount: 500 }], ['call_3', 'delete_customer', {}]])), agent);
+results.view = await call(event('GET', run('run-large') + '/pauses/' + results.large.body.interruptId));
 console.log('RESULT ' + JSON.stringify({ results, loaded }));
 `;
 
+let drives = 0;
 async function drive(bundle: string, environment: Record<string, string>, taskRoot: string) {
   return runBundledDriver(
     join(dir, 'drive.mjs'),
@@ -93,6 +95,8 @@ async function drive(bundle: string, environment: Record<string, string>, taskRo
       HANDOFF_TARGET: 'none',
       LAMBDA_TASK_ROOT: taskRoot,
       AWS_LAMBDA_FUNCTION_NAME: 'api',
+      // Each drive its own runs: the table is the file's.
+      RUN_PREFIX: `drive-${++drives}-`,
     },
   );
 }
@@ -150,17 +154,33 @@ describe('synthesis with a policy file', () => {
   });
 });
 
-describe('the API function without policies', () => {
-  it('never loads Cedar, and pauses as before', async () => {
-    const plain = join(dir, 'plain');
-    const bundle = buildLambdaBundle(ENTRY.api, plain, 'none');
-    const { result } = await drive(bundle.entry, {}, plain);
-    const { results, loaded } = result;
-    expect(results.small).toMatchObject({ status: 201, body: { status: 'paused' } });
-    const every = [...loaded.init, ...loaded.health, ...loaded.small];
-    expect(every.length).toBeGreaterThan(0);
-    expect(every.filter((chunk: string) => isCedar(plain, chunk))).toEqual([]);
+describe('the API function bundled without policies, as the stack bundles it by default', () => {
+  const plain = join(dir, 'plain');
+  let entry: string;
+  beforeAll(() => {
+    entry = buildLambdaBundle(ENTRY.api, plain, 'none', false).entry;
+  });
+
+  it('holds no Cedar and no policy file, and pauses as before', async () => {
+    const chunks = readdirSync(join(plain, 'chunks')).filter((file) => file.endsWith('.mjs'));
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.filter((file) => isCedar(plain, `chunks/${file}`))).toEqual([]);
     expect(readdirSync(plain)).not.toContain('policies');
+    const { result } = await drive(entry, {}, plain);
+    expect(result.results.small).toMatchObject({ status: 201, body: { status: 'paused' } });
+    expect(result.results.large).toMatchObject({ status: 201, body: { status: 'paused' } });
+    const asks = result.results.view.body.asks;
+    expect(asks.map((ask: { toolCallId: string }) => ask.toolCallId)).toEqual(['call_2', 'call_3']);
+    for (const ask of asks) {
+      expect(ask.policy).toBeUndefined();
+      expect(ask.decision).toBeUndefined();
+    }
+  });
+
+  it('refuses at cold start to be told of policies it was not bundled with', async () => {
+    await expect(drive(entry, { HANDBACK_POLICIES: 'policies/policies.cedar' }, plain)).rejects.toThrow(
+      /HANDBACK_POLICIES is set, but this function was bundled without policies/,
+    );
   });
 });
 
