@@ -6,6 +6,7 @@ import type { ColdStartResult, ColdStartRow } from './group-coldstart.ts';
 import type { ExpiryResult } from './group-expiry.ts';
 import { PRICES } from './group-expiry.ts';
 import type { PeersResult } from './group-peers.ts';
+import type { PolicyResult } from './group-policy.ts';
 import type { RehydrateRow } from './group-rehydrate.ts';
 import type { CostResult, ScaleResult, StoreRow } from './group-store.ts';
 import type { ValidatorsResult } from './group-validators.ts';
@@ -37,6 +38,7 @@ export interface Results {
     scale?: Part<ScaleResult>;
     expiry?: Part<ExpiryResult>;
     validators?: Part<ValidatorsResult>;
+    policy?: Part<PolicyResult>;
   };
 }
 
@@ -783,6 +785,66 @@ function expirySection(part: Part<ExpiryResult> | undefined): string {
   ].join('\n');
 }
 
+/** The §17 targets: at most 5 ms added at p50 for 100 policies × 16 asks; without policies, within 1% at init. */
+const POLICY_ADDED_MS = 5;
+const POLICY_BUNDLE_SHARE = 0.01;
+
+function policySection(part: Part<PolicyResult> | undefined, verdicts: Verdict[]): string {
+  if (!part) return '## 9. Policy before people (§17)\n\nNot measured yet: `npm run bench -- policy`.\n';
+  const { rows, bundles } = part.result;
+  const ms = (us: number) => (us / 1000).toFixed(2);
+  const worst = rows.find((r) => r.policies === 100 && r.asks === 16);
+  if (worst !== undefined) {
+    verdicts.push({
+      target: `A pause with 100 policies × 16 approval asks: at most ${POLICY_ADDED_MS} ms added at p50 (§17)`,
+      measured: `${ms(worst.addedP50Us)} ms added (p50 ${ms(worst.p50Us)} ms)`,
+      met: worst.addedP50Us <= POLICY_ADDED_MS * 1000,
+    });
+  }
+  const plain = bundles.find((b) => b.name.startsWith('api, without'));
+  if (plain !== undefined) {
+    const share = plain.policyInitBytes / plain.initBytes;
+    verdicts.push({
+      target: "The API function without policies: the policy feature's share of what init loads at most 1% (§17)",
+      measured: `${plain.policyInitBytes} of ${plain.initBytes} B minified (${(share * 100).toFixed(2)}%)`,
+      met: share <= POLICY_BUNDLE_SHARE,
+    });
+  }
+  return [
+    '## 9. Policy before people (§17): the pause with Cedar policies, and the bundle without them',
+    '',
+    "`CheckpointService.pause()` on the memory store (the store's I/O left out, so the evaluation shows), all six configurations interleaved round by round, the engine loaded before (once per container). 0 policies = no engine configured, a deployment without policies. Each policy is a `call` permit with its `@approvers` on one of 16 tools, reading `context.args.amount`, so each ask of a round is matched by about a sixteenth of them and every pause waits for people. Added = p50 above the same asks without policies.",
+    '',
+    provenance(part),
+    '',
+    table(
+      ['policies', 'asks', 'p50', 'p99', 'added at p50', 'samples'],
+      rows.map((r) => [
+        String(r.policies),
+        String(r.asks),
+        `${ms(r.p50Us)} ms`,
+        `${ms(r.p99Us)} ms`,
+        `${ms(r.addedP50Us)} ms`,
+        String(r.samples),
+      ]),
+    ),
+    '',
+    'The API function bundled as the stack bundles it (hand-off `sqs`): without policies (the default, `HANDBACK_BUNDLED_POLICIES` "false": no chunk of the engine in the asset), with `handback:policies` (Cedar a chunk loaded by the first approval pause), and at the commit before §17 (which also lacks everything the other part-four work added since, so its difference is not the policies\' alone). "Policy modules at init": the minified bytes of functions/policies/ and the policy-decisions seam in what init loads, by esbuild\'s metafile.',
+    '',
+    table(
+      ['bundle', 'gzip at init', 'whole asset, gzip', 'minified at init', 'policy modules at init'],
+      bundles.map((b) => [
+        b.name,
+        `${b.gzipBytes} B`,
+        `${b.assetGzipBytes} B`,
+        `${b.initBytes} B`,
+        `${b.policyInitBytes} B`,
+      ]),
+    ),
+    '',
+  ].join('\n');
+}
+
 function validatorsSection(part: Part<ValidatorsResult> | undefined): string {
   if (!part) return '## 8. The JSON Schema validator\n\nNot measured yet: `npm run bench -- validators`.\n';
   const { rows, suiteCommit, files } = part.result;
@@ -863,6 +925,7 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     scaleSection(g.scale, verdicts),
     expirySection(g.expiry),
     validatorsSection(g.validators),
+    policySection(g.policy, verdicts),
   ];
   const quick = Object.values(g).some((part) => part?.quick);
   const doc = [

@@ -12,7 +12,7 @@ import type { GroupOptions } from './options.ts';
  * (gitignored); only `--write` puts them in place of the committed bench/results/latest.json, bench/REPORT.md and
  * bench/results/resume-cost.svg, so a smoke run never rewrites the published numbers by accident.
  *
- * Groups: rehydrate (1), store (2), cost (3), coldstart (4), peers (5), scale (6), expiry (7), validators (8). `--report` measures nothing and
+ * Groups: rehydrate (1), store (2), cost (3), coldstart (4), peers (5), scale (6), expiry (7), validators (8), policy (9). `--report` measures nothing and
  * renders the report from the committed latest.json (into bench/out/, or in place with `--write`).
  */
 
@@ -43,7 +43,17 @@ function wrote(write: boolean, to: ReturnType<typeof destination>): void {
   if (!write) log('The committed bench/REPORT.md and bench/results/ are unchanged: add --write to replace them.');
 }
 
-export const GROUPS = ['rehydrate', 'store', 'cost', 'coldstart', 'peers', 'scale', 'expiry', 'validators'] as const;
+export const GROUPS = [
+  'rehydrate',
+  'store',
+  'cost',
+  'coldstart',
+  'peers',
+  'scale',
+  'expiry',
+  'validators',
+  'policy',
+] as const;
 export type Group = (typeof GROUPS)[number];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -66,6 +76,8 @@ async function runGroup(group: Group, options: GroupOptions): Promise<unknown> {
       return (await import('./group-expiry.ts')).runExpiry(options);
     case 'validators':
       return (await import('./group-validators.ts')).runValidators(options);
+    case 'policy':
+      return (await import('./group-policy.ts')).runPolicy(options);
   }
 }
 

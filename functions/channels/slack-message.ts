@@ -1,4 +1,5 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView } from '@slack/types';
+import { policyText } from '../policies/words.ts';
 import { INBOX_PAUSE_QUERY } from '../vocabulary.ts';
 import type { AskView, JsonSchema, PauseView } from '../wire.ts';
 
@@ -155,7 +156,9 @@ function statusLine(view: PauseView): string {
 function askText(view: PauseView, ask: AskView, index: number, extras: MessageExtras): string {
   const head = `*${escapeMrkdwn(ask.prompt ?? (ask.kind === 'approval' ? 'Approve this call?' : 'Answer this call'))}*\nTool \`${escapeMrkdwn(ask.name)}\``;
   const state = stateOf(view, ask, index, extras);
-  const tail = state === undefined ? '' : `\n${state}`;
+  // Why it waits, or what the policies did or (in shadow mode) would have done (§17).
+  const policy = policyText(ask.policy);
+  const tail = `${policy === undefined ? '' : `\n_${escapeMrkdwn(policy)}_`}${state === undefined ? '' : `\n${state}`}`;
   const fence = '```';
   const args = ask.argsOmitted ? '(too large to show here: open the inbox)' : JSON.stringify(ask.args, null, 2);
   // The code block takes what the prompt and the state leave of the section's 3,000 characters.

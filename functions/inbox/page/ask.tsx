@@ -1,3 +1,4 @@
+import { policyText } from '../../policies/words.ts';
 import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
@@ -43,6 +44,8 @@ export function AskCard({ ask, index, open, readOnly, several, draft, errors, no
   const set = (change: Partial<Draft>) => onDraft({ ...draft, ...change });
   const votes = votesText(ask);
   const by = decidedByText(ask);
+  // Why it waits, or what the policies did or (in shadow mode) would have done (§17).
+  const policy = policyText(ask.policy);
   return (
     <section class="ask" id={ids.ask} aria-labelledby={titleId}>
       <h3 id={titleId}>
@@ -72,6 +75,7 @@ export function AskCard({ ask, index, open, readOnly, several, draft, errors, no
         </p>
       ) : null}
       {votes === undefined || ask.decision !== undefined ? null : <p class="votes">{votes}</p>}
+      {policy === undefined ? null : <p class="note policy">{policy}</p>}
       {readOnly === undefined ? null : (
         <p class="note readonly" id={`${ids.ask}-readonly`}>
           {readOnly}
