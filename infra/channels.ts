@@ -275,7 +275,7 @@ function grantSendEmail(fn: HandbackFunction, email: NonNullable<ChannelSettings
     new PolicyStatement({
       actions: ['ses:SendEmail'],
       resources: [arn('identity', '*')],
-      conditions: { StringEquals: { 'ses:FromAddress': email.from } },
+      conditions: { StringEquals: { 'ses:FromAddress': email.address } },
     }),
   );
   Validations.of(fn).acknowledge({

@@ -44,6 +44,8 @@ export class HandbackStack extends Stack {
       );
     }
     const logging = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
+    // Every function that writes pauses sets their TTL from it: a closed pause's audit trail lives that long.
+    const retention = { HANDBACK_RETENTION_DAYS: String(settings.retentionDays) };
 
     const { table } = new CheckpointTable(this, 'Checkpoints', {
       encryptionKey: settings.encryptionKey,
@@ -78,6 +80,7 @@ export class HandbackStack extends Stack {
         environment: {
           TENANT_CLAIM: settings.tenantClaim,
           GROUPS_CLAIM: settings.groupsClaim,
+          ...retention,
           // Every function that may pause holds an agent to the deployment's recipient domains (§16).
           ...(settings.recipientDomains.length === 0 ? {} : { RECIPIENT_DOMAINS: settings.recipientDomains.join(',') }),
         },
@@ -131,6 +134,7 @@ export class HandbackStack extends Stack {
         description:
           'Handback example agent: asks, pauses for approvals, runs the approved calls from the continuation',
         memorySize: 256,
+        environment: retention,
         ...logging,
       });
       // Its own tenant's runs only: an agent's credential is no key to every tenant's pauses.
@@ -175,6 +179,7 @@ export class HandbackStack extends Stack {
         entry: ENTRY.durableExampleAgent,
         description: 'Handback example agent as a durable function: waitForDecision, then the approved calls',
         memorySize: 256,
+        environment: retention,
         durableConfig: {
           executionTimeout: Duration.seconds(
             settings.pauseExpiry.toSeconds() + WAIT_BEYOND_EXPIRY.toSeconds() + AGENT_STEPS.toSeconds(),

@@ -5,7 +5,7 @@ import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lamb
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { parseDefaults } from '../functions/checkpoints/notify.ts';
+import { parseDefaults, senderAddress } from '../functions/checkpoints/notify.ts';
 import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
 import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
@@ -146,6 +146,7 @@ export const CONTEXT = {
   emailSandbox: 'handback:emailSandbox',
   resumeEventPrincipals: 'handback:resumeEventPrincipals',
   exampleAgentTenant: 'handback:exampleAgentTenant',
+  retentionDays: 'handback:retentionDays',
   emailConfigurationSet: 'handback:emailConfigurationSet',
 } as const;
 
@@ -222,7 +223,12 @@ export interface Settings {
   resumeEventPrincipals: string[];
   /** The one tenant whose runs the example agents may read and write. */
   exampleAgentTenant: string;
+  /** Days a pause and its audit trail are kept after it expires, before DynamoDB's TTL may delete them. */
+  retentionDays: number;
 }
+
+/** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
+export const DEFAULT_RETENTION_DAYS = 365;
 
 /** A context value as a non-empty string, or undefined. */
 function contextString(scope: Construct, key: string): string | undefined {
@@ -544,6 +550,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     recipientDomains: recipientDomainsOf(scope),
     resumeEventPrincipals: principalArns(scope, CONTEXT.resumeEventPrincipals),
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? DEFAULT_AGENT_TENANT,
+    retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
   };
 }
 
@@ -578,7 +585,10 @@ export interface ChannelSettings {
   slack?: { secretName: string; defaultChannels: string[] };
   /** Email by SES, when `handback:emailFrom` names the sender. */
   email?: {
+    /** The sender as the emails name it: an address, or `Name <address>`. */
     from: string;
+    /** The sender's address (`ses:FromAddress`). */
+    address: string;
     identity: string;
     region?: string;
     defaultRecipients: string[];
@@ -638,10 +648,11 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
     }
     return settings;
   }
-  if (!/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(from)) {
-    throw new ConfigurationError(
-      `Context ${CONTEXT.emailFrom} must be an email address (a verified SES identity, or one of a verified domain), not ${JSON.stringify(from)}.`,
-    );
+  let address: string;
+  try {
+    address = senderAddress(from);
+  } catch (error) {
+    throw new ConfigurationError(`Context ${CONTEXT.emailFrom} ${(error as Error).message}.`);
   }
   if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) {
     throw new ConfigurationError(
@@ -656,7 +667,8 @@ export function resolveChannelSettings(scope: Construct): ChannelSettings {
   }
   settings.email = {
     from,
-    identity: identity ?? from,
+    address,
+    identity: identity ?? address,
     ...(region === undefined ? {} : { region }),
     defaultRecipients: emailTo,
     sandbox: sandbox ?? true,

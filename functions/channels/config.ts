@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parseDefaults } from '../checkpoints/notify.ts';
+import { parseDefaults, senderAddress } from '../checkpoints/notify.ts';
 import type { EventSink } from '../events/emitter.ts';
 import type { LinkMailer, UseCaseDeps } from '../resume/resume.ts';
 import type { ChannelName } from '../vocabulary.ts';
@@ -64,8 +64,14 @@ export function channelsFromEnv(
   }
   const smtp = env.HANDBACK_SMTP_URL;
   if (smtp !== undefined && smtp !== '') {
+    checkSmtpUrl(smtp);
     const from = env.HANDBACK_EMAIL_FROM;
     if (from === undefined || from === '') throw new Error('Email by HANDBACK_SMTP_URL needs HANDBACK_EMAIL_FROM.');
+    try {
+      senderAddress(from);
+    } catch (error) {
+      throw new Error(`HANDBACK_EMAIL_FROM ${(error as Error).message}.`);
+    }
     if (options.useCases.links === undefined) {
       throw new Error('Email carries each recipient’s own answer link: set HANDBACK_LINK_SECRET too.');
     }
@@ -86,4 +92,19 @@ export function channelsFromEnv(
   }
   if (channels.length > 0) configured.sink = channelSink(channels);
   return configured;
+}
+
+/** Refuses an SMTP URL nodemailer cannot use (it would fail at the first send, or at start with a message of its own). */
+function checkSmtpUrl(url: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') {
+    throw new Error(
+      `HANDBACK_SMTP_URL must be an smtp:// or smtps:// URL, such as smtp://127.0.0.1:1025 or smtps://user:password@host:465, not ${JSON.stringify(url.slice(0, 80))}.`,
+    );
+  }
 }

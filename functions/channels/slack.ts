@@ -26,8 +26,9 @@ import {
  * The Slack channel (§14): posts a pause's message on `Pause Created`, updates it on every later change, replies in its
  * thread on `Pause Reminder`, and takes the clicks and modal submissions of `POST /channels/slack/interactions`
  * through `decideTurn` with the clicker as `by`. A click is decided before Slack is answered (the store's write and a
- * modal's `views.open` fit Slack's 3 s; bench numbers in docs/channels.md), so nothing is lost when a Lambda freezes
- * after its response.
+ * modal's `views.open` fit Slack's 3 s; `npm run bench -- coldstart` measures the answer), so nothing is lost when a
+ * Lambda freezes after its response; the message shows the decision when the decision's lifecycle event arrives, so
+ * no `chat.update` stands between the click and its answer.
  */
 
 /** What the Slack channel runs on. */
@@ -169,11 +170,12 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     return actor;
   };
 
-  const decide = async (pause: PauseOfMessage, ref: MessageRef, index: number, decision: Decision, actor: Actor) => {
+  const decide = async (pause: PauseOfMessage, index: number, decision: Decision, actor: Actor) => {
     await decideTurn(deps.useCases, { ...pause, decisions: [decision], by: actor }, 'slack');
     await log.note(deciderKey(pause, index), actor.name ?? actor.email ?? actor.subject);
-    // The lifecycle event updates the message too; this shows the decider at once.
-    await refresh(pause, ref).catch(() => undefined);
+    // Slack is answered now: the message is updated by the decision's own lifecycle event (Pause Decided or Resumed,
+    // delivered to this channel like every change), not on the way to the answer, where a slow chat.update would
+    // spend Slack's 3 s and a Lambda frozen after its response would drop it.
   };
 
   const ephemeral = async (ref: MessageRef, user: string, error: unknown) => {
@@ -209,11 +211,11 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
       if (actionId === SlackAction.Approve) {
         // Approved as the message showed it (§16): arguments edited since are args_changed, told to the clicker.
         const argsHash = value.h === undefined ? {} : { argsHash: value.h };
-        await decide(pause, ref, value.a, { toolCallId: ask.toolCallId, decision: 'approve', ...argsHash }, actor);
+        await decide(pause, value.a, { toolCallId: ask.toolCallId, decision: 'approve', ...argsHash }, actor);
       } else if (actionId === SlackAction.Choose) {
         const values = enumOf(ask.answerSchema) ?? [];
         if (value.v === undefined || !(value.v in values)) return;
-        await decide(pause, ref, value.a, { toolCallId: ask.toolCallId, answer: values[value.v] }, actor);
+        await decide(pause, value.a, { toolCallId: ask.toolCallId, answer: values[value.v] }, actor);
       } else if (actionId === SlackAction.Edit || actionId === SlackAction.Reject || actionId === SlackAction.Answer) {
         const kind = actionId === SlackAction.Edit ? 'edit' : actionId === SlackAction.Reject ? 'reject' : 'answer';
         await call('views.open', {
@@ -293,7 +295,7 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
     }
     try {
       if (view.status !== 'paused') throw new ClosedClick(view.status);
-      await decide(pause, ref, metadata.a, decision, actor);
+      await decide(pause, metadata.a, decision, actor);
       return undefined;
     } catch (error) {
       if (error instanceof InvalidAnswerError) {

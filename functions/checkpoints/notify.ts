@@ -15,6 +15,23 @@ const EMAIL_ADDRESS = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]{2,}$/;
 /** Characters of an email address (RFC 5321's path limit). */
 const EMAIL_CHARS = 254;
 
+/** A sender with a display name: `Name <address>`, the name without angle brackets or quotes. */
+const NAMED_SENDER = /^([^<>"]*\S)\s*<([^<>]+)>$/;
+
+/**
+ * The address of a sender (`HANDBACK_EMAIL_FROM`, `handback:emailFrom`): an address, or `Name <address>`; throws
+ * naming what is wrong, the same locally and at synthesis.
+ */
+export function senderAddress(from: string): string {
+  const address = NAMED_SENDER.exec(from.trim())?.[2] ?? from.trim();
+  if (address.length > EMAIL_CHARS || !EMAIL_ADDRESS.test(address)) {
+    throw new Error(
+      `must be an email address, or Name <address> (a verified SES identity, or an address of a verified domain, on AWS), not ${JSON.stringify(from.slice(0, 64))}`,
+    );
+  }
+  return address;
+}
+
 /** What is wrong with `to` for `channel`, or undefined when it is well formed. */
 export function addressProblem(channel: ChannelName, to: unknown): string | undefined {
   if (typeof to !== 'string') return 'to must be a string';

@@ -6,8 +6,10 @@ import type {
   ClientContinuation,
   ClientDecideResult,
   ClientPauseCreated,
+  CreateLinkInput,
   HandbackClient,
   LinkCreated,
+  LinkDelivered,
 } from './types.ts';
 
 /**
@@ -40,7 +42,7 @@ export interface HandbackClientOptions {
  * contract makes the request safe to repeat. The OpenAPI document is checked against this table.
  */
 export const CLIENT_ROUTES = {
-  pause: { method: 'POST', path: '/runs/{runId}/pauses', success: [201], retried: true },
+  pause: { method: 'POST', path: '/runs/{runId}/pauses', success: [200, 201], retried: true },
   resume: { method: 'POST', path: '/runs/{runId}/resume', success: [200], retried: true },
   decide: { method: 'POST', path: '/runs/{runId}/resume', success: [200, 202], retried: true },
   cancel: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/cancel', success: [200], retried: true },
@@ -55,7 +57,7 @@ export const CLIENT_ROUTES = {
   // The same claimant again is told the same: safe to repeat.
   claim: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/claim', success: [200], retried: true },
   // Not repeated: each request mints a link of its own, and a second one is a second capability.
-  createLink: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/links', success: [201], retried: false },
+  createLink: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/links', success: [201, 202], retried: false },
 } as const satisfies Record<
   keyof HandbackClient,
   { method: 'GET' | 'POST'; path: string; success: readonly number[]; retried: boolean }
@@ -182,7 +184,10 @@ export function createHandbackClient(options: HandbackClientOptions): HandbackCl
       // One key for every attempt: a retry after an unclear failure returns the first attempt's pause (§5).
       const key = idempotencyKey ?? crypto.randomUUID();
       const answer = await request(call('pause', { runId }, { body, headers: { 'idempotency-key': key } }));
-      return answer.body as ClientPauseCreated;
+      const created = answer.body as ClientPauseCreated;
+      // The deployment's policies decided every ask (§17): the 200 is the closed pause, its messages whole.
+      if (created.status === 'resumed') return { ...created, ...(await continuationOf(created, runId)) };
+      return created;
     },
 
     async resume({ runId, interruptId, answer }) {
@@ -238,10 +243,10 @@ export function createHandbackClient(options: HandbackClientOptions): HandbackCl
       return response.body as ClaimResult;
     },
 
-    async createLink({ runId, interruptId, email, name }) {
-      const body = name === undefined ? { email } : { email, name };
+    async createLink({ runId, interruptId, email, name, deliver }: CreateLinkInput) {
+      const body = { email, ...(name === undefined ? {} : { name }), ...(deliver === true ? { deliver } : {}) };
       const response = await request(call('createLink', { runId, interruptId }, { body }));
-      return response.body as LinkCreated;
+      return response.body as LinkCreated & LinkDelivered;
     },
   };
 }

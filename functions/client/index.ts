@@ -56,6 +56,7 @@ export {
   type HandbackClient,
   type HandbackOperations,
   type LinkCreated,
+  type LinkDelivered,
   storeOperations,
   type Unbooked,
   type Unscoped,

@@ -5,6 +5,7 @@ import type {
   DecideInput,
   DecideResult,
   ListPausesQuery,
+  PauseClosed,
   PauseCreated,
   PauseInput,
   PauseKey,
@@ -29,8 +30,11 @@ export type Unbooked<T> = T extends unknown ? Omit<T, 'replayed' | 'taskToken'> 
 
 /** The body of a pause request: the store's `PauseInput` without `tenant` and `by`. */
 export type ClientPauseInput = Unscoped<PauseInput>;
-/** A pause made: the store's `PauseCreated`, with the answer link when the service has an inbox (§11). */
-export type ClientPauseCreated = Unbooked<PauseCreated> & { answerUrl?: string };
+/** A pause made (the 201, with the answer link when the service has an inbox, §11), or one the deployment's policies
+ * decided whole (§17: the 200, `status: 'resumed'`, with its continuation). */
+export type ClientPauseCreated = (Unbooked<PauseCreated> & { answerUrl?: string }) | ClientPauseClosed;
+/** A pause the deployment's policies decided whole (§17, the 200): its continuation. */
+export type ClientPauseClosed = Unbooked<PauseClosed>;
 /** Part one's answer to a pause. */
 export type ClientResumeInput = Unscoped<ResumeInput>;
 /** A committed continuation, its messages whole. */
@@ -54,12 +58,20 @@ export interface CreateLinkInput {
   interruptId: string;
   email: string;
   name?: string;
+  /** Mail the link to `email` instead of answering with it (§16): a delivered link, deciding as that address. */
+  deliver?: boolean;
 }
 
-/** The 201 body of a link: the link, and whom its decisions are recorded as. */
+/** The 201 body of a granted link (§16): the link, deciding as you; `recipient` is whom you give it to, a label. */
 export interface LinkCreated {
   answerUrl: string;
   recipient: { email: string; name?: string };
+}
+
+/** The 202 body of a delivered link (§16): Handback mailed it to `recipient`; the URL is theirs alone. */
+export interface LinkDelivered {
+  recipient: { email: string; name?: string };
+  delivered: true;
 }
 
 /** What the client and a store bound to a tenant both do: the operations the framework adapters use. */
@@ -89,7 +101,8 @@ export interface ClientClaimInput extends ClientPauseKey {
 /** The HTTP client: the shared operations, links for a recipient, and hand-off claims. */
 export interface HandbackClient extends HandbackOperations {
   /** A link for one recipient (§13); a `person` principal that may read the pause. */
-  createLink(input: CreateLinkInput): Promise<LinkCreated>;
+  createLink(input: CreateLinkInput & { deliver?: false }): Promise<LinkCreated>;
+  createLink(input: CreateLinkInput & { deliver: true }): Promise<LinkDelivered>;
   /** Claims a closed pause's hand-off (§18): `claimed` for the first claimant (and its retries), false for others. */
   claim(input: ClientClaimInput): Promise<ClaimResult>;
 }

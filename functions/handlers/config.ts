@@ -29,6 +29,8 @@ export interface Config {
   recipientDomains: string[];
   /** `OWN_USER_POOL_ISSUER`: the stack's own Cognito pool, whose access tokens carry only verified emails (§16). */
   verifiedEmailIssuer: string | undefined;
+  /** `HANDBACK_RETENTION_DAYS`, in seconds: how long a pause and its audit trail are kept after it expires. */
+  retentionSeconds: number | undefined;
 }
 
 /** A variable's value; throws naming the variable when it is unset or empty. */
@@ -46,6 +48,21 @@ export function optionalEnv(env: NodeJS.ProcessEnv, name: string): string | unde
 export function optionalEnv(env: NodeJS.ProcessEnv, name: string, fallback?: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? fallback : value;
+}
+
+/**
+ * `HANDBACK_RETENTION_DAYS` in seconds: how long a pause's items (its decisions, votes and who made them) are kept
+ * after its `expiresAt` before DynamoDB's TTL may delete them; unset = the store's default (30 days).
+ */
+export function retentionSecondsOf(env: NodeJS.ProcessEnv): number | undefined {
+  const days = optionalEnv(env, 'HANDBACK_RETENTION_DAYS');
+  if (days === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(days.trim()) || Number(days) < 1) {
+    throw new Error(
+      `Environment variable HANDBACK_RETENTION_DAYS is ${JSON.stringify(days)}: a whole number of days (at least 1) a pause is kept after it expires.`,
+    );
+  }
+  return Number(days) * 24 * 60 * 60;
 }
 
 /** The hand-off configuration: `HANDOFF_TARGET` and, for each target, the variable it needs. */
@@ -80,5 +97,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     linkSecretArn: optionalEnv(env, 'LINK_SECRET_ARN'),
     recipientDomains: parseRecipientDomains(optionalEnv(env, 'RECIPIENT_DOMAINS')),
     verifiedEmailIssuer: optionalEnv(env, 'OWN_USER_POOL_ISSUER'),
+    retentionSeconds: retentionSecondsOf(env),
   };
 }

@@ -49,7 +49,11 @@ export function useCaseDepsWith(
   return {
     // The service itself, not `createDynamoDBCheckpointStore`, whose default (every check) would bundle them all.
     store: new CheckpointService({
-      persistence: new DynamoDBPersistence({ client: dynamodb, tableName: config.tableName }),
+      persistence: new DynamoDBPersistence({
+        client: dynamodb,
+        tableName: config.tableName,
+        ...(config.retentionSeconds === undefined ? {} : { retentionSeconds: config.retentionSeconds }),
+      }),
       checks,
       recipientDomains: config.recipientDomains,
     }),

@@ -14,6 +14,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { retentionSecondsOf } from '../../functions/handlers/config.ts';
 import {
   appendResults,
   createDynamoDBCheckpointStore,
@@ -21,6 +22,7 @@ import {
   type FormatName,
   LIMITS,
   type Outcome,
+  type PauseClosed,
   type PauseCreated,
   type PauseInput,
   type ToolResult,
@@ -28,9 +30,12 @@ import {
 
 const tableName = process.env.TABLE_NAME;
 if (!tableName) throw new Error('Environment variable TABLE_NAME is not set: set it in the function configuration.');
+// How long a pause and its audit trail are kept after it expires: the stack's handback:retentionDays.
+const retentionSeconds = retentionSecondsOf(process.env);
 const store = createDynamoDBCheckpointStore({
   client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
   tableName,
+  ...(retentionSeconds === undefined ? {} : { retentionSeconds }),
 });
 
 /** What the waiting step hands back: the hand-off pointer (messages only when the whole is under 256 KB). */
@@ -84,7 +89,7 @@ export type TurnResult =
     };
 
 /** The Lambda entry point. */
-export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult | PauseCreated> {
+export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult | PauseCreated | PauseClosed> {
   if (event.action === 'pause') {
     const { pause, expiresInSeconds, taskToken } = event;
     return store.pause({ ...pause, expiresInSeconds, taskToken });

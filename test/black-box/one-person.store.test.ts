@@ -1,14 +1,13 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KnownBlock } from '@slack/types';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackSignature } from '../../functions/channels/slack-api.ts';
-import { createTable, EMBEDDED_CLIENT_CONFIG } from '../../functions/local/embedded-dynamodb.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { SCOPES } from '../../functions/vocabulary.ts';
 import { type SlackStandIn, startSlackStandIn } from '../channels/slack-stand-in.ts';
 import { type SmtpCatcher, startSmtpCatcher, recipientsOf as to, until } from '../channels/smtp-catcher.ts';
+import { useTestTable } from '../support/dynamodb.ts';
 import { freePort, request } from './service.ts';
 
 /**
@@ -24,6 +23,7 @@ const SLACK_SECRET = 'slack-signing-secret-for-one-person';
 const CHANNEL = 'C0APPROVE1';
 const LINK_SECRET = 'an-answer-link-secret-of-at-least-32-bytes';
 
+const table = useTestTable();
 let issuer: string;
 let closeIssuer: () => Promise<void>;
 let rsa: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
@@ -44,15 +44,10 @@ beforeAll(async () => {
   closeIssuer = () => new Promise((resolve) => server.close(() => resolve()));
   slack = await startSlackStandIn(TEAM);
   smtp = await startSmtpCatcher();
-  const tableName = `handback-one-person-${Date.now()}`;
-  const endpoint = inject('dynamodbEndpoint');
-  const raw = new DynamoDBClient({ endpoint, ...EMBEDDED_CLIENT_CONFIG });
-  await createTable(raw, tableName);
-  raw.destroy();
   service = await startLocalService({
     PORT: '0',
-    DYNAMODB_ENDPOINT: endpoint,
-    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: table.endpoint,
+    TABLE_NAME: table.tableName,
     LOG_LEVEL: 'ERROR',
     HANDBACK_SWEEP_INTERVAL_MS: '60000',
     HANDBACK_JWT_ISSUER: issuer,
@@ -89,6 +84,7 @@ const PEOPLE: Record<string, Record<string, unknown>> = {
   alice: { sub: 'u-alice', email: 'alice@example.com', email_verified: true, name: 'Alice', scope: BOTH },
   bob: { sub: 'u-bob', email: 'bob@example.com', email_verified: true, scope: BOTH },
   mallory: { sub: 'u-mallory', email: 'mallory@example.com', email_verified: true, scope: BOTH },
+  cyd: { sub: 'u-cyd', email: 'cyd@example.com', email_verified: true, scope: BOTH },
   agent: { sub: 'agent-1', client_id: 'agent', scope: SCOPES.agent },
 };
 
@@ -200,16 +196,8 @@ async function slackMessage(runId: string) {
   return { ts: `${1_700_000_000 + n}.000100`, approve };
 }
 
-/** A click signed as Slack signs it, by Slack user `user`. */
-async function click(ts: string, actionId: string, value: string, user: string) {
-  const payload = {
-    type: 'block_actions',
-    team: { id: TEAM },
-    user: { id: user, team_id: TEAM },
-    trigger_id: `trigger-${Math.random()}`,
-    container: { type: 'message', channel_id: CHANNEL, message_ts: ts },
-    actions: [{ action_id: actionId, value, block_id: 'ask:0' }],
-  };
+/** POSTs an interaction payload to the service, signed as Slack signs it; the status and the parsed body. */
+async function interact(payload: object) {
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const timestamp = String(now());
   const response = await fetch(`${service.url}/channels/slack/interactions`, {
@@ -221,7 +209,38 @@ async function click(ts: string, actionId: string, value: string, user: string) 
     },
     body,
   });
-  return response.status;
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** A click by Slack user `user` on the message `ts`: the status Slack's request is answered with. */
+async function click(ts: string, actionId: string, value: string, user: string) {
+  const answer = await interact({
+    type: 'block_actions',
+    team: { id: TEAM },
+    user: { id: user, team_id: TEAM },
+    trigger_id: `trigger-${Math.random()}`,
+    container: { type: 'message', channel_id: CHANNEL, message_ts: ts },
+    actions: [{ action_id: actionId, value, block_id: 'ask:0' }],
+  });
+  return answer.status;
+}
+
+/** A modal submission by Slack user `user`, with `values` by block id. */
+function submit(
+  view: { callback_id: string; private_metadata: string; blocks: Array<{ type: string; block_id?: string }> },
+  values: Record<string, string>,
+  user: string,
+) {
+  const state = Object.fromEntries(
+    Object.entries(values).map(([block, value]) => [block, { value: { type: 'plain_text_input', value } }]),
+  );
+  return interact({
+    type: 'view_submission',
+    team: { id: TEAM },
+    user: { id: user, team_id: TEAM },
+    view: { ...view, state: { values: state } },
+  });
 }
 
 /** The ephemeral Slack showed `user` after their click on `ts`. */
@@ -391,6 +410,25 @@ describe('one person at every door (§16), as issue 29 attacked it', () => {
     const stale = await decide('bob', key, { decision: 'approve', argsHash: shown });
     expect(stale).toMatchObject({ status: 409, body: { code: 'args_changed', toolCallId: 'call_refund' } });
     expect(stale.body.argsHash).toBe((await read(key)).asks[0].argsHash);
+    // The Edit… modal takes back the hash of the arguments it shows: edited again meanwhile, its submission is
+    // refused inline and records nothing.
+    const editButton = JSON.stringify({ a: 0 });
+    expect(await click(message.ts, 'handback.edit', editButton, 'U0BOB0002')).toBe(200);
+    const modal = (await until(() => slack.of('views.open').at(-1), 'the Edit… modal', 20_000)).body.view as {
+      callback_id: string;
+      private_metadata: string;
+      blocks: Array<{ type: string; block_id?: string }>;
+    };
+    expect(JSON.parse(modal.private_metadata)).toMatchObject({ h: (await read(key)).asks[0].argsHash });
+    const current = (await read(key, 'alice')).asks[0].argsHash;
+    const again = { decision: 'edit', args: { orderId: 'order-42', amount: 31 }, argsHash: current };
+    expect(await decide('alice', key, again)).toMatchObject({ status: 409, body: { code: 'already_voted' } });
+    expect(await decide('cyd', key, again)).toMatchObject({ status: 202 });
+    const beforeModal = await state(key);
+    const submitted = await submit(modal, { args: JSON.stringify({ orderId: 'order-42', amount: 32 }) }, 'U0BOB0002');
+    expect(submitted).toMatchObject({ status: 200, body: { response_action: 'errors' } });
+    expect(JSON.stringify(submitted.body)).toMatch(/changed since they were shown/);
+    expect(await state(key)).toEqual(beforeModal);
     // A reject is a veto whatever the arguments.
     expect(await decide('bob', key, { decision: 'reject', argsHash: shown })).toMatchObject({ status: 200 });
   });

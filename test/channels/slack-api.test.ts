@@ -3,13 +3,17 @@ import { createMemoryDeliveryLog } from '../../functions/channels/delivery-log.t
 import { createSlackChannel } from '../../functions/channels/slack.ts';
 import {
   createSlackCall,
+  type SlackCall,
   type SlackMethod,
   slackRequestBody,
   slackSignature,
 } from '../../functions/channels/slack-api.ts';
 import type { CheckpointStore, PauseView } from '../../functions/checkpoints/checkpoint-store.ts';
+import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { NotAnApproverError } from '../../functions/errors.ts';
 import type { UseCaseDeps } from '../../functions/resume/resume.ts';
+import { approvalTranscript } from '../../functions/testing/index.ts';
+import { testTelemetry } from '../handlers/telemetry.ts';
 import { type SlackStandIn, startSlackStandIn } from './slack-stand-in.ts';
 
 /**
@@ -264,5 +268,61 @@ describe('clicks the Slack channel cannot take', () => {
       .map((call) => String(call.body.text));
     expect(texts).toEqual(['Not recorded: you are not one of the approvers of this ask.']);
     expect(texts.join()).not.toContain('bob@example.com');
+  });
+});
+
+describe('the answer to a click', () => {
+  const SECRET = 'slack-signing-secret-for-ack-tests';
+  const REF = { channel: 'C0APPROVE1', ts: '1700000777.000100' };
+
+  it('answers a click once it is decided, with no chat.update on the way', async () => {
+    const store = createMemoryCheckpointStore();
+    const { interruptId } = await store.pause({
+      tenant: 't1',
+      runId: 'order-ack',
+      format: 'openai-chat',
+      messages: approvalTranscript(),
+      asks: [{ toolCallId: 'call_refund', kind: 'approval' }],
+    });
+    const pause = { tenant: 't1', runId: 'order-ack', interruptId };
+    const log = createMemoryDeliveryLog();
+    await log.index(REF, pause);
+    const slackCall = createSlackCall('xoxb-test', { apiUrl: slack.url });
+    // A chat.update that never answers: were the answer to wait on one, it would never come.
+    let updateStarted: () => void = () => undefined;
+    const updating = new Promise<'waited on chat.update'>((resolve) => {
+      updateStarted = () => resolve('waited on chat.update');
+    });
+    const call: SlackCall = (method, args) => {
+      if (method !== 'chat.update') return slackCall(method, args);
+      updateStarted();
+      return new Promise(() => undefined);
+    };
+    const channel = createSlackChannel({
+      useCases: { ...testTelemetry(), store, handoff: { deliver: async () => {} } } as unknown as UseCaseDeps,
+      call,
+      log,
+      signingSecret: SECRET,
+      defaultChannels: [],
+    });
+    const body = new URLSearchParams({
+      payload: JSON.stringify({
+        type: 'block_actions',
+        team: { id: TEAM },
+        user: { id: 'U0ALICE01', team_id: TEAM },
+        container: { type: 'message', channel_id: REF.channel, message_ts: REF.ts },
+        actions: [{ action_id: 'handback.approve', value: '{"a":0}' }],
+      }),
+    }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers = {
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': slackSignature(SECRET, timestamp, body),
+    };
+    expect(await Promise.race([channel.interactions({ headers, body }), updating])).toEqual({ status: 200 });
+    expect((await store.getPause(pause)).asks[0]?.decision).toMatchObject({
+      decision: 'approve',
+      by: { subject: `slack:${TEAM}:U0ALICE01`, via: 'slack' },
+    });
   });
 });

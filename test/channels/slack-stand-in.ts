@@ -121,8 +121,17 @@ function answerOf(method: string, args: Arguments, teamId: string, clock: { next
   }
 }
 
-/** Starts the stand-in for workspace `teamId`. */
-export async function startSlackStandIn(teamId: string): Promise<SlackStandIn> {
+/** The stand-in's own path (not Slack's): `GET` answers `{teamId, calls}`, for `npm run slack:click`. */
+export const STAND_IN_RECORD_PATH = '/_stand-in/calls';
+
+/**
+ * Starts the stand-in for workspace `teamId`, on `options.port` (default a free one); `onCall` hears of each call as
+ * it is recorded (what `npm run slack:stand-in` prints).
+ */
+export async function startSlackStandIn(
+  teamId: string,
+  options: { port?: number; host?: string; onCall?: (call: SlackCallRecord) => void } = {},
+): Promise<SlackStandIn> {
   const calls: SlackCallRecord[] = [];
   let ts = 1_700_000_000;
   const clock = {
@@ -137,11 +146,17 @@ export async function startSlackStandIn(teamId: string): Promise<SlackStandIn> {
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
+      if (req.method === 'GET' && url.pathname === STAND_IN_RECORD_PATH) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ teamId, calls }));
+        return;
+      }
       const method = url.pathname.replace(/^\/+/, '');
       const contentType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
       const read = argumentsOf(method, contentType, url.searchParams, raw);
       const args = 'args' in read ? read.args : {};
-      calls.push({ method, authorization: req.headers.authorization, contentType, body: args });
+      const call = { method, authorization: req.headers.authorization, contentType, body: args };
+      calls.push(call);
+      options.onCall?.(call);
       const bearer = req.headers.authorization?.startsWith('Bearer ') === true;
       const answer =
         'error' in read
@@ -152,9 +167,13 @@ export async function startSlackStandIn(teamId: string): Promise<SlackStandIn> {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}/`,
     calls,
     of: (method) => calls.filter((call) => call.method === method),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -242,11 +242,8 @@ describe('the Slack channel through the local service', () => {
       ],
       [REFUND, EMAIL],
     );
-    const started = Date.now();
     const answer = await interact(click(message, 'handback.approve', { a: 0 }));
-    const elapsed = Date.now() - started;
     expect(answer.status).toBe(200);
-    expect(elapsed).toBeLessThan(3_000);
     const view = await api(`/runs/approve-1/pauses/${interruptId}`, 'GET');
     expect(view.body).toMatchObject({ decided: ['call_refund'], pending: ['call_email'] });
     expect(view.body.asks[0].decision).toEqual({
@@ -481,6 +478,9 @@ describe('the Slack channel through the local service', () => {
       [REFUND, EMAIL],
     );
     const first = await interact(click(message, 'handback.approve', { a: 0 }));
+    // The decision's own event updates the message; the replay comes after it.
+    await until(() => lastUpdate(message.ts), 'the update');
+    await settle();
     const ephemerals = slack.of('chat.postEphemeral').length;
     const calls = slack.calls.length;
     const again = await interact({}, { raw: { body: first.sent, headers: first.headers } });

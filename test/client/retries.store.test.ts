@@ -176,4 +176,22 @@ describe('createLink', () => {
       await links.close();
     }
   });
+
+  it('asks for a delivered link with deliver: true and returns the 202 body, without a URL (§16)', async () => {
+    const links = await standIn((_, res) =>
+      reply(res, 202, { recipient: { email: 'ada@example.com' }, delivered: true }),
+    );
+    try {
+      const delivered = await createHandbackClient({ baseUrl: links.url, token: 'tok' }).createLink({
+        runId: 'run-1',
+        interruptId: 'int_1',
+        email: 'ada@example.com',
+        deliver: true,
+      });
+      expect(delivered).toEqual({ recipient: { email: 'ada@example.com' }, delivered: true });
+      expect(links.received[0]?.body).toBe(JSON.stringify({ email: 'ada@example.com', deliver: true }));
+    } finally {
+      await links.close();
+    }
+  });
 });

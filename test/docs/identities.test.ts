@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isBearer, ROUTES, type RouteSpec } from '../../functions/handlers/routes.ts';
 import { SCOPES } from '../../functions/vocabulary.ts';
@@ -53,10 +54,35 @@ describe('docs/identities.md', () => {
     }
   });
 
-  it('states the threat model for an agent, a person, a link and a trigger', () => {
-    const threat = page.slice(page.indexOf('## What each credential can and cannot do'));
-    for (const who of ["**An agent's credential**", "**A person's\ncredential**", '**A link**', '**A trigger**']) {
+  it('states the threat model for an agent, a link holder, a Slack user, a person with a token and a trigger', () => {
+    const threat = page.slice(page.indexOf('## The threat model'));
+    for (const who of [
+      "**An agent's credential**",
+      '**A link holder**',
+      '**A Slack user**',
+      "**A person's\ncredential**",
+      '**A trigger**',
+    ]) {
       expect(threat.replace(/\s+/g, ' ')).toContain(who.replace(/\s+/g, ' '));
+    }
+  });
+
+  it('names, in each cell of its table of doors and rules, a test that exists', () => {
+    const table = page.slice(page.indexOf('### Every door, every rule'));
+    const rows = table
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && !line.startsWith('| door') && !line.startsWith('| ---'));
+    expect(rows.length).toBeGreaterThanOrEqual(7);
+    const named = [...page.matchAll(/`((?:test|functions)\/[\w./-]+\.ts)` › "([^"]+)"/g)];
+    for (const row of rows) {
+      const cells = row.split(' | ').slice(1);
+      expect(cells.length).toBe(4);
+      for (const cell of cells) expect(cell, row).toMatch(/^`(test|functions)\/[\w./-]+\.ts` › "[^"]+"/);
+    }
+    expect(named.length).toBeGreaterThan(30);
+    for (const [, file, name] of named) {
+      const source = readFileSync(file as string, 'utf8').replace(/\s*\n\s*/g, ' ');
+      expect(source, `${file} › ${name}`).toContain(`'${(name as string).replace(/\s*\n\s*/g, ' ')}'`);
     }
   });
 });

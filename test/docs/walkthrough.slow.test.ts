@@ -7,10 +7,11 @@ import { type Block, docPages, fencedBlocks, ROOT, readPage } from './markdown.t
  * The shell commands of the README and the docs run as written. Every ```bash block is run, in order, in one bash
  * per session (a page's blocks share one unless a block names another with `session=<name>`), against a fresh local
  * service started as `npm start` runs it, with the session's `env.<VAR>=<value>` words as its environment. The
- * commands say `127.0.0.1:3000`; the test points them at the service's own port. Ids travel between blocks as the
- * reader's do, in shell variables. Each `curl` reports its status and body, and each block's statuses must be those its
- * comments state (`# 201 …`), in order; where a comment shows a body after its status (`# 202 {"status":"paused",…}`),
- * that curl's body must read as shown, each `…` standing for any text. (```sh blocks are shown, not run: installing,
+ * commands say `127.0.0.1:${PORT:-3000}`, as a reader's do; the test's bash has `PORT` set to the service's own
+ * port, so a block naming a fixed port reaches nothing and fails. Ids travel between blocks as the reader's do, in
+ * shell variables. Each `curl` reports its status and body, and each block's statuses must be those its comments state
+ * (`# 201 …`), in order; where a comment shows a body after its status (`# 202 {"status":"paused",…}`), that curl's
+ * body must read as shown, each `…` standing for any text. (```sh blocks are shown, not run: installing,
  * starting, deploying.)
  */
 
@@ -85,10 +86,17 @@ function readsAs(body: string, shown: string): boolean {
   return new RegExp(`^${pattern}$`).test(body.trim());
 }
 
-/** Runs `script` in bash from the root; resolves with its exit code, stdout and stderr. */
-function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `script` in bash from the root with `env` added; resolves with its exit code, stdout and stderr. */
+function bash(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -129,14 +137,8 @@ describe.each(sessions().map((session) => [`${session.page} (${session.name})`, 
         service = await startService(session.env);
         const port = new URL(service.url).port;
         const script =
-          PREAMBLE +
-          session.blocks
-            .map(
-              (block, index) =>
-                `printf '@@block ${index}\\n' >&2\n${block.code.replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)}\n`,
-            )
-            .join('');
-        const run = await bash(script);
+          PREAMBLE + session.blocks.map((block, index) => `printf '@@block ${index}\\n' >&2\n${block.code}\n`).join('');
+        const run = await bash(script, { PORT: port });
         const ran = run.stderr.split('@@block ').slice(1);
         const failures = session.blocks.flatMap((block, index) => {
           const statuses = [...(ran[index] ?? '').matchAll(/@@status (\d{3})/g)].map((match) => match[1]);

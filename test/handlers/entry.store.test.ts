@@ -91,6 +91,8 @@ describe('loadConfig', () => {
       handoff: { target: 'none' },
       inboxUrl: undefined,
       linkSecretArn: undefined,
+      recipientDomains: [],
+      verifiedEmailIssuer: undefined,
     });
   });
 });

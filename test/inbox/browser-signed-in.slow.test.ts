@@ -520,7 +520,8 @@ describe('the inbox, signed in with auth off', () => {
   it('shows a pause the person may not decide as read-only, saying who may, with the votes so far and who paused it', async () => {
     const pause = await approvalPause();
     const { context, page } = await newPage(browser);
-    // This service computes none of §13's fields yet: the test adds them to its real answer, as the API will send them.
+    // Without auth no pause may name approvers or a quorum (§16): the test adds to the real answer what a service with
+    // auth sends for a person outside the approvers — the refusal and the tally the page shows as they are.
     await page.route(`**/runs/${pause.runId}/pauses/${pause.interruptId}`, async (route) => {
       const response = await route.fetch();
       const body = await response.json();
@@ -528,6 +529,8 @@ describe('the inbox, signed in with auth off', () => {
       body.asks[0] = {
         ...body.asks[0],
         mayDecide: false,
+        refusal: 'not_an_approver',
+        tally: { have: 1, need: 2 },
         approvers: { groups: ['finance'] },
         approvals: 2,
         votes: [
@@ -542,7 +545,7 @@ describe('the inbox, signed in with auth off', () => {
     });
     await open(page, pause);
     await page.getByText('You may not decide this request. Only the group finance may decide it.').waitFor();
-    expect(await page.getByText('1 of 2 approvals: Ann', { exact: true }).count()).toBe(1);
+    expect(await page.getByText('1 of 2 approvals: Ann approved', { exact: true }).count()).toBe(1);
     expect(await page.getByRole('radio').count()).toBe(0);
     const submit = page.getByRole('button', { name: 'Submit decision' });
     expect(await submit.isDisabled()).toBe(true);

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { repoPath } from '../../infra/paths.ts';
+import { ConfigurationError, DEFAULT_RETENTION_DAYS } from '../../infra/settings.ts';
 import { defaultSynth, synthesize } from './synth.ts';
 
-/** The alarms that can fire when something needs a person, and the count docs/deploy.md gives. */
+/** The alarms that can fire when something needs a person, the count docs/deploy.md gives, and the audit's retention. */
 
 const { template } = defaultSynth();
 
@@ -123,5 +124,34 @@ describe('docs/deploy.md’s alarm count', () => {
   ] as const)('gives what %s adds', (key, props, context, sign) => {
     const changed = count(synthesize(props, { bundle: false, context }).template);
     expect(sign * (changed - issuer)).toBe(stated[key]);
+  });
+});
+
+describe('the audit trail’s retention', () => {
+  const variables = (template: Template, prefix: string) => {
+    const found = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) =>
+      id.startsWith(prefix),
+    );
+    expect(found).toHaveLength(1);
+    return found[0]?.[1].Properties.Environment.Variables as Record<string, string>;
+  };
+
+  it.each(['ApiHandlerFunction', 'ExampleAgentFunction'])(
+    'keeps a pause a year after it expires by default, in %s',
+    (prefix) => {
+      expect(variables(template, prefix).HANDBACK_RETENTION_DAYS).toBe(String(DEFAULT_RETENTION_DAYS));
+      expect(DEFAULT_RETENTION_DAYS).toBeGreaterThanOrEqual(365);
+    },
+  );
+
+  it('keeps it as long as handback:retentionDays says', () => {
+    const longer = synthesize({}, { bundle: false, context: { 'handback:retentionDays': '730' } }).template;
+    expect(variables(longer, 'ApiHandlerFunction').HANDBACK_RETENTION_DAYS).toBe('730');
+  });
+
+  it('refuses a retention that is not a whole number of days', () => {
+    expect(() => synthesize({}, { bundle: false, context: { 'handback:retentionDays': 'a year' } })).toThrow(
+      ConfigurationError,
+    );
   });
 });

@@ -13,7 +13,7 @@ function stackWith(context: Record<string, unknown> = {}): Stack {
 }
 
 describe('resolveSettings', () => {
-  it('documents every default: tenant claim, SQS hand-off, 30 days of logs, 7-day pauses, source handback, RETAIN, own bus, no email, the API inbox', () => {
+  it('documents every default: tenant claim, SQS hand-off, 30 days of logs, 7-day pauses, source handback, retain except on create, own bus, no email, the API inbox', () => {
     const settings = resolveSettings(stackWith(), JWT);
     expect({
       eventBus: settings.eventBus,
@@ -36,7 +36,7 @@ describe('resolveSettings', () => {
       logRetention: RetentionDays.ONE_MONTH,
       pauseExpiry: 604_800,
       eventSource: 'handback',
-      removalPolicy: 'retain',
+      removalPolicy: 'retain-on-update-or-delete',
       encryptionKey: undefined,
       alarmTopic: undefined,
     });

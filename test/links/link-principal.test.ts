@@ -80,7 +80,7 @@ describe('a decision through a link (§16)', () => {
     const created = await pausedIn(d);
     const url =
       recipient === undefined
-        ? (created.answerUrl as string)
+        ? ((created as { answerUrl?: string }).answerUrl as string)
         : (await createLink(d, { tenant: 'acme', ...created, recipient, by: person })).answerUrl;
     const handler = createApiHandler(d);
     const response = await handler(
@@ -182,4 +182,50 @@ describe('a pause and its answer link', () => {
     expect(delivered[0]?.detail).not.toHaveProperty('answerUrl');
     expect(logged.warn).toHaveBeenCalled();
   });
+});
+
+describe('a vote through a link is bound to what it saw (§16)', () => {
+  it.each([
+    ['granted', { kind: 'granted' as const, grantor: { ...person, groups: [] } }],
+    ['delivered', { kind: 'delivered' as const, recipient: { email: 'ada@example.com' } }],
+  ])(
+    'refuses through a %s link an approve of arguments edited since (args_changed), recording nothing',
+    async (_, how) => {
+      const store = createMemoryCheckpointStore();
+      const links = createAnswerLinks(key);
+      const d = deps(store, links);
+      const created = await pauseTurn(d, {
+        tenant: 'acme',
+        runId: `run-${Math.random().toString(36).slice(2)}`,
+        format: 'openai-chat',
+        messages: pauseBody().messages as unknown[],
+        asks: [{ toolCallId: 'call_ask', kind: 'approval', approvals: 2 }],
+        by: { kind: 'agent', subject: 'agent-1', via: 'api' },
+      });
+      const ids = { tenant: 'acme', runId: created.runId, interruptId: created.interruptId };
+      const seen = (await store.getPause(ids)).asks[0]?.argsHash;
+      const editor = { kind: 'person' as const, subject: 'u-editor', via: 'api' as const };
+      await store.decide({
+        ...ids,
+        decisions: [{ toolCallId: 'call_ask', decision: 'edit', args: { question: 'Refund 9999?' }, argsHash: seen }],
+        by: editor,
+      });
+      const before = await store.getPause(ids);
+      const url = await links.linkFor({ ...ids, expiresAt: created.expiresAt }, INBOX, how);
+      const response = await createApiHandler(d)(
+        httpEvent('POST', '/links/resume', {
+          body: { decisions: [{ toolCallId: 'call_ask', decision: 'approve', argsHash: seen }] },
+          claims: null,
+          headers: { 'x-handback-link': tokenOf(url) },
+        }),
+        lambdaContext(),
+      );
+      expect(response.statusCode).toBe(409);
+      expect(JSON.parse(String(response.body))).toMatchObject({
+        code: 'args_changed',
+        argsHash: before.asks[0]?.argsHash,
+      });
+      expect((await store.getPause(ids)).asks[0]?.votes).toEqual(before.asks[0]?.votes);
+    },
+  );
 });

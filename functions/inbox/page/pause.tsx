@@ -158,16 +158,10 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
       case 'unauthorized':
         onUnauthorized(problem);
         return;
-      case 'already-decided': {
-        const said = alreadyDecidedText(problem, await load());
-        setNotes(said.notes);
-        setFormError(said.formError);
-        setOutcome(said.outcome);
-        return;
-      }
+      case 'already-decided':
       case 'args-changed': {
-        // Read again: the ask's draft starts over on the arguments as they are now (`nextDrafts`).
-        const said = argsChangedText(problem, await load());
+        // Read again: a changed ask's draft starts over on the arguments as they are now (`nextDrafts`).
+        const said = (refusal.kind === 'already-decided' ? alreadyDecidedText : argsChangedText)(problem, await load());
         setNotes(said.notes);
         setFormError(said.formError);
         setOutcome(said.outcome);
