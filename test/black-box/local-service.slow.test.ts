@@ -248,7 +248,9 @@ describe('npm start with HANDBACK_JWT_SECRET', () => {
 
     const bad: Array<Record<string, string>> = [
       {},
-      { authorization: `Bearer ${await token({ sub: 'acme-agent', tenant: 'acme' }, 'another-secret-that-is-long-enough')}` },
+      {
+        authorization: `Bearer ${await token({ sub: 'acme-agent', tenant: 'acme' }, 'another-secret-that-is-long-enough')}`,
+      },
       { authorization: `Bearer ${await token({ sub: 'no-tenant' })}` },
       { authorization: 'Bearer not.a.jwt' },
     ];
