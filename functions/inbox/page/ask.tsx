@@ -2,7 +2,7 @@ import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, ki
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
 import { decidedByText, votesText } from './screen.ts';
-import { fullTime, relativeTime } from './time.ts';
+import { fullTime, timeSince } from './time.ts';
 import type { AskView } from './types.ts';
 
 /**
@@ -65,7 +65,7 @@ export function AskCard({ ask, index, open, readOnly, several, draft, errors, no
             <>
               {' '}
               <time dateTime={ask.decidedAt} title={fullTime(ask.decidedAt)}>
-                {relativeTime(ask.decidedAt, nowMs)}
+                {timeSince(ask.decidedAt, nowMs)}
               </time>
             </>
           )}
