@@ -20,6 +20,7 @@ export type {
   DecideResult,
   JsonSchema,
   ListPausesQuery,
+  PauseClosed,
   PauseCreated,
   PauseInput,
   PauseKey,

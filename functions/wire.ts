@@ -373,6 +373,20 @@ export const pauseBody = z.extend(pauseView, messagesOverHttp);
 /** A continuation over HTTP: the resume, cancel and continuation bodies (without the store's bookkeeping). */
 export const continuationBody = z.extend(continuation, messagesOverHttp);
 
+/**
+ * The 200 of a pause whose every ask the deployment's policies decided (§17): closed at once, its continuation (as
+ * the last decision would answer) with the 201's own fields.
+ */
+export const pauseClosedBody = z.extend(continuationBody, {
+  status: z.literal('resumed'),
+  /** The first ask's call. */
+  toolCallId: z.string(),
+  /** Every ask's call, in the order given. */
+  asks: z.array(z.string()),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+});
+
 /** `GET /health`. */
 export const health = z.object({ status: z.literal('ok') });
 

@@ -5,9 +5,13 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { buildInbox } from '../functions/inbox/build.ts';
 import { HandbackStack } from './handback-stack.ts';
 import { ConfigurationError } from './settings.ts';
 
+// The API function serves the inbox page from its generated module (gitignored, not built by `npm ci`): built here
+// as the page is now, so a deploy from a fresh clone, or after an edit of the page, ships the current page.
+await buildInbox();
 const app = new App();
 const stackName = (app.node.tryGetContext('handback:stackName') as string | undefined) ?? 'Handback';
 try {

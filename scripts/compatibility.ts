@@ -28,6 +28,11 @@ function manifestOf(folder: string): { version: string; engines?: { node?: strin
   return JSON.parse(readFileSync(join(root, 'node_modules', folder, 'package.json'), 'utf8'));
 }
 
+/** `v20.20.2` → `20`: the table names the major line, so a patch release of Node.js leaves it true. */
+export function nodeMajor(version: string): string {
+  return version.replace(/^v/, '').split('.')[0] as string;
+}
+
 /** The table, for the Node.js running this. */
 export function compatibilityTable(nodeVersion = process.version): string {
   const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -37,19 +42,25 @@ export function compatibilityTable(nodeVersion = process.version): string {
   const rows = FRAMEWORKS.map(([subpath, name, folder]) => {
     const installed = manifestOf(folder);
     const engines = installed.engines?.node ?? 'any';
-    return `| \`${subpath}\` | \`${name}\` ${installed.version} | \`${own.peerDependencies[name]?.replaceAll('|', '\\|')}\` | ${engines} |`;
+    const range = own.peerDependencies[name]?.replaceAll('|', '\\|');
+    return [`\`${subpath}\``, `\`${name}\` ${installed.version}`, `\`${range}\``, engines];
   });
   return [
     START,
     '',
-    `Tested on Node.js ${nodeVersion.replace(/^v/, '')}; Handback itself declares Node.js \`${own.engines.node}\`.`,
+    `Tested on Node.js ${nodeMajor(nodeVersion)}.x; Handback itself declares Node.js \`${own.engines.node}\`.`,
     '',
-    '| adapter | tested with | peer range | the framework declares Node.js |',
-    '| --- | --- | --- | --- |',
-    ...rows,
+    ...markdownTable(['adapter', 'tested with', 'peer range', 'the framework declares Node.js'], rows),
     '',
     END,
   ].join('\n');
+}
+
+/** A Markdown table, its columns padded as the formatter (`biome format`) pads them, so the page stays formatted. */
+function markdownTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
 }
 
 /** The page with its table replaced by `table`. */

@@ -57,6 +57,7 @@ const SCHEMAS = {
   Approvers: wire.approvers,
   NotifyEntry: wire.notifyEntry,
   PauseCreated: wire.pauseCreated,
+  PauseClosed: wire.pauseClosedBody,
   PauseView: wire.pauseView,
   PauseBody: wire.pauseBody,
   PausePage: wire.pausePage,
@@ -171,6 +172,11 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       },
     ],
     responses: {
+      200: body(
+        'PauseClosed',
+        "Every ask decided by the deployment's policies (§17): closed at once, with its continuation; no one is asked.",
+        { headers: { Location: { description: "The pause's URL.", schema: { type: 'string' } } } },
+      ),
       201: body('PauseCreated', 'Paused.', {
         headers: { Location: { description: "The pause's URL.", schema: { type: 'string' } } },
       }),

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentCommands } from '../checkpoints/dynamodb/sdk.ts';
 import { TABLE } from '../checkpoints/table.ts';
 import { ExecutionInProgressError } from '../errors.ts';
 import type { ExecutionLog } from './shared.ts';
@@ -22,9 +23,19 @@ import type { ExecutionLog } from './shared.ts';
  * The AWS SDK is loaded on first use, so importing an adapter needs no `@aws-sdk/*` package: only this log does.
  */
 
+/**
+ * The AWS SDK's `DynamoDBDocumentClient` as the log uses it: its `send`. Declared by its shape, so the adapters'
+ * declarations name no `@aws-sdk` package (an optional peer): a project on `handback/client` and an adapter, without
+ * the DynamoDB SDK, type-checks with `skipLibCheck: false`.
+ */
+export interface DocumentClientLike {
+  send(command: object): Promise<object>;
+}
+
 /** Where the executions are kept. */
 export interface DynamoDBToolExecutionsOptions {
-  client: DynamoDBDocumentClient;
+  /** A `DynamoDBDocumentClient` (`DynamoDBDocumentClient.from(new DynamoDBClient({...}))`). */
+  client: DocumentClientLike;
   tableName: string;
   /** How long an execution's record is kept (its TTL), in seconds. @default 30 days */
   retentionSeconds?: number;
@@ -32,28 +43,19 @@ export interface DynamoDBToolExecutionsOptions {
 
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 3600;
 
-/** The document client's commands, loaded when the log is first used; a clear error when the SDK is not installed. */
-async function commands() {
-  try {
-    return await import('@aws-sdk/lib-dynamodb');
-  } catch (error) {
-    throw new Error(
-      'createDynamoDBToolExecutions needs the AWS SDK for DynamoDB: npm install @aws-sdk/client-dynamodb @aws-sdk/lib-dynamodb',
-      { cause: error },
-    );
-  }
-}
-
 /** The execution log in DynamoDB: at most once per key across processes, and every delivery reads the first output. */
 export function createDynamoDBToolExecutions(options: DynamoDBToolExecutionsOptions): ExecutionLog {
-  const { client, tableName } = options;
+  const { tableName } = options;
+  // The shape above is what callers give; the commands' own types are the SDK's.
+  const client = options.client as DynamoDBDocumentClient;
   const retention = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
   const { partitionKey: pk, sortKey: sk, timeToLiveAttribute: ttl } = TABLE;
   const keyOf = (key: string) => ({ [pk.name]: `X#${key}`, [sk.name]: 'X' });
   return {
     durable: true,
     async once(key, run) {
-      const { DeleteCommand, GetCommand, PutCommand, UpdateCommand } = await commands();
+      const { DeleteCommand, GetCommand, PutCommand, UpdateCommand } =
+        await documentCommands('createDynamoDBToolExecutions');
       const claim = crypto.randomUUID();
       const startedAt = new Date().toISOString();
       try {

@@ -13,6 +13,7 @@ import {
   StorageUnavailableError,
   UnsupportedRecordError,
 } from '../errors.ts';
+import type { PolicyEngine } from '../policies/engine.ts';
 import { checkDecisions, type Decision, rebuildWithDecisions } from '../rehydrate/decide.ts';
 import type { MessageFormat, PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
@@ -26,6 +27,7 @@ import type {
   DecideInput,
   DecideResult,
   ListPausesQuery,
+  PauseClosed,
   PauseCreated,
   PauseInput,
   PauseKey,
@@ -67,6 +69,7 @@ import { capitalize, shown, utf8Bytes } from './json.ts';
 import { readCursor, writeCursor } from './list-cursor.ts';
 import { fitAsks, newPauseRecord, requestFields } from './new-pause.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
+import { judgeAsks, withPolicyOutcomes } from './policy-decisions.ts';
 import {
   type Closing,
   continuationIdOf,
@@ -83,7 +86,7 @@ import {
 } from './record.ts';
 import { awaitingHandoff, sweepStep } from './sweep-step.ts';
 import { checkAnswer, checkDecisionsInput, checkListQuery, checkReason, checkRun } from './validation.ts';
-import { toPauseCreated, toPauseView } from './views.ts';
+import { toPauseClosed, toPauseCreated, toPauseView } from './views.ts';
 import { checkActor, LIBRARY_PRINCIPAL, modelHashes, needsCalls, recorded, SWEEP_PRINCIPAL } from './who-decides.ts';
 
 /**
@@ -119,6 +122,11 @@ export interface CheckpointServiceOptions {
    * email `notify` recipients, only inside them. @default none: an agent names approvers by subject and group only
    */
   recipientDomains?: readonly string[];
+  /**
+   * The deployment's policies (§17), loaded on the first pause with an `approval` ask (Cedar is never loaded
+   * otherwise); absent: no policy applies, and no default either.
+   */
+  policies?: () => Promise<PolicyEngine>;
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -143,6 +151,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #onChange: ((change: PauseChange) => void) | undefined;
   readonly #checks: CheckpointChecks;
   readonly #recipientDomains: readonly string[];
+  readonly #policies: (() => Promise<PolicyEngine>) | undefined;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -152,9 +161,10 @@ export class CheckpointService implements CheckpointStore {
     this.#onChange = options.onChange;
     this.#checks = options.checks;
     this.#recipientDomains = options.recipientDomains ?? [];
+    this.#policies = options.policies;
   }
 
-  async pause(input: PauseInput): Promise<PauseCreated> {
+  async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
     if (this.#checks.pause === undefined) throw missingCheck('pause');
     // The pause's format is loaded beside the checks (on first use, once per container): they need its module.
     const [checks, format] = await Promise.all([
@@ -167,6 +177,11 @@ export class CheckpointService implements CheckpointStore {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
       throw new PayloadTooLargeError(`${capitalize(message)}.`, [{ path: '/messages', message }]);
     }
+    // §17: the policies judge each approval ask once, before the pause is written (policy-decisions.ts).
+    const judged =
+      this.#policies !== undefined && pause.asks.some((ask) => ask.kind === 'approval')
+        ? judgeAsks(await this.#policies(), pause, input.by === undefined ? undefined : checkActor(input.by))
+        : undefined;
     const asks = fitAsks(pause);
     const requestHash =
       pause.idempotencyKey === undefined ? undefined : sha256(`${sha256(json)}:${canonicalJson(requestFields(input))}`);
@@ -181,7 +196,7 @@ export class CheckpointService implements CheckpointStore {
       if (latest !== undefined) {
         // A retried request meets its own pause: the same key and body get the first 201 again.
         if (pause.idempotencyKey !== undefined && latest.idempotency?.key === pause.idempotencyKey) {
-          if (latest.idempotency.hash === requestHash) return toPauseCreated(latest, true);
+          if (latest.idempotency.hash === requestHash) return this.#replayedPause(latest);
           throw new IdempotencyKeyReusedError(pause.runId, interruptIdOf(latest));
         }
         if (!isKnownStatus(latest.status)) {
@@ -206,13 +221,27 @@ export class CheckpointService implements CheckpointStore {
         now,
         ...(requestHash === undefined ? {} : { requestHash }),
       });
-      if ((await this.#persistence.create(record, bytes)) === 'created') {
-        this.#changed(undefined, record);
-        return toPauseCreated(record);
+      let written = record;
+      let closed: ResumeResult | undefined;
+      if (judged !== undefined) {
+        const outcomes = withPolicyOutcomes(record, judged, now.getTime());
+        written = outcomes.record;
+        if (outcomes.complete) {
+          // Every ask decided by the policies: the pause is written closed, its continuation committed with it.
+          const round = await this.#round({ record: written, transcript: bytes });
+          const closing = this.#close(written, round, 'resumed', now.getTime(), closingPrincipal(written));
+          written = closing.record;
+          closed = closing.result;
+        }
+      }
+      const created = () => (closed === undefined ? toPauseCreated(written) : toPauseClosed(written, closed));
+      if ((await this.#persistence.create(written, bytes)) === 'created') {
+        this.#changed(undefined, written);
+        return created();
       }
       const winner = await this.#persistence.latest(pause.tenant, pause.runId);
       // A retry (by the SDK) of our own write that had succeeded meets our own record.
-      if (winner?.seq === seq && winner.token === record.token) return toPauseCreated(record);
+      if (winner?.seq === seq && winner.token === written.token) return created();
       if (round >= PAUSE_ROUNDS) {
         throw new OpenPauseExistsError(pause.runId, winner === undefined ? undefined : interruptIdOf(winner));
       }
@@ -520,6 +549,14 @@ export class CheckpointService implements CheckpointStore {
     );
   }
 
+  /** What a pause retried under its `Idempotency-Key` answers: the first answer again, open or closed at once. */
+  async #replayedPause(record: PauseRecord): Promise<PauseCreated | PauseClosed> {
+    if (record.closing === undefined) return toPauseCreated(record, true);
+    const key = { tenant: record.tenant, runId: record.runId, seq: record.seq };
+    const stored = await this.#read(key, { seq: record.seq, hint: record.readHint, token: record.token }, true);
+    return toPauseClosed(stored.record, await this.#closedResult(stored, true));
+  }
+
   /**
    * `record` closed with `outcome` at `nowMs` and the continuation that closing commits: the paused round rebuilt with
    * every ask's effective decision (§10), hashed from the paused round on, so that a later rebuild is checked; the
@@ -668,6 +705,12 @@ export class CheckpointService implements CheckpointStore {
       // An observer never fails the request that made the change.
     }
   }
+}
+
+/** Who closed a pause the policies decided whole: the policy whose decision came last, as a last person would. */
+function closingPrincipal(record: PauseRecord): Principal {
+  const by = record.decisions.map((decision) => decision?.by).filter((principal) => principal !== undefined);
+  return by.at(-1) ?? LIBRARY_PRINCIPAL;
 }
 
 /** The paused round as far as the asks tell it: enough for the decision rules, without parsing the transcript. */

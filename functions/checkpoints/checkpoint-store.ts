@@ -20,8 +20,11 @@ import type {
  * place, `checkpoint-service.ts`, above a narrow persistence port.
  */
 export interface CheckpointStore {
-  /** Records a paused turn (§4 checked at pause time); one open pause per run and tenant. */
-  pause(input: PauseInput): Promise<PauseCreated>;
+  /**
+   * Records a paused turn (§4 checked at pause time); one open pause per run and tenant. Where the deployment's
+   * policies decide every ask (§17), the pause closes at once and this is its continuation (`status: 'resumed'`).
+   */
+  pause(input: PauseInput): Promise<PauseCreated | PauseClosed>;
   /** Answers a pause that has exactly one `answer` ask, exactly once (§5): the same answer again replays. */
   resume(input: ResumeInput): Promise<ResumeResult>;
   /**
@@ -172,6 +175,20 @@ export interface ResumeResult extends Continuation {
   taskToken?: string;
   /** The pause's durable-function callback id, for the hand-off. */
   callbackId?: string;
+}
+
+/**
+ * A pause whose every ask the deployment's policies decided (§17): closed at once, its continuation committed — what
+ * the last decision would have answered — with the fields of the 201 it did not need.
+ */
+export interface PauseClosed extends Omit<ResumeResult, 'replayed'> {
+  status: 'resumed';
+  /** True when an earlier request with the same `Idempotency-Key` and body made (and closed) this pause. */
+  replayed?: boolean;
+  toolCallId: string;
+  asks: string[];
+  createdAt: string;
+  expiresAt: string;
 }
 
 /** What `decide` answers: still pending, or the committed continuation. */

@@ -34,6 +34,12 @@ export interface DynamoDBCheckpointStoreOptions {
    * @default none
    */
   recipientDomains?: CheckpointServiceOptions['recipientDomains'];
+  /**
+   * The deployment's Cedar policies (§17), loaded on the first pause that needs them: e.g.
+   * `() => import('handback/policies').then((m) => m.loadPolicyEngine({ policies: 'policies.cedar', … }))`.
+   * @default - no policy applies
+   */
+  policies?: CheckpointServiceOptions['policies'];
 }
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */

@@ -7,7 +7,7 @@ import {
   type PauseStatus,
   Status,
 } from '../vocabulary.ts';
-import type { Approvers, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
+import type { Approvers, AskPolicy, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
 
@@ -40,6 +40,8 @@ export interface Ask {
   approvals?: number;
   /** Four eyes on this ask alone (a policy's `@fourEyes`, §17): the pauser, whoever they come as, may not decide it. */
   fourEyes?: true;
+  /** What the deployment's policies made of it at pause time (§17); absent without policies. */
+  policy?: AskPolicy;
 }
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), when, by whom. */

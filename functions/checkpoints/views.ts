@@ -1,6 +1,6 @@
 import type { ToolCall } from '../rehydrate/formats/format.ts';
 import type { Actor } from '../wire.ts';
-import type { AskView, PauseCreated, PauseView } from './checkpoint-store.ts';
+import type { AskView, PauseClosed, PauseCreated, PauseView, ResumeResult } from './checkpoint-store.ts';
 import {
   type Ask,
   decidedAndPending,
@@ -92,6 +92,8 @@ function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: Rea
   if (ask.kind === 'approval') view.editable = ask.editable ?? true;
   if (ask.approvers !== undefined) view.approvers = ask.approvers;
   if (ask.approvals !== undefined) view.approvals = ask.approvals;
+  if (ask.fourEyes === true) view.fourEyes = true;
+  if (ask.policy !== undefined) view.policy = ask.policy;
   if (recorded !== undefined) {
     view.decision = recorded.by === undefined ? recorded.body : { ...recorded.body, by: recorded.by };
     view.decidedAt = recorded.decidedAt;
@@ -112,4 +114,18 @@ export function toPauseCreated(record: PauseRecord, replayed = false): PauseCrea
   };
   if (replayed) created.replayed = true;
   return created;
+}
+
+/** The answer of a pause the policies decided whole (§17): its continuation, and what the 201 would have said. */
+export function toPauseClosed(record: PauseRecord, result: ResumeResult): PauseClosed {
+  const closed = result as PauseClosed;
+  // The continuation keeps its lazily parsed `messages` (continuation-json.ts): fields are added, never copied.
+  Object.assign(closed, {
+    status: 'resumed',
+    toolCallId: (record.asks[0] as Ask).toolCallId,
+    asks: record.asks.map((ask) => ask.toolCallId),
+    createdAt: record.createdAt,
+    expiresAt: expiresAtOf(record),
+  });
+  return closed;
 }

@@ -42,7 +42,7 @@ export interface HandbackClientOptions {
  * contract makes the request safe to repeat. The OpenAPI document is checked against this table.
  */
 export const CLIENT_ROUTES = {
-  pause: { method: 'POST', path: '/runs/{runId}/pauses', success: [201], retried: true },
+  pause: { method: 'POST', path: '/runs/{runId}/pauses', success: [200, 201], retried: true },
   resume: { method: 'POST', path: '/runs/{runId}/resume', success: [200], retried: true },
   decide: { method: 'POST', path: '/runs/{runId}/resume', success: [200, 202], retried: true },
   cancel: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/cancel', success: [200], retried: true },
@@ -184,7 +184,10 @@ export function createHandbackClient(options: HandbackClientOptions): HandbackCl
       // One key for every attempt: a retry after an unclear failure returns the first attempt's pause (§5).
       const key = idempotencyKey ?? crypto.randomUUID();
       const answer = await request(call('pause', { runId }, { body, headers: { 'idempotency-key': key } }));
-      return answer.body as ClientPauseCreated;
+      const created = answer.body as ClientPauseCreated;
+      // The deployment's policies decided every ask (§17): the 200 is the closed pause, its messages whole.
+      if (created.status === 'resumed') return { ...created, ...(await continuationOf(created, runId)) };
+      return created;
     },
 
     async resume({ runId, interruptId, answer }) {

@@ -5,6 +5,7 @@ import type {
   DecideInput,
   DecideResult,
   ListPausesQuery,
+  PauseClosed,
   PauseCreated,
   PauseInput,
   PauseKey,
@@ -29,8 +30,11 @@ export type Unbooked<T> = T extends unknown ? Omit<T, 'replayed' | 'taskToken'> 
 
 /** The body of a pause request: the store's `PauseInput` without `tenant` and `by`. */
 export type ClientPauseInput = Unscoped<PauseInput>;
-/** A pause made: the store's `PauseCreated`, with the answer link when the service has an inbox (§11). */
-export type ClientPauseCreated = Unbooked<PauseCreated> & { answerUrl?: string };
+/** A pause made (the 201, with the answer link when the service has an inbox, §11), or one the deployment's policies
+ * decided whole (§17: the 200, `status: 'resumed'`, with its continuation). */
+export type ClientPauseCreated = (Unbooked<PauseCreated> & { answerUrl?: string }) | ClientPauseClosed;
+/** A pause the deployment's policies decided whole (§17, the 200): its continuation. */
+export type ClientPauseClosed = Unbooked<PauseClosed>;
 /** Part one's answer to a pause. */
 export type ClientResumeInput = Unscoped<ResumeInput>;
 /** A committed continuation, its messages whole. */

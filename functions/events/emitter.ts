@@ -3,7 +3,7 @@ import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { LinkKeyUnavailableError } from '../errors.ts';
 import type { AnswerLinks } from '../links/links.ts';
 import { LIFECYCLE_SOURCE } from '../vocabulary.ts';
-import { type LifecycleEvent, lifecycleEventOf, wantsAnswerLink } from './lifecycle.ts';
+import { type LifecycleEvent, lifecycleEventsOf, wantsAnswerLink } from './lifecycle.ts';
 
 /**
  * Where lifecycle events go, and the emitter that turns committed changes into them. On AWS the table's stream feeds
@@ -51,9 +51,7 @@ export function createLifecycleEmitter(options: EmitterOptions): LifecycleEmitte
 
   const eventsOf = async (changes: readonly PauseChange[]): Promise<LifecycleEvent[]> => {
     const events: LifecycleEvent[] = [];
-    for (const change of changes) {
-      const event = lifecycleEventOf(change);
-      if (event === undefined) continue;
+    for (const event of changes.flatMap(lifecycleEventsOf)) {
       if (links !== undefined && inboxUrl !== undefined && wantsAnswerLink(event)) {
         const { tenant, runId, interruptId, expiresAt } = event.detail;
         try {

@@ -1,7 +1,7 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { decidedAndPending, expiresAtOf, interruptIdOf, type PauseRecord } from '../checkpoints/record.ts';
 import { type AskKind, isOneOf, LifecycleType, type Outcome, PRINCIPAL_KINDS, Status, VIAS } from '../vocabulary.ts';
-import type { Principal } from '../wire.ts';
+import type { AskPolicy, Principal } from '../wire.ts';
 
 /**
  * Lifecycle events (§11), pure: each committed change of a pause is one event, named by what changed. The detail says
@@ -15,7 +15,14 @@ export interface LifecycleDetail {
   runId: string;
   interruptId: string;
   status: string;
-  asks: Array<{ toolCallId: string; name: string; kind: AskKind; prompt: string | null }>;
+  asks: Array<{
+    toolCallId: string;
+    name: string;
+    kind: AskKind;
+    prompt: string | null;
+    /** What the deployment's policies made of it (§17): the outcome and the determining ids, never a reason. */
+    policy?: Pick<AskPolicy, 'outcome' | 'policyIds' | 'basis' | 'shadow'>;
+  }>;
   decided: string[];
   pending: string[];
   expiresAt: string;
@@ -34,11 +41,29 @@ export interface LifecycleEvent {
   detail: LifecycleDetail;
 }
 
-/** The event of a change, or undefined for a change that is none of the lifecycle's (there is none today). */
-export function lifecycleEventOf(change: PauseChange): LifecycleEvent | undefined {
+/**
+ * The events of a change: one, or none for a change that is none of the lifecycle's (there is none today). A pause
+ * the deployment's policies decided in part at its creation (§17) also emits the `Pause Decided` of those
+ * decisions; one they decided whole is created closed and emits `Pause Decided` and `Pause Resumed`, never
+ * `Pause Created`: no channel is told of a pause no one needs to decide.
+ */
+export function lifecycleEventsOf(change: PauseChange): LifecycleEvent[] {
   const { before, after } = change;
+  if (before === undefined) {
+    const decided = after.decisions.some((decision) => decision !== undefined);
+    const types =
+      after.status !== Status.Paused
+        ? [LifecycleType.Decided, typeOf({ ...after, status: Status.Paused }, after)]
+        : decided
+          ? [LifecycleType.Created, LifecycleType.Decided]
+          : [LifecycleType.Created];
+    return types.filter((type) => type !== undefined).map((type) => eventOf(type, before, after));
+  }
   const type = typeOf(before, after);
-  if (type === undefined) return undefined;
+  return type === undefined ? [] : [eventOf(type, before, after)];
+}
+
+function eventOf(type: LifecycleType, before: PauseRecord | undefined, after: PauseRecord): LifecycleEvent {
   const detail = detailOf(after);
   const by = byOf(type, before, after);
   if (by !== undefined) detail.by = by;
@@ -72,12 +97,19 @@ function detailOf(record: PauseRecord): LifecycleDetail {
     runId: record.runId,
     interruptId: interruptIdOf(record),
     status: record.status,
-    asks: record.asks.map((ask) => ({
-      toolCallId: ask.toolCallId,
-      name: ask.name,
-      kind: ask.kind,
-      prompt: ask.prompt ?? null,
-    })),
+    asks: record.asks.map((ask) => {
+      const shown: LifecycleDetail['asks'][number] = {
+        toolCallId: ask.toolCallId,
+        name: ask.name,
+        kind: ask.kind,
+        prompt: ask.prompt ?? null,
+      };
+      if (ask.policy !== undefined) {
+        const { outcome, policyIds, basis, shadow } = ask.policy;
+        shown.policy = { outcome, policyIds, ...(basis === undefined ? {} : { basis }), ...(shadow ? { shadow } : {}) };
+      }
+      return shown;
+    }),
     decided,
     // Once it is closed nothing waits any more, as GET shows it.
     pending: record.status === Status.Paused ? pending : [],

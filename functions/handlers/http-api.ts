@@ -222,9 +222,22 @@ export function createApiHandler(
         { tenant, runId: params.runId, ...body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }), by },
         { inboxUrl: inboxUrlOf(event) },
       );
-      const { replayed: _, ...response } = created;
       // Both ids are URL-safe by construction (the runId pattern, the server-made interruptId).
       const location = `/runs/${created.runId}/pauses/${created.interruptId}`;
+      if (created.status === 'resumed') {
+        // Every ask decided by the deployment's policies (§17): the closed pause, as the last decision would answer.
+        const { toolCallId, asks, createdAt, expiresAt } = created;
+        const closed = { status: created.status, toolCallId, asks, createdAt, expiresAt };
+        return json(
+          200,
+          { ...closed, ...resumeBody(created, HTTP_MESSAGES_LIMIT_BYTES) },
+          {
+            Location: location,
+            'Cache-Control': 'no-store',
+          },
+        );
+      }
+      const { replayed: _, ...response } = created;
       return json(201, response, { Location: location, 'Cache-Control': 'no-store' });
     },
     getPause: async ({ params, query }, { tenant, by }) => {

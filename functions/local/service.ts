@@ -19,6 +19,8 @@ import { createHandoff, createHandoffClients, type Handoff } from '../handoff/ha
 import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
 import { waitMsFromEnv } from '../mcp/backend.ts';
 import { once } from '../once.ts';
+import { policySettingsOf } from '../policies/config.ts';
+import type { PolicyEngine } from '../policies/engine.ts';
 import { sweepDue } from '../resume/resume.ts';
 import { LIMITS } from '../vocabulary.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
@@ -109,6 +111,22 @@ export async function startLocalService(
       }),
       logger,
     );
+  // The deployment's Cedar policies (§17): loaded and checked now, so a bad file stops the start, naming its line.
+  let engine: PolicyEngine | undefined;
+  try {
+    const settings = policySettingsOf(env);
+    if (settings !== undefined) {
+      const { loadPolicyEngine } = await import('../policies/engine-files.ts');
+      engine = loadPolicyEngine(settings, {
+        env,
+        onError: (failure) => logger.error('Policy evaluation failed: the ask was rejected', { ...failure }),
+      });
+      logger.info('Policies loaded', { policies: engine.size, mode: engine.mode, default: engine.default });
+    }
+  } catch (error) {
+    await embedded?.close();
+    throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
   const tenantClaim = optionalEnv(env, 'TENANT_CLAIM', 'tenant');
   let recipientDomains: string[];
   try {
@@ -123,6 +141,7 @@ export async function startLocalService(
       client,
       tableName,
       onChange: (change) => observe(change),
+      ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
       recipientDomains,
     }),
     handoff,

@@ -17,11 +17,11 @@ export interface PolicyEngineOptions {
   /** What an ask no policy applies to gets. @default 'ask' */
   default?: PolicyDefault;
   /** Told of every failed evaluation (fail closed), with the erroring policies' ids: the deployment logs it. */
-  onError?: (failure: AskPolicyFailure) => void;
+  onError?: (failure: EvaluationFailure) => void;
 }
 
 /** A failed evaluation, as logged. */
-export interface AskPolicyFailure {
+export interface EvaluationFailure {
   tool: string;
   runId: string;
   tenant: string;

@@ -6,6 +6,7 @@ import type {
   DecideInput,
   DecideResult,
   ListPausesQuery,
+  PauseClosed,
   PauseCreated,
   PauseInput,
   PauseKey,
@@ -71,12 +72,15 @@ export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep
 /** The 201 body, with the answer link when an inbox is configured. */
 export type PauseCreatedBody = PauseCreated & { answerUrl?: string };
 
-/** Records a paused turn, counting its transcript's bytes; adds the answer link when there is an inbox. */
+/**
+ * Records a paused turn, counting its transcript's bytes; adds the answer link when there is an inbox. A pause the
+ * deployment's policies decided whole (§17) is closed already: its continuation is handed off like a last decision's.
+ */
 export async function pauseTurn(
   deps: UseCaseDeps,
   input: PauseInput,
   options: { inboxUrl?: string } = {},
-): Promise<PauseCreatedBody> {
+): Promise<PauseCreatedBody | PauseClosed> {
   const bytes = jsonBytes(input.messages);
   checkNotifyConfigured(notifyOf(input), deps.channels ?? []);
   const created = await deps.store.pause(input);
@@ -93,6 +97,11 @@ export async function pauseTurn(
     messageCount: Array.isArray(input.messages) ? input.messages.length : 0,
     expiresAt: created.expiresAt,
   });
+  if (created.status === 'resumed') {
+    // The store's own answer always says whether it was replayed (`replayed` is optional only for the client's).
+    await handOff(deps, created as ResumeResult, 'http');
+    return created;
+  }
   const inboxUrl = deps.inboxUrl ?? options.inboxUrl;
   // A link is a capability (§13): only a person who paused is given one, granted to them (§16) so it decides as they
   // do and no more; an agent's pause reaches people another way.

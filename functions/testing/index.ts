@@ -15,5 +15,6 @@
 
 export { chatTranscript, pauseInput, testClock } from './fixtures.ts';
 export { persistenceSpec, recordOf, type SpecInitializer } from './persistence-spec.ts';
+export { policySpec, policyTranscript, SPEC_ARGS, SPEC_POLICIES } from './policy-spec.ts';
 export { samePersonSpec } from './same-person-spec.ts';
 export { approvalTranscript, serviceSpec } from './service-spec.ts';

@@ -22,6 +22,7 @@ import {
   type FormatName,
   LIMITS,
   type Outcome,
+  type PauseClosed,
   type PauseCreated,
   type PauseInput,
   type ToolResult,
@@ -88,7 +89,7 @@ export type TurnResult =
     };
 
 /** The Lambda entry point. */
-export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult | PauseCreated> {
+export async function handler(event: TurnEvent | PauseEvent): Promise<TurnResult | PauseCreated | PauseClosed> {
   if (event.action === 'pause') {
     const { pause, expiresInSeconds, taskToken } = event;
     return store.pause({ ...pause, expiresInSeconds, taskToken });

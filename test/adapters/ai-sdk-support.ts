@@ -1,6 +1,6 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { tool } from 'ai';
-import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
+import * as aiTest from 'ai/test';
 import { z } from 'zod';
 
 /**
@@ -34,6 +34,10 @@ export function toolsWithLog() {
   return { tools, refunds };
 }
 
+/** The SDK's own mock model: `MockLanguageModelV3` in `ai` 6, `MockLanguageModelV4` in `ai` 7 (same options). */
+const MockLanguageModel = ((aiTest as Record<string, unknown>).MockLanguageModelV4 ??
+  aiTest.MockLanguageModelV3) as typeof aiTest.MockLanguageModelV3;
+
 const usage = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 0, text: 0, reasoning: 0 },
@@ -63,7 +67,7 @@ function script(prompt: LanguageModelV3CallOptions['prompt']): { content: Langua
 
 /** A scripted model for `generateText` and `streamText`; `calls` holds every request it received. */
 export function scriptedModel() {
-  return new MockLanguageModelV3({
+  return new MockLanguageModel({
     async doGenerate({ prompt }) {
       const { content, stop } = script(prompt);
       const finishReason = { unified: stop ? 'stop' : 'tool-calls', raw: undefined } as const;
@@ -79,7 +83,7 @@ export function scriptedModel() {
         } else parts.push(part as LanguageModelV3StreamPart);
       }
       parts.push({ type: 'finish', finishReason: { unified: stop ? 'stop' : 'tool-calls', raw: undefined }, usage });
-      return { stream: convertArrayToReadableStream(parts) };
+      return { stream: aiTest.convertArrayToReadableStream(parts) };
     },
   });
 }

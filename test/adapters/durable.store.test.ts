@@ -9,7 +9,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DurablePauseInput, waitForDecision } from '../../functions/adapters/durable.ts';
 import type { AdapterOperations, HandbackOption, HandbackStore } from '../../functions/adapters/shared.ts';
-import type { Continuation, PauseCreated, PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
+import type {
+  Continuation,
+  PauseClosed,
+  PauseCreated,
+  PauseInput,
+} from '../../functions/checkpoints/checkpoint-store.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
 import { type CheckpointStore, createDynamoDBCheckpointStore, type Decision } from '../../functions/index.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
@@ -210,7 +215,7 @@ describe('waitForDecision through the store', () => {
     let attempts = 0;
     const flaky: HandbackStore = {
       getPause: (key, options) => store.getPause(key, options),
-      async pause(input): Promise<PauseCreated> {
+      async pause(input): Promise<PauseCreated | PauseClosed> {
         const created = await store.pause(input);
         attempts += 1;
         // The first answer is lost on the way back, as after a timeout: the step retries with the same callback id.

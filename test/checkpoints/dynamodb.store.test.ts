@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBPersistence } from '../../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
 import { createTable } from '../../functions/local/embedded-dynamodb.ts';
-import { persistenceSpec, samePersonSpec, serviceSpec } from '../../functions/testing/index.ts';
+import { persistenceSpec, policySpec, samePersonSpec, serviceSpec } from '../../functions/testing/index.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import { whoDecidesSpec } from './who-decides-spec.ts';
 
@@ -35,3 +35,4 @@ const perCase = {
 serviceSpec(perCase);
 whoDecidesSpec(perCase);
 samePersonSpec(perCase);
+policySpec(perCase);

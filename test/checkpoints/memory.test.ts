@@ -1,5 +1,5 @@
 import { MemoryPersistence } from '../../functions/checkpoints/memory.ts';
-import { persistenceSpec, samePersonSpec, serviceSpec } from '../../functions/testing/index.ts';
+import { persistenceSpec, policySpec, samePersonSpec, serviceSpec } from '../../functions/testing/index.ts';
 import { whoDecidesSpec } from './who-decides-spec.ts';
 
 const memory = { name: 'the in-memory adapter', create: () => new MemoryPersistence() };
@@ -8,3 +8,4 @@ persistenceSpec(memory);
 serviceSpec(memory);
 whoDecidesSpec(memory);
 samePersonSpec(memory);
+policySpec(memory);

@@ -6,6 +6,7 @@ import type {
   DecideInput,
   DecideResult,
   ListPausesQuery,
+  PauseClosed,
   PauseCreated,
   PauseInput,
   PauseKey,
@@ -41,7 +42,7 @@ describe('the client’s signatures are the store’s', () => {
 
   it('returns the store’s results without replayed and taskToken', () => {
     expectTypeOf<ReturnType<HandbackClient['pause']>>().toEqualTypeOf<
-      Promise<Out<PauseCreated> & { answerUrl?: string }>
+      Promise<(Out<PauseCreated> & { answerUrl?: string }) | Out<PauseClosed>>
     >();
     expectTypeOf<ReturnType<HandbackClient['resume']>>().toEqualTypeOf<Promise<Out<ResumeResult>>>();
     expectTypeOf<ReturnType<HandbackClient['decide']>>().toEqualTypeOf<Promise<Out<DecideResult>>>();

@@ -1,9 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { createDynamoDBToolExecutions } from '../../functions/adapters/executions.ts';
-import { createMemoryToolExecutions, type ExecutionLog } from '../../functions/adapters/shared.ts';
-import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
-import { createHandbackClient, type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
-import { startLocalStore } from '../../functions/local/public.ts';
+import { createDynamoDBCheckpointStore } from 'handback';
+import { createHandbackClient, type HandbackOperations, storeOperations } from 'handback/client';
+import { createDynamoDBToolExecutions, createMemoryToolExecutions, type ExecutionLog } from 'handback/durable';
+import { startLocalStore } from 'handback/local';
 import { type Framework, frameworks, type Seen, type Side } from '../support/scripted-models.ts';
 
 /**
@@ -14,6 +13,10 @@ import { type Framework, frameworks, type Seen, type Side } from '../support/scr
  * givens on `globalThis` before importing it, so the snippet's names resolve to them, once per way the snippet can
  * reach Handback — the library's store on `handback/local` (with the execution log in its DynamoDB table), and
  * `handback/client` against `npm start`'s service at `HANDBACK_URL` (with the log in memory).
+ *
+ * It imports Handback by its package name only: in the repository `tsx` resolves the names to the sources
+ * (tsconfig.json's `paths`); copied into a fresh project (`test/package/newcomer.slow.test.ts`), to the installed tarball.
+ * The execution logs come from `handback/durable`, which loads no framework.
  *
  * It prints one JSON line: per backend, what the refund API received, how many model calls the loop made, what the
  * model read as the refund's result, and what the snippet printed per delivery. `test/docs/snippets.slow.test.ts`
@@ -58,9 +61,11 @@ async function story(side: Side, file: string, backend: Backend) {
     refunds.push(order);
     return { refundId: `rf_${refunds.length}`, ...order };
   };
-  const { MemorySaver } = await import('@langchain/langgraph');
-  const given = { model: side.model(seen), client: backend.client, executions: backend.executions };
-  Object.assign(globalThis, given, { refund, checkpointer: new MemorySaver() });
+  const given = { model: side.model(seen), client: backend.client, executions: backend.executions, refund };
+  // LangGraph's snippet is also given its checkpointer (a project without LangGraph runs the others).
+  const checkpointer =
+    framework === 'langgraph' ? { checkpointer: new (await import('@langchain/langgraph')).MemorySaver() } : {};
+  Object.assign(globalThis, given, checkpointer);
   const printed: string[] = [];
   const log = console.log;
   console.log = (...values: unknown[]) => printed.push(values.map(String).join(' '));

@@ -5,6 +5,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { docPages, fencedBlocks, ROOT, readPage } from './markdown.ts';
+import { expectedStory } from './snippet-stories.ts';
 
 /**
  * The TypeScript snippets of the README and the docs compile and run as written. Every ```ts block is type-checked
@@ -102,25 +103,6 @@ function run(...args: string[]): Promise<{ code: number | null; output: string; 
 /** The frameworks' snippets: the README's three, and the first snippet of each adapter's page. */
 const frameworkSnippets = all.filter((snippet) => snippet.given !== undefined);
 
-/**
- * What every framework snippet does, through each backend: the refund runs once for two deliveries, with the model's
- * args, and the model reads its result. The model calls are one for the pause and one per delivery where the framework
- * calls the model again on a redelivery (docs/ai-sdk.md, "Once": measured here); LangGraph's checkpointer records the
- * next step, so its second delivery calls nothing.
- */
-const refundedOnce = (modelCalls: number, printed: string[]) => ({
-  refunds: [{ orderId: '42', amount: 120 }],
-  modelCalls,
-  read: { refundId: 'rf_1', orderId: '42', amount: 120 },
-  printed,
-});
-const EXPECTED: Record<string, ReturnType<typeof refundedOnce>> = {
-  'ai-sdk': refundedOnce(3, ['Refunded. Refunded.']),
-  'openai-agents': refundedOnce(3, ['Refunded. Refunded.']),
-  langgraph: refundedOnce(2, ['resumed already-resumed']),
-  strands: refundedOnce(3, ['Refunded. Refunded.']),
-};
-
 describe('the TypeScript snippets of the README and the docs', () => {
   it('are there to check: the README runs its store snippet and a snippet per framework', () => {
     expect(all.filter((snippet) => snippet.page === 'README.md' && snippet.run)).toHaveLength(1);
@@ -187,11 +169,8 @@ describe('the TypeScript snippets of the README and the docs', () => {
       const harness = join(ROOT, 'test', 'docs', 'framework-snippets.ts');
       const { code, output, stdout } = await run(harness, snippet.given as string, fileOf(snippet));
       expect({ code }, output).toEqual({ code: 0 });
-      const expected = EXPECTED[snippet.given as string];
-      expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual({
-        'the local store': expected,
-        'the client': expected,
-      });
+      // What every framework snippet does, through each backend (snippet-stories.ts).
+      expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual(expectedStory(snippet.given as string));
     },
   );
 });

@@ -5,7 +5,7 @@ import type { PauseChange } from '../../functions/checkpoints/checkpoint-service
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createLifecycleEmitter } from '../../functions/events/emitter.ts';
 import { createEventBridgeSink } from '../../functions/events/eventbridge-sink.ts';
-import { type LifecycleEvent, lifecycleEventOf } from '../../functions/events/lifecycle.ts';
+import { type LifecycleEvent, lifecycleEventsOf } from '../../functions/events/lifecycle.ts';
 import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 
@@ -139,7 +139,7 @@ describe('who an event says made the change', () => {
     ['Pause Cancelled', 'cancelled', sweep],
   ] as const)('%s carries the principal of the change, and only its own fields', async (type, which, by) => {
     const changes = await changesWithPrincipals();
-    const made = lifecycleEventOf(changes[which] as PauseChange) as LifecycleEvent;
+    const made = lifecycleEventsOf(changes[which] as PauseChange)[0] as LifecycleEvent;
     expect(made.type).toBe(type);
     expect(made.detail.by).toEqual(by);
     const text = JSON.stringify(made);
@@ -155,12 +155,12 @@ describe('who an event says made the change', () => {
       ),
     });
     const old = { before: legacy.before && strip(legacy.before), after: strip(legacy.after) } as PauseChange;
-    expect(lifecycleEventOf(old)?.detail).not.toHaveProperty('by');
+    expect(lifecycleEventsOf(old)[0]?.detail).not.toHaveProperty('by');
   });
 
   it('carries no by when the recorded principal is not one', async () => {
     const { created } = await changesWithPrincipals();
     const odd = { after: Object.assign(structuredClone(created.after), { pausedBy: { kind: 'robot', subject: 1 } }) };
-    expect(lifecycleEventOf(odd)?.detail).not.toHaveProperty('by');
+    expect(lifecycleEventsOf(odd)[0]?.detail).not.toHaveProperty('by');
   });
 });

@@ -10,7 +10,7 @@ import { pauseItem } from '../../functions/checkpoints/dynamodb/items.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createLifecycleEmitter, createWebhookSink, putEventsEntries } from '../../functions/events/emitter.ts';
 import { createEventBridgeSink } from '../../functions/events/eventbridge-sink.ts';
-import { type LifecycleEvent, lifecycleEventOf } from '../../functions/events/lifecycle.ts';
+import { type LifecycleEvent, lifecycleEventsOf } from '../../functions/events/lifecycle.ts';
 import { changeOf, createLifecycleStreamHandler } from '../../functions/handlers/stream.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { approvalTranscript } from '../../functions/testing/service-spec.ts';
@@ -51,7 +51,7 @@ async function lifeOfAPause() {
 describe('lifecycle events', () => {
   it('names each committed change: created, decided, reminder, resumed', async () => {
     const { changes } = await lifeOfAPause();
-    expect(changes.map((change) => lifecycleEventOf(change)?.type)).toEqual([
+    expect(changes.map((change) => lifecycleEventsOf(change)[0]?.type)).toEqual([
       'Pause Created',
       'Pause Decided',
       'Pause Reminder',
@@ -61,7 +61,7 @@ describe('lifecycle events', () => {
 
   it('says who, which pause, its status and asks, and never an answer, a reason, typed args or the transcript', async () => {
     const { changes, interruptId } = await lifeOfAPause();
-    const resumed = lifecycleEventOf(changes.at(-1) as PauseChange) as LifecycleEvent;
+    const resumed = lifecycleEventsOf(changes.at(-1) as PauseChange)[0] as LifecycleEvent;
     expect(resumed.detail).toEqual({
       tenant: 'acme',
       runId: 'run-life',
@@ -79,7 +79,7 @@ describe('lifecycle events', () => {
       // The library's principal: this pause was decided through the store with no `by` (§13).
       by: { kind: 'service', subject: 'library', via: 'library' },
     });
-    const text = JSON.stringify(changes.map((change) => lifecycleEventOf(change)));
+    const text = JSON.stringify(changes.map((change) => lifecycleEventsOf(change)[0]));
     for (const secret of ['a secret answer', '"amount":99', 'Refund order A-1042 and tell', 'A-1042']) {
       expect(text).not.toContain(secret);
     }
@@ -101,7 +101,7 @@ describe('lifecycle events', () => {
     await store.pause({ ...base, runId: 'r', expiresInSeconds: 5, onExpiry: 'reject' });
     clock.advance(5);
     await store.closeDue();
-    const types = changes.map((change) => [change.after.runId, lifecycleEventOf(change)?.type]);
+    const types = changes.map((change) => [change.after.runId, lifecycleEventsOf(change)[0]?.type]);
     expect(types).toEqual(
       expect.arrayContaining([
         ['c', 'Pause Cancelled'],
@@ -186,7 +186,7 @@ describe('the lifecycle emitter', () => {
 
   it('makes PutEvents entries with source handback and the event as detail-type', async () => {
     const { changes } = await lifeOfAPause();
-    const event = lifecycleEventOf(changes[0] as PauseChange) as LifecycleEvent;
+    const event = lifecycleEventsOf(changes[0] as PauseChange)[0] as LifecycleEvent;
     expect(putEventsEntries([event], 'handback-events')).toEqual([
       {
         EventBusName: 'handback-events',

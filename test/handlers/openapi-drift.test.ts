@@ -7,6 +7,7 @@ import { PATH_PATTERNS, ROUTES } from '../../functions/handlers/routes.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { approvalTranscript } from '../../functions/testing/index.ts';
 import * as z from '../../functions/zod.ts';
+import { engineOf } from '../policies/support.ts';
 import { httpEvent, lambdaContext, pauseBody } from './events.ts';
 import { testTelemetry } from './telemetry.ts';
 
@@ -100,6 +101,29 @@ const handler = createApiHandler({
   ...testTelemetry(),
 });
 
+/** The same API where the deployment's policies judge each approval ask (§17), enforced and in shadow mode. */
+const POLICIES = `
+@id("refunds-small")
+permit(principal, action == Handback::Action::"callWithoutApproval", resource == Handback::Tool::"refund_order")
+when { context.args has amount && context.args.amount <= 100 };
+
+@id("finance-large")
+@approvers("group:finance")
+@approvals("2")
+@fourEyes("true")
+permit(principal, action == Handback::Action::"call", resource == Handback::Tool::"refund_order")
+when { context.args has amount && context.args.amount > 100 };
+`;
+const withPolicies = (mode: 'enforce' | 'shadow') => {
+  const engine = engineOf(POLICIES, { mode });
+  return createApiHandler({
+    store: createMemoryCheckpointStore({ policies: async () => engine }),
+    handoff: { deliver: async () => {} },
+    ...testTelemetry(),
+  });
+};
+const handlers = { plain: handler, enforce: withPolicies('enforce'), shadow: withPolicies('shadow') };
+
 const people = {
   ann: { tenant: 'acme', sub: 'ann', email: 'ann@example.com', email_verified: 'true', name: 'Ann' },
   bob: { tenant: 'acme', sub: 'bob', email: 'bob@example.com', email_verified: 'true' },
@@ -114,7 +138,13 @@ const people = {
 async function call(
   method: string,
   pathAndQuery: string,
-  options: { as?: keyof typeof people; body?: unknown; headers?: Record<string, string>; link?: string } = {},
+  options: {
+    as?: keyof typeof people;
+    body?: unknown;
+    headers?: Record<string, string>;
+    link?: string;
+    api?: keyof typeof handlers;
+  } = {},
 ) {
   const path = new URL(pathAndQuery, 'https://h.example').pathname;
   const { template, operation } = operationOf(method, path);
@@ -129,7 +159,7 @@ async function call(
     const schema = content['application/json']?.schema as Schema;
     for (const key of undocumented(options.body, schema)) findings.push(`${method} ${template} sends ${key}`);
   }
-  const result = await handler(event, lambdaContext());
+  const result = await handlers[options.api ?? 'plain'](event, lambdaContext());
   const status = result.statusCode ?? 0;
   const body = JSON.parse(String(result.body)) as Record<string, unknown>;
   seen.add(`${method} ${template} ${status}`);
@@ -249,6 +279,51 @@ async function walk(): Promise<void> {
   });
   await call('GET', '/pauses', { as: 'agent' });
   await call('GET', '/health');
+  await walkWithPolicies();
+}
+
+/** The policies' fields (§17): a pause they close whole (200, and its retry), one they judge in part, shadow mode. */
+async function walkWithPolicies(): Promise<void> {
+  const refunds = (calls: Array<[string, number]>) => ({
+    format: 'openai-chat',
+    messages: [
+      { role: 'user', content: 'Refund my orders.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: calls.map(([id, amount]) => ({
+          id,
+          type: 'function',
+          function: { name: 'refund_order', arguments: JSON.stringify({ orderId: 'A-1', amount }) },
+        })),
+      },
+    ],
+    asks: calls.map(([toolCallId]) => ({ toolCallId, kind: 'approval' })),
+  });
+  const whole = refunds([['call_small', 20]]);
+  const key = { 'Idempotency-Key': 'drift-policy-1' };
+  const closed = await call('POST', '/runs/drift-p1/pauses', {
+    api: 'enforce',
+    as: 'agent',
+    body: whole,
+    headers: key,
+  });
+  expect(closed.status).toBe(200);
+  expect(closed.body).toMatchObject({ status: 'resumed', outcome: 'resumed' });
+  await call('POST', '/runs/drift-p1/pauses', { api: 'enforce', as: 'agent', body: whole, headers: key });
+  await call('GET', `/runs/drift-p1/pauses/${String(closed.body.interruptId)}`, { api: 'enforce' });
+  const mixed = refunds([
+    ['call_small', 20],
+    ['call_large', 500],
+  ]);
+  const part = await call('POST', '/runs/drift-p2/pauses', { api: 'enforce', as: 'agent', body: mixed });
+  expect(part.status).toBe(201);
+  const view = await call('GET', `/runs/drift-p2/pauses/${String(part.body.interruptId)}`, { api: 'enforce' });
+  expect((view.body.asks as unknown[])[1]).toMatchObject({ fourEyes: true, policy: { outcome: 'ask' } });
+  const shadow = await call('POST', '/runs/drift-p3/pauses', { api: 'shadow', as: 'agent', body: mixed });
+  expect(shadow.status).toBe(201);
+  await call('GET', `/runs/drift-p3/pauses/${String(shadow.body.interruptId)}`, { api: 'shadow' });
+  await call('GET', '/pauses', { api: 'shadow' });
 }
 
 describe('the OpenAPI document and what the service really takes and answers', () => {
@@ -284,6 +359,7 @@ describe('the OpenAPI document and what the service really takes and answers', (
       'POST /runs/{runId}/resume 202',
       'POST /links/resume 200',
       'POST /runs/{runId}/pauses 400',
+      'POST /runs/{runId}/pauses 200',
     ]) {
       expect(seen).toContain(answer);
     }

@@ -80,7 +80,7 @@ describe('a decision through a link (§16)', () => {
     const created = await pausedIn(d);
     const url =
       recipient === undefined
-        ? (created.answerUrl as string)
+        ? ((created as { answerUrl?: string }).answerUrl as string)
         : (await createLink(d, { tenant: 'acme', ...created, recipient, by: person })).answerUrl;
     const handler = createApiHandler(d);
     const response = await handler(

@@ -1,16 +1,32 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  npm,
+  type Packed,
+  packedTarball,
+  RESOLUTIONS,
+  type Resolution,
+  type Run,
+  run,
+  startHandback,
+  succeeded,
+  typeCheck,
+} from './projects.ts';
 
 /**
- * The package as an agent developer gets it: `npm pack` (which builds dist/ and the bin through `prepack`), the tarball installed
- * into a fresh project of its own (from the npm cache `npm ci` filled), then imported from plain Node and type-checked
- * by a strict consumer project with an ordinary `lib`.
+ * The package as an agent developer gets it: `npm pack` (which builds dist/ and the bin through `prepack`; from a
+ * copy of the working tree, `tarball.ts`), the tarball installed into fresh projects of their own (from the npm
+ * cache `npm ci` filled) without the optional peers, or with `ai` alone, then imported from plain Node and
+ * type-checked by strict consumer projects with an ordinary `lib`. `newcomer.slow.test.ts` installs it with every
+ * framework and follows the docs pages there.
  */
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,7 +34,6 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
   devDependencies: Record<string, string>;
   dependencies: Record<string, string>;
 };
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /**
  * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked, and the
@@ -28,38 +43,12 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const MAX_PACKED_BYTES = 750_000;
 const MAX_UNPACKED_BYTES = 2_800_000;
 
-interface Packed {
-  filename: string;
-  size: number;
-  unpackedSize: number;
-  files: Array<{ path: string }>;
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a program to its end; never rejects, so a test can show what a failed run printed. */
-function run(file: string, args: string[], cwd: string, timeout = 180_000): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr: error !== null && stderr === '' ? String(error) : stderr });
-    });
-  });
-}
-
-/** npm, as the npm running the tests when there is one (`npm test`), else from the PATH. */
-function npm(args: string[], cwd: string): Promise<Run> {
-  const cli = process.env.npm_execpath;
-  return cli?.endsWith('.js') ? run(process.execPath, [cli, ...args], cwd) : run('npm', args, cwd);
-}
-
-function succeeded<T extends Run>(result: T, what: string): T {
-  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
-  return result;
+/**
+ * What a module imports (its import and export declarations, import types, dynamic imports), read by TypeScript's own
+ * scanner, so an example in a doc comment is not taken for an import.
+ */
+function specifiersOf(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((file) => file.fileName);
 }
 
 const transcript = [
@@ -76,14 +65,10 @@ const transcript = [
 
 let work: string;
 let consumer: string;
-/** A consumer that also installs the adapters' frameworks (the optional peers). */
-let withPeers: string;
 let packed: Packed;
 /** The package.json the tarball carries. */
 let published: Record<string, unknown>;
 
-/** The adapters' frameworks, at the repository's versions (in the npm cache `npm ci` filled). */
-const PEERS = ['@openai/agents', 'langchain', '@langchain/core', '@langchain/langgraph'];
 /** A consumer that also installs `ai` 6, the optional peer of handback/ai-sdk; and one with `ai` 7. */
 let withAi: string;
 let withAi7: string;
@@ -132,8 +117,7 @@ function packagesOf(loaded: string[]): string[] {
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'handback-pack-'));
   consumer = join(work, 'consumer');
-  const pack = succeeded(await npm(['pack', '--json', '--pack-destination', work], root), 'npm pack');
-  [packed] = JSON.parse(pack.stdout) as [Packed];
+  packed = await packedTarball();
   // The consumer below installs the tarball first; its manifest there is the published one.
 
   await mkdir(consumer);
@@ -147,27 +131,10 @@ beforeAll(async () => {
     (name) => `${name}@${manifest.devDependencies[name]}`,
   );
   succeeded(
-    await npm(
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename), ...own],
-      consumer,
-    ),
+    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', packed.path, ...own], consumer),
     'npm install of the tarball',
   );
   published = JSON.parse(await readFile(join(consumer, 'node_modules', 'handback', 'package.json'), 'utf8'));
-  withPeers = join(work, 'with-peers');
-  await mkdir(withPeers);
-  await writeFile(
-    join(withPeers, 'package.json'),
-    JSON.stringify({ name: 'handback-peers', private: true, type: 'module' }),
-  );
-  const peers = PEERS.map((name) => `${name}@${manifest.devDependencies[name]}`);
-  succeeded(
-    await npm(
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename), ...own, ...peers],
-      withPeers,
-    ),
-    'npm install of the tarball with the optional peers',
-  );
 
   withAi = join(work, 'consumer-ai');
   await mkdir(withAi);
@@ -189,7 +156,7 @@ beforeAll(async () => {
         '--prefer-offline',
         '--no-audit',
         '--no-fund',
-        join(work, packed.filename),
+        packed.path,
         ...aiPeers,
         `@types/json-schema@${jsonSchemaTypes.version}`,
       ],
@@ -216,7 +183,7 @@ beforeAll(async () => {
         '--prefer-offline',
         '--no-audit',
         '--no-fund',
-        join(work, packed.filename),
+        packed.path,
         ai7,
         ...ai7Peers,
         `@types/json-schema@${jsonSchemaTypes.version}`,
@@ -256,12 +223,12 @@ describe('the packed tarball', () => {
       'dist/testing/index.d.ts',
       'dist/cli/main.js',
       'LICENSE',
+      'handback.cedarschema',
     ]) {
       expect(paths).toContain(entry);
     }
-    const unexpected = paths.filter(
-      (path) => !/^dist\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE'].includes(path),
-    );
+    const shipped = ['package.json', 'README.md', 'LICENSE', 'handback.cedarschema'];
+    const unexpected = paths.filter((path) => !/^dist\/.+\.(js|d\.ts)$/.test(path) && !shipped.includes(path));
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => /(^|\/)(test|bench|infra|handlers|inbox)\/|cdk\.json|\.test\./.test(path))).toEqual(
       [],
@@ -278,12 +245,8 @@ describe('the packed tarball', () => {
     const files = (await readdir(dist, { recursive: true })).filter((file) => /\.(js|d\.ts)$/.test(file));
     const tsSpecifiers: string[] = [];
     for (const file of files) {
-      const text = await readFile(join(dist, file), 'utf8');
-      // Import and export statements (a line of their own, or the closing line of a multi-line one), and import types.
-      const statements = text.matchAll(/^\s*(?:import|export|\})[^\n]*?\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/gm);
-      const importTypes = text.matchAll(/\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g);
-      for (const match of [...statements, ...importTypes]) {
-        if (!match[1]?.endsWith('.js')) tsSpecifiers.push(`${file}: ${match[1]}`);
+      for (const specifier of specifiersOf(await readFile(join(dist, file), 'utf8'))) {
+        if (/^\.{1,2}\//.test(specifier) && !specifier.endsWith('.js')) tsSpecifiers.push(`${file}: ${specifier}`);
       }
     }
     expect(files.length).toBeGreaterThan(20);
@@ -318,13 +281,8 @@ describe('the published manifest', () => {
     const files = (await readdir(dist, { recursive: true })).filter((file) => file.endsWith('.d.ts'));
     const strays: string[] = [];
     for (const file of files) {
-      const text = await readFile(join(dist, file), 'utf8');
-      const specifiers = [
-        ...text.matchAll(/\bfrom\s+['"]([^'"]+)['"]/g),
-        ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
-      ].map((match) => match[1] as string);
-      for (const specifier of specifiers) {
-        if (specifier.startsWith('.') || specifier.startsWith('node:')) continue;
+      for (const specifier of specifiersOf(await readFile(join(dist, file), 'utf8'))) {
+        if (specifier.startsWith('.') || isBuiltin(specifier)) continue;
         const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
         if (!declared.has(name as string)) strays.push(`${file}: ${specifier}`);
       }
@@ -386,20 +344,7 @@ describe('the handback bin of the installed package', () => {
   });
 
   it('starts the local service from the installed package: the API and the inbox answer, and it stops on SIGTERM', async () => {
-    const child = spawn(bin(), ['start'], { cwd: consumer, env: { ...process.env, PORT: '0', LOG_LEVEL: 'ERROR' } });
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed:\n${out}`)), 60_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const found = /listening on (http:\/\/\S+)/.exec(out);
-        if (found) {
-          clearTimeout(timer);
-          resolve(found[1] as string);
-        }
-      });
-      child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    });
+    const { url, stop } = await startHandback(consumer);
     try {
       const inbox = await fetch(`${url}/inbox`);
       const paused = await fetch(`${url}/runs/try-it/pauses`, {
@@ -409,9 +354,7 @@ describe('the handback bin of the installed package', () => {
       });
       expect([inbox.status, (await inbox.text()).includes('<html'), paused.status]).toEqual([200, true, 201]);
     } finally {
-      const closed = new Promise((resolve) => child.once('close', resolve));
-      child.kill('SIGTERM');
-      expect(await closed).toBe(0);
+      expect(await stop()).toBe(0);
     }
   });
 });
@@ -457,7 +400,7 @@ describe('the installed package', () => {
       }`;
     // Exiting on its own is the proof that close() let go of the server and the client's sockets.
     const result = succeeded(
-      await run(process.execPath, ['--input-type=module', '-e', script], consumer, 60_000),
+      await run(process.execPath, ['--input-type=module', '-e', script], consumer, { timeout: 60_000 }),
       'node with handback/local',
     );
     const out = JSON.parse(result.stdout);
@@ -491,15 +434,6 @@ describe('the installed package', () => {
     expect(out.errors.strands).toMatch(/^ERR_MODULE_NOT_FOUND .*'@strands-agents\/sdk'/);
   });
 
-  it('imports each adapter from plain Node ESM with the optional peers installed', async () => {
-    const script = `
-      const { openaiAgentsHandback, createMemoryToolExecutions } = await import('handback/openai-agents');
-      const { langgraphHandback } = await import('handback/langgraph');
-      console.log(JSON.stringify([typeof openaiAgentsHandback, typeof langgraphHandback, typeof createMemoryToolExecutions]));`;
-    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], withPeers), 'node');
-    expect(JSON.parse(result.stdout)).toEqual(['function', 'function', 'function']);
-  });
-
   it('imports handback/client from plain Node ESM loading only its own modules and the errors: no server, zod or ajv', async () => {
     const script = `
       import { createHandbackClient, AlreadyDecidedError, HandbackError } from 'handback/client';
@@ -513,6 +447,29 @@ describe('the installed package', () => {
     const packages = packagesOf(result.loaded);
     expect(packages.filter((name) => !/^handback\/dist\/(client\/[\w-]+|errors)\.js$/.test(name))).toEqual([]);
     expect(result.loaded.filter((url) => url.startsWith('node:'))).toEqual([]);
+    expect(result.stderr).toBe('');
+  });
+
+  it('imports handback and handback/ai-sdk without the DynamoDB SDK (an optional peer), and what sends to DynamoDB names it', async () => {
+    const script = `
+      import { createDynamoDBCheckpointStore, createMemoryCheckpointStore, rehydrate } from 'handback';
+      import { createDynamoDBToolExecutions } from 'handback/ai-sdk';
+      const client = { send: async () => ({}) };
+      const messages = async (promise) => promise.then(() => 'sent', (error) => error.message);
+      const store = createDynamoDBCheckpointStore({ client, tableName: 'handback' });
+      const executions = createDynamoDBToolExecutions({ client, tableName: 'handback' });
+      console.log(JSON.stringify({
+        loaded: [typeof rehydrate, typeof createMemoryCheckpointStore],
+        store: await messages(store.listPauses({ tenant: 'acme' })),
+        executions: await messages(executions.once('k', async () => 'ran')),
+      }));`;
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], withAi), 'node');
+    const needs = 'needs the AWS SDK for DynamoDB: npm install @aws-sdk/client-dynamodb @aws-sdk/lib-dynamodb';
+    expect(JSON.parse(result.stdout)).toEqual({
+      loaded: ['function', 'function'],
+      store: `The DynamoDB checkpoint store ${needs}`,
+      executions: `createDynamoDBToolExecutions ${needs}`,
+    });
     expect(result.stderr).toBe('');
   });
 
@@ -568,78 +525,31 @@ describe('the installed package', () => {
     expect(out.testing).toMatch(/^ERR_MODULE_NOT_FOUND .*'vitest'/);
   });
 
-  const settings = {
-    nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
-    bundler: { module: 'preserve', moduleResolution: 'bundler' },
-  };
-  it.concurrent.each(Object.keys(settings) as Array<keyof typeof settings>)(
-    'type-checks a strict consumer with lib ES2022 under moduleResolution %s, library declarations included',
-    async (name) => {
-      await writeFile(join(consumer, 'consumer.ts'), CONSUMER_SOURCE);
-      await writeFile(join(withPeers, 'adapters.ts'), ADAPTERS_SOURCE);
-      const config = {
-        compilerOptions: {
-          ...settings[name],
-          target: 'ES2022',
-          lib: ['ES2022'],
-          types: ['node'],
-          strict: true,
-          skipLibCheck: false,
-          noEmit: true,
-        },
-        files: ['consumer.ts'],
-      };
-      await writeFile(join(consumer, `tsconfig.${name}.json`), JSON.stringify(config));
-      const result = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], consumer);
-      expect(result.stdout + result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      // With the peers: both adapters, resolved through `exports` as above. The frameworks' own declarations are
-      // skipped (checking langchain's alone outlasts the test's budget); the core's are checked with skipLibCheck off.
-      const adapters = {
-        compilerOptions: { ...config.compilerOptions, skipLibCheck: true },
-        files: ['adapters.ts'],
-      };
-      await writeFile(join(withPeers, `tsconfig.${name}.json`), JSON.stringify(adapters));
-      const typed = await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`, '--pretty', 'false'], withPeers);
-      expect(typed.stdout + typed.stderr).toBe('');
-      expect(typed.code).toBe(0);
-    },
-    400_000,
-  );
-
-  const subpathConsumers = [
-    ['handback/client, without ai installed', () => consumer, 'client-consumer', CLIENT_CONSUMER_SOURCE],
-    ['handback/ai-sdk, with ai 6 installed', () => withAi, 'ai-consumer', AI_CONSUMER_SOURCE],
-    ['handback/ai-sdk, with ai 7 installed', () => withAi7, 'ai-consumer', AI_CONSUMER_SOURCE],
-  ] as const;
-  it.each(
-    subpathConsumers.flatMap(([what, dir, file, source]) =>
-      (Object.keys(settings) as Array<keyof typeof settings>).map((name) => [what, name, dir, file, source] as const),
-    ),
-  )(
-    'type-checks a strict consumer of %s under moduleResolution %s',
-    async (_, name, dir, file, source) => {
+  // One compiler at a time: beside each other they would starve on a small machine.
+  it.each([
+    [
+      'handback and handback/local, with the DynamoDB SDK and no framework',
+      () => consumer,
+      'consumer',
+      CONSUMER_SOURCE,
+    ],
+    ['handback/client, without the DynamoDB SDK or ai', () => consumer, 'client-consumer', CLIENT_CONSUMER_SOURCE],
+    ['handback/ai-sdk, with ai 6 and no DynamoDB SDK', () => withAi, 'ai-consumer', AI_CONSUMER_SOURCE],
+    ['handback/ai-sdk, with ai 7 and no DynamoDB SDK', () => withAi7, 'ai-consumer', AI_CONSUMER_SOURCE],
+  ] as const)(
+    'type-checks a strict consumer of %s, under nodenext and bundler',
+    async (_, dir, file, source) => {
       await writeFile(join(dir(), `${file}.ts`), source);
-      const config = {
-        compilerOptions: {
-          ...settings[name],
-          target: 'ES2022',
-          lib: ['ES2022', 'DOM'],
-          types: ['node'],
-          strict: true,
-          skipLibCheck: false,
-          noEmit: true,
-        },
-        files: [`${file}.ts`],
-      };
-      await writeFile(join(dir(), `tsconfig.${file}.${name}.json`), JSON.stringify(config));
-      // One at a time, after the two above: beside them, four more compilers would starve them all on a small machine.
-      const args = [tsc, '-p', `tsconfig.${file}.${name}.json`, '--pretty', 'false'];
-      const result = await run(process.execPath, args, dir(), 400_000);
-      expect(result.stdout + result.stderr).toBe('');
-      expect(result.code).toBe(0);
+      // The AI SDK's own declarations name the DOM's fetch types (HeadersInit, RequestCredentials).
+      const lib = file === 'consumer' ? ['ES2022'] : ['ES2022', 'DOM'];
+      for (const resolution of Object.keys(RESOLUTIONS) as Resolution[]) {
+        expect({ resolution, printed: await typeCheck(dir(), [`${file}.ts`], resolution, lib) }).toEqual({
+          resolution,
+          printed: '',
+        });
+      }
     },
-    420_000,
+    600_000,
   );
 });
 
@@ -683,29 +593,6 @@ export async function resumeInTest(): Promise<ResumeResult | string> {
 }
 
 export { store, violations, rebuilt };
-`;
-
-/** An agent developer's code on the adapters: each built on the store, with the framework's own types. */
-const ADAPTERS_SOURCE = `
-import { Agent } from '@openai/agents';
-import { MemorySaver } from '@langchain/langgraph';
-import { createMemoryCheckpointStore } from 'handback';
-import type { ClientPauseCreated } from 'handback/client';
-import { type LangGraphResumed, langgraphHandback } from 'handback/langgraph';
-import { type AgentsResumed, createMemoryToolExecutions, openaiAgentsHandback } from 'handback/openai-agents';
-import { createAgent } from 'langchain';
-
-const store = createMemoryCheckpointStore();
-const agent = new Agent({ name: 'support' });
-const agents = openaiAgentsHandback({ handback: { store, tenant: 't' }, agent, executions: createMemoryToolExecutions() });
-const graph = createAgent({ model: 'openai:gpt-4.1', tools: [], checkpointer: new MemorySaver() });
-const graphs = langgraphHandback({ handback: { store, tenant: 't' }, graph });
-
-export const resumeRun = (continuationId: string): Promise<AgentsResumed<unknown>> =>
-  agents.resume({ runId: 'r', continuationId });
-export const pauseThread = (): Promise<ClientPauseCreated> => graphs.pause({ configurable: { thread_id: 'r' } }, { runId: 'r' });
-export const resumeThread = (continuationId: string): Promise<LangGraphResumed> =>
-  graphs.resume({ runId: 'r', continuationId });
 `;
 
 /** An agent's or a page's code on the HTTP client alone. */

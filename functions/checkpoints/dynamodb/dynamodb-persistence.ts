@@ -1,13 +1,4 @@
-import {
-  BatchGetCommand,
-  type BatchGetCommandInput,
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { BatchGetCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CorruptCheckpointError, StorageUnavailableError } from '../../errors.ts';
 import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRead } from '../persistence.ts';
 import type { PauseRecord, RecordKey } from '../record.ts';
@@ -17,6 +8,7 @@ import { chunkCountOf, type Item, ItemKind, idOfItem, partData, partItem, pauseI
 import { Keys, parseRunKey, parseSortKey } from './keys.ts';
 import * as params from './params.ts';
 import { hintOf, joinParts, MAX_PARTS, partCount, partsOfHint, splitParts } from './parts.ts';
+import { documentCommands } from './sdk.ts';
 
 /** How a `DynamoDBPersistence` is built. */
 export interface DynamoDBPersistenceOptions {
@@ -39,6 +31,9 @@ const UNPROCESSED_ROUNDS = 6;
 /** The first backoff after an answer that brought no item; it doubles each time (full jitter). */
 const BACKOFF_MS = 25;
 
+/** The SDK's commands, loaded on first use (`sdk.ts`: the DynamoDB SDK is an optional peer of the package). */
+const commands = () => documentCommands('The DynamoDB checkpoint store');
+
 /**
  * The persistence port on one DynamoDB table (see `keys.ts` for the layout): keys, parts (`parts.ts`: a transcript
  * cut under the 400 KB item limit, its part count the read hint in ids), cursors and condition expressions live here, command inputs come from `params.ts`, and SDK errors never leak — a condition that failed is
@@ -53,6 +48,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     this.#client = options.client;
     this.#tableName = options.tableName;
     this.#retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    // Loading starts with the store (a Lambda's init), so the first request does not wait for it; its error waits
+    // for the first request.
+    commands().catch(() => undefined);
   }
 
   readHint(byteLength: number): string {
@@ -62,6 +60,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   async latest(tenant: string, runId: string): Promise<PauseRecord | undefined> {
     const pk = Keys.run(tenant, runId);
     let below: string | undefined;
+    const { QueryCommand } = await commands();
     for (;;) {
       const output = await this.#call(() =>
         this.#client.send(new QueryCommand(params.latestPause(this.#tableName, pk, below))),
@@ -85,6 +84,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       );
     }
     const ttl = this.#ttlOf(record);
+    const { PutCommand } = await commands();
     // Parts first: they are invisible until the pause item that names their token exists.
     await forEachLimited(parts, PART_CONCURRENCY, (data, index) =>
       this.#call(() =>
@@ -139,6 +139,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   }
 
   async update(before: PauseRecord, after: PauseRecord): Promise<'updated' | 'conflict'> {
+    const { UpdateCommand } = await commands();
     try {
       await this.#client.send(new UpdateCommand(params.updatePause(this.#tableName, before, after)));
       return 'updated';
@@ -152,6 +153,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   async list(query: ListQuery): Promise<ListPage> {
     const listing: Listing = query.openOnly ? 'open' : 'all';
     const start = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.tenant, listing);
+    const { QueryCommand } = await commands();
     const output = await this.#call(() =>
       this.#client.send(
         new QueryCommand(params.listingPage(this.#tableName, query.tenant, listing, query.limit, start)),
@@ -195,6 +197,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   }
 
   async due(nowMs: number, limit: number): Promise<RecordKey[]> {
+    const { QueryCommand } = await commands();
     const pages = await Promise.all(
       Keys.dueShards().map((shard) =>
         this.#call(() => this.#client.send(new QueryCommand(params.duePage(this.#tableName, shard, nowMs, limit)))),
@@ -221,6 +224,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
 
   /** The pause item alone, strongly consistent (as a list, as `#batchGet` answers). */
   async #getPause(key: RecordKey): Promise<Item[]> {
+    const { GetCommand } = await commands();
     const output = await this.#call(() => this.#client.send(new GetCommand(params.getPause(this.#tableName, key))));
     return output.Item === undefined ? [] : [output.Item];
   }
@@ -232,6 +236,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
    * `StorageUnavailableError` after a few such answers in a row. The items found, in no order.
    */
   async #batchGet(input: BatchGetCommandInput): Promise<Item[]> {
+    const { BatchGetCommand } = await commands();
     const items: Item[] = [];
     let request: BatchGetCommandInput['RequestItems'] | undefined = input.RequestItems;
     let idle = 0;
@@ -252,6 +257,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   async #deleteParts(record: PauseRecord, count: number): Promise<void> {
     const pk = Keys.run(record.tenant, record.runId);
     const indexes = Array.from({ length: count }, (_, index) => index);
+    const { DeleteCommand } = await commands();
     await forEachLimited(indexes, PART_CONCURRENCY, (index) =>
       this.#client
         .send(

@@ -2,12 +2,10 @@ import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoDBCheckpointStore } from 'handback';
+import { createDynamoDBToolExecutions, type StoreScope } from 'handback/durable';
 import { z } from 'zod';
-import { createDynamoDBToolExecutions } from '../../../functions/adapters/executions.ts';
-import type { StoreScope } from '../../../functions/adapters/shared.ts';
-import { createDynamoDBCheckpointStore } from '../../../functions/checkpoints/dynamodb-store.ts';
 import { frameworks, type Seen } from '../../support/scripted-models.ts';
-import { FileSaver } from './file-saver.ts';
 
 /**
  * One worker of the cross-process race (`race.slow.test.ts`): a process of its own, as a Lambda is, with the adapter on
@@ -19,6 +17,10 @@ import { FileSaver } from './file-saver.ts';
  * refund), `in-progress` (another delivery holds the claim: `ExecutionInProgressError`) or `replayed` (the refund had
  * run; its recorded result was read), and how many model calls it made. The refund appends a line to `$RACE_REFUNDS`
  * and takes 300 ms, so the two deliveries overlap. The settings come in `$RACE` as JSON.
+ *
+ * It imports Handback by its package name only, as an agent's code does: in the repository `tsx` resolves the names
+ * to the sources (tsconfig.json's `paths`); copied into a fresh project (`test/package/newcomer.slow.test.ts`), to the
+ * installed tarball. The execution log comes from `handback/durable`, which loads no framework.
  */
 
 interface Settings {
@@ -62,7 +64,7 @@ interface App {
 
 async function aiSdk(): Promise<App> {
   const { generateText, tool } = await import('ai');
-  const { createAiSdkHandback } = await import('../../../functions/adapters/ai-sdk.ts');
+  const { createAiSdkHandback } = await import('handback/ai-sdk');
   const model = (await frameworks['ai-sdk']()).model(seen) as Parameters<typeof generateText>[0]['model'];
   const tools = { refund_order: tool({ inputSchema, needsApproval: true, execute: refund }) };
   const agent = createAiSdkHandback({ handback, tools, executions });
@@ -86,7 +88,7 @@ async function aiSdk(): Promise<App> {
 
 async function openaiAgents(): Promise<App> {
   const { Agent, run, tool } = await import('@openai/agents');
-  const { openaiAgentsHandback } = await import('../../../functions/adapters/openai-agents.ts');
+  const { openaiAgentsHandback } = await import('handback/openai-agents');
   const model = (await frameworks['openai-agents']()).model(seen) as import('@openai/agents').Model;
   const tools = [
     tool({
@@ -108,7 +110,8 @@ async function openaiAgents(): Promise<App> {
 
 async function langgraph(): Promise<App> {
   const { createAgent, humanInTheLoopMiddleware, tool } = await import('langchain');
-  const { langgraphHandback } = await import('../../../functions/adapters/langgraph.ts');
+  const { langgraphHandback } = await import('handback/langgraph');
+  const { FileSaver } = await import('./file-saver.ts');
   const model = (await frameworks.langgraph()).model(seen) as import('langchain').CreateAgentParams['model'];
   const tools = [tool(refund, { name: 'refund_order', schema: inputSchema })];
   const middleware = [humanInTheLoopMiddleware({ interruptOn: { refund_order: true } })];
@@ -126,7 +129,7 @@ async function langgraph(): Promise<App> {
 
 async function strands(): Promise<App> {
   const { Agent, tool } = await import('@strands-agents/sdk');
-  const { approvalHook, strandsHandback } = await import('../../../functions/adapters/strands.ts');
+  const { approvalHook, strandsHandback } = await import('handback/strands');
   const model = (await frameworks.strands()).model(seen) as import('@strands-agents/sdk').Model;
   const refundOrder = tool({ name: 'refund_order', description: 'Refund an order', inputSchema, callback: refund });
   const hook = approvalHook({ tools: ['refund_order'] });
@@ -143,7 +146,7 @@ async function strands(): Promise<App> {
 }
 
 async function durable(): Promise<App> {
-  const { runApproved } = await import('../../../functions/adapters/durable.ts');
+  const { runApproved } = await import('handback/durable');
   const call = {
     id: 'call_refund',
     type: 'function',

@@ -1,0 +1,250 @@
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The package as `npm pack` makes it, for the tests that install it into fresh projects (`pack.slow.test.ts`,
+ * `newcomer.slow.test.ts`).
+ *
+ * **Packed from a copy.** `npm pack` runs `prepack`, which builds the inbox and dist/ and swaps package.json for the
+ * published one until `postpack`. Run in the repository, that rewrites files other processes read at the same moment:
+ * a test run's global setup rebuilding a stale dist/, a second `npm pack`, an `npm run` finding no scripts in the
+ * stripped manifest; and every pack left package.json newer than dist/, so the next test run rebuilt dist/. So the
+ * working tree as git sees it (tracked and untracked files, nothing ignored) is copied to a temporary directory, its
+ * `node_modules` a directory of links to the repository's packages, and packed there: the repository is only read.
+ *
+ * **Once per content.** The tarball is kept under `node_modules/.cache/handback-tarball/`, named by a hash of every
+ * copied file's path and bytes, and a test file reuses it while nothing changed. A lock (a directory made atomically)
+ * lets one process pack while the others wait for its tarball.
+ */
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cache = join(root, 'node_modules', '.cache', 'handback-tarball');
+/** A lock older than this is a packer that died; the next one takes it over. */
+const STALE_LOCK_MS = 20 * 60_000;
+const PACK_TIMEOUT_MS = 15 * 60_000;
+
+/** What `npm pack --json` says of the tarball, and where it is. */
+export interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: Array<{ path: string }>;
+  /** The tarball's path. */
+  path: string;
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to its end; never rejects, so a caller can show what a failed run printed. */
+export function run(
+  file: string,
+  args: string[],
+  cwd: string,
+  options: { timeout?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      args,
+      { cwd, timeout: options.timeout ?? 180_000, maxBuffer: 64 * 1024 * 1024, env: options.env ?? process.env },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        // A run killed for its timeout has no exit code: say so, beside what it printed.
+        const killed =
+          error?.killed === true ? `\n(killed by ${error.signal} after ${options.timeout ?? 180_000} ms)` : '';
+        resolve({ code, stdout, stderr: `${stderr}${error !== null && stderr === '' ? String(error) : ''}${killed}` });
+      },
+    );
+  });
+}
+
+/** npm, as the npm running the tests when there is one (`npm test`), else from the PATH. */
+export function npm(args: string[], cwd: string, timeout = 600_000): Promise<Run> {
+  const cli = process.env.npm_execpath;
+  return cli?.endsWith('.js')
+    ? run(process.execPath, [cli, ...args], cwd, { timeout })
+    : run('npm', args, cwd, { timeout });
+}
+
+export function succeeded<T extends Run>(result: T, what: string): T {
+  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+/** The working tree's files as git sees them: tracked (and still there) and untracked, nothing ignored. */
+async function sourceFiles(): Promise<string[]> {
+  const listed = succeeded(
+    await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root),
+    'git ls-files',
+  );
+  const files = [...new Set(listed.stdout.split('\0').filter((file) => file !== ''))].sort();
+  return files.filter((file) => existsSync(join(root, file)));
+}
+
+async function hashOf(files: string[]): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(`${file}\0`);
+    hash.update(await readFile(join(root, file)));
+    hash.update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The tarball of the working tree now, packed once per content. */
+export async function packedTarball(): Promise<Packed> {
+  const files = await sourceFiles();
+  const hash = await hashOf(files);
+  const described = join(cache, `${hash}.json`);
+  const lock = join(cache, `${hash}.lock`);
+  await mkdir(cache, { recursive: true });
+  for (;;) {
+    if (existsSync(described)) return JSON.parse(await readFile(described, 'utf8')) as Packed;
+    try {
+      await mkdir(lock);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const since = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (since > STALE_LOCK_MS) await rm(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    try {
+      const packed = await packCopy(files, hash);
+      await forgetOthers(hash);
+      // The description last: its presence says the tarball beside it is whole.
+      await writeFile(`${described}.tmp`, JSON.stringify(packed));
+      await rename(`${described}.tmp`, described);
+      return packed;
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Copies `files` to a fresh directory with links to the repository's packages, and runs `npm pack` there. */
+async function packCopy(files: string[], hash: string): Promise<Packed> {
+  const copy = await mkdtemp(join(tmpdir(), 'handback-pack-source-'));
+  try {
+    for (const file of files) {
+      await mkdir(dirname(join(copy, file)), { recursive: true });
+      await copyFile(join(root, file), join(copy, file));
+    }
+    // A directory of its own (the build's staging and the manifest's keeping go under its .cache), its entries links.
+    await mkdir(join(copy, 'node_modules'));
+    for (const entry of await readdir(join(root, 'node_modules'))) {
+      if (entry === '.cache') continue;
+      await symlink(join(root, 'node_modules', entry), join(copy, 'node_modules', entry));
+    }
+    const out = await mkdtemp(join(tmpdir(), 'handback-pack-out-'));
+    try {
+      const pack = succeeded(
+        await npm(['pack', '--json', '--pack-destination', out], copy, PACK_TIMEOUT_MS),
+        'npm pack (from a copy of the working tree)',
+      );
+      const [described] = JSON.parse(pack.stdout) as [Omit<Packed, 'path'>];
+      const path = join(cache, `${hash}.tgz`);
+      await copyFile(join(out, described.filename), `${path}.tmp`);
+      await rename(`${path}.tmp`, path);
+      return { ...described, path };
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
+/** Removes the tarballs of other contents (an older working tree's) that no test run can still be installing. */
+async function forgetOthers(hash: string): Promise<void> {
+  for (const entry of await readdir(cache)) {
+    if (entry.startsWith(hash) || !/\.(tgz|json)$/.test(entry)) continue;
+    const { mtimeMs } = await stat(join(cache, entry));
+    if (Date.now() - mtimeMs > STALE_LOCK_MS) await rm(join(cache, entry), { force: true });
+  }
+}
+
+/** `handback start` of the package installed in `cwd`, on a free port; `stop()` ends it with SIGTERM, to its exit code. */
+export async function startHandback(
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const bin = join(cwd, 'node_modules', '.bin', 'handback');
+  const child = spawn(bin, ['start'], { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'ERROR', ...env } });
+  let out = '';
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`handback start printed no URL:\n${out}`)), 60_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1] as string);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`handback start exited ${code}:\n${out}`));
+    });
+  }).catch(async (error) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  return {
+    url,
+    stop: () => {
+      child.kill('SIGTERM');
+      return closed;
+    },
+  };
+}
+
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** How a consumer resolves modules: Node's own rules, or a bundler's. */
+export const RESOLUTIONS = {
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
+  bundler: { module: 'preserve', moduleResolution: 'bundler' },
+} as const;
+
+export type Resolution = keyof typeof RESOLUTIONS;
+
+/**
+ * Type-checks `files` of the project in `dir` as a strict consumer does: `strict`, `skipLibCheck: false` (every
+ * declaration file the program reaches is checked, Handback's and the frameworks'), an ordinary `lib` and Node's
+ * types, under `resolution`. Resolves with what the compiler printed ('' when clean).
+ */
+export async function typeCheck(
+  dir: string,
+  files: string[],
+  resolution: Resolution,
+  lib: string[] = ['ES2022'],
+): Promise<string> {
+  const config = {
+    compilerOptions: {
+      ...RESOLUTIONS[resolution],
+      target: 'ES2022',
+      lib,
+      types: ['node'],
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+    },
+    files,
+  };
+  const name = `tsconfig.${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}.json`;
+  await writeFile(join(dir, name), JSON.stringify(config));
+  const result = await run(process.execPath, [tsc, '-p', name, '--pretty', 'false'], dir, { timeout: 600_000 });
+  return `${result.stdout}${result.stderr}`.trim() || (result.code === 0 ? '' : `tsc exited ${result.code}`);
+}
