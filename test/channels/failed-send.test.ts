@@ -32,6 +32,19 @@ function deps(notify: Array<{ channel: string; to: string }>) {
   return { logger, useCases: useCases as unknown as UseCaseDeps };
 }
 
+/** The one warn line of a send to `to` on `channel` that failed with `error`. */
+function expectLoggedOnce(logger: ReturnType<typeof deps>['logger'], channel: string, to: string, error: unknown) {
+  expect(logger.warn).toHaveBeenCalledTimes(1);
+  expect(logger.warn).toHaveBeenCalledWith('Channel send failed', {
+    channel,
+    to,
+    type: LifecycleType.Created,
+    runId: 'order-7',
+    interruptId: 'p7',
+    error,
+  });
+}
+
 describe('a failed send', () => {
   it('is logged by the email channel naming the channel, the recipient and the pause; the other recipient is mailed', async () => {
     const { logger, useCases } = deps([
@@ -55,15 +68,7 @@ describe('a failed send', () => {
     });
     await expect(channel.deliver(created)).rejects.toBe(refused);
     expect(sent).toEqual(['bob@example.com']);
-    expect(logger.warn).toHaveBeenCalledTimes(1);
-    expect(logger.warn).toHaveBeenCalledWith('Channel send failed', {
-      channel: 'email',
-      to: 'alice@example.com',
-      type: LifecycleType.Created,
-      runId: 'order-7',
-      interruptId: 'p7',
-      error: refused,
-    });
+    expectLoggedOnce(logger, 'email', 'alice@example.com', refused);
   });
 
   it('is logged by the Slack channel naming the channel, the Slack channel it posts to and the pause; the other is posted to', async () => {
@@ -88,14 +93,6 @@ describe('a failed send', () => {
     });
     await expect(channel.deliver(created)).rejects.toBe(notFound);
     expect(posted).toEqual(['C0OPEN0001']);
-    expect(logger.warn).toHaveBeenCalledTimes(1);
-    expect(logger.warn).toHaveBeenCalledWith('Channel send failed', {
-      channel: 'slack',
-      to: 'C0GONE0001',
-      type: LifecycleType.Created,
-      runId: 'order-7',
-      interruptId: 'p7',
-      error: notFound,
-    });
+    expectLoggedOnce(logger, 'slack', 'C0GONE0001', notFound);
   });
 });

@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_PAUSE_QUERY } from '../../functions/vocabulary.ts';
-import { freePort, type RunningService, startService, stopAll } from '../black-box/service.ts';
+import { freePort, type RunningService, request, startService, stopAll } from '../black-box/service.ts';
 import { type SlackCallRecord, STAND_IN_APP, STAND_IN_RECORD_PATH } from '../channels/slack-stand-in.ts';
 
 /**
@@ -76,26 +76,17 @@ function click(...args: string[]): Promise<{ code: number; stdout: string; stder
 }
 
 async function pause(runId: string, ask: object = { toolCallId: 'call_refund', kind: 'approval' }): Promise<string> {
-  const response = await fetch(`${service.url}/runs/${runId}/pauses`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      format: 'openai-chat',
-      messages: [
-        { role: 'user', content: 'Refund order-42.' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'call_refund', type: 'function', function: { name: 'refund_order', arguments: '{"amount":30}' } },
-          ],
-        },
-      ],
-      asks: [ask],
-    }),
+  const refund = { name: 'refund_order', arguments: '{"amount":30}' };
+  const created = await request(`${service.url}/runs/${runId}/pauses`, 'POST', {
+    format: 'openai-chat',
+    messages: [
+      { role: 'user', content: 'Refund order-42.' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_refund', type: 'function', function: refund }] },
+    ],
+    asks: [ask],
   });
-  expect(response.status).toBe(201);
-  const { interruptId } = (await response.json()) as { interruptId: string };
+  expect(created.status).toBe(201);
+  const { interruptId } = created.body as { interruptId: string };
   await until(() => standInOutput.includes(`— ${runId}"`), `the message of ${runId}`);
   return interruptId;
 }

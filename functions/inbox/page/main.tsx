@@ -18,7 +18,7 @@ import {
   saveIdentity,
 } from './session.ts';
 import type { SignInConfig } from './signin.ts';
-import { fullTime, timeLeft, timeSince } from './time.ts';
+import { Left, Since } from './times.tsx';
 import type { PausePage, Problem } from './types.ts';
 
 /**
@@ -449,13 +449,9 @@ function PauseList({
                 </p>
               )}
               <p class="meta">
-                <time dateTime={pause.createdAt} title={fullTime(pause.createdAt)}>
-                  {timeSince(pause.createdAt, nowMs)}
-                </time>
+                <Since at={pause.createdAt} nowMs={nowMs} />
                 {' · '}
-                <time dateTime={pause.expiresAt} title={fullTime(pause.expiresAt)}>
-                  {timeLeft(pause.expiresAt, nowMs)}
-                </time>
+                <Left at={pause.expiresAt} nowMs={nowMs} />
               </p>
             </li>
           );

@@ -26,7 +26,7 @@ import {
   submitState,
   waitingAsks,
 } from './screen.ts';
-import { fullTime, timeLeft, timeSince } from './time.ts';
+import { Left, Since } from './times.tsx';
 import type { ContinuationBody, Decision, PauseView, PendingDecisions, Problem } from './types.ts';
 import { checkSchema } from './validate.ts';
 
@@ -202,14 +202,9 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, memory, onUnauthor
         Request from <code class="run">{view.runId}</code>
       </h1>
       <p class="meta">
-        Asked{' '}
-        <time dateTime={view.createdAt} title={fullTime(view.createdAt)}>
-          {timeSince(view.createdAt, nowMs)}
-        </time>
+        Asked <Since at={view.createdAt} nowMs={nowMs} />
         {' · '}
-        <time dateTime={view.expiresAt} title={fullTime(view.expiresAt)}>
-          {timeLeft(view.expiresAt, nowMs)}
-        </time>
+        <Left at={view.expiresAt} nowMs={nowMs} />
         {view.pausedBy === undefined ? null : <> · paused by {principalText(view.pausedBy)}</>}
         {view.cancelledBy === undefined ? null : <> · cancelled by {principalText(view.cancelledBy)}</>}
       </p>
@@ -274,9 +269,7 @@ function StatusBanner({ view, nowMs }: { view: PauseView; nowMs: number }) {
       {banner.when === undefined ? null : (
         <>
           {' '}
-          <time dateTime={banner.when} title={fullTime(banner.when)}>
-            {timeSince(banner.when, nowMs)}
-          </time>
+          <Since at={banner.when} nowMs={nowMs} />
         </>
       )}
       {banner.rest}
