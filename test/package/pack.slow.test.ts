@@ -37,10 +37,12 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 
 /**
  * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked, and the
- * bin's bundle of the local service (the API handler, the inbox, the channels: `handback start`) about 450 kB packed
- * and 1.6 MB unpacked; the limits leave a little room.
+ * bin's bundle of the local service (the API handler, the inbox, the channels, the MCP server, the policy loader:
+ * `handback start`, `handback mcp`) about 560 kB packed and 1.6 MB unpacked (the inbox's page about 390 kB of it,
+ * nodemailer 240 kB, the AWS SDK clients of the hand-off targets 400 kB, before gzip); 766 kB packed in all at part
+ * four's close, and the limits leave a little room.
  */
-const MAX_PACKED_BYTES = 750_000;
+const MAX_PACKED_BYTES = 820_000;
 const MAX_UNPACKED_BYTES = 2_800_000;
 
 /**
