@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { FUNCTION_NODE_OPTIONS, type HandbackFunctionProps } from '../infra/handback-function.ts';
+import { DEPLOYED_NODE_FLAGS, type HandbackFunctionProps } from '../infra/handback-function.ts';
 import {
   buildLambdaBundle,
   ESM_REQUIRE_BANNER,
@@ -16,7 +16,7 @@ import { ENTRY } from '../infra/paths.ts';
  * The bundles are built by the very function the stack builds its assets with (`buildLambdaBundle`,
  * infra/lambda-bundle.ts: ESM with code splitting, minified, source maps beside each file, everything inlined, the
  * hand-off target's `define`, node24), so the bench and the stack cannot part. The stack's functions run with
- * `FUNCTION_NODE_OPTIONS` (imported too): "as deployed" imports pass them to Node.
+ * `DEPLOYED_NODE_FLAGS` (imported too): "as deployed" imports pass them to Node.
  */
 
 const BENCH = import.meta.dirname;
@@ -30,13 +30,7 @@ export { ESM_REQUIRE_BANNER };
 /** The options every bundle is built with (the stack's own); only the entry and the output directory differ. */
 export const LAMBDA_BUNDLE_OPTIONS = LAMBDA_ESBUILD_OPTIONS;
 
-/** The banner is imported from infra/, so it cannot drift: kept for the report's shape. */
-export function bannerDrift(): string | undefined {
-  return undefined;
-}
-
-/** The Node flags the stack's functions run with (`NODE_OPTIONS`), as a list. */
-export const DEPLOYED_NODE_FLAGS: string[] = FUNCTION_NODE_OPTIONS?.split(/\s+/).filter(Boolean) ?? [];
+export { DEPLOYED_NODE_FLAGS };
 
 /** The hand-off target the stack bundles its functions for by default (`HandbackStackProps.handoff`). */
 export const DEFAULT_TARGET = 'sqs';
@@ -116,19 +110,13 @@ export const BUNDLES: BundleSpec[] = [
 ];
 
 /**
- * The "before" of the report's before-and-after: the commit before the formats and the task-token and
- * durable-callback clients were loaded on first use (issue 23's second round).
- */
-export const BEFORE_REV = '314cd4c';
-
-/**
- * The six functions the stack had at `rev`, bundled as the stack bundles them now (the same options and `define`):
+ * The six functions the stack had at `rev` (`npm run bench -- coldstart --before=<rev>`), bundled as the stack bundles them now (the same options and `define`):
  * the sources of `rev` taken out with `git archive` into a temporary directory, with the dependencies of its own
  * lockfile (`npm ci` there, once per directory: `rev` bundled packages this tree no longer has, such as the X-Ray SDK),
  * and the inbox page as built now, which `git archive` does not hold. Undefined when git, the commit or the install
  * is not there.
  */
-export function beforeSpecs(rev = BEFORE_REV): BundleSpec[] | undefined {
+export function beforeSpecs(rev: string): BundleSpec[] | undefined {
   const dir = join(OUT_DIR, `before-${rev}`);
   try {
     if (!existsSync(join(dir, 'node_modules', '.package-lock.json'))) {

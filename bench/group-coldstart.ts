@@ -3,10 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  BEFORE_REV,
   BUNDLES,
   type BuiltBundle,
-  bannerDrift,
   beforeSpecs,
   buildBundle,
   DEPLOYED_NODE_FLAGS,
@@ -27,8 +25,8 @@ import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
  * floor is a bundle that imports the DynamoDB document client and the configured hand-off target's client; the
  * Slack floor, the DynamoDB document client and `fetch`; the old floor, the DynamoDB document client alone. Import
  * time is measured inside the new process (`performance.now()` around `await import(bundle)`) with the stack's
- * `NODE_OPTIONS`. Every round imports every bundle once, in a rotating order. The functions as they were at
- * `BEFORE_REV` are built and imported in the same rounds. Then the first schema check, before and after: a fresh
+ * `NODE_OPTIONS`. Every round imports every bundle once, in a rotating order. With `--before=<rev>`, the functions as
+ * they were at that commit are built and imported in the same rounds. Then the first schema check: a fresh
  * process imports the SQS trigger and runs the answers' JSON Schema check once, as the first decision on an ask with
  * a schema does. Then, by weight only, the SQS trigger and the API bundled for each hand-off target against that
  * target's floor. Last, a Slack interaction acknowledged after a cold start (bench/slack-ack.ts).
@@ -40,8 +38,8 @@ export interface ColdStartOptions extends GroupOptions {
   only?: string[];
   /** Rounds of imports; 3 quick, 15 otherwise. */
   rounds?: number;
-  /** Whether to build and import the functions as they were at `BEFORE_REV` (default: unless `only`). */
-  before?: boolean;
+  /** A commit whose functions to build and import beside these (`--before=<rev>`); none by default. */
+  before?: string;
   /** Whether to weigh the SQS trigger and the API for each hand-off target (default: unless `only`). */
   targets?: boolean;
 }
@@ -81,9 +79,8 @@ export interface ColdStartResult {
   esbuild: typeof LAMBDA_BUNDLE_OPTIONS;
   /** The Node flags "as deployed" means. */
   deployedNodeFlags: string[];
-  /** The commit the "before" rows were bundled from. */
-  beforeRev: string;
-  bannerDrift?: string;
+  /** The commit the "before" rows were bundled from, when there are any. */
+  beforeRev?: string;
   rows: ColdStartRow[];
   targets: TargetRow[];
   firstSchemaCheck: FirstSchemaCheckRow[];
@@ -121,8 +118,8 @@ const LAMBDA_ENV = {
 };
 
 /**
- * The email function's link key, given to it alone: the functions as they were at `BEFORE_REV` read the key at
- * import, which fails with no Secrets Manager to answer; the functions now read it on first use.
+ * The email function's link key, given to it alone: older functions read the key at import, which fails with no
+ * Secrets Manager to answer; the functions now read it on first use.
  */
 const EMAIL_ENV = {
   ...LAMBDA_ENV,
@@ -149,7 +146,7 @@ const ANSWER = { email: 'ada@example.com', note: 'approved' };
 /**
  * An entry that is the SQS trigger's and also runs the answers' schema check once, loaded as the service loads it
  * (a dynamic `import()`, so in the bundle it is the same chunk the trigger would load), from the sources under
- * `root` (this repository, or the tree of `BEFORE_REV`).
+ * `root` (this repository, or the tree of a `before` commit).
  */
 function schemaCheckEntry(root: string, name: string): string {
   const file = join(OUT_DIR, 'entries', `${name}.ts`);
@@ -208,8 +205,6 @@ export async function targetRows(): Promise<TargetRow[]> {
 }
 
 export async function runColdStart(options: ColdStartOptions): Promise<ColdStartResult> {
-  const drift = bannerDrift();
-  if (drift !== undefined) options.log(`warning: ${drift}`);
   const only = options.only === undefined ? undefined : new Set(options.only);
   const specs = only === undefined ? BUNDLES : BUNDLES.filter((b) => only.has(b.name));
   const built: BuiltBundle[] = [];
@@ -230,9 +225,9 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
     samples: 0,
     error,
   });
-  const withBefore = options.before ?? only === undefined;
-  const before = withBefore ? (beforeSpecs() ?? []) : [];
-  if (withBefore && before.length === 0) options.log(`coldstart: commit ${BEFORE_REV} not found; no before-and-after`);
+  const rev = options.before;
+  const before = rev === undefined ? [] : (beforeSpecs(rev) ?? []);
+  if (rev !== undefined && before.length === 0) options.log(`coldstart: commit ${rev} not found; no before-and-after`);
   for (const spec of [...specs, ...before]) {
     try {
       const bundle = await buildBundle(spec);
@@ -277,7 +272,7 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
   const order = new Map([...specs, ...before].map((b, i) => [b.name, i]));
   rows.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const firstSchemaCheck = await firstSchemaCheckRows(
-    withBefore && before.length > 0,
+    before.length > 0 ? rev : undefined,
     options.quick ? Math.min(rounds, 3) : 9,
   );
   for (const r of firstSchemaCheck) {
@@ -302,8 +297,7 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
   return {
     esbuild: LAMBDA_BUNDLE_OPTIONS,
     deployedNodeFlags: DEPLOYED_NODE_FLAGS,
-    beforeRev: BEFORE_REV,
-    ...(drift === undefined ? {} : { bannerDrift: drift }),
+    ...(before.length > 0 && rev !== undefined ? { beforeRev: rev } : {}),
     rows,
     targets,
     firstSchemaCheck,
@@ -312,10 +306,10 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
   };
 }
 
-/** The SQS trigger (and, with `withBefore`, the one of `BEFORE_REV`) imported and its first schema check run. */
-async function firstSchemaCheckRows(withBefore: boolean, rounds: number): Promise<FirstSchemaCheckRow[]> {
+/** The SQS trigger (and, with a `before` commit, that commit's) imported and its first schema check run. */
+async function firstSchemaCheckRows(before: string | undefined, rounds: number): Promise<FirstSchemaCheckRow[]> {
   const contestants = [{ name: 'sqs', root: REPO }];
-  if (withBefore) contestants.push({ name: 'sqs (before)', root: join(OUT_DIR, `before-${BEFORE_REV}`) });
+  if (before !== undefined) contestants.push({ name: 'sqs (before)', root: join(OUT_DIR, `before-${before}`) });
   const built: Array<{ name: string; file: string }> = [];
   const rows: FirstSchemaCheckRow[] = [];
   const failed = (name: string, error: unknown): FirstSchemaCheckRow => ({

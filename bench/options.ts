@@ -4,4 +4,6 @@ export interface GroupOptions {
   quick: boolean;
   /** Progress lines, to stderr. */
   log: (line: string) => void;
+  /** `--before=<rev>`: a commit to measure beside this tree, where a group compares (the coldstart group). */
+  before?: string;
 }

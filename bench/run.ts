@@ -12,8 +12,10 @@ import type { GroupOptions } from './options.ts';
  * (gitignored); only `--write` puts them in place of the committed bench/results/latest.json, bench/REPORT.md and
  * bench/results/resume-cost.svg, so a smoke run never rewrites the published numbers by accident.
  *
- * Groups: rehydrate (1), store (2), cost (3), coldstart (4), peers (5), scale (6), expiry (7), validators (8). `--report` measures nothing and
- * renders the report from the committed latest.json (into bench/out/, or in place with `--write`).
+ * Groups: rehydrate (1), store (2), cost (3), coldstart (4), peers (5), scale (6), expiry (7), validators (8); each is
+ * described in bench/README.md. `--before=<rev>` also measures the functions of that commit where a group compares
+ * (coldstart). `--report` measures nothing and renders the report from the committed latest.json (into bench/out/, or
+ * in place with `--write`).
  */
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -46,6 +48,9 @@ function wrote(write: boolean, to: ReturnType<typeof destination>): void {
 export const GROUPS = ['rehydrate', 'store', 'cost', 'coldstart', 'peers', 'scale', 'expiry', 'validators'] as const;
 export type Group = (typeof GROUPS)[number];
 
+/** The groups that import bench/peers' packages (installed on first use). */
+const PEER_GROUPS: readonly Group[] = ['cost', 'peers', 'validators'];
+
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function runGroup(group: Group, options: GroupOptions): Promise<unknown> {
@@ -70,9 +75,9 @@ async function runGroup(group: Group, options: GroupOptions): Promise<unknown> {
 }
 
 /** In a child: run one group, write its part file. */
-async function child(group: Group, quick: boolean): Promise<void> {
+async function child(group: Group, quick: boolean, before: string | undefined): Promise<void> {
   const started = Date.now();
-  const result = await runGroup(group, { quick, log });
+  const result = await runGroup(group, { quick, log, ...(before === undefined ? {} : { before }) });
   mkdirSync(PARTS, { recursive: true });
   writeFileSync(
     join(PARTS, `${group}.json`),
@@ -87,10 +92,11 @@ function ensurePeers(): void {
   if (done.status !== 0) throw new Error('npm ci --prefix bench/peers failed; the peers cannot be measured.');
 }
 
-async function parent(groups: Group[], quick: boolean, write: boolean): Promise<void> {
-  // Only the peers group runs the peers' own versions; the coldstart group bundles them from what resolves.
-  if (groups.includes('peers')) ensurePeers();
-  const command = `npm run bench${groups.length < GROUPS.length || quick ? ` -- ${[...groups, ...(quick ? ['--quick'] : [])].join(' ')}` : ''}`;
+async function parent(groups: Group[], quick: boolean, write: boolean, before: string | undefined): Promise<void> {
+  // These groups run the peers' own versions; the coldstart group bundles them from what resolves.
+  if (groups.some((group) => PEER_GROUPS.includes(group))) ensurePeers();
+  const flags = [...(quick ? ['--quick'] : []), ...(before === undefined ? [] : [`--before=${before}`])];
+  const command = `npm run bench${groups.length < GROUPS.length || flags.length > 0 ? ` -- ${[...groups, ...flags].join(' ')}` : ''}`;
   const committed = join(RESULTS, 'latest.json');
   const latest = existsSync(committed)
     ? (JSON.parse(readFileSync(committed, 'utf8')) as Record<string, unknown>)
@@ -100,16 +106,7 @@ async function parent(groups: Group[], quick: boolean, write: boolean): Promise<
     log(`\n== ${group}${quick ? ' (quick)' : ''}`);
     const done = spawnSync(
       process.execPath,
-      [
-        '--no-warnings',
-        '--import',
-        'tsx',
-        '--expose-gc',
-        fileURLToPath(import.meta.url),
-        '--child',
-        group,
-        ...(quick ? ['--quick'] : []),
-      ],
+      ['--no-warnings', '--import', 'tsx', '--expose-gc', fileURLToPath(import.meta.url), '--child', group, ...flags],
       { stdio: 'inherit', cwd: join(BENCH, '..') },
     );
     const partPath = join(PARTS, `${group}.json`);
@@ -131,16 +128,19 @@ async function parent(groups: Group[], quick: boolean, write: boolean): Promise<
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const before = args.find((a) => a.startsWith('--before='))?.slice('--before='.length) || undefined;
 const write = args.includes('--write');
 const childIndex = args.indexOf('--child');
 if (childIndex >= 0) {
-  await child(args[childIndex + 1] as Group, quick);
+  await child(args[childIndex + 1] as Group, quick, before);
 } else {
   const named = args.filter((a): a is Group => (GROUPS as readonly string[]).includes(a));
-  const unknown = args.filter((a) => !OPTIONS.includes(a) && !(GROUPS as readonly string[]).includes(a));
+  const unknown = args.filter(
+    (a) => !OPTIONS.includes(a) && !a.startsWith('--before=') && !(GROUPS as readonly string[]).includes(a),
+  );
   if (unknown.length > 0) {
     log(
-      `unknown argument(s) ${unknown.join(' ')}: groups are ${GROUPS.join(', ')}, plus --quick and --write (or --report, with or without --write)`,
+      `unknown argument(s) ${unknown.join(' ')}: groups are ${GROUPS.join(', ')}, plus --quick, --before=<rev> and --write (or --report, with or without --write)`,
     );
     process.exit(2);
   }
@@ -154,6 +154,6 @@ if (childIndex >= 0) {
     log(`wrote ${rel(to.report)} and ${rel(to.chart)} from bench/results/latest.json`);
     if (!write) log('The committed bench/REPORT.md is unchanged: add --write to replace it.');
   } else {
-    await parent(named.length > 0 ? named : [...GROUPS], quick, write);
+    await parent(named.length > 0 ? named : [...GROUPS], quick, write, before);
   }
 }

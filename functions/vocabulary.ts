@@ -71,6 +71,8 @@ export const LIMITS = {
    * within the next.
    */
   sweepBoundSeconds: SWEEP_BOUND_SECONDS,
+  /** Due pauses one sweep reads at a time; the sweep function takes batches until fewer than this are due. */
+  sweepBatch: 100,
   /**
    * Seconds a waiter (a durable function's callback, the reference workflow's task) waits past `expiresAt`: the
    * sweep's bound and three minutes for its hand-off, so that the sweep's closing, not the waiter's own timeout, ends

@@ -84,7 +84,7 @@ export interface ApprovalWorkflowProps extends WorkflowLoggingProps {
   /**
    * How long a pause waits for its answer: the `expiresInSeconds` the agent records; the waiting state times out
    * `WAIT_BEYOND_EXPIRY` later, so the sweep closes the pause first. At most `MAX_PAUSE_EXPIRY`.
-   * @default Duration.days(7)
+   * @default `DEFAULT_PAUSE_EXPIRY` (`LIMITS.expiresInSeconds.default`)
    */
   readonly pauseExpiry?: Duration;
 }

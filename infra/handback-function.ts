@@ -34,6 +34,13 @@ export { bundleDefines };
  */
 export const FUNCTION_NODE_OPTIONS: string | undefined = undefined;
 
+/** `FUNCTION_NODE_OPTIONS` as a list of flags: what a test or a benchmark runs a bundled function's `node` with. */
+export const DEPLOYED_NODE_FLAGS: string[] = flagsOf(FUNCTION_NODE_OPTIONS);
+
+function flagsOf(options: string | undefined): string[] {
+  return options?.split(/\s+/).filter(Boolean) ?? [];
+}
+
 /**
  * The table actions a function may be granted, each level only what its code sends (the store's and the delivery
  * log's commands): no level has `BatchWriteItem` or `ConditionCheckItem`, which nothing sends, and only the levels

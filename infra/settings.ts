@@ -57,7 +57,7 @@ export interface HandbackStackProps extends StackProps {
   /**
    * How long the reference workflow's pauses wait for an answer (the pause's `expiresInSeconds` and the waiting
    * step's timeout); at most 365 days.
-   * @default Duration.days(7)
+   * @default `DEFAULT_PAUSE_EXPIRY` (`LIMITS.expiresInSeconds.default`)
    */
   readonly pauseExpiry?: Duration;
   /**

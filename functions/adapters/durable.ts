@@ -29,7 +29,7 @@ export interface WaitForDecisionOptions {
   /**
    * How long the callback waits beyond the pause's expiry, so that Handback's sweep (which closes an expired pause
    * within two minutes, §10) completes it first with the expired continuation.
-   * @default `LIMITS.expiryGraceSeconds` (300)
+   * @default `LIMITS.expiryGraceSeconds`
    */
   graceSeconds?: number;
 }

@@ -381,7 +381,7 @@ export class CheckpointService implements CheckpointStore {
   async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
     const nowMs = this.#clock().getTime();
     const result: SweepResult = { reminded: [], expired: [], closed: [] };
-    const keys = await this.#persistence.due(nowMs, options.limit ?? 100);
+    const keys = await this.#persistence.due(nowMs, options.limit ?? LIMITS.sweepBatch);
     for (const key of keys) await this.#sweepOne(key, result);
     return result;
   }

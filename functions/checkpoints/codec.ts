@@ -11,7 +11,7 @@ import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, gunz
  * Why brotli (quality 5, text mode) and not gzip: it stores fewer bytes than gzip-6 at about the same compress time
  * and decompresses faster, and every stored KB is a write unit at pause and read units at every resume; brotli has
  * no checksum of its own, which the sha256 over the stored bytes covers. The measurements are in `bench/codec.md`
- * (`npx tsx test/checkpoints/measure-codec.ts`). gzip stays readable (`codec` is stored on the pause item).
+ * (`npx tsx bench/codec.ts`). gzip stays readable (`codec` is stored on the pause item).
  */
 
 /** The compression algorithms a stored checkpoint may name. */

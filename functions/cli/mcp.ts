@@ -1,4 +1,5 @@
 /** `handback mcp`: Handback's MCP server over stdio (§18). */
+import { LIMITS } from '../vocabulary.ts';
 
 /** One line for `handback --help`. */
 export const summary = 'MCP server over stdio: request_permission and ask_person, decided by people in Handback.';
@@ -11,16 +12,16 @@ An MCP server over stdio with two tools, both decided by people in Handback (the
                       -> {"behavior":"allow","updatedInput":...} or {"behavior":"deny","message":...}
   ask_person          {question, schema?, prompt?, ask_id?} -> the person's answer as JSON
 
-Each call waits for people, sending progress notifications, for HANDBACK_MCP_WAIT_SECONDS (default 240); past
+Each call waits for people, sending progress notifications, for HANDBACK_MCP_WAIT_SECONDS (default ${LIMITS.mcpWaitSeconds.default}); past
 that it answers that the pause still waits (request_permission: deny with "interrupt": true), and the same
 tool_use_id (or ask_id) asked again gets the decision.
 
 Environment:
   HANDBACK_URL, HANDBACK_TOKEN  a Handback service and an agent token (scope handback/agent)
   DYNAMODB_ENDPOINT, TABLE_NAME without a URL: the store the service runs on
-  HANDBACK_TENANT               with a store: the tenant (default "default")
+  HANDBACK_TENANT               with a store: the tenant (default "${LIMITS.defaultTenant}")
   HANDBACK_INBOX_URL            where people decide, for the messages (default <HANDBACK_URL>/inbox)
-  HANDBACK_MCP_WAIT_SECONDS     how long one call waits (default 240)
+  HANDBACK_MCP_WAIT_SECONDS     how long one call waits (default ${LIMITS.mcpWaitSeconds.default})
 
 Claude Code: claude -p --mcp-config .mcp.json --permission-prompt-tool mcp__handback__request_permission
 See docs/mcp.md and docs/claude-code.md.`;

@@ -146,8 +146,6 @@ function correlationOf(input: unknown): Record<string, string> {
   };
 }
 
-/** Sweeps run until fewer pauses than this are due, or the invocation nears its end. */
-const SWEEP_BATCH = 100;
 /** Milliseconds of the invocation left at which a sweep stops starting new batches. */
 const SWEEP_RESERVE_MS = 10_000;
 
@@ -159,12 +157,12 @@ export function createSweepHandler(deps: TriggerDeps) {
   return withTelemetry(deps, async (_event: unknown, context) => {
     const totals = { reminded: 0, expired: 0, closed: 0 };
     for (;;) {
-      const result = await sweepDue(deps, { limit: SWEEP_BATCH });
+      const result = await sweepDue(deps, { limit: LIMITS.sweepBatch });
       totals.reminded += result.reminded.length;
       totals.expired += result.expired.length;
       totals.closed += result.closed.length;
       const acted = result.reminded.length + result.expired.length + result.closed.length;
-      if (acted < SWEEP_BATCH || context.getRemainingTimeInMillis() < SWEEP_RESERVE_MS) break;
+      if (acted < LIMITS.sweepBatch || context.getRemainingTimeInMillis() < SWEEP_RESERVE_MS) break;
     }
     deps.logger.info('Swept', totals);
     return totals;

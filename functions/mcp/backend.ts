@@ -50,9 +50,6 @@ export const AGENTS = {
   claudeCode: { kind: 'agent', subject: 'claude-code', via: 'library' },
 } as const satisfies Record<string, Actor>;
 
-/** The tenant a store backend writes to when `HANDBACK_TENANT` is unset: the local service's one tenant. */
-const DEFAULT_TENANT = 'default';
-
 /**
  * The backend the environment names: `HANDBACK_URL` (with `HANDBACK_TOKEN`, an agent token; `HANDBACK_INBOX_URL`,
  * else the service's `/inbox`), or `DYNAMODB_ENDPOINT` with `TABLE_NAME` (default `handback`)
@@ -98,7 +95,7 @@ export async function backendFromEnv(
   return storeBackend({
     endpoint,
     tableName: env.TABLE_NAME?.trim() || 'handback',
-    tenant: env.HANDBACK_TENANT?.trim() || DEFAULT_TENANT,
+    tenant: env.HANDBACK_TENANT?.trim() || LIMITS.defaultTenant,
     agent,
     env,
     ...(inboxUrl === undefined ? {} : { inboxUrl }),
@@ -124,7 +121,7 @@ export async function pauseOrMeet(
   }
 }
 
-/** The milliseconds one call waits: `HANDBACK_MCP_WAIT_SECONDS` (default 240), at most `maxSeconds`. */
+/** The milliseconds one call waits: `HANDBACK_MCP_WAIT_SECONDS` (default `LIMITS.mcpWaitSeconds.default`), at most `maxSeconds`. */
 export function waitMsFromEnv(env: NodeJS.ProcessEnv, maxSeconds?: number): number {
   const raw = env.HANDBACK_MCP_WAIT_SECONDS?.trim();
   const seconds = raw === undefined || raw === '' ? LIMITS.mcpWaitSeconds.default : Number(raw);

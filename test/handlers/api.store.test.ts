@@ -13,6 +13,7 @@ import * as target from '../../functions/handoff/target.ts';
 import { type AnswerLinks, createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { NOT_DISPATCHED } from '../../functions/rehydrate/rehydrate.ts';
 import { SCOPES } from '../../functions/vocabulary.ts';
+import { engineOf } from '../policies/support.ts';
 import { httpEvent, lambdaContext, pauseBody, pausedTurn } from './events.ts';
 import { useStoreTable } from './store.ts';
 import { testTelemetry } from './telemetry.ts';
@@ -923,6 +924,40 @@ describe('the HTTP API handler', () => {
       // None of these claimed it: the first real claimant gets it.
       const claimed = await call(httpEvent('POST', path, { body: { claimant: 'run-z' } }));
       expect(claimed.body).toMatchObject({ claimed: true, claimant: 'run-z' });
+    });
+  });
+
+  describe('policy before people (§17)', () => {
+    it('answers 200 with the continuation when the policies decide every ask, and the pause reads back closed', async () => {
+      const engine = engineOf(
+        `@id("notify-freely")
+permit(principal, action == Handback::Action::"callWithoutApproval", resource == Handback::Tool::"notify");`,
+        {},
+        null,
+      );
+      const { call } = api({ store: table.store(undefined, async () => engine) });
+      const runId = newRun();
+      const body = pauseBody({
+        toolCallId: undefined,
+        prompt: undefined,
+        asks: [{ toolCallId: 'call_notify', kind: 'approval' }],
+      });
+      const closed = await call(httpEvent('POST', `/runs/${runId}/pauses`, { body }));
+      expect(closed).toMatchObject({
+        status: 200,
+        body: { status: 'resumed', outcome: 'resumed', asks: ['call_notify'] },
+      });
+      expect(closed.body.dispatch).toEqual([
+        { toolCallId: 'call_notify', name: 'notify', args: { channel: '#support' } },
+      ]);
+      const interruptId = String(closed.body.interruptId);
+      expect(closed.headers.Location).toBe(`/runs/${runId}/pauses/${interruptId}`);
+      const shown = await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`));
+      expect(shown).toMatchObject({ status: 200, body: { status: 'resumed', pending: [] } });
+      expect(shown.body.asks[0]).toMatchObject({
+        decision: { decision: 'approve', by: { kind: 'service', subject: 'policy:notify-freely', via: 'policy' } },
+        policy: { outcome: 'approve', policyIds: ['notify-freely'] },
+      });
     });
   });
 

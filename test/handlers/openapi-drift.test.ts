@@ -4,6 +4,7 @@ import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamod
 import { createApiHandler } from '../../functions/handlers/http-api.ts';
 import openapi from '../../functions/handlers/openapi.json' with { type: 'json' };
 import { PATH_PATTERNS, ROUTES } from '../../functions/handlers/routes.ts';
+import type { HandoffClaims } from '../../functions/handoff/claims.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { approvalTranscript } from '../../functions/testing/index.ts';
 import * as z from '../../functions/zod.ts';
@@ -92,9 +93,20 @@ const findings: string[] = [];
 const seen = new Set<string>();
 
 const links = createAnswerLinks(new TextEncoder().encode('a-link-secret-of-at-least-32-bytes!!'));
+/** Hand-off claims in memory (§18): the first claimant of a pause holds it. */
+const claimed = new Map<string, { claimant: string; claimedAt: string }>();
+const claims: HandoffClaims = {
+  async claim({ tenant, runId, interruptId, claimant }) {
+    const key = `${tenant}/${runId}/${interruptId}`;
+    const holder = claimed.get(key) ?? { claimant, claimedAt: new Date().toISOString() };
+    claimed.set(key, holder);
+    return { runId, interruptId, claimed: holder.claimant === claimant, ...holder };
+  },
+};
 const handler = createApiHandler({
   store: createMemoryCheckpointStore(),
   handoff: { deliver: async () => {} },
+  claims,
   links,
   inboxUrl: 'https://h.example/inbox',
   channels: ['slack', 'email'],
@@ -248,6 +260,11 @@ async function walk(): Promise<void> {
     },
   });
   expect(closed.status).toBe(200);
+  // Its hand-off claimed (§18): by one consumer, again by the same, then by another.
+  for (const claimant of ['worker-1', 'worker-1', 'worker-2']) {
+    const claim = await call('POST', `/runs/drift-1/pauses/${id}/claim`, { as: 'agent', body: { claimant } });
+    expect(claim.body).toMatchObject({ claimed: claimant === 'worker-1', claimant: 'worker-1' });
+  }
   await call('GET', `/runs/drift-1/pauses/${id}`);
   await call('GET', `/runs/drift-1/continuations/${String(closed.body.continuationId)}`);
   await call('GET', `/runs/drift-1/continuations/${String(closed.body.continuationId)}?from=2&limit=1`);
@@ -261,12 +278,22 @@ async function walk(): Promise<void> {
   await call('GET', '/links/pause?include=messages&from=0&limit=2', { link: token });
   await call('POST', '/links/resume', { link: token, body: { answer: 'yes' } });
   await call('GET', '/links/pause', { link: token });
+  // The decision made through the granted link, read back: its principal names whom the link was for (§16).
+  const decided = await call('GET', `/runs/drift-2/pauses/${two}`);
+  expect(decided.body).toMatchObject({
+    asks: [{ decision: { by: { via: 'link', for: { email: 'ada@example.com' } } } }],
+  });
   // A cancel, and refusals.
   const three = (await call('GET', '/pauses?status=paused')).body.items as Array<{
     runId: string;
     interruptId: string;
   }>;
   const open = three.find((item) => item.runId === 'drift-3') as { interruptId: string };
+  const early = await call('POST', `/runs/drift-3/pauses/${open.interruptId}/claim`, {
+    as: 'agent',
+    body: { claimant: 'worker-1' },
+  });
+  expect(early.status).toBe(409);
   await call('POST', `/runs/drift-3/pauses/${open.interruptId}/cancel`, { body: { reason: 'Changed my mind.' } });
   await call('POST', `/runs/drift-3/pauses/${open.interruptId}/cancel`, { body: {} });
   await call('POST', '/runs/drift-3/resume', { body: { interruptId: open.interruptId, answer: 'late' } });

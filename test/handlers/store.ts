@@ -1,5 +1,8 @@
 import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
-import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import {
+  createDynamoDBCheckpointStore,
+  type DynamoDBCheckpointStoreOptions,
+} from '../../functions/checkpoints/dynamodb-store.ts';
 import { createDynamoDBHandoffClaims, type HandoffClaims } from '../../functions/handoff/claims.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
@@ -7,8 +10,8 @@ import { useTestTable } from '../support/dynamodb.ts';
 export interface StoreTable {
   readonly endpoint: string;
   readonly tableName: string;
-  /** A store on the table; `clock` moves time for expiry tests. */
-  store(clock?: () => Date): CheckpointStore;
+  /** A store on the table; `clock` moves time for expiry tests, `policies` judges approval asks (§17). */
+  store(clock?: () => Date, policies?: DynamoDBCheckpointStoreOptions['policies']): CheckpointStore;
   /** Hand-off claims on the table (§18). */
   claims(): HandoffClaims;
 }
@@ -23,8 +26,13 @@ export function useStoreTable(): StoreTable {
     get tableName() {
       return table.tableName;
     },
-    store: (clock) =>
-      createDynamoDBCheckpointStore({ client: table.client, tableName: table.tableName, ...(clock ? { clock } : {}) }),
+    store: (clock, policies) =>
+      createDynamoDBCheckpointStore({
+        client: table.client,
+        tableName: table.tableName,
+        ...(clock ? { clock } : {}),
+        ...(policies ? { policies } : {}),
+      }),
     claims: () => createDynamoDBHandoffClaims({ client: table.client, tableName: table.tableName }),
   };
 }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { DEPLOYED_NODE_FLAGS } from '../../bench/bundle.ts';
+import { DEPLOYED_NODE_FLAGS } from '../../infra/handback-function.ts';
 
 /**
  * Running a function as the stack bundles it, in a child Node with the deployed flags: the tests that check what a

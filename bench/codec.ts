@@ -1,6 +1,6 @@
 /**
  * Measures gzip against brotli on transcripts like the ones Handback stores; the numbers are recorded in
- * functions/checkpoints/codec.ts. Run: `npx tsx test/checkpoints/measure-codec.ts` (not a test: it asserts nothing).
+ * bench/codec.md. Run: `npx tsx bench/codec.ts` (not a test: it asserts nothing).
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
