@@ -375,15 +375,19 @@ export function aiSdkProviderSuite(major: 6 | 7): void {
     return result.kind === 'closed' ? result.continuationId : undefined;
   }
 
+  /** OpenAI's first response: a lookup, a question for the customer and a refund, in one round. */
+  const firstRound = () =>
+    response('resp_1', [
+      functionCall('call_lookup', 'lookup_order', { orderId: 'A-1042' }),
+      functionCall('call_ask', 'ask_human', { question: 'Send a replacement as well?' }),
+      functionCall('call_refund', 'refund_order', { orderId: 'A-1042', amount: 120 }),
+    ]);
+
   describe(`handback/ai-sdk on ai ${major} with @ai-sdk/openai (the Responses API)`, () => {
     it('sends OpenAI a request whose input passes the strict check: the approved call run once, the answer and the lookup in', async () => {
       const { tools, refunds } = toolsWithLog();
       const { bodies, fetch } = recordingFetch([
-        response('resp_1', [
-          functionCall('call_lookup', 'lookup_order', { orderId: 'A-1042' }),
-          functionCall('call_ask', 'ask_human', { question: 'Send a replacement as well?' }),
-          functionCall('call_refund', 'refund_order', { orderId: 'A-1042', amount: 120 }),
-        ]),
+        firstRound(),
         response('resp_2', [assistantText('Refunded 80 and sent a replacement.')]),
       ]);
       const model = createOpenAI({ apiKey: 'offline', fetch })('gpt-4.1');
@@ -418,14 +422,7 @@ export function aiSdkProviderSuite(major: 6 | 7): void {
 
     it('sends a rejected call as a function_call_output carrying the denial, and runs nothing', async () => {
       const { tools, refunds } = toolsWithLog();
-      const { bodies, fetch } = recordingFetch([
-        response('resp_1', [
-          functionCall('call_lookup', 'lookup_order', { orderId: 'A-1042' }),
-          functionCall('call_ask', 'ask_human', { question: 'Send a replacement as well?' }),
-          functionCall('call_refund', 'refund_order', { orderId: 'A-1042', amount: 120 }),
-        ]),
-        response('resp_2', [assistantText('No refund, then.')]),
-      ]);
+      const { bodies, fetch } = recordingFetch([firstRound(), response('resp_2', [assistantText('No refund, then.')])]);
       const model = createOpenAI({ apiKey: 'offline', fetch })('gpt-4.1');
       const adapter = createAiSdkHandback({ handback: { store, tenant: 'acme' }, tools });
       const messages: ModelMessage[] = [{ role: 'user', content: 'Refund A-1042.' }];
