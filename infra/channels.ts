@@ -279,7 +279,7 @@ function grantSendEmail(fn: HandbackFunction, email: NonNullable<ChannelSettings
     }),
   );
   Validations.of(fn).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${email.region ?? '<AWS::Region>'}:<AWS::AccountId>:identity/*]`,
     reason:
       "In the SES sandbox SES authorizes SendEmail against each recipient's verified identity too, and a pause names its recipients at run time: the grant covers the account's identities, only as recipients of mail from this one sender (ses:FromAddress). handback:emailSandbox=false drops it once the account has left the sandbox.",
   });

@@ -10,10 +10,15 @@ import * as cedar from '@cedar-policy/cedar-wasm/web';
  * policies reads neither.
  */
 
-/** The Cedar calls Handback makes. */
-export type Cedar = typeof cedar;
+/**
+ * The Cedar calls Handback makes. Its types are read from the `nodejs` build, the same API without the `web` build's
+ * `initSync` input types (which name DOM's `RequestInfo` and `BufferSource`): the package's declarations then
+ * type-check in a consumer project without the DOM library.
+ */
+export type Cedar = Omit<typeof CedarCalls, 'default'>;
 
-import type { Type } from '@cedar-policy/cedar-wasm/web';
+import type * as CedarCalls from '@cedar-policy/cedar-wasm/nodejs';
+import type { Type } from '@cedar-policy/cedar-wasm/nodejs';
 
 export type {
   AuthorizationAnswer,
@@ -22,7 +27,7 @@ export type {
   PolicyJson,
   SchemaJson,
   SourceLocation,
-} from '@cedar-policy/cedar-wasm/web';
+} from '@cedar-policy/cedar-wasm/nodejs';
 
 /** A type of the schema as JSON, its names as strings. */
 export type CedarType = Type<string>;

@@ -4,8 +4,8 @@ import type { AskPolicy } from '../wire.ts';
 /**
  * The policy engine as the checkpoint service sees it (§17): what it asks of one `approval` ask. Cedar stays behind
  * it (`engine.ts`, `cedar.ts`), so the declarations of the store and the service, which name this port, reach no
- * Cedar types (those need the DOM's `RequestInfo`, `BufferSource` and `WebAssembly`: a strict Node.js consumer with
- * `skipLibCheck: false` and no DOM lib fails on them).
+ * Cedar module: a consumer of `handback` or `handback/local` type-checks (`skipLibCheck: false`) without reading
+ * `@cedar-policy/cedar-wasm`'s declarations.
  */
 
 /** What a request is made of: who paused, which call, where it comes from. */

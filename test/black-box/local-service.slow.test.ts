@@ -232,8 +232,8 @@ describe('npm start with HANDBACK_JWT_SECRET', () => {
   });
 
   it('scopes data to the token tenant and answers 401 without a valid token', async () => {
-    const acme = { authorization: `Bearer ${await token({ tenant: 'acme' })}` };
-    const globex = { authorization: `Bearer ${await token({ tenant: 'globex' })}` };
+    const acme = { authorization: `Bearer ${await token({ sub: 'acme-agent', tenant: 'acme' })}` };
+    const globex = { authorization: `Bearer ${await token({ sub: 'globex-agent', tenant: 'globex' })}` };
     const runId = newRun();
     const paused = await request(`${service.url}/runs/${runId}/pauses`, 'POST', pauseBody(), acme);
     expect(paused.status).toBe(201);
@@ -248,7 +248,9 @@ describe('npm start with HANDBACK_JWT_SECRET', () => {
 
     const bad: Array<Record<string, string>> = [
       {},
-      { authorization: `Bearer ${await token({ tenant: 'acme' }, 'another-secret-that-is-long-enough')}` },
+      {
+        authorization: `Bearer ${await token({ sub: 'acme-agent', tenant: 'acme' }, 'another-secret-that-is-long-enough')}`,
+      },
       { authorization: `Bearer ${await token({ sub: 'no-tenant' })}` },
       { authorization: 'Bearer not.a.jwt' },
     ];
@@ -288,7 +290,7 @@ describe('npm start with HANDBACK_JWT_SECRET', () => {
     ],
     [
       'a token signed with another secret',
-      async () => `Bearer ${await token({ tenant: 'acme' }, 'another-secret-that-is-long-enough')}`,
+      async () => `Bearer ${await token({ sub: 'acme-agent', tenant: 'acme' }, 'another-secret-that-is-long-enough')}`,
       "The bearer token's signature does not verify: it must be signed HS256 with this server's secret.",
       `Bearer error="invalid_token", error_description="The bearer token's signature does not verify: it must be signed HS256 with this server's secret."`,
     ],

@@ -187,7 +187,7 @@ describe('npm start: expiry that acts, lifecycle events, answer links', () => {
   it('lets an answer link open and decide only its own pause, with bearer auth on and no bearer token', async () => {
     const jwtSecret = 'a-jwt-secret-of-at-least-thirty-two-bytes';
     const service = await startService({ HANDBACK_JWT_SECRET: jwtSecret, HANDBACK_LINK_SECRET: LINK_SECRET });
-    const bearer = await new SignJWT({ tenant: 'acme' })
+    const bearer = await new SignJWT({ sub: 'acme-agent', tenant: 'acme' })
       .setProtectedHeader({ alg: 'HS256' })
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(jwtSecret));

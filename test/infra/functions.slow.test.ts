@@ -24,6 +24,7 @@ const RESUME_ENVIRONMENT = {
   TABLE_NAME: ref('CheckpointsTable'),
   HANDOFF_TARGET: 'sqs',
   HANDOFF_QUEUE_URL: ref('HandoffQueue'),
+  HANDBACK_RETENTION_DAYS: '365',
 };
 
 const FUNCTIONS = [
@@ -55,7 +56,7 @@ const FUNCTIONS = [
     name: 'ExampleAgent',
     memory: 256,
     timeout: 30,
-    environment: { ...POWERTOOLS, TABLE_NAME: ref('CheckpointsTable') },
+    environment: { ...POWERTOOLS, TABLE_NAME: ref('CheckpointsTable'), HANDBACK_RETENTION_DAYS: '365' },
   },
 ] as const;
 

@@ -32,13 +32,14 @@ import {
  */
 
 /**
- * What the tarball may weigh. Measured (766 kB packed, 2.69 MB unpacked, 226 files): the library (the client, the five
- * adapters, the store, the policies, handback/testing's suites) about 250 kB packed and 1.0 MB unpacked, and the bin's
- * bundle of the local service (the API handler, the inbox, the channels, the MCP server, the hand-off targets' AWS
- * clients: `handback start`, `handback mcp`) about 505 kB packed and 1.7 MB unpacked; the limits leave a little room.
+ * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked, and the
+ * bin's bundle of the local service (the API handler, the inbox, the channels, the MCP server, the policy loader:
+ * `handback start`, `handback mcp`) about 560 kB packed and 1.6 MB unpacked (the inbox's page about 390 kB of it,
+ * nodemailer 240 kB, the AWS SDK clients of the hand-off targets 400 kB, before gzip); 766 kB packed in all at part
+ * four's close, and the limits leave a little room.
  */
-const MAX_PACKED_BYTES = 850_000;
-const MAX_UNPACKED_BYTES = 3_000_000;
+const MAX_PACKED_BYTES = 820_000;
+const MAX_UNPACKED_BYTES = 2_800_000;
 
 /**
  * What a module imports (its import and export declarations, import types, dynamic imports), read by TypeScript's own
