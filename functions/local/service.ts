@@ -20,7 +20,7 @@ import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.
 import { waitMsFromEnv } from '../mcp/backend.ts';
 import { once } from '../once.ts';
 import { policySettingsOf } from '../policies/config.ts';
-import type { PolicyEngine } from '../policies/engine.ts';
+import type { PolicyEngine } from '../policies/port.ts';
 import { sweepDue } from '../resume/resume.ts';
 import { LIMITS } from '../vocabulary.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
