@@ -294,13 +294,5 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-export { ExecutionInProgressError } from '../errors.ts';
-export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
-export {
-  type ContinueInput,
-  createMemoryToolExecutions,
-  type ExecutionLog,
-  type HandbackOption,
-  type HandbackStore,
-  type StoreScope,
-} from './shared.ts';
+export * from './every-adapter.ts';
+export type { ContinueInput } from './shared.ts';

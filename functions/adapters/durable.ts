@@ -141,12 +141,5 @@ function parsePointer(text: string | undefined): HandoffPointer | undefined {
   }
 }
 
-export { ExecutionInProgressError, PauseCancelledError } from '../errors.ts';
-export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
-export {
-  createMemoryToolExecutions,
-  type ExecutionLog,
-  type HandbackOption,
-  type HandbackStore,
-  type StoreScope,
-} from './shared.ts';
+export { PauseCancelledError } from '../errors.ts';
+export * from './every-adapter.ts';

@@ -260,13 +260,6 @@ function decisionFor(continuation: ClientContinuation, toolCallId: string, actio
   return { type: 'reject', message: typeof content === 'string' ? content : JSON.stringify(content) };
 }
 
-export { ExecutionInProgressError, GraphCheckpointNotFoundError } from '../errors.ts';
-export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
-export {
-  type AskRule,
-  createMemoryToolExecutions,
-  type ExecutionLog,
-  type HandbackOption,
-  type HandbackStore,
-  type StoreScope,
-} from './shared.ts';
+export { GraphCheckpointNotFoundError } from '../errors.ts';
+export * from './every-adapter.ts';
+export type { AskRule } from './shared.ts';

@@ -285,13 +285,5 @@ export function toAgentItems(messages: readonly unknown[]): AgentInputItem[] {
   });
 }
 
-export { ExecutionInProgressError } from '../errors.ts';
-export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
-export {
-  type AskRule,
-  createMemoryToolExecutions,
-  type ExecutionLog,
-  type HandbackOption,
-  type HandbackStore,
-  type StoreScope,
-} from './shared.ts';
+export * from './every-adapter.ts';
+export type { AskRule } from './shared.ts';

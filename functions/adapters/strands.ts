@@ -493,13 +493,5 @@ function toStrandsBlock(block: Block): Block {
   return block;
 }
 
-export { ExecutionInProgressError } from '../errors.ts';
-export { createDynamoDBToolExecutions, type DynamoDBToolExecutionsOptions } from './executions.ts';
-export {
-  type AskRule,
-  createMemoryToolExecutions,
-  type ExecutionLog,
-  type HandbackOption,
-  type HandbackStore,
-  type StoreScope,
-} from './shared.ts';
+export * from './every-adapter.ts';
+export type { AskRule } from './shared.ts';

@@ -1,5 +1,6 @@
 import type { EventSink } from '../events/emitter.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
+import type { Logger } from '../resume/telemetry.ts';
 import type { ChannelName } from '../vocabulary.ts';
 
 /**
@@ -14,6 +15,21 @@ export interface Channel {
   readonly name: ChannelName;
   /** Delivers one lifecycle event; throws when it should be retried (nothing it already sent is sent again). */
   deliver(event: LifecycleEvent): Promise<void>;
+}
+
+/**
+ * Logs one send that failed (a post, an update, a mail), naming the channel, its recipient (a Slack channel id, an
+ * email address) and the pause, so an operator sees whom it did not reach; the event is retried.
+ */
+export function logFailedSend(
+  logger: Logger,
+  channel: ChannelName,
+  to: string,
+  event: LifecycleEvent,
+  error: unknown,
+): void {
+  const { runId, interruptId } = event.detail;
+  logger.warn('Channel send failed', { channel, to, type: event.type, runId, interruptId, error });
 }
 
 /** The channels as one lifecycle sink: each event goes to each channel; one channel's failure does not stop another's. */

@@ -4,7 +4,7 @@ import { foldEmail, isInsideDomains } from '../checkpoints/who-decides.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type LinkMailer, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
-import type { Channel } from './channel.ts';
+import { type Channel, logFailedSend } from './channel.ts';
 import type { DeliveryLog } from './delivery-log.ts';
 import { type EmailMessage, pauseEmail } from './email-message.ts';
 
@@ -39,8 +39,6 @@ export interface EmailDeps {
    * (the store refuses others at pause time; this holds for pauses recorded before). @default none
    */
   recipientDomains?: readonly string[];
-  /** Counts and logs a failed send (it never fails the pause; the event is retried). */
-  onFailure?: (error: unknown, to: string) => void;
 }
 
 /** The email channel. */
@@ -57,7 +55,7 @@ export function createEmailChannel(deps: EmailDeps): Channel {
       });
     } catch (error) {
       await deps.log.release(key);
-      deps.onFailure?.(error, to);
+      logFailedSend(deps.useCases.logger, 'email', to, event, error);
       throw error;
     }
     await deps.log.done(key);

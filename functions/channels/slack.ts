@@ -5,7 +5,7 @@ import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { decideTurn, getPause, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
 import type { Actor, Decision } from '../wire.ts';
-import type { Channel } from './channel.ts';
+import { type Channel, logFailedSend } from './channel.ts';
 import type { DeliveryKey, DeliveryLog, MessageRef, PauseOfMessage } from './delivery-log.ts';
 import { isSlackSignature, SLACK_SIGNATURE_WINDOW_SECONDS, SlackApiError, type SlackCall } from './slack-api.ts';
 import {
@@ -342,7 +342,16 @@ export function createSlackChannel(deps: SlackDeps): Channel & {
       const pause = { tenant, runId, interruptId };
       const view = await getPause(deps.useCases, pause);
       const recipients = recipientsOf(view.notify, 'slack', deps.defaultChannels);
-      for (const to of recipients) await deliverTo(event, pause, to, view);
+      // Each channel is posted to on its own (one that fails does not keep the others from theirs), each failure
+      // logged naming it; the event's failure is the first.
+      const failures: unknown[] = [];
+      for (const to of recipients) {
+        await deliverTo(event, pause, to, view).catch((error: unknown) => {
+          logFailedSend(deps.useCases.logger, 'slack', to, event, error);
+          failures.push(error);
+        });
+      }
+      if (failures.length > 0) throw failures[0];
     },
 
     async interactions(request) {

@@ -13,7 +13,7 @@ import {
   StorageUnavailableError,
   UnsupportedRecordError,
 } from '../errors.ts';
-import type { PolicyEngine } from '../policies/engine.ts';
+import type { PolicyEngine } from '../policies/port.ts';
 import { checkDecisions, type Decision, rebuildWithDecisions } from '../rehydrate/decide.ts';
 import type { MessageFormat, PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';

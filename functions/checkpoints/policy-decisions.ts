@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors.ts';
-import type { PolicyEngine } from '../policies/engine.ts';
 import { type AgentAsk, type Settled, settle } from '../policies/outcomes.ts';
+import type { PolicyEngine } from '../policies/port.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type { Actor, Decision } from '../wire.ts';
 import { matchDecisions, recordDecisions } from './deciding.ts';

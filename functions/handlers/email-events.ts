@@ -36,8 +36,6 @@ const channel = createEmailChannel({
   link: recipientLinkOf(withLinks),
   defaultRecipients: parseDefaults('email', optionalEnv(process.env, 'HANDBACK_EMAIL_TO')),
   recipientDomains: parseRecipientDomains(optionalEnv(process.env, 'RECIPIENT_DOMAINS')),
-  // Each failed send is logged on its own (the others of the event still go); the event's failure is counted once.
-  onFailure: (error) => logger.warn('Email not sent', { error }),
 });
 
 export const handler = createChannelEventHandler({ channel: async () => channel, logger, metrics });

@@ -20,7 +20,7 @@ import { createAnswerLinks, MIN_LINK_SECRET_BYTES } from '../links/answer-links.
 import { waitMsFromEnv } from '../mcp/backend.ts';
 import { once } from '../once.ts';
 import { policySettingsOf } from '../policies/config.ts';
-import type { PolicyEngine } from '../policies/engine.ts';
+import type { PolicyEngine } from '../policies/port.ts';
 import { sweepDue } from '../resume/resume.ts';
 import { LIMITS } from '../vocabulary.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
@@ -208,8 +208,9 @@ export async function startLocalService(
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
   ownInbox = `${url}/inbox`;
 
-  // Answer links point at HANDBACK_INBOX_URL, or at this service's own inbox page.
-  if (links !== undefined) deps.inboxUrl = optionalEnv(env, 'HANDBACK_INBOX_URL', `${url}/inbox`);
+  // Answer links and the channels' "Open in the inbox" point at HANDBACK_INBOX_URL, or at this service's own inbox
+  // page, which it always serves (links are made only with HANDBACK_LINK_SECRET).
+  deps.inboxUrl = optionalEnv(env, 'HANDBACK_INBOX_URL', `${url}/inbox`);
   const webhook = optionalEnv(env, 'HANDBACK_WEBHOOK_URL');
   const sinks: EventSink[] = webhook === undefined ? [] : [createWebhookSink(webhook)];
   if (channels.sink !== undefined) sinks.push(channels.sink);

@@ -3,7 +3,8 @@ import type { AskPolicy } from '../wire.ts';
 import type { AuthorizationAnswer, Cedar } from './cedar.ts';
 import type { LoadedPolicies } from './load.ts';
 import { errorReason, type PolicyAnswer, verdictOf } from './outcomes.ts';
-import { ArgsError, contextOf, entitiesOf, type PolicyRequest, principalUid } from './request.ts';
+import type { PolicyEngine, PolicyRequest } from './port.ts';
+import { ArgsError, contextOf, entitiesOf, principalUid } from './request.ts';
 
 /**
  * The policy engine: one loaded policy set and schema, preparsed once in Cedar, evaluating each `approval` ask's two
@@ -30,15 +31,7 @@ export interface EvaluationFailure {
   message: string;
 }
 
-/** The policies of a deployment, ready to evaluate asks. */
-export interface PolicyEngine {
-  readonly mode: PolicyMode;
-  readonly default: PolicyDefault;
-  /** How many policies it holds. */
-  readonly size: number;
-  /** The outcome of one `approval` ask. */
-  evaluate(request: PolicyRequest): AskPolicy;
-}
+export type { PolicyEngine } from './port.ts';
 
 let engines = 0;
 

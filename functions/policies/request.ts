@@ -1,5 +1,6 @@
 import { CEDAR_NAMES } from '../vocabulary.ts';
 import type { CedarType, EntityJson, SchemaJson } from './cedar.ts';
+import type { PolicyRequest } from './port.ts';
 
 /**
  * The Cedar request of one `approval` ask (§17), pure: the principal that paused (an `Agent`, or a `Person`, with its
@@ -8,15 +9,7 @@ import type { CedarType, EntityJson, SchemaJson } from './cedar.ts';
  * a `Long` or a `decimal`). A value that cannot be that type is an `ArgsError`: the evaluation fails, closed.
  */
 
-/** What a request is made of: who paused, which call, where it comes from. */
-export interface PolicyRequest {
-  principal: { kind: string; subject: string; groups?: readonly string[] };
-  tool: string;
-  args: unknown;
-  runId: string;
-  tenant: string;
-  format: string;
-}
+export type { PolicyRequest } from './port.ts';
 
 /** An argument that does not fit its declared type. */
 export class ArgsError extends Error {

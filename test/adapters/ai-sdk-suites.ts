@@ -1,6 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, type ModelMessage, modelMessageSchema, stepCountIs, streamText } from 'ai';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -13,20 +12,13 @@ import {
   createDynamoDBCheckpointStore,
   createMemoryCheckpointStore,
 } from '../../functions/checkpoints/dynamodb-store.ts';
-import { createHandbackClient, type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
+import { type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
 import { checkTranscript, REJECTED } from '../../functions/index.ts';
 import { type LocalStore, startLocalStore } from '../../functions/local/public.ts';
 import type { Decision } from '../../functions/wire.ts';
-import { useLocalService } from '../client/support.ts';
+import { useSignedInService } from '../client/support.ts';
 import { scriptedModel, toolsWithLog } from './ai-sdk-support.ts';
 import { assistantText, functionCall, recordingFetch, response } from './recording-fetch.ts';
-
-const SECRET = 'a-test-secret-of-at-least-32-bytes-long!';
-const tokenFor = (sub: string) =>
-  new SignJWT({ tenant: 'acme', sub })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
 
 /** One Handback, as the agent and as each person deciding reaches it. */
 interface Backend {
@@ -115,7 +107,7 @@ function expectValid(messages: ModelMessage[]) {
  * local store and `handback/client` against the local service.
  */
 export function aiSdkAdapterSuite(major: 6 | 7): void {
-  const service = useLocalService({ HANDBACK_JWT_SECRET: SECRET });
+  const signedIn = useSignedInService();
   // The embedded DynamoDB-compatible server of `handback/local`, one for the file; each backend puts a store on it.
   let local: LocalStore;
   beforeAll(async () => {
@@ -133,21 +125,7 @@ export function aiSdkAdapterSuite(major: 6 | 7): void {
         ),
     ],
   ];
-  const backends: Array<[string, () => Backend]> = [
-    ...stores,
-    [
-      'the client against the local service',
-      () => {
-        const on = (sub: string) => createHandbackClient({ baseUrl: service.url, token: () => tokenFor(sub) });
-        return {
-          agent: on('agent-1'),
-          as: on,
-          // The service's own sweep runs every 100 ms.
-          expire: (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 1500)),
-        };
-      },
-    ],
-  ];
+  const backends: Array<[string, () => Backend]> = [...stores, ['the client against the local service', signedIn]];
 
   it(`runs on ai ${major}, with its own mock model (MockLanguageModelV${major - 3})`, async () => {
     // `ai` 7 alone has `isStepCount`; its mock model implements the v4 provider specification.
@@ -397,15 +375,19 @@ export function aiSdkProviderSuite(major: 6 | 7): void {
     return result.kind === 'closed' ? result.continuationId : undefined;
   }
 
+  /** OpenAI's first response: a lookup, a question for the customer and a refund, in one round. */
+  const firstRound = () =>
+    response('resp_1', [
+      functionCall('call_lookup', 'lookup_order', { orderId: 'A-1042' }),
+      functionCall('call_ask', 'ask_human', { question: 'Send a replacement as well?' }),
+      functionCall('call_refund', 'refund_order', { orderId: 'A-1042', amount: 120 }),
+    ]);
+
   describe(`handback/ai-sdk on ai ${major} with @ai-sdk/openai (the Responses API)`, () => {
     it('sends OpenAI a request whose input passes the strict check: the approved call run once, the answer and the lookup in', async () => {
       const { tools, refunds } = toolsWithLog();
       const { bodies, fetch } = recordingFetch([
-        response('resp_1', [
-          functionCall('call_lookup', 'lookup_order', { orderId: 'A-1042' }),
-          functionCall('call_ask', 'ask_human', { question: 'Send a replacement as well?' }),
-          functionCall('call_refund', 'refund_order', { orderId: 'A-1042', amount: 120 }),
-        ]),
+        firstRound(),
         response('resp_2', [assistantText('Refunded 80 and sent a replacement.')]),
       ]);
       const model = createOpenAI({ apiKey: 'offline', fetch })('gpt-4.1');
@@ -440,14 +422,7 @@ export function aiSdkProviderSuite(major: 6 | 7): void {
 
     it('sends a rejected call as a function_call_output carrying the denial, and runs nothing', async () => {
       const { tools, refunds } = toolsWithLog();
-      const { bodies, fetch } = recordingFetch([
-        response('resp_1', [
-          functionCall('call_lookup', 'lookup_order', { orderId: 'A-1042' }),
-          functionCall('call_ask', 'ask_human', { question: 'Send a replacement as well?' }),
-          functionCall('call_refund', 'refund_order', { orderId: 'A-1042', amount: 120 }),
-        ]),
-        response('resp_2', [assistantText('No refund, then.')]),
-      ]);
+      const { bodies, fetch } = recordingFetch([firstRound(), response('resp_2', [assistantText('No refund, then.')])]);
       const model = createOpenAI({ apiKey: 'offline', fetch })('gpt-4.1');
       const adapter = createAiSdkHandback({ handback: { store, tenant: 'acme' }, tools });
       const messages: ModelMessage[] = [{ role: 'user', content: 'Refund A-1042.' }];

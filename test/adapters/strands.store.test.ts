@@ -8,15 +8,14 @@ import {
   type StreamOptions,
   tool,
 } from '@strands-agents/sdk';
-import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDynamoDBToolExecutions } from '../../functions/adapters/executions.ts';
 import { approvalHook, type StrandsAskRule, strandsHandback, toConverse } from '../../functions/adapters/strands.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
-import { createHandbackClient, type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
+import { type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
 import { checkTranscript, REJECTED } from '../../functions/index.ts';
-import { useLocalService } from '../client/support.ts';
+import { useSignedInService } from '../client/support.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
 type Call = { toolUseId: string; name: string; input: Record<string, unknown> };
@@ -124,14 +123,6 @@ function toolsWithLog() {
   return { tools, runs, refunds };
 }
 
-const SECRET = 'a-test-secret-of-at-least-32-bytes-long!';
-const service = useLocalService({ HANDBACK_JWT_SECRET: SECRET });
-const tokenFor = (sub: string) =>
-  new SignJWT({ tenant: 'acme', sub })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime('5m')
-    .sign(new TextEncoder().encode(SECRET));
-
 /** One Handback, as the agent and as each person deciding reaches it. */
 interface Backend {
   agent: HandbackOperations | { store: ReturnType<typeof createMemoryCheckpointStore>; tenant: string };
@@ -139,6 +130,8 @@ interface Backend {
   /** Lets `seconds` pass and runs what the sweep does then. */
   expire(seconds: number): Promise<void>;
 }
+
+const signedIn = useSignedInService();
 
 const backends: Array<[string, () => Backend]> = [
   [
@@ -157,18 +150,7 @@ const backends: Array<[string, () => Backend]> = [
       };
     },
   ],
-  [
-    'the client against the local service',
-    () => {
-      const on = (sub: string) => createHandbackClient({ baseUrl: service.url, token: () => tokenFor(sub) });
-      return {
-        agent: on('agent-1'),
-        as: on,
-        // The service's own sweep runs every 100 ms.
-        expire: (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 1500)),
-      };
-    },
-  ],
+  ['the client against the local service', signedIn],
 ];
 
 let runs = 0;

@@ -19,6 +19,8 @@ export interface SlackCallRecord {
   contentType: string | undefined;
   /** The arguments as Slack reads them: query parameters and the body's fields (JSON-valued fields parsed). */
   body: Record<string, unknown>;
+  /** What the stand-in answered (`{ok, …}`, as Slack would). */
+  answer: Record<string, unknown>;
 }
 
 /** A running stand-in. */
@@ -30,6 +32,20 @@ export interface SlackStandIn {
   of(method: string): SlackCallRecord[];
   close(): Promise<void>;
 }
+
+/**
+ * The app `npm run slack:stand-in` stands in for, and what `npm run slack:click` signs with: the workspace, the bot
+ * token and signing secret to give `npm start`, and the default channel. For trying Slack locally; never real secrets.
+ */
+export const STAND_IN_APP = {
+  teamId: 'T0STANDIN1',
+  botToken: 'xoxb-stand-in-bot-token',
+  signingSecret: 'stand-in-signing-secret',
+  channel: 'C0STANDIN1',
+} as const;
+
+/** The port `npm run slack:stand-in` listens on unless told another (and where `npm run slack:click` looks). */
+export const STAND_IN_DEFAULT_PORT = 3101;
 
 /** Slack users the stand-in knows. */
 export const SLACK_USERS: Record<string, { email: string; real_name: string }> = {
@@ -154,16 +170,16 @@ export async function startSlackStandIn(
       const contentType = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
       const read = argumentsOf(method, contentType, url.searchParams, raw);
       const args = 'args' in read ? read.args : {};
-      const call = { method, authorization: req.headers.authorization, contentType, body: args };
-      calls.push(call);
-      options.onCall?.(call);
       const bearer = req.headers.authorization?.startsWith('Bearer ') === true;
-      const answer =
+      const answer: Record<string, unknown> =
         'error' in read
           ? { ok: false, error: read.error }
           : !bearer && typeof args.token !== 'string'
             ? { ok: false, error: 'not_authed' }
             : answerOf(method, args, teamId, clock);
+      const call = { method, authorization: req.headers.authorization, contentType, body: args, answer };
+      calls.push(call);
+      options.onCall?.(call);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });

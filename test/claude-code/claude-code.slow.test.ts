@@ -1,25 +1,28 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferredDir } from '../../functions/mcp/claude-deferred.ts';
 import { freePort, request, stopAll } from '../black-box/service.ts';
 import { type Handback, startHandback } from '../mcp/support.ts';
-import { type ClaudeSandbox, claudeBinary, claudeSandbox, HANDBACK_BIN, runClaude } from './claude.ts';
+import { claudeBinary, HANDBACK_BIN, runClaude } from './claude.ts';
+import { startMessagesStandIn, toolResults } from './messages-stand-in.ts';
 import {
-  type MessagesStandIn,
-  resultText,
-  type ScriptedBlock,
-  startMessagesStandIn,
-  toolResults,
-} from './messages-stand-in.ts';
+  deferredGreeting,
+  greetingSession,
+  hookSandbox,
+  modelCalling,
+  permissionSandbox,
+  resultsSeen,
+  toolUseId,
+} from './sessions.ts';
 
 /**
  * The real Claude Code CLI, offline against a stand-in of the Messages API, with its permission prompts decided by a
  * person through Handback (§18): the blocking way (`--permission-prompt-tool` on `handback mcp`) and the durable way
  * (`handback claude-hook`: defer, decide, `claude -p --resume`). The person decides over the HTTP API as the inbox
- * does; the service is `npm start`'s, with tokens.
+ * does (browser-inbox.slow.test.ts has them decide in the inbox page); the service is `npm start`'s, with tokens.
  */
 
 const run = promisify(execFile);
@@ -35,66 +38,11 @@ afterAll(async () => {
   await stopAll();
 });
 
-/** A model that calls `call` once, then answers with the call's result text. */
-function modelCalling(call: Extract<ScriptedBlock, { type: 'tool_use' }>) {
-  return (request: Parameters<Parameters<typeof startMessagesStandIn>[0]>[0]): ScriptedBlock[] => {
-    const results = toolResults(request);
-    if (results.length === 0) return [call];
-    return [{ type: 'text', text: `The tool answered: ${results.map(resultText).join(' | ')}` }];
-  };
-}
-
-/** The text of every tool result the model was sent, in order. */
-function resultsSeen(standIn: MessagesStandIn): string[] {
-  return standIn.requests.flatMap((request) => toolResults(request).map(resultText));
-}
-
-let calls = 0;
-/** A tool_use id of its own per test, as the API makes them. */
-const toolUseId = () => `toolu_01Test${process.pid}x${++calls}`;
-
-/**
- * A session whose model writes `greeting.txt` ("hi") once and then reports the result: the stand-in, the sandbox
- * `sandboxOf` makes on it (with the CLI arguments it needs), the call's id and the file's path.
- */
-async function greetingSession(sandboxOf: (standIn: MessagesStandIn) => { sandbox: ClaudeSandbox; args?: string[] }) {
-  const id = toolUseId();
-  const standIn = await startMessagesStandIn(() => []);
-  const { sandbox, args = [] } = sandboxOf(standIn);
-  const target = join(sandbox.cwd, 'greeting.txt');
-  standIn.setScript(
-    modelCalling({ type: 'tool_use', id, name: 'Write', input: { file_path: target, content: 'hi\n' } }),
-  );
-  return { id, standIn, sandbox, args, target };
-}
-
 describe('Claude Code with --permission-prompt-tool mcp__handback__request_permission', () => {
-  /** A sandbox whose `.mcp.json` starts `handback mcp` on the service, with the agent token. */
-  function permissionSandbox(standIn: MessagesStandIn, waitSeconds = 60) {
-    const sandbox = claudeSandbox(standIn.url);
-    const config = join(sandbox.cwd, '.mcp.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: {
-          handback: {
-            command: process.execPath,
-            args: [HANDBACK_BIN, 'mcp'],
-            env: {
-              HANDBACK_URL: handback.url,
-              HANDBACK_TOKEN: handback.agentToken,
-              HANDBACK_MCP_WAIT_SECONDS: String(waitSeconds),
-            },
-          },
-        },
-      }),
-    );
-    const args = ['--mcp-config', config, '--permission-prompt-tool', 'mcp__handback__request_permission'];
-    return { sandbox, args };
-  }
-
   it('writes the file with the content the person edited in', async () => {
-    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) => permissionSandbox(standIn));
+    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) =>
+      permissionSandbox(handback, standIn),
+    );
     const claude = runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
     const pause = await handback.person.waitingPause(`mcp-${id}`);
     expect(pause.asks[0]).toMatchObject({
@@ -115,7 +63,9 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
   });
 
   it("writes nothing when the person rejects, and the model's next request carries their reason", async () => {
-    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) => permissionSandbox(standIn));
+    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) =>
+      permissionSandbox(handback, standIn),
+    );
     const claude = runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
     const pause = await handback.person.waitingPause(`mcp-${id}`);
     expect((await handback.person.decide(pause, { decision: 'reject', reason: 'Not in this folder.' })).status).toBe(
@@ -135,7 +85,9 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
   });
 
   it('denies and interrupts past HANDBACK_MCP_WAIT_SECONDS, leaving the pause open, and the same call asked again gets the decision', async () => {
-    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) => permissionSandbox(standIn, 2));
+    const { id, standIn, sandbox, args, target } = await greetingSession((standIn) =>
+      permissionSandbox(handback, standIn, 2),
+    );
     const first = await runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
     // Claude Code stops the turn on interrupt: the call denied, no further model request.
     expect(first.result).toMatchObject({
@@ -157,37 +109,8 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
 });
 
 describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
-  /** A sandbox whose project settings run the hook for Write and Bash, reaching Handback as `env` says. */
-  function hookSandbox(standIn: MessagesStandIn, env: NodeJS.ProcessEnv) {
-    const sandbox = claudeSandbox(standIn.url, env);
-    mkdirSync(join(sandbox.cwd, '.claude'));
-    writeFileSync(
-      join(sandbox.cwd, '.claude', 'settings.json'),
-      JSON.stringify({
-        hooks: {
-          PreToolUse: [
-            {
-              matcher: 'Write|Bash',
-              hooks: [{ type: 'command', command: `"${process.execPath}" "${HANDBACK_BIN}" claude-hook` }],
-            },
-          ],
-        },
-      }),
-    );
-    return sandbox;
-  }
-  const overHttp = () => ({ HANDBACK_URL: handback.url, HANDBACK_TOKEN: handback.agentToken });
-
   it('defers; the person edits; --resume writes the edited file; a second --resume runs nothing again', async () => {
-    const { id, standIn, sandbox, target } = await greetingSession((standIn) => ({
-      sandbox: hookSandbox(standIn, overHttp()),
-    }));
-
-    const deferred = await runClaude(sandbox, ['-p', 'Write the greeting file']);
-    expect(deferred.code, deferred.stderr).toBe(0);
-    expect(deferred.result).toMatchObject({ stop_reason: 'tool_deferred', deferred_tool_use: { id, name: 'Write' } });
-    expect(existsSync(target)).toBe(false);
-    const session = deferred.result?.session_id as string;
+    const { id, standIn, sandbox, target, sessionId: session } = await deferredGreeting(handback);
     const pause = await handback.person.waitingPause(`claude-${session}`);
     expect(pause).toMatchObject({
       asks: [{ toolCallId: id, kind: 'approval', name: 'Write', args: { file_path: target, content: 'hi\n' } }],
@@ -262,11 +185,7 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
   });
 
   it('is resumed by handback claude-resume once its pause is decided, once', async () => {
-    const { standIn, sandbox, target } = await greetingSession((standIn) => ({
-      sandbox: hookSandbox(standIn, overHttp()),
-    }));
-    const deferred = await runClaude(sandbox, ['-p', 'Write the greeting file']);
-    const session = deferred.result?.session_id as string;
+    const { standIn, sandbox, target, sessionId: session } = await deferredGreeting(handback);
     const records = deferredDir(sandbox.env);
     expect(readdirSync(records)).toHaveLength(1);
 

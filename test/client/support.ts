@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { createHandbackClient, type HandbackClient } from '../../functions/client/index.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 
 /**
@@ -31,6 +33,35 @@ export function useLocalService(env: Record<string, string> = {}): { url: string
     await service?.close();
   });
   return handle;
+}
+
+/** Handback reached through `handback/client` by the agent and by each person deciding, as the adapter suites use it. */
+export interface SignedInBackend {
+  agent: HandbackClient;
+  as(person: string): HandbackClient;
+  /** Lets `seconds` pass, and the service's own sweep (every 100 ms) close what expired. */
+  expire(seconds: number): Promise<void>;
+}
+
+const JWT_SECRET = 'a-test-secret-of-at-least-32-bytes-long!';
+
+/**
+ * Starts the local service with sign-in (HS256 tokens, `HANDBACK_JWT_SECRET`) for the file's tests; each backend it
+ * makes reaches it as the agent (`agent-1`) and as each person, with a token of their own in tenant `acme`.
+ */
+export function useSignedInService(): () => SignedInBackend {
+  const service = useLocalService({ HANDBACK_JWT_SECRET: JWT_SECRET });
+  const secret = new TextEncoder().encode(JWT_SECRET);
+  const tokenFor = (sub: string) =>
+    new SignJWT({ tenant: 'acme', sub }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(secret);
+  return () => {
+    const on = (sub: string) => createHandbackClient({ baseUrl: service.url, token: () => tokenFor(sub) });
+    return {
+      agent: on('agent-1'),
+      as: on,
+      expire: (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 1500)),
+    };
+  };
 }
 
 /** One request a stand-in server received. */

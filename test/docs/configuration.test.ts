@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_FATES } from '../../functions/errors.ts';
 import { EdgeCode } from '../../functions/handlers/problem.ts';
-import { CONTEXT } from '../../infra/settings.ts';
+import { CONTEXT, DEFAULT_RETENTION_DAYS } from '../../infra/settings.ts';
 import { prose, ROOT, readPage } from './markdown.ts';
 
 /**
@@ -62,6 +62,35 @@ describe('docs/deploy.md', () => {
     for (const match of app.matchAll(/tryGetContext\('(handback:[A-Za-z]+)'\)/g)) keys.add(match[1] as string);
     const documented = tableNames('docs/deploy.md', '## Configure', /^handback:/);
     expect([...documented].sort()).toEqual([...keys].sort());
+  });
+});
+
+describe('docs/deploy.md’s checklist before a first deploy', () => {
+  const HEADING = '### Before your first deploy: a checklist';
+  const checklist = () => {
+    const lines = prose(readPage('docs/deploy.md'));
+    const start = lines.findIndex((line) => line.trim() === HEADING);
+    expect(start, `docs/deploy.md has ${HEADING}`).toBeGreaterThan(-1);
+    const end = lines.findIndex((line, i) => i > start && line.startsWith('#'));
+    return lines.slice(start + 1, end).join('\n');
+  };
+
+  it('comes before the first deploy and covers the SES sandbox, the Slack app, the bus and retention', () => {
+    const text = readPage('docs/deploy.md');
+    expect(text.indexOf(HEADING)).toBeLessThan(text.indexOf('## Deploy'));
+    const items = [...checklist().matchAll(/^\d+\. \*\*([^*]+)\*\*/gm)].map((match) => match[1]);
+    expect(items).toEqual(expect.arrayContaining(['The SES sandbox', 'The Slack app', 'The bus', 'Retention.']));
+  });
+
+  it('names only context keys the stack reads, with the defaults it has', () => {
+    const text = checklist().replace(/\s+/g, ' ');
+    const named = [...text.matchAll(/`(handback:[A-Za-z]+)/g)].map((match) => match[1]);
+    expect(named.filter((key) => !Object.values(CONTEXT).includes(key as never))).toEqual([]);
+    for (const key of [CONTEXT.emailSandbox, CONTEXT.resumeEventPrincipals, CONTEXT.retentionDays]) {
+      expect(named).toContain(key);
+    }
+    expect(text).toContain(`\`${CONTEXT.retentionDays}\` (default ${DEFAULT_RETENTION_DAYS})`);
+    expect(text).toContain(`\`${CONTEXT.emailSandbox}=true\``);
   });
 });
 

@@ -146,18 +146,29 @@ describe('the inbox from an answer link', () => {
     await page.getByRole('radio', { name: 'Approve', exact: true }).check();
     await page.getByRole('button', { name: 'Submit decision' }).click();
     await page.locator('.outcome').getByText('Resumed: the agent will now run linked_refund.').waitFor();
-    await page.getByText('Approved', { exact: true }).waitFor();
+    // Who and when: this page decided it, a moment ago — never "Approved in 2 seconds".
+    expect(await page.locator('.decided').textContent()).toBe('Approved by you just now');
     expect(requests).toEqual([
       { method: 'GET', path: '/links/pause', link: token },
       { method: 'GET', path: '/links/pause', link: token },
       { method: 'POST', path: '/links/resume', link: token },
     ]);
 
-    // The pause is closed: the link now says so, and tells nothing more.
+    // The pause is closed: the link now says so and the server tells nothing more (§11); the page says what this
+    // person decided on it, from its own memory of the tab.
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'This request is closed' }).waitFor();
-    await page.getByText('Whatever it asked has been settled, has expired or was cancelled.').waitFor();
+    await page
+      .getByText('You decided it just now: linked_refund approved. It is closed now, and this link opens it no more.')
+      .waitFor();
     await context.close();
+
+    // Another tab of the same link remembers nothing: it says only that the request is closed.
+    const { context: fresh, page: again } = await newPage(browser);
+    await again.goto(pause.answerUrl as string);
+    await again.getByRole('heading', { level: 1, name: 'This request is closed' }).waitFor();
+    await again.getByText('Whatever it asked has been settled, has expired or was cancelled.').waitFor();
+    await fresh.close();
   });
 
   it('says the request is closed when it is cancelled while the link is open', async () => {
@@ -175,7 +186,11 @@ describe('the inbox from an answer link', () => {
     expect(cancelled.status).toBe(200);
     await page.getByRole('radio', { name: 'Reject' }).check();
     await page.getByRole('button', { name: 'Submit decision' }).click();
-    await page.locator('.outcome').getByText('This request is closed.').waitFor();
+    await page
+      .locator('.outcome')
+      .getByText('This request closed before your decision arrived; nothing was sent.')
+      .waitFor();
+    expect(await page.locator('.banner').textContent()).toBe('This request is closed.');
     expect(await page.getByRole('button', { name: 'Submit decision' }).count()).toBe(0);
     await context.close();
   });

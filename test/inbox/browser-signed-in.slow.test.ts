@@ -127,7 +127,9 @@ describe('the inbox, signed in with auth off', () => {
     await page.getByLabel('Days to wait').fill('3');
     await page.getByRole('button', { name: 'Submit decision' }).click();
     expect(await outcome(page)).toBe('Resumed: the agent goes on with your decisions.');
-    await page.getByText(/^Resumed .*: every ask was decided\.$/).waitFor();
+    await page.getByText(/^Resumed just now: every ask was decided\.$/).waitFor();
+    // A decision of a moment ago, by whom: never a duration to come ("in 2 seconds").
+    expect(await page.locator('.decided').textContent()).toMatch(/^Answered.* by .+ just now$/);
     expect((await shown(newer)).asks[0]).toMatchObject({
       decision: { answer: { account: 'DE 1234', method: 'bank', notify: true, days: 3 } },
     });

@@ -8,7 +8,7 @@ import {
 } from '../../functions/inbox/page/decide.ts';
 import { attribute, type Field, fieldsOf, formFor, initialValues, readForm } from '../../functions/inbox/page/forms.ts';
 import { prettyJson } from '../../functions/inbox/page/json.ts';
-import { relativeTime, timeLeft } from '../../functions/inbox/page/time.ts';
+import { relativeTime, timeLeft, timeSince } from '../../functions/inbox/page/time.ts';
 import type { AskView } from '../../functions/inbox/page/types.ts';
 
 const refund = {
@@ -296,6 +296,17 @@ describe('text for reading', () => {
   ])('says %d ms from now as "%s"', (delta, text) => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(relativeTime(new Date(now + delta).toISOString(), now)).toBe(text);
+  });
+
+  it.each([
+    // The page's clock ticks every 30 s: a decision made 2 s after its last tick is 2 s "after now".
+    [2000, 'just now'],
+    [-20_000, 'just now'],
+    [-3 * 60_000, '3 minutes ago'],
+    [-2 * 3600_000, '2 hours ago'],
+  ])('says an instant that happened %d ms from the page’s clock as "%s", never as to come', (delta, text) => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(timeSince(new Date(now + delta).toISOString(), now)).toBe(text);
   });
 
   it('says how long is left, or since when it expired', () => {

@@ -5,11 +5,13 @@ import {
   alreadyDecidedText,
   approversText,
   argsChangedText,
+  closedBannerText,
   closedKind,
   closedLocally,
   collectDecisions,
   decidedByText,
   failureErrors,
+  linkMemoryOf,
   loadProblemText,
   mergeErrors,
   nextDrafts,
@@ -163,6 +165,47 @@ describe('what an answer says', () => {
     });
     expect(closed.status).toBe('resumed');
     expect(closed.asks[0]).toMatchObject({ decision: { decision: 'approve' }, decidedAt: '2026-12-01T11:00:00.000Z' });
+    // Who decided: the page itself, "by you", not a decision by no one.
+    expect(decidedByText(closed.asks[0] as AskView)).toBe('by you');
+  });
+
+  it('remembers, from a link, what it decided once that closed the pause, and says so when the link is closed', () => {
+    const body = { runId: 'run-1', interruptId: 'int-1', continuationId: 'c', outcome: 'resumed', dispatch: [] };
+    const closed = closedLocally(
+      pause([refund, { ...question, decision: { answer: { account: 'x' }, by: ann } }]),
+      [{ toolCallId: 'call_refund', decision: 'reject', reason: 'Too much.' }],
+      { ...body, resumedAt: '2026-12-01T11:00:00.000Z' } as never,
+    );
+    const memory = linkMemoryOf(closed);
+    expect(memory).toEqual({
+      decided: [{ name: 'refund_order', decision: 'rejected: Too much.' }],
+      at: '2026-12-01T11:00:00.000Z',
+    });
+    expect(
+      loadProblemText({ status: 410, code: 'link_closed' }, false, memory, Date.parse('2026-12-01T11:05:00.000Z')),
+    ).toEqual({
+      title: 'This request is closed',
+      text: 'You decided it 5 minutes ago: refund_order rejected: Too much. It is closed now, and this link opens it no more.',
+    });
+  });
+
+  it.each([
+    [{ status: 'resumed', resumedAt: '2026-12-01T11:58:00.000Z' }, 'Resumed 2 minutes ago: every ask was decided.'],
+    [{ status: 'resumed', resumedAt: '2026-12-01T12:00:02.000Z' }, 'Resumed just now: every ask was decided.'],
+    [
+      { status: 'cancelled', resumedAt: '2026-12-01T11:00:00.000Z', cancelledBy: ann },
+      'Cancelled by Ann 1 hour ago: every undecided ask was rejected.',
+    ],
+    [{ status: 'cancelled' }, 'Cancelled: every undecided ask was rejected.'],
+    [
+      { status: 'expired', expiresAt: '2026-12-01T11:30:00.000Z' },
+      'Expired 30 minutes ago: no decision can be made now.',
+    ],
+    [{ status: 'closed' }, 'This request is closed.'],
+  ])('says how a pause %j ended, by whom and when, never in the future', (extra, text) => {
+    expect(closedBannerText(pause([refund], extra as Partial<PauseView>), Date.parse('2026-12-01T12:00:00.000Z'))).toBe(
+      text,
+    );
   });
 
   it.each([
@@ -194,6 +237,18 @@ describe('readRefusal', () => {
     [problem({ status: 500, code: 'internal' }), true, 'other'],
   ])('reads %j (signed in: %s) as %s', (p, signedIn, kind) => {
     expect(readRefusal(view, p, decisions, signedIn).kind).toBe(kind);
+  });
+
+  it.each([
+    ['pause_expired', 'expired'],
+    ['pause_cancelled', 'cancelled'],
+    ['already_resumed', 'resumed'],
+    ['link_closed', 'closed'],
+  ])('reads %s as a pause now %s', (code, status) => {
+    expect(readRefusal(view, problem({ status: 410, code }), decisions, false)).toMatchObject({
+      kind: 'closed',
+      status,
+    });
   });
 
   it('puts the failures of an answer on the form field they name', () => {

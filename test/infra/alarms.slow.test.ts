@@ -41,6 +41,23 @@ describe('the sweep heartbeat', () => {
   });
 });
 
+describe('the sweep schedule’s cdk-nag reason', () => {
+  /** What the schedule's rule says to cdk-nag's Serverless-EventBusDLQ, as the construct's metadata carries it. */
+  const reason = () => {
+    const rule = defaultSynth()
+      .stack.node.findAll()
+      .find((c) => c.node.path.endsWith('/EveryMinute'));
+    const acknowledged = rule?.node.metadata.find((entry) => entry.type === 'aws:cdk:acknowledged-rules');
+    return String((acknowledged?.data as Record<string, unknown> | undefined)?.['Annotation::Serverless-EventBusDLQ']);
+  };
+
+  it('names the alarm that fires when ticks stop arriving, an alarm the stack has', () => {
+    expect(reason()).toContain('SweepHeartbeat alarm');
+    expect(reason()).toContain('missing data breaching');
+    alarm(template, 'SweepHeartbeat');
+  });
+});
+
 describe('the lifecycle stream’s age', () => {
   it('fires when the stream function is five minutes behind (IteratorAge, its maximum)', () => {
     expect(alarm(template, 'LifecycleStreamAge')).toMatchObject({
@@ -81,6 +98,17 @@ describe('the hand-off queue’s oldest pointer', () => {
       Threshold: 3600,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
+  });
+
+  it('watches a queue that keeps a pointer 14 days, as docs/deploy.md says, and says nothing here consumes it', () => {
+    const queues = template.findResources('AWS::SQS::Queue');
+    const watched = (alarm(template, 'HandoffQueueAge').Dimensions as Array<{ Value: { 'Fn::GetAtt': string[] } }>)[0];
+    const queue = queues[watched?.Value['Fn::GetAtt'][0] ?? '']?.Properties as Record<string, unknown>;
+    expect(queue.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(String(alarm(template, 'HandoffQueueAge').AlarmDescription)).toMatch(/nothing in this stack consumes it/);
+    const docs = readFileSync(repoPath('docs/deploy.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(docs).toContain('Nothing in this stack consumes that queue');
+    expect(docs).toContain("a pointer it has not read in 14 days (the queue's retention) is deleted");
   });
 
   it('is not made without a hand-off queue', () => {

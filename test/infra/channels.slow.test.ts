@@ -178,7 +178,7 @@ describe('the Slack channel on AWS', () => {
     expect(fn.Environment.Variables).not.toHaveProperty('INBOX_URL');
     expect(statements(template, 'ChannelsSlackInteractions')).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ Action: [...TABLE_ACTIONS.readWrite].sort() }),
+        expect.objectContaining({ Action: [...TABLE_ACTIONS.click].sort() }),
         expect.objectContaining({ Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] }),
         expect.objectContaining({ Action: ['states:SendTaskFailure', 'states:SendTaskSuccess'] }),
       ]),
@@ -307,7 +307,13 @@ describe('resolveChannelSettings', () => {
       }),
     ).toEqual({
       slack: { secretName: 'handback/slack', defaultChannels: ['C0APPROVE1', 'C0APPROVE2'] },
-      email: { from: 'approvals@example.org', identity: 'approvals@example.org', defaultRecipients: [] },
+      email: {
+        from: 'approvals@example.org',
+        address: 'approvals@example.org',
+        identity: 'approvals@example.org',
+        defaultRecipients: [],
+        sandbox: true,
+      },
     });
   });
 

@@ -1,19 +1,20 @@
-import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRefundedOnce, RACE_ADAPTERS, type RaceSite } from '../adapters/race/race.ts';
 import { fencedBlocks, readPage } from '../docs/markdown.ts';
 import { expectedStory, frameworkSnippets } from '../docs/snippet-stories.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import {
-  npm,
+  AI_7,
+  at,
+  installedProject,
   type Packed,
   packedTarball,
   RESOLUTIONS,
   type Resolution,
+  root,
   run,
   startHandback,
   succeeded,
@@ -33,17 +34,6 @@ import {
  *   `bundler`.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
-  devDependencies: Record<string, string>;
-  dependencies: Record<string, string>;
-};
-/** The version the repository tests with: its manifest's, else the one its lockfile installed (a dependency's). */
-const versionOf = (name: string): string =>
-  manifest.devDependencies[name] ??
-  manifest.dependencies[name] ??
-  (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-const at = (name: string) => `${name}@${versionOf(name)}`;
 const table = useTestTable();
 
 /** The package's subpaths, each a file of the consumer: `export * from 'handback/…'`. */
@@ -91,13 +81,7 @@ let service: Awaited<ReturnType<typeof startHandback>> | undefined;
 
 /** A fresh ESM project with the tarball and `packages` installed, the harnesses and the pages' snippets in it. */
 async function freshProject(name: string, packages: string[]): Promise<string> {
-  const dir = join(work, name);
-  await mkdir(dir);
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
-  succeeded(
-    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', packed.path, ...packages], dir),
-    `npm install in ${name}`,
-  );
+  const dir = await installedProject(work, name, packed, packages);
   for (const file of HARNESSES) {
     await mkdir(dirname(join(dir, file)), { recursive: true });
     await copyFile(join(root, file), join(dir, file));
@@ -135,8 +119,7 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'handback-newcomer-'));
   packed = await packedTarball();
   project = await freshProject('newcomer', [...OWN, ...FRAMEWORKS].map(at));
-  const ai7 = `ai@${versionOf('ai-v7')?.replace(/^npm:ai@/, '')}`;
-  project7 = await freshProject('newcomer-ai7', [...[...OWN, AI_TYPES].map(at), ai7]);
+  project7 = await freshProject('newcomer-ai7', [...[...OWN, AI_TYPES].map(at), AI_7]);
   // The snippets that reach Handback by URL find the installed package's local service there.
   service = await startHandback(project);
 }, 900_000);

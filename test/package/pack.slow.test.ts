@@ -1,20 +1,22 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  npm,
+  AI_7,
+  at,
+  installedProject,
   type Packed,
   packedTarball,
   RESOLUTIONS,
   type Resolution,
   type Run,
+  root,
   run,
   startHandback,
   succeeded,
@@ -23,17 +25,11 @@ import {
 
 /**
  * The package as an agent developer gets it: `npm pack` (which builds dist/ and the bin through `prepack`; from a
- * copy of the working tree, `tarball.ts`), the tarball installed into fresh projects of their own (from the npm
+ * copy of the working tree, `projects.ts`), the tarball installed into fresh projects of their own (from the npm
  * cache `npm ci` filled) without the optional peers, or with `ai` alone, then imported from plain Node and
  * type-checked by strict consumer projects with an ordinary `lib`. `newcomer.slow.test.ts` installs it with every
  * framework and follows the docs pages there.
  */
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
-  devDependencies: Record<string, string>;
-  dependencies: Record<string, string>;
-};
 
 /**
  * What the tarball may weigh: with the client and the five adapters, about 200 kB packed and 650 kB unpacked, and the
@@ -118,82 +114,31 @@ function packagesOf(loaded: string[]): string[] {
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'handback-pack-'));
-  consumer = join(work, 'consumer');
   packed = await packedTarball();
   // The consumer below installs the tarball first; its manifest there is the published one.
 
-  await mkdir(consumer);
-  await writeFile(
-    join(consumer, 'package.json'),
-    JSON.stringify({ name: 'handback-consumer', private: true, type: 'module' }),
-  );
   // The consumer brings its own AWS SDK (a peer dependency of handback: one copy, so its DynamoDBDocumentClient is
   // the one the store's types name), and dynalite for handback/local. The repository's versions are in the cache.
-  const own = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'dynalite', '@types/node'].map(
-    (name) => `${name}@${manifest.devDependencies[name]}`,
-  );
-  succeeded(
-    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', packed.path, ...own], consumer),
-    'npm install of the tarball',
+  consumer = await installedProject(
+    work,
+    'consumer',
+    packed,
+    ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'dynalite', '@types/node'].map(at),
   );
   published = JSON.parse(await readFile(join(consumer, 'node_modules', 'handback', 'package.json'), 'utf8'));
 
-  withAi = join(work, 'consumer-ai');
-  await mkdir(withAi);
-  await writeFile(
-    join(withAi, 'package.json'),
-    JSON.stringify({ name: 'handback-ai-consumer', private: true, type: 'module' }),
-  );
   // The SDK's declarations import `json-schema`'s types: a strict consumer (skipLibCheck off) installs them beside it.
-  const jsonSchemaTypes = JSON.parse(
-    await readFile(join(root, 'node_modules', '@types', 'json-schema', 'package.json'), 'utf8'),
-  ) as { version: string };
-  const aiPeers = ['ai', 'zod', '@types/node'].map(
-    (name) => `${name}@${manifest.devDependencies[name] ?? manifest.dependencies[name]}`,
-  );
-  succeeded(
-    await npm(
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        packed.path,
-        ...aiPeers,
-        `@types/json-schema@${jsonSchemaTypes.version}`,
-      ],
-      withAi,
-    ),
-    'npm install of the tarball with ai',
-  );
-
-  withAi7 = join(work, 'consumer-ai7');
-  await mkdir(withAi7);
-  await writeFile(
-    join(withAi7, 'package.json'),
-    JSON.stringify({ name: 'handback-ai7-consumer', private: true, type: 'module' }),
+  withAi = await installedProject(
+    work,
+    'consumer-ai',
+    packed,
+    ['ai', 'zod', '@types/node', '@types/json-schema'].map(at),
   );
   // AI SDK 7, at the version the repository tests it with (its alias `ai-v7`), from the same cache.
-  const ai7 = `ai@${manifest.devDependencies['ai-v7']?.replace(/^npm:ai@/, '')}`;
-  const ai7Peers = ['zod', '@types/node'].map(
-    (name) => `${name}@${manifest.devDependencies[name] ?? manifest.dependencies[name]}`,
-  );
-  succeeded(
-    await npm(
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        packed.path,
-        ai7,
-        ...ai7Peers,
-        `@types/json-schema@${jsonSchemaTypes.version}`,
-      ],
-      withAi7,
-    ),
-    'npm install of the tarball with ai 7',
-  );
+  withAi7 = await installedProject(work, 'consumer-ai7', packed, [
+    AI_7,
+    ...['zod', '@types/node', '@types/json-schema'].map(at),
+  ]);
 }, 900_000);
 
 afterAll(async () => {

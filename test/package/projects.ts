@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,7 +22,8 @@ import { fileURLToPath } from 'node:url';
  * lets one process pack while the others wait for its tarball.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+/** The repository's root. */
+export const root = fileURLToPath(new URL('../..', import.meta.url));
 const cache = join(root, 'node_modules', '.cache', 'handback-tarball');
 /** A lock older than this is a packer that died; the next one takes it over. */
 const STALE_LOCK_MS = 20 * 60_000;
@@ -73,6 +74,43 @@ export function npm(args: string[], cwd: string, timeout = 600_000): Promise<Run
   return cli?.endsWith('.js')
     ? run(process.execPath, [cli, ...args], cwd, { timeout })
     : run('npm', args, cwd, { timeout });
+}
+
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+/** The version the repository tests `name` with: its manifest's, else the one its lockfile installed (a dependency's). */
+export function versionOf(name: string): string {
+  return (
+    manifest.devDependencies[name] ??
+    manifest.dependencies[name] ??
+    (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+  );
+}
+
+/** `name@version` at the repository's version, for `npm install` from the cache `npm ci` filled. */
+export const at = (name: string): string => `${name}@${versionOf(name)}`;
+
+/** AI SDK 7 as npm's own `ai`, at the version the repository tests it with (its alias `ai-v7`). */
+export const AI_7 = `ai@${versionOf('ai-v7').replace(/^npm:ai@/, '')}`;
+
+/** A fresh ESM project `work/name` with the tarball and `packages` installed from the npm cache; resolves with its path. */
+export async function installedProject(
+  work: string,
+  name: string,
+  packed: Packed,
+  packages: string[],
+): Promise<string> {
+  const dir = join(work, name);
+  await mkdir(dir);
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  succeeded(
+    await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', packed.path, ...packages], dir),
+    `npm install of the tarball in ${name}`,
+  );
+  return dir;
 }
 
 export function succeeded<T extends Run>(result: T, what: string): T {

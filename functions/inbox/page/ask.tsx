@@ -3,7 +3,7 @@ import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, ki
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
 import { decidedByText, votesText } from './screen.ts';
-import { fullTime, relativeTime } from './time.ts';
+import { Since } from './times.tsx';
 import type { AskView } from './types.ts';
 
 /**
@@ -67,9 +67,7 @@ export function AskCard({ ask, index, open, readOnly, several, draft, errors, no
           {ask.decidedAt === undefined ? null : (
             <>
               {' '}
-              <time dateTime={ask.decidedAt} title={fullTime(ask.decidedAt)}>
-                {relativeTime(ask.decidedAt, nowMs)}
-              </time>
+              <Since at={ask.decidedAt} nowMs={nowMs} />
             </>
           )}
         </p>

@@ -5,7 +5,7 @@ import { type Access, type Api, createApi, type PauseRef, problemText, savedToke
 import { kindText, shortJson } from './decide.ts';
 import { describedBy, ErrorText } from './fields.tsx';
 import { PauseScreen } from './pause.tsx';
-import { rowName } from './screen.ts';
+import { type LinkMemory, rowName } from './screen.ts';
 import {
   forgetSession,
   type Identity,
@@ -18,7 +18,7 @@ import {
   saveIdentity,
 } from './session.ts';
 import type { SignInConfig } from './signin.ts';
-import { fullTime, relativeTime, timeLeft } from './time.ts';
+import { Left, Since } from './times.tsx';
 import type { PausePage, Problem } from './types.ts';
 
 /**
@@ -33,6 +33,27 @@ import type { PausePage, Problem } from './types.ts';
  */
 
 const LINK_KEY = 'handback.link';
+/** What this tab decided on the link's pause once that closed it (`LinkMemory`), forgotten with a new link. */
+const LINK_MEMORY_KEY = 'handback.link.decided';
+
+/** The link's memory in `sessionStorage` (nothing, where the browser gives no storage). */
+const linkMemory = {
+  read(): LinkMemory | undefined {
+    try {
+      const saved = sessionStorage.getItem(LINK_MEMORY_KEY);
+      return saved === null ? undefined : (JSON.parse(saved) as LinkMemory);
+    } catch {
+      return undefined;
+    }
+  },
+  write(memory: LinkMemory): void {
+    try {
+      sessionStorage.setItem(LINK_MEMORY_KEY, JSON.stringify(memory));
+    } catch {
+      // No storage: a reload says only that the request is closed.
+    }
+  },
+};
 
 /** Where the page is, signed in: a pause, or the list. */
 type Route = { kind: 'pause'; ref: PauseRef } | { kind: 'list' };
@@ -51,6 +72,7 @@ function linkToken(): string | undefined {
     history.replaceState(history.state, '', `${location.pathname}${location.search}`);
     try {
       sessionStorage.setItem(LINK_KEY, fragment);
+      sessionStorage.removeItem(LINK_MEMORY_KEY);
     } catch {
       // No storage: the link lasts until the page is left.
     }
@@ -127,6 +149,7 @@ function App({ base, link, signIn, signInError }: AppProps) {
           pauseRef={{ runId: '', interruptId: '' }}
           signedIn={false}
           nowMs={nowMs}
+          memory={linkMemory}
           onUnauthorized={() => {}}
         />
       </Shell>
@@ -426,13 +449,9 @@ function PauseList({
                 </p>
               )}
               <p class="meta">
-                <time dateTime={pause.createdAt} title={fullTime(pause.createdAt)}>
-                  {relativeTime(pause.createdAt, nowMs)}
-                </time>
+                <Since at={pause.createdAt} nowMs={nowMs} />
                 {' · '}
-                <time dateTime={pause.expiresAt} title={fullTime(pause.expiresAt)}>
-                  {timeLeft(pause.expiresAt, nowMs)}
-                </time>
+                <Left at={pause.expiresAt} nowMs={nowMs} />
               </p>
             </li>
           );

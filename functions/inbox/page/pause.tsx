@@ -8,10 +8,12 @@ import { prettyJson } from './json.ts';
 import {
   alreadyDecidedText,
   argsChangedText,
-  closedKind,
+  closedBanner,
   closedLocally,
   collectDecisions,
   failureErrors,
+  type LinkMemory,
+  linkMemoryOf,
   loadProblemText,
   mergeErrors,
   nextDrafts,
@@ -24,7 +26,7 @@ import {
   submitState,
   waitingAsks,
 } from './screen.ts';
-import { fullTime, relativeTime, timeLeft } from './time.ts';
+import { Left, Since } from './times.tsx';
 import type { ContinuationBody, Decision, PauseView, PendingDecisions, Problem } from './types.ts';
 import { checkSchema } from './validate.ts';
 
@@ -40,12 +42,14 @@ interface PauseProps {
   /** Signed in: the pause can be cancelled and re-read after it closes. From a link: neither. */
   signedIn: boolean;
   nowMs: number;
+  /** From a link: what this tab remembers deciding on its pause, once that closed it (`LinkMemory`). */
+  memory?: { read(): LinkMemory | undefined; write(memory: LinkMemory): void };
   /** The API refused the bearer token. */
   onUnauthorized(problem: Problem): void;
 }
 
 /** The screen of one pause. */
-export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: PauseProps) {
+export function PauseScreen({ api, pauseRef, signedIn, nowMs, memory, onUnauthorized }: PauseProps) {
   const [view, setView] = useState<PauseView | undefined>();
   const [loadProblem, setLoadProblem] = useState<Problem | undefined>();
   const [drafts, setDrafts] = useState<Record<string, Draft>>({});
@@ -87,7 +91,7 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
   }, [focusError]);
 
   if (view === undefined) {
-    const said = loadProblem === undefined ? undefined : loadProblemText(loadProblem, signedIn);
+    const said = loadProblem === undefined ? undefined : loadProblemText(loadProblem, signedIn, memory?.read(), nowMs);
     return (
       <section aria-labelledby="pause-title">
         <h1 id="pause-title" tabIndex={-1} ref={heading}>
@@ -145,7 +149,11 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
       const closed = result.body as ContinuationBody;
       setOutcome({ tone: 'good', text: resumedText(closed) });
       if (signedIn) await load();
-      else setView(closedLocally(view, decisions, closed));
+      else {
+        const local = closedLocally(view, decisions, closed);
+        memory?.write(linkMemoryOf(local));
+        setView(local);
+      }
       return;
     }
     await refused(result.problem, decisions);
@@ -194,14 +202,9 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
         Request from <code class="run">{view.runId}</code>
       </h1>
       <p class="meta">
-        Asked{' '}
-        <time dateTime={view.createdAt} title={fullTime(view.createdAt)}>
-          {relativeTime(view.createdAt, nowMs)}
-        </time>
+        Asked <Since at={view.createdAt} nowMs={nowMs} />
         {' · '}
-        <time dateTime={view.expiresAt} title={fullTime(view.expiresAt)}>
-          {timeLeft(view.expiresAt, nowMs)}
-        </time>
+        <Left at={view.expiresAt} nowMs={nowMs} />
         {view.pausedBy === undefined ? null : <> · paused by {principalText(view.pausedBy)}</>}
         {view.cancelledBy === undefined ? null : <> · cancelled by {principalText(view.cancelledBy)}</>}
       </p>
@@ -256,27 +259,22 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, onUnauthorized }: 
   );
 }
 
-/** Says how a pause that is no longer waiting ended. */
+/** Says how a pause that is no longer waiting ended, by whom when known, and when. */
 function StatusBanner({ view, nowMs }: { view: PauseView; nowMs: number }) {
-  const kind = closedKind(view);
-  if (kind === undefined) return null;
-  const when = view.resumedAt ?? view.expiresAt;
-  const time = (
-    <time dateTime={when} title={fullTime(when)}>
-      {relativeTime(when, nowMs)}
-    </time>
+  const banner = closedBanner(view);
+  if (banner === undefined) return null;
+  return (
+    <p class="banner">
+      {banner.lead}
+      {banner.when === undefined ? null : (
+        <>
+          {' '}
+          <Since at={banner.when} nowMs={nowMs} />
+        </>
+      )}
+      {banner.rest}
+    </p>
   );
-  const text =
-    kind === 'cancelled' ? (
-      <>Cancelled {time}: every undecided ask was rejected.</>
-    ) : kind === 'expired' ? (
-      <>Expired {time}: no decision can be made now.</>
-    ) : kind === 'resumed' ? (
-      <>Resumed {time}: every ask was decided.</>
-    ) : (
-      <>This request is closed.</>
-    );
-  return <p class="banner">{text}</p>;
 }
 
 /** The turn's context, and the whole transcript a click away, in slices. */

@@ -10,7 +10,7 @@ export function problemText(p: Problem): string {
     case 'pause_cancelled':
       return 'This request was cancelled; nothing was sent.';
     case 'link_closed':
-      return 'This request is closed.';
+      return 'This request closed before your decision arrived; nothing was sent.';
     case 'already_resumed':
       return 'This request was already settled.';
     case 'storage_unavailable':

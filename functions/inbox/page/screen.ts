@@ -10,6 +10,7 @@ import {
 } from './decide.ts';
 import { attribute, type FieldError, failureText, sentence } from './forms.ts';
 import { problemText } from './problems.ts';
+import { timeSince } from './time.ts';
 import type {
   Approvers,
   AskView,
@@ -132,20 +133,91 @@ export function resumedText(closed: ContinuationBody): string {
     : `Resumed: the agent will now run ${run.join(', ')}.`;
 }
 
-/** From a link the pause cannot be read once closed: what the page knows of it, from what it sent. */
+/**
+ * Who decided, on a page opened from a link, for the decisions it sent itself: the page is not told the link's
+ * principal, only that its decisions were recorded, so it says "by you".
+ */
+export const YOU: Principal = { kind: 'person', subject: 'you', name: 'you', via: 'link' };
+
+/** From a link the pause cannot be read once closed: what the page knows of it, from what it sent (by {@link YOU}). */
 export function closedLocally(view: PauseView, decisions: Decision[], closed: ContinuationBody): PauseView {
   const asks = view.asks.map((ask) => {
     if (ask.decision !== undefined) return ask;
     const sent = decisions.find((d) => d.toolCallId === ask.toolCallId);
     if (sent === undefined) return ask;
-    const { toolCallId: _, ...decision } = sent;
-    return { ...ask, decision: decision as NonNullable<typeof ask.decision>, decidedAt: closed.resumedAt };
+    const { toolCallId: _, argsHash: __, ...decision } = sent;
+    return {
+      ...ask,
+      decision: { ...decision, by: YOU } as NonNullable<typeof ask.decision>,
+      decidedAt: closed.resumedAt,
+    };
   });
   return { ...view, asks, status: 'resumed', outcome: closed.outcome, resumedAt: closed.resumedAt };
 }
 
+/**
+ * What a page opened from a link remembers of the decisions it sent once they closed the pause (kept for the tab, as
+ * the link is): a closed pause is not shown to a link again (§11, 410 without telling why), so a reload says what this
+ * person decided, and when, from the page's own memory.
+ */
+export interface LinkMemory {
+  /** Each ask this page decided: its tool and the decision in words. */
+  decided: Array<{ name: string; decision: string }>;
+  /** When the pause closed. */
+  at: string;
+}
+
+/** What a link's page remembers of `closed`, its own decisions on it. */
+export function linkMemoryOf(closed: PauseView): LinkMemory {
+  const decided = closed.asks
+    .filter((ask) => ask.decision?.by === YOU)
+    .map((ask) => {
+      const words = describeDecision(ask.decision as NonNullable<AskView['decision']>);
+      return { name: ask.name, decision: `${words.charAt(0).toLowerCase()}${words.slice(1)}` };
+    });
+  return { decided, at: closed.resumedAt ?? '' };
+}
+
+/**
+ * The banner of a pause that no longer waits: how it ended, by whom when the view says so, and when — `when` is the
+ * instant to show (as "3 minutes ago") between `lead` and `rest`, absent when the page does not know it (a link told
+ * the pause closed while it was open).
+ */
+export function closedBanner(view: PauseView): { lead: string; when?: string; rest: string } | undefined {
+  const kind = closedKind(view);
+  if (kind === undefined) return undefined;
+  const at = (when: string | undefined) => (when === undefined ? {} : { when });
+  switch (kind) {
+    case 'cancelled': {
+      const by = view.cancelledBy === undefined ? '' : ` by ${principalText(view.cancelledBy)}`;
+      return { lead: `Cancelled${by}`, ...at(view.resumedAt), rest: ': every undecided ask was rejected.' };
+    }
+    case 'expired':
+      return { lead: 'Expired', when: view.expiresAt, rest: ': no decision can be made now.' };
+    case 'resumed':
+      return view.resumedAt === undefined
+        ? { lead: 'Settled', rest: ': every ask was decided.' }
+        : { lead: 'Resumed', when: view.resumedAt, rest: ': every ask was decided.' };
+    default:
+      return { lead: 'This request is closed', rest: '.' };
+  }
+}
+
+/** {@link closedBanner} as one sentence, its instant in words at `nowMs`. */
+export function closedBannerText(view: PauseView, nowMs: number): string | undefined {
+  const banner = closedBanner(view);
+  if (banner === undefined) return undefined;
+  return `${banner.lead}${banner.when === undefined ? '' : ` ${timeSince(banner.when, nowMs)}`}${banner.rest}`;
+}
+
 /** The problems that mean the pause closed before the decision arrived. */
 const CLOSING_CODES = ['already_resumed', 'pause_expired', 'pause_cancelled', 'link_closed'];
+/** How each says the pause ended; `link_closed` does not say (§11). */
+const CLOSED_STATUS: Record<string, 'expired' | 'cancelled' | 'resumed'> = {
+  already_resumed: 'resumed',
+  pause_expired: 'expired',
+  pause_cancelled: 'cancelled',
+};
 
 /** What a refusal of a decision means for the page. */
 export type Refusal =
@@ -153,7 +225,7 @@ export type Refusal =
   | { kind: 'link-invalid'; formError: string }
   | { kind: 'already-decided' }
   | { kind: 'args-changed' }
-  | { kind: 'closed'; status: 'expired' | 'closed'; outcome: Outcome }
+  | { kind: 'closed'; status: 'expired' | 'cancelled' | 'resumed' | 'closed'; outcome: Outcome }
   | { kind: 'attributed'; errors: FieldError[]; formError: string }
   | { kind: 'other'; formError: string };
 
@@ -169,7 +241,7 @@ export function readRefusal(view: PauseView, problem: Problem, decisions: Decisi
   if (CLOSING_CODES.includes(problem.code)) {
     return {
       kind: 'closed',
-      status: problem.code === 'pause_expired' ? 'expired' : 'closed',
+      status: CLOSED_STATUS[problem.code] ?? 'closed',
       outcome: { tone: 'bad', text: problemText(problem) },
     };
   }
@@ -276,16 +348,28 @@ function refusalWords(code: string | undefined, ask: AskView): string | undefine
   }
 }
 
-/** The page's title and words for a pause it could not read. */
-export function loadProblemText(problem: Problem, signedIn: boolean): { title: string; text: string } {
+/**
+ * The page's title and words for a pause it could not read. A closed link's pause is not shown again (§11); what this
+ * page remembers deciding on it (`remembered`, for this tab) is said, with when, at `nowMs`.
+ */
+export function loadProblemText(
+  problem: Problem,
+  signedIn: boolean,
+  remembered?: LinkMemory,
+  nowMs?: number,
+): { title: string; text: string } {
   const closed = problem.code === 'link_closed';
+  const yours =
+    remembered === undefined || remembered.decided.length === 0 || nowMs === undefined
+      ? undefined
+      : `${sentence(`You decided it ${timeSince(remembered.at, nowMs)}: ${remembered.decided.map((ask) => `${ask.name} ${ask.decision}`).join('; ')}`)} It is closed now, and this link opens it no more.`;
   return {
     title: closed ? 'This request is closed' : 'Request',
     text:
       problem.status === 401 && !signedIn
         ? 'This link is not valid. Ask whoever sent it for a new one.'
         : closed
-          ? 'Whatever it asked has been settled, has expired or was cancelled.'
+          ? (yours ?? 'Whatever it asked has been settled, has expired or was cancelled.')
           : problemText(problem),
   };
 }

@@ -1,4 +1,4 @@
-/** Times in words for the person deciding, pure: "3 minutes ago", "in 6 days". */
+/** Times in words for the person deciding, pure: "3 minutes ago", "in 6 days", "just now". */
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['year', 365 * 24 * 3600_000],
@@ -20,6 +20,17 @@ export function relativeTime(iso: string, nowMs: number): string {
     if (Math.abs(delta) >= ms) return format.format(Math.round(delta / ms), unit);
   }
   return 'now';
+}
+
+/**
+ * An instant that has happened (a decision, a pause's creation, its closing) relative to `nowMs`: "3 minutes ago",
+ * never in the future. The page's clock ticks every 30 seconds and the server's may run ahead of the browser's, so an
+ * instant of a moment ago can sit after `nowMs`; that, and anything under a minute, reads "just now".
+ */
+export function timeSince(iso: string, nowMs: number): string {
+  const at = Date.parse(iso);
+  if (!Number.isFinite(at)) return iso;
+  return nowMs - at < 60_000 ? 'just now' : relativeTime(iso, nowMs);
 }
 
 /** "expires in 6 days" or "expired 2 hours ago". */
