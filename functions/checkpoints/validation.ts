@@ -116,7 +116,10 @@ export function checkRun(tenant: unknown, runId: unknown): void {
   }
 }
 
-/** The page size and status of a listing: `limit` checked (1–100), default 20; throws `BadRequestError` otherwise. */
+/**
+ * The page size and status of a listing: `limit` held to `LIMITS.pageSize` (its default when absent); throws
+ * `BadRequestError` otherwise.
+ */
 export function checkListQuery(query: ListPausesQuery): { limit: number; status?: PauseStatus } {
   const tenantProblem = tenantProblemOf(query?.tenant);
   if (tenantProblem) throw new BadRequestError(`${tenantProblem}.`, [{ path: '/tenant', message: tenantProblem }]);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * The frameworks are optional peers (§15): importing `handback`, `handback/local` or one adapter never loads another
  * adapter's framework. Read from the built package (what `exports` names), following its relative imports, so the
- * check is about what Node loads.
+ * check is about what Node loads; `dist/` is the slow project's to build, hence the suffix.
  */
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
