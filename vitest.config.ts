@@ -13,9 +13,12 @@ const live = process.stdout.isTTY === true && !process.env.CI;
 /**
  * Three projects, chosen by the test file's name (the README's "Develop" says which to run when):
  *
- * - `unit` — `*.test.ts`: no global setup; the pure core, the rules on the memory store, handlers on in-memory ports,
- *   the page's pure modules. `npm run test:unit`, `npm run test:watch`.
- * - `store` — `*.store.test.ts`: the embedded DynamoDB-compatible store (dynalite), started once.
+ * - `unit` — `*.test.ts`: the pure core, the rules on the memory store, handlers on in-memory ports, the page's pure
+ *   modules. `npm run test:unit`, `npm run test:watch`. Its one global setup is the inbox's generated module (which the
+ *   API handler imports): an esbuild run of about a second, written only when it changed, so a fresh clone's
+ *   `npm run test:unit` or `npx vitest run <file>` needs no build first.
+ * - `store` — `*.store.test.ts`: the embedded DynamoDB-compatible store (dynalite), started once, and the inbox's
+ *   generated module.
  * - `slow` — `*.slow.test.ts` and the type tests (`*.test-d.ts`): the dist build, the inbox build, browsers, packing,
  *   bundles, synthesis, `npm start` and other child processes.
  *
@@ -45,6 +48,7 @@ export default defineConfig({
           isolate: false,
           pool: 'threads',
           exclude: [STORE, SLOW],
+          globalSetup: ['test/support/inbox-setup.ts'],
           setupFiles: ['test/support/no-processes.ts', 'test/support/no-store.ts'],
         },
       },
@@ -53,7 +57,7 @@ export default defineConfig({
         test: {
           name: 'store',
           include: [STORE],
-          globalSetup: ['test/support/dynalite-setup.ts'],
+          globalSetup: ['test/support/inbox-setup.ts', 'test/support/dynalite-setup.ts'],
           setupFiles: ['test/support/no-processes.ts'],
         },
       },

@@ -3,9 +3,9 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 /**
  * A setup file of the `unit` and `store` projects (`vitest.config.ts`): a test that starts a child process — `npm
  * start`, a bundle's child, esbuild (its service is a process), Chromium — fails at once, naming the project it belongs
- * in. The test projects, by file name: `*.test.ts` is `unit` (no global setup, no store, no process),
- * `*.store.test.ts` is `store` (the embedded store, no process), `*.slow.test.ts` is `slow` (anything). The README's
- * "Develop" says which to run when.
+ * in. The test projects, by file name: `*.test.ts` is `unit` (no store, no process; its one global setup builds the
+ * inbox's module), `*.store.test.ts` is `store` (the embedded store, no process), `*.slow.test.ts` is `slow`
+ * (anything). The README's "Develop" says which to run when.
  */
 
 const processes = createRequire(import.meta.url)('node:child_process') as Record<string, unknown>;
