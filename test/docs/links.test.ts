@@ -2,7 +2,7 @@ import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docPages, exists, headings, links, prose, readPage } from './markdown.ts';
 
-/** The README's budget: a newcomer reads it top to bottom (part three added a two-person walkthrough, three framework snippets and channels). */
+/** The README's budget: a newcomer reads it top to bottom; the reference (cancel and expiry, two people voting, every route) is in docs/. */
 const README_MAX_LINES = 360;
 
 /**
