@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler, { type Method, type Route as MiddyRoute } from '@middy/http-router';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
-import type { SlackAnswer } from '../channels/slack.ts';
+import type { SlackAnswer } from '../channels/slack-clicks.ts';
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { isIdempotencyKey } from '../checkpoints/validation.ts';
@@ -248,10 +248,10 @@ export function createApiHandler(
     resume: async ({ params, body }, { tenant, by }) => {
       const key = { tenant, runId: params.runId, interruptId: body.interruptId, by };
       if (body.decisions === undefined) {
-        const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'http');
+        const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'api');
         return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
       }
-      return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'http'));
+      return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'api'));
     },
     getContinuation: async ({ params, query }, { tenant }) => {
       const continuation = await getContinuation(deps, { tenant, ...params });
@@ -262,7 +262,7 @@ export function createApiHandler(
       return json(200, page.cursor === undefined ? { items: page.items } : page);
     },
     cancel: async ({ params, body }, { tenant, by }) => {
-      const result = await cancelTurn(deps, { tenant, ...params, ...body, by }, 'http');
+      const result = await cancelTurn(deps, { tenant, ...params, ...body, by }, 'api');
       return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
     },
     createLink:

@@ -1,10 +1,6 @@
 import { BadRequestError } from '../errors.ts';
-import { LIMITS, RUN_ID_PATTERN } from '../vocabulary.ts';
+import { LIMITS, RUN_ID_PATTERN, type TriggerVia } from '../vocabulary.ts';
 import type { Actor } from '../wire.ts';
-
-/** The triggers that take resume requests (§6). */
-export type TriggerVia = 'step-functions' | 'sqs' | 'eventbridge';
-
 import * as z from '../zod.ts';
 
 /**
