@@ -32,17 +32,43 @@ export function senderAddress(from: string): string {
   return address;
 }
 
+/** What a channel's `to` is (§14): each channel's own, so a new channel cannot be checked as another's by default. */
+export interface ChannelAddress {
+  /** What is wrong with `to`, or undefined when it is well formed. */
+  problem(to: string): string | undefined;
+  /** `to` as the delivery log names it and a pause's entries are compared: `<channel>:<key>`. */
+  key(to: string): string;
+  /**
+   * Whether an agent's pause may name `to` only inside the deployment's recipient domains (§16): an address that
+   * reaches whomever it names (an email), not a place the deployment set up (a Slack channel its app was invited to).
+   */
+  heldToDomains: boolean;
+}
+
+/** Each channel's addresses. */
+export const CHANNEL_ADDRESSES: Record<ChannelName, ChannelAddress> = {
+  slack: {
+    problem: (to) =>
+      SLACK_CHANNEL_ID.test(to)
+        ? undefined
+        : `to must be a Slack channel id such as C0123456789, got ${JSON.stringify(to.slice(0, 64))}`,
+    key: (to) => to,
+    heldToDomains: false,
+  },
+  email: {
+    problem: (to) =>
+      to.length <= EMAIL_CHARS && EMAIL_ADDRESS.test(to)
+        ? undefined
+        : `to must be an email address, got ${JSON.stringify(to.slice(0, 64))}`,
+    key: (to) => to.toLowerCase(),
+    heldToDomains: true,
+  },
+};
+
 /** What is wrong with `to` for `channel`, or undefined when it is well formed. */
 export function addressProblem(channel: ChannelName, to: unknown): string | undefined {
   if (typeof to !== 'string') return 'to must be a string';
-  if (channel === 'slack') {
-    return SLACK_CHANNEL_ID.test(to)
-      ? undefined
-      : `to must be a Slack channel id such as C0123456789, got ${JSON.stringify(to.slice(0, 64))}`;
-  }
-  return to.length <= EMAIL_CHARS && EMAIL_ADDRESS.test(to)
-    ? undefined
-    : `to must be an email address, got ${JSON.stringify(to.slice(0, 64))}`;
+  return CHANNEL_ADDRESSES[channel].problem(to);
 }
 
 /** The failures of a pause's `notify` (each at its JSON pointer); none when it is absent. */
@@ -114,7 +140,7 @@ export function recipientsOf(
 
 /** An entry as one string, `<channel>:<to>`: how the delivery log names it. */
 export function entryKey(entry: NotifyEntry): string {
-  return `${entry.channel}:${entry.channel === 'email' ? entry.to.toLowerCase() : entry.to}`;
+  return `${entry.channel}:${CHANNEL_ADDRESSES[entry.channel].key(entry.to)}`;
 }
 
 /** A comma-separated list of defaults (`HANDBACK_EMAIL_TO=a@x.com,b@x.com`), each checked like a `notify` entry. */
