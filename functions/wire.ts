@@ -1,7 +1,7 @@
 import {
   ASK_KINDS,
   CHANNEL_NAMES,
-  DECISION_KINDS,
+  type DecisionKind,
   FORMAT_NAMES,
   ON_EXPIRY,
   OUTCOMES,
@@ -95,7 +95,6 @@ export const toolCall = z.object({
 });
 export type ToolCall = z.output<typeof toolCall>;
 
-const [APPROVE, EDIT, REJECT] = DECISION_KINDS;
 /** Edited arguments: a JSON object. */
 const editedArgs = z.record(z.string(), z.unknown());
 /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
@@ -105,12 +104,12 @@ const seen = { argsHash: z.optional(z.string()) };
 export const answerDecision = z.object({ toolCallId: z.string(), answer: z.unknown(), ...seen });
 export type AnswerDecision = z.output<typeof answerDecision>;
 /** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
-export const approveDecision = z.object({ toolCallId: z.string(), decision: z.literal(APPROVE), ...seen });
+export const approveDecision = z.object({ toolCallId: z.string(), decision: z.literal('approve'), ...seen });
 export type ApproveDecision = z.output<typeof approveDecision>;
 /** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
 export const editDecision = z.object({
   toolCallId: z.string(),
-  decision: z.literal(EDIT),
+  decision: z.literal('edit'),
   args: editedArgs,
   ...seen,
 });
@@ -118,42 +117,70 @@ export type EditDecision = z.output<typeof editDecision>;
 /** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
 export const rejectDecision = z.object({
   toolCallId: z.string(),
-  decision: z.literal(REJECT),
+  decision: z.literal('reject'),
   reason: z.optional(z.string()),
   ...seen,
 });
 export type RejectDecision = z.output<typeof rejectDecision>;
-/** What a person settled one ask with (§9). */
-export const decision = z.union([answerDecision, approveDecision, editDecision, rejectDecision]);
-export type Decision = z.output<typeof decision>;
 
 /** A call the agent must now run: approved, or approved with edited arguments (then `args` are the new ones). */
 export const dispatchCall = z.object({ toolCallId: z.string(), name: z.string(), args: z.unknown() });
 export type DispatchCall = z.output<typeof dispatchCall>;
 
-/** A decision without the ask it is for (§9): how it is recorded and shown. */
 const answered = z.object({ answer: z.unknown() });
-const approved = z.object({ decision: z.literal(APPROVE) });
-const edited = z.object({ decision: z.literal(EDIT), args: editedArgs });
-const rejected = z.object({ decision: z.literal(REJECT), reason: z.optional(z.string()) });
-export const decisionBody = z.union([answered, approved, edited, rejected]);
-export type DecisionBody = z.output<typeof decisionBody>;
-
+const approved = z.object({ decision: z.literal('approve') });
+const edited = z.object({ decision: z.literal('edit'), args: editedArgs });
+const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
 /** Who made a recorded decision (§13). */
 const recordedBy = { by: z.optional(principal) };
-/** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
-export const recordedDecisionView = z.union([
-  z.extend(answered, recordedBy),
-  z.extend(approved, recordedBy),
-  z.extend(edited, recordedBy),
-  z.extend(rejected, recordedBy),
-]);
-export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
-
 /** Who voted, and when (§13). */
 const votedBy = { by: principal, at: z.string() };
+
+/**
+ * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,
+ * and as a vote on an ask with a quorum. A kind of `DECISION_KINDS` without its line fails to compile here, and its
+ * shapes join every union below.
+ */
+const DECISIONS = {
+  approve: {
+    request: approveDecision,
+    body: approved,
+    recorded: z.extend(approved, recordedBy),
+    vote: z.extend(approved, votedBy),
+  },
+  edit: {
+    request: editDecision,
+    body: edited,
+    recorded: z.extend(edited, recordedBy),
+    vote: z.extend(edited, votedBy),
+  },
+  reject: {
+    request: rejectDecision,
+    body: rejected,
+    recorded: z.extend(rejected, recordedBy),
+    vote: z.extend(rejected, votedBy),
+  },
+} satisfies {
+  [K in DecisionKind]: Record<'request' | 'body' | 'recorded' | 'vote', z.ZodMiniType<{ decision: K }>>;
+};
+/** One shape of every decision kind, in `DECISIONS`' order. */
+const ofEach = <P extends 'request' | 'body' | 'recorded' | 'vote'>(part: P) =>
+  Object.values(DECISIONS).map((kind) => kind[part]);
+
+/** What a person settled one ask with (§9). */
+export const decision = z.union([answerDecision, ...ofEach('request')]);
+export type Decision = z.output<typeof decision>;
+
+/** A decision without the ask it is for (§9): how it is recorded and shown. */
+export const decisionBody = z.union([answered, ...ofEach('body')]);
+export type DecisionBody = z.output<typeof decisionBody>;
+
+/** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
+export const recordedDecisionView = z.union([z.extend(answered, recordedBy), ...ofEach('recorded')]);
+export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
+
 /** One vote on an ask with a quorum, in the order recorded (§13): an approval's, an edit's or a veto's. */
-export const voteView = z.union([z.extend(approved, votedBy), z.extend(edited, votedBy), z.extend(rejected, votedBy)]);
+export const voteView = z.union(ofEach('vote'));
 export type VoteView = z.output<typeof voteView>;
 
 /** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */

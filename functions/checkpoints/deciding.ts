@@ -7,7 +7,7 @@ import {
   PayloadTooLargeError,
 } from '../errors.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
-import { LIMITS } from '../vocabulary.ts';
+import { LIMITS, unhandled } from '../vocabulary.ts';
 import type { Actor, DecisionBody, JsonSchema } from '../wire.ts';
 import { canonicalJson, sha256 } from './codec.ts';
 import { capitalize, utf8Bytes } from './json.ts';
@@ -21,6 +21,7 @@ import {
   currentArgsHash,
   recorded,
   tallyOf,
+  VOTES,
   voteRefusal,
 } from './who-decides.ts';
 
@@ -209,24 +210,13 @@ export function recordDecisions(
       continue;
     }
     const votes = after.votes?.[match.index] ?? [];
-    const vote: RecordedVote = {
-      body,
-      hash: match.hash,
-      argsHash:
-        body.decision === 'edit'
-          ? argsHashOf(body.args)
-          : body.decision === 'approve'
-            ? currentArgsHash(votes, match.modelHash)
-            : '',
-      by,
-      at,
-    };
+    const vote: RecordedVote = { body, hash: match.hash, argsHash: voteArgsHash(body, votes, match.modelHash), by, at };
     const next = [...votes, vote];
     after.votes = Array.from({ length: record.asks.length }, (_, index) =>
       index === match.index ? next : after.votes?.[index],
     );
     changed = true;
-    if (body.decision === 'reject') {
+    if (VOTES[body.decision] === 'vetoes') {
       after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by };
       continue;
     }
@@ -261,6 +251,20 @@ export function voteCounts(
     counts[ask.toolCallId] = tallyOf(record, index, hashes[index] as string);
   });
   return counts;
+}
+
+/** The arguments a vote is for (`RecordedVote.argsHash`): an edit's own, an approve's the current ones, a veto's none. */
+function voteArgsHash(body: RecordedVote['body'], votes: readonly RecordedVote[], modelHash: string): string {
+  switch (body.decision) {
+    case 'edit':
+      return argsHashOf(body.args);
+    case 'approve':
+      return currentArgsHash(votes, modelHash);
+    case 'reject':
+      return '';
+    default:
+      return unhandled(body, 'decision kind');
+  }
 }
 
 /** The decision a quorum settles on: the newest edit's arguments, or an approve of the model's own. */

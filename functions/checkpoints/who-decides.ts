@@ -13,10 +13,11 @@ import {
   SelfDecisionError,
   UnsupportedRecordError,
 } from '../errors.ts';
-import { isOneOf, LIMITS, PRINCIPAL_KINDS, Status, VIAS } from '../vocabulary.ts';
+import { type DecisionKind, isOneOf, LIMITS, PRINCIPAL_KINDS, Status, VIAS, type Via } from '../vocabulary.ts';
 import type { Actor, Approvers, Decision, NotifyEntry, Principal, RefusalCode, Tally } from '../wire.ts';
 import { canonicalJson, sha256 } from './codec.ts';
 import { capitalize, isPlainObject } from './json.ts';
+import { CHANNEL_ADDRESSES } from './notify.ts';
 import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
 
 /**
@@ -76,9 +77,25 @@ export function identityKeys(principal: Identity): string[] {
   return keys;
 }
 
+/**
+ * Whether a door's people carry subjects of its own, which name their namespace (Slack's `slack:<team>:<user>`), or
+ * an issuer's (a token's `sub`, a trigger's or the library's `by`), keyed `sub:<subject>`.
+ */
+const OWN_SUBJECTS: Record<Via, boolean> = {
+  api: false,
+  link: false,
+  slack: true,
+  'step-functions': false,
+  sqs: false,
+  eventbridge: false,
+  sweep: false,
+  library: false,
+  policy: false,
+};
+
 function subjectKey({ kind, subject, via }: Identity): string {
   if (kind === 'link') return subject.startsWith('email:') ? `email:${foldEmail(subject.slice(6))}` : subject;
-  if (kind === 'service' || via === 'slack') return subject;
+  if (kind === 'service' || OWN_SUBJECTS[via]) return subject;
   return `sub:${subject}`;
 }
 
@@ -171,6 +188,16 @@ export function isArgsHash(hash: string): boolean {
   return hash !== MODEL_ARGS;
 }
 
+/**
+ * What each decision kind is as a vote on an ask with a quorum (§13, §16): it `approves` the current arguments (an
+ * approve), `sets` the arguments and approves them (an edit), or `vetoes` the ask whatever its arguments (a reject).
+ */
+export const VOTES: Record<DecisionKind, 'approves' | 'sets' | 'vetoes'> = {
+  approve: 'approves',
+  edit: 'sets',
+  reject: 'vetoes',
+};
+
 /** The arguments a vote is for, as a hash comparable to `argsHashOf`. */
 function voteArgs(vote: RecordedVote, modelHash: string): string {
   return vote.argsHash === MODEL_ARGS ? modelHash : vote.argsHash;
@@ -180,7 +207,7 @@ function voteArgs(vote: RecordedVote, modelHash: string): string {
 export function currentArgsHash(votes: readonly RecordedVote[] | undefined, modelHash: string): string {
   for (let index = (votes?.length ?? 0) - 1; index >= 0; index--) {
     const vote = votes?.[index] as RecordedVote;
-    if (vote.body.decision === 'edit') return voteArgs(vote, modelHash);
+    if (VOTES[vote.body.decision] === 'sets') return voteArgs(vote, modelHash);
   }
   return modelHash;
 }
@@ -193,7 +220,7 @@ export function countingVoters(votes: readonly RecordedVote[], modelHash: string
   const current = currentArgsHash(votes, modelHash);
   const voters: Principal[] = [];
   for (const vote of votes) {
-    if (vote.body.decision === 'reject' || voteArgs(vote, modelHash) !== current) continue;
+    if (VOTES[vote.body.decision] === 'vetoes' || voteArgs(vote, modelHash) !== current) continue;
     if (voters.some((voter) => samePerson(voter, vote.by))) continue;
     voters.push(vote.by);
   }
@@ -212,7 +239,7 @@ export function tallyOf(record: PauseRecord, index: number, modelHash: string): 
   const votes = record.votes?.[index];
   if (votes !== undefined && votes.length > 0) return { have: countingVoters(votes, modelHash).length, need };
   const decided = record.decisions[index]?.body;
-  const approving = decided !== undefined && !('decision' in decided && decided.decision === 'reject');
+  const approving = decided !== undefined && !('decision' in decided && VOTES[decided.decision] === 'vetoes');
   return { have: approving ? 1 : 0, need };
 }
 
@@ -272,7 +299,7 @@ export function voteRefusal(
  * veto whatever the arguments, and a decision without `argsHash` is taken as it is.
  */
 export function argsRefusal(record: PauseRecord, ask: Ask, decision: Decision, current: string) {
-  if (!('decision' in decision) || decision.decision === 'reject') return undefined;
+  if (!('decision' in decision) || VOTES[decision.decision] === 'vetoes') return undefined;
   if (decision.argsHash === undefined || decision.argsHash === current) return undefined;
   return new ArgsChangedError(record.runId, interruptIdOf(record), ask.toolCallId, current);
 }
@@ -381,7 +408,7 @@ export function checkRecipients(
     });
   });
   pause.notify?.forEach((entry, index) => {
-    if (entry.channel === 'email' && !isInsideDomains(entry.to, domains)) {
+    if (CHANNEL_ADDRESSES[entry.channel].heldToDomains && !isInsideDomains(entry.to, domains)) {
       failures.push({ path: `/notify/${index}/to`, message: outside(entry.to) });
     }
   });

@@ -1,5 +1,5 @@
 import { InvalidAnswerError } from '../errors.ts';
-import { type AskKind, LIMITS } from '../vocabulary.ts';
+import { type AskKind, DECISION_KINDS, isOneOf, LIMITS, unhandled } from '../vocabulary.ts';
 import type { AnswerDecision, ApproveDecision, Decision, DispatchCall, EditDecision, RejectDecision } from '../wire.ts';
 import { listSome, reservedById } from './core.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
@@ -124,27 +124,36 @@ export function plan(
       settled.set(toolCallId, { text: resultText(format, raw.answer, `${at}/answer`), failed: false });
       return;
     }
-    if (decision !== 'approve' && decision !== 'edit' && decision !== 'reject') {
+    if (!isOneOf(DECISION_KINDS, decision)) {
       throw badRequest(
         `decisions[${i}] for ${name} has the unknown decision ${JSON.stringify(decision)}: use approve, edit or reject.`,
         `${at}/decision`,
       );
     }
-    if (decision === 'reject') {
-      settled.set(toolCallId, { text: rejectionText(checkedReason(raw.reason, i, name)), failed: true });
-      return;
+    const approvalOnly = () => {
+      if (ask !== undefined && ask.kind !== 'approval') {
+        throw badRequest(`decisions[${i}]: ${name} is an answer ask; answer or reject it.`, `${at}/decision`);
+      }
+    };
+    // What each kind does to the round: a rejection is the call's result; an approval (edited or not) dispatches it.
+    switch (decision) {
+      case 'reject':
+        settled.set(toolCallId, { text: rejectionText(checkedReason(raw.reason, i, name)), failed: true });
+        return;
+      case 'approve':
+        approvalOnly();
+        approved.set(toolCallId, {});
+        return;
+      case 'edit':
+        approvalOnly();
+        if (ask?.editable === false) {
+          throw invalidAnswer(`decisions[${i}]: ${name} may be approved or rejected, not edited.`, `${at}/args`);
+        }
+        approved.set(toolCallId, { args: checkedArgs(raw.args, i, name) });
+        return;
+      default:
+        unhandled(decision, 'decision kind');
     }
-    if (ask !== undefined && ask.kind !== 'approval') {
-      throw badRequest(`decisions[${i}]: ${name} is an answer ask; answer or reject it.`, `${at}/decision`);
-    }
-    if (decision === 'approve') {
-      approved.set(toolCallId, {});
-      return;
-    }
-    if (ask?.editable === false) {
-      throw invalidAnswer(`decisions[${i}]: ${name} may be approved or rejected, not edited.`, `${at}/args`);
-    }
-    approved.set(toolCallId, { args: checkedArgs(raw.args, i, name) });
   });
   return { settled, approved };
 }
