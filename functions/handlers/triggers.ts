@@ -146,6 +146,13 @@ function correlationOf(input: unknown): Record<string, string> {
   };
 }
 
+/** Each trigger's handler (§6): what its Lambda entry point exports (`functions/handlers/<trigger>.ts`). */
+export const TRIGGER_HANDLERS = {
+  'step-functions': createStepFunctionsHandler,
+  sqs: createSqsHandler,
+  eventbridge: createEventBridgeHandler,
+} satisfies Record<TriggerVia, (deps: TriggerDeps) => unknown>;
+
 /** Milliseconds of the invocation left at which a sweep stops starting new batches. */
 const SWEEP_RESERVE_MS = 10_000;
 
