@@ -1,7 +1,9 @@
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ADAPTER_NAMES } from '../../functions/vocabulary.ts';
+import { ADAPTER_NAMES, VIAS } from '../../functions/vocabulary.ts';
+import { DOOR_ENTRY, ENTRY } from '../../infra/paths.ts';
 import { cyclesOf, entryOf, type Import, importsOf, layersOfDoc, pathExists, sourcesUnder } from './layers.ts';
-import { exists, readPage } from './markdown.ts';
+import { exists, ROOT, readPage } from './markdown.ts';
 
 /** Every path docs/architecture.md names in backticks: a file or folder of the repository. */
 function namedPaths(): string[] {
@@ -132,6 +134,19 @@ describe('each adapter of ADAPTER_NAMES', () => {
       .filter((file) => readPage(file).includes("export * from './every-adapter.ts';"))
       .map((file) => file.replace(/^functions\/adapters\/(.*)\.ts$/, '$1'));
     expect(adapters.sort()).toEqual([...ADAPTER_NAMES].sort());
+  });
+});
+
+/** A door's entry point on AWS (docs/architecture.md, "A door"): one of the stack's, for every door that has one. */
+describe('each door of VIAS', () => {
+  it.each(VIAS)('%s comes in by one of the Lambda entry points, or runs inside another', (via) => {
+    const entry = DOOR_ENTRY[via];
+    if (entry === undefined) {
+      expect(['library', 'policy']).toContain(via);
+      return;
+    }
+    expect(Object.values(ENTRY)).toContain(entry);
+    expect(exists(relative(ROOT, entry))).toBe(true);
   });
 });
 
