@@ -25,6 +25,7 @@ import { ConfigurationError, type HandbackStackProps, resolveChannelSettings, re
 
 export type { HandbackStackProps };
 
+import * as S from '../functions/settings.ts';
 import { SWEEP_EVERY, SweepSchedule } from './sweep-schedule.ts';
 import { HandbackUserPool, INBOX_SCOPES } from './user-pool.ts';
 
@@ -45,7 +46,7 @@ export class HandbackStack extends Stack {
     }
     const logging = { logRetention: settings.logRetention, logRemovalPolicy: settings.removalPolicy };
     // Every function that writes pauses sets their TTL from it: a closed pause's audit trail lives that long.
-    const retention = { HANDBACK_RETENTION_DAYS: String(settings.retentionDays) };
+    const retention = { [S.retentionDays.env]: String(settings.retentionDays) };
 
     const { table } = new CheckpointTable(this, 'Checkpoints', {
       encryptionKey: settings.encryptionKey,
@@ -81,11 +82,13 @@ export class HandbackStack extends Stack {
         description,
         timeout: Duration.seconds(timeoutSeconds),
         environment: {
-          TENANT_CLAIM: settings.tenantClaim,
-          GROUPS_CLAIM: settings.groupsClaim,
+          [S.tenantClaim.env]: settings.tenantClaim,
+          [S.groupsClaim.env]: settings.groupsClaim,
           ...retention,
           // Every function that may pause holds an agent to the deployment's recipient domains (§16).
-          ...(settings.recipientDomains.length === 0 ? {} : { RECIPIENT_DOMAINS: settings.recipientDomains.join(',') }),
+          ...(settings.recipientDomains.length === 0
+            ? {}
+            : { [S.recipientDomains.env]: settings.recipientDomains.join(',') }),
         },
         handoffTarget: handoff.type,
         ...logging,
@@ -98,7 +101,7 @@ export class HandbackStack extends Stack {
     // The API pauses as well as decides; every other resumer only decides, closes and reads.
     const api = resumeFunction('ApiHandler', ENTRY.api, 'Handback HTTP API (payload 2.0)', 29, 'readWrite');
     api.grantSecretRead(linkKey);
-    if (settings.inboxUrl !== undefined) api.function.addEnvironment('INBOX_URL', settings.inboxUrl);
+    if (settings.inboxUrl !== undefined) api.function.addEnvironment(S.inboxUrl.env, settings.inboxUrl);
     const stepFunctionsHandler = resumeFunction(
       'StepFunctionsHandler',
       ENTRY.stepFunctions,
@@ -162,7 +165,7 @@ export class HandbackStack extends Stack {
       ...(settings.inboxUrl === undefined ? {} : { inboxUrl: settings.inboxUrl }),
       ...logging,
     });
-    if (channels.names.length > 0) api.function.addEnvironment('HANDBACK_CHANNELS', channels.names.join(','));
+    if (channels.names.length > 0) api.function.addEnvironment(S.channels.env, channels.names.join(','));
     const resumers = [
       ...channels.deciders,
       api,
@@ -212,7 +215,7 @@ export class HandbackStack extends Stack {
       });
       jwt = { jwtIssuer: userPool.issuer, jwtAudience: userPool.audience };
       // The pool's pre-token trigger puts only verified emails in its access tokens (§16): the API may trust them.
-      api.function.addEnvironment('OWN_USER_POOL_ISSUER', userPool.issuer);
+      api.function.addEnvironment(S.ownUserPoolIssuer.env, userPool.issuer);
     } else {
       jwt = { jwtIssuer: settings.auth.jwtIssuer, jwtAudience: settings.auth.jwtAudience };
     }
@@ -228,8 +231,8 @@ export class HandbackStack extends Stack {
       29,
       'readWrite',
     );
-    if (settings.inboxUrl !== undefined) mcp.function.addEnvironment('INBOX_URL', settings.inboxUrl);
-    if (channels.names.length > 0) mcp.function.addEnvironment('HANDBACK_CHANNELS', channels.names.join(','));
+    if (settings.inboxUrl !== undefined) mcp.function.addEnvironment(S.inboxUrl.env, settings.inboxUrl);
+    if (channels.names.length > 0) mcp.function.addEnvironment(S.channels.env, channels.names.join(','));
     acknowledgeSynchronous(mcp, 'API Gateway invokes it synchronously and returns its errors to the caller');
     const inbox = new HandbackFunction(this, 'InboxHandler', {
       entry: ENTRY.inbox,
@@ -252,10 +255,10 @@ export class HandbackStack extends Stack {
       // The page signs people in with the pool (§13): `GET /inbox/config.json` tells it the issuer, its client and
       // scopes; the token endpoint lives on the managed-login domain, which the page's policy must let it call.
       const inboxClient = userPool.addInboxClient(inboxUrl);
-      inbox.function.addEnvironment('OIDC_ISSUER', userPool.issuer);
-      inbox.function.addEnvironment('OIDC_CLIENT_ID', inboxClient.userPoolClientId);
-      inbox.function.addEnvironment('OIDC_SCOPES', INBOX_SCOPES.join(' '));
-      inbox.function.addEnvironment('OIDC_ENDPOINT_ORIGINS', userPool.signInUrl);
+      inbox.function.addEnvironment(S.jwtIssuer.env, userPool.issuer);
+      inbox.function.addEnvironment(S.oidcClientId.env, inboxClient.userPoolClientId);
+      inbox.function.addEnvironment(S.oidcScopes.env, INBOX_SCOPES.join(' '));
+      inbox.function.addEnvironment(S.oidcEndpointOrigins.env, userPool.signInUrl);
     }
 
     const lifecycle = new LifecycleEvents(this, 'Lifecycle', {

@@ -7,10 +7,11 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { parseDefaults, senderAddress } from '../functions/checkpoints/notify.ts';
 import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
+import { type ContextKeys, SETTINGS } from '../functions/settings.ts';
 import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';
-import { POLICY_CONTEXT, type PolicyBundle, policyBundleOf } from './policies.ts';
+import { type PolicyBundle, policyBundleOf } from './policies.ts';
 
 /**
  * Props of {@link HandbackStack}. Each one may instead come from the context key named in `infra/settings.ts`
@@ -111,49 +112,14 @@ export interface HandbackStackProps extends StackProps {
 
 /**
  * The context keys that configure the stack from `cdk.json` or `-c key=value`, for deployments that do not write
- * their own `app.ts`. A stack prop, when given, wins over its context key.
+ * their own `app.ts`, by the name of their setting in `functions/settings.ts`. A stack prop, when given, wins over its
+ * context key.
  */
-export const CONTEXT = {
-  jwtIssuer: 'handback:jwtIssuer',
-  jwtAudience: 'handback:jwtAudience',
-  tenantClaim: 'handback:tenantClaim',
-  handoff: 'handback:handoff',
-  handoffEventBusName: 'handback:handoffEventBusName',
-  handoffFunctionArn: 'handback:handoffFunctionArn',
-  logRetentionDays: 'handback:logRetentionDays',
-  kmsKeyArn: 'handback:kmsKeyArn',
-  alarmTopicArn: 'handback:alarmTopicArn',
-  pauseExpirySeconds: 'handback:pauseExpirySeconds',
-  eventSource: 'handback:eventSource',
-  removalPolicy: 'handback:removalPolicy',
-  resumeRequestsVia: 'handback:resumeRequestsVia',
-  createUserPool: 'handback:createUserPool',
-  eventBusName: 'handback:eventBusName',
-  notifyEmail: 'handback:notifyEmail',
-  inboxUrl: 'handback:inboxUrl',
-  exampleAgent: 'handback:exampleAgent',
-  requireScopes: 'handback:requireScopes',
-  groupsClaim: 'handback:groupsClaim',
-  groups: 'handback:groups',
-  signInDomainPrefix: 'handback:signInDomainPrefix',
-  agentTenant: 'handback:agentTenant',
-  slackSecretName: 'handback:slackSecretName',
-  slackChannel: 'handback:slackChannel',
-  emailFrom: 'handback:emailFrom',
-  emailIdentity: 'handback:emailIdentity',
-  emailRegion: 'handback:emailRegion',
-  emailTo: 'handback:emailTo',
-  recipientDomains: 'handback:recipientDomains',
-  emailSandbox: 'handback:emailSandbox',
-  resumeEventPrincipals: 'handback:resumeEventPrincipals',
-  exampleAgentTenant: 'handback:exampleAgentTenant',
-  retentionDays: 'handback:retentionDays',
-  emailConfigurationSet: 'handback:emailConfigurationSet',
-  policies: POLICY_CONTEXT.policies,
-  policySchema: POLICY_CONTEXT.schema,
-  policyMode: POLICY_CONTEXT.mode,
-  policyDefault: POLICY_CONTEXT.default,
-} as const;
+export const CONTEXT = Object.fromEntries(
+  Object.entries(SETTINGS).flatMap(([name, setting]) =>
+    'context' in setting && setting.context !== undefined ? [[name, setting.context]] : [],
+  ),
+) as ContextKeys;
 
 /**
  * The issuer older `cdk.json` files shipped with, to mark where the real one goes: synthesis refuses it (and every
@@ -221,7 +187,7 @@ export interface Settings {
   groupsClaim: string;
   /**
    * The recipient domains (§16): an agent names approvers by email, and email recipients, only inside them; every
-   * function that pauses or sends gets them (`RECIPIENT_DOMAINS`). Empty: none.
+   * function that pauses or sends gets them (`HANDBACK_RECIPIENT_DOMAINS`). Empty: none.
    */
   recipientDomains: string[];
   /** The IAM principal ARNs that may put events on the resume bus; empty = none. */
@@ -304,10 +270,10 @@ function handoffFromContext(scope: Construct): HandoffTargetProps | undefined {
         ),
       };
     case 'lambda': {
-      const arn = contextString(scope, CONTEXT.handoffFunctionArn);
+      const arn = contextString(scope, CONTEXT.handoffFunction);
       if (!arn)
         throw new ConfigurationError(
-          `Context ${CONTEXT.handoff}=lambda needs ${CONTEXT.handoffFunctionArn}, the function to invoke.`,
+          `Context ${CONTEXT.handoff}=lambda needs ${CONTEXT.handoffFunction}, the function to invoke.`,
         );
       return { type, function: LambdaFunction.fromFunctionArn(scope, 'HandoffFunction', arn) };
     }

@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parseDefaults, senderAddress } from '../checkpoints/notify.ts';
 import type { EventSink } from '../events/emitter.ts';
 import type { LinkMailer, UseCaseDeps } from '../resume/resume.ts';
 import type { ChannelName } from '../vocabulary.ts';
@@ -14,11 +13,17 @@ import { createSlackCall } from './slack-api.ts';
 export { recipientLinkOf };
 
 /**
- * The channels a local service runs (§14), from its environment: Slack with `HANDBACK_SLACK_BOT_TOKEN` and
- * `HANDBACK_SLACK_SIGNING_SECRET` (both, or neither), at `HANDBACK_SLACK_API_URL`, defaulting to
- * `HANDBACK_SLACK_CHANNEL`; email with `HANDBACK_SMTP_URL` from `HANDBACK_EMAIL_FROM`, defaulting to
- * `HANDBACK_EMAIL_TO` (it needs answer links: `HANDBACK_LINK_SECRET`).
+ * The channels a local service runs (§14), from its settings (`functions/local/config.ts` reads and checks them):
+ * Slack with its bot token and signing secret, email by SMTP (with answer links, which each email carries).
  */
+
+/** The channels (§14) the local service's settings turn on, checked. */
+export interface LocalChannelSettings {
+  /** Slack, by its bot token and signing secret, at its Web API's URL. */
+  slack?: { botToken: string; signingSecret: string; apiUrl: string; defaultChannels: string[] };
+  /** Email by SMTP, from `from`. */
+  email?: { smtpUrl: string; from: string; defaultRecipients: string[] };
+}
 
 /**
  * What the service wires: the configured names, the lifecycle sink, Slack's interactions endpoint, and the mailer of
@@ -31,51 +36,35 @@ export interface ConfiguredChannels {
   deliverLink?: LinkMailer;
 }
 
-/** The channels `env` configures. */
-export function channelsFromEnv(
-  env: NodeJS.ProcessEnv,
+/** The channels the settings turn on. */
+export function channelsOf(
+  settings: LocalChannelSettings,
   options: {
     useCases: UseCaseDeps;
     client: DynamoDBDocumentClient;
     tableName: string;
-    /** `HANDBACK_RECIPIENT_DOMAINS`, parsed (§16). */
+    /** The recipient domains (§16). */
     recipientDomains?: readonly string[];
   },
 ): ConfiguredChannels {
   const log = createDynamoDBDeliveryLog({ client: options.client, tableName: options.tableName });
   const channels: Channel[] = [];
   const configured: ConfiguredChannels = { names: [] };
-  const token = env.HANDBACK_SLACK_BOT_TOKEN;
-  const secret = env.HANDBACK_SLACK_SIGNING_SECRET;
-  if ((token === undefined) !== (secret === undefined)) {
-    throw new Error('Slack needs both HANDBACK_SLACK_BOT_TOKEN and HANDBACK_SLACK_SIGNING_SECRET, or neither.');
-  }
-  if (token !== undefined && secret !== undefined) {
+  if (settings.slack !== undefined) {
     const slack = createSlackChannel({
       useCases: options.useCases,
-      call: createSlackCall(token, env.HANDBACK_SLACK_API_URL ? { apiUrl: env.HANDBACK_SLACK_API_URL } : {}),
+      call: createSlackCall(settings.slack.botToken, { apiUrl: settings.slack.apiUrl }),
       log,
-      signingSecret: secret,
-      defaultChannels: parseDefaults('slack', env.HANDBACK_SLACK_CHANNEL),
+      signingSecret: settings.slack.signingSecret,
+      defaultChannels: settings.slack.defaultChannels,
     });
     channels.push(slack);
     configured.slack = slack;
     configured.names.push('slack');
   }
-  const smtp = env.HANDBACK_SMTP_URL;
-  if (smtp !== undefined && smtp !== '') {
-    checkSmtpUrl(smtp);
-    const from = env.HANDBACK_EMAIL_FROM;
-    if (from === undefined || from === '') throw new Error('Email by HANDBACK_SMTP_URL needs HANDBACK_EMAIL_FROM.');
-    try {
-      senderAddress(from);
-    } catch (error) {
-      throw new Error(`HANDBACK_EMAIL_FROM ${(error as Error).message}.`);
-    }
-    if (options.useCases.links === undefined) {
-      throw new Error('Email carries each recipient’s own answer link: set HANDBACK_LINK_SECRET too.');
-    }
-    const transport = createSmtpTransport(smtp);
+  if (settings.email !== undefined) {
+    const transport = createSmtpTransport(settings.email.smtpUrl);
+    const { from } = settings.email;
     channels.push(
       createEmailChannel({
         useCases: options.useCases,
@@ -83,7 +72,7 @@ export function channelsFromEnv(
         from,
         log,
         link: recipientLinkOf(options.useCases),
-        defaultRecipients: parseDefaults('email', env.HANDBACK_EMAIL_TO),
+        defaultRecipients: settings.email.defaultRecipients,
         ...(options.recipientDomains === undefined ? {} : { recipientDomains: options.recipientDomains }),
       }),
     );
@@ -92,19 +81,4 @@ export function channelsFromEnv(
   }
   if (channels.length > 0) configured.sink = channelSink(channels);
   return configured;
-}
-
-/** Refuses an SMTP URL nodemailer cannot use (it would fail at the first send, or at start with a message of its own). */
-function checkSmtpUrl(url: string): void {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol !== 'smtp:' && protocol !== 'smtps:') {
-    throw new Error(
-      `HANDBACK_SMTP_URL must be an smtp:// or smtps:// URL, such as smtp://127.0.0.1:1025 or smtps://user:password@host:465, not ${JSON.stringify(url.slice(0, 80))}.`,
-    );
-  }
 }

@@ -76,11 +76,11 @@ describe('synthesis without a policy file', () => {
 describe('the bundles’ defines', () => {
   it('say whether a function is bundled with policies, beside its hand-off target, and nothing when not said', () => {
     expect(bundleDefines('sqs', false)).toEqual({
-      'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': '"sqs"',
-      'process.env.HANDBACK_BUNDLED_POLICIES': '"false"',
+      'globalThis.HANDBACK_BUNDLED_HANDOFF_TARGET': '"sqs"',
+      'globalThis.HANDBACK_BUNDLED_POLICIES': '"false"',
     });
-    expect(bundleDefines(undefined, true)).toEqual({ 'process.env.HANDBACK_BUNDLED_POLICIES': '"true"' });
-    expect(bundleDefines('none')).toEqual({ 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': '"none"' });
+    expect(bundleDefines(undefined, true)).toEqual({ 'globalThis.HANDBACK_BUNDLED_POLICIES': '"true"' });
+    expect(bundleDefines('none')).toEqual({ 'globalThis.HANDBACK_BUNDLED_HANDOFF_TARGET': '"none"' });
   });
 });
 
