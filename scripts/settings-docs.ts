@@ -1,19 +1,25 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS, type Setting } from '../functions/settings.ts';
+import { SETTINGS, type Setting, type SettingName } from '../functions/settings.ts';
+import { SETTING_DOCS, type SettingDocs } from '../functions/settings-docs.ts';
 
 /**
- * `npm run docs:settings`: writes the docs' tables of settings from the one table, `functions/settings.ts`:
+ * `npm run docs:settings`: writes the docs' tables of settings from the one table, `functions/settings.ts`, and its
+ * words (`functions/settings-docs.ts`):
  * docs/local.md's environment variables (every setting `npm start` reads), docs/deploy.md's context keys (every
  * setting the stack takes from context or a prop) and the functions' environment (every variable a Lambda function
  * reads, and what sets it). Each table sits between `<!-- settings:<name> -->` and `<!-- /settings:<name> -->`; the
  * rest of each page is its own. `test/docs/configuration.test.ts` holds the committed pages to what this makes.
  */
 
-/** A setting with its name in `SETTINGS`. */
-type Row = Setting & { name: string };
+/** A setting with its name in `SETTINGS` and its words. */
+type Row = Setting & SettingDocs & { name: string };
 
-const ROWS: Row[] = Object.entries(SETTINGS).map(([name, setting]) => ({ name, ...(setting as Setting) }));
+const ROWS: Row[] = Object.entries(SETTINGS).map(([name, setting]) => ({
+  name,
+  ...(setting as Setting),
+  ...SETTING_DOCS[name as SettingName],
+}));
 
 /** A value as the docs show it, in backticks. */
 const code = (value: string | number | boolean) => `\`${value}\``;

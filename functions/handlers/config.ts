@@ -206,4 +206,4 @@ export function lambdaRuntimeOf(env: Environment = process.env) {
 }
 
 /** What Lambda tells this function (`lambdaRuntimeOf` the process's environment). */
-export const lambdaRuntime = lambdaRuntimeOf();
+export const lambdaRuntime = /* @__PURE__ */ lambdaRuntimeOf();
