@@ -8,6 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import * as S from '../functions/settings.ts';
 import {
   CHANNEL_NAMES,
   type ChannelName,
@@ -61,10 +62,10 @@ const DELIVERIES: { [C in ChannelName]: Delivery<C> } = {
     function: (slack, props, channels) => ({
       entry: ENTRY.slackEvents,
       description: 'Handback Slack channel: posts, updates and reminders from the lifecycle events',
-      environment: { INBOX_URL: props.inboxUrl, ...defaultsOf('HANDBACK_SLACK_CHANNEL', slack.defaultChannels) },
+      environment: { [S.inboxUrl.env]: props.inboxUrl, ...defaultsOf(S.slackChannel.env, slack.defaultChannels) },
       grant(handler) {
         const secret = channels.slackSecret as ISecret;
-        handler.grantSecretRead(secret, 'SLACK_SECRET_ID');
+        handler.grantSecretRead(secret, S.slackSecretName.env);
         acknowledgeImportedSecret(handler, secret);
       },
     }),
@@ -74,20 +75,20 @@ const DELIVERIES: { [C in ChannelName]: Delivery<C> } = {
     alarmedQueue: 'EmailChannelDeadLetterQueue',
     function: (email, props) => {
       const sender = {
-        HANDBACK_EMAIL_FROM: email.from,
-        ...(email.region === undefined ? {} : { SES_REGION: email.region }),
-        ...(email.configurationSet === undefined ? {} : { SES_CONFIGURATION_SET: email.configurationSet }),
+        [S.emailFrom.env]: email.from,
+        ...(email.region === undefined ? {} : { [S.emailRegion.env]: email.region }),
+        ...(email.configurationSet === undefined ? {} : { [S.emailConfigurationSet.env]: email.configurationSet }),
       };
       return {
         entry: ENTRY.emailEvents,
         description: 'Handback email channel: one SES email per recipient, with their own answer link',
         environment: {
-          INBOX_URL: props.inboxUrl,
+          [S.inboxUrl.env]: props.inboxUrl,
           ...sender,
-          ...defaultsOf('HANDBACK_EMAIL_TO', email.defaultRecipients),
+          ...defaultsOf(S.emailTo.env, email.defaultRecipients),
           ...((props.recipientDomains ?? []).length === 0
             ? {}
-            : { RECIPIENT_DOMAINS: (props.recipientDomains ?? []).join(',') }),
+            : { [S.recipientDomains.env]: (props.recipientDomains ?? []).join(',') }),
         },
         grant(handler) {
           handler.grantSecretRead(props.linkKey);
@@ -192,13 +193,13 @@ export class HandbackChannels extends Construct {
         timeout: Duration.seconds(10),
         handoffTarget: props.handoff.type,
         environment: {
-          ...(props.inboxUrl === undefined ? {} : { INBOX_URL: props.inboxUrl }),
-          ...defaultsOf('HANDBACK_SLACK_CHANNEL', slack.defaultChannels),
+          ...(props.inboxUrl === undefined ? {} : { [S.inboxUrl.env]: props.inboxUrl }),
+          ...defaultsOf(S.slackChannel.env, slack.defaultChannels),
         },
         ...this.logging(),
       });
       interactions.bindTable(props.table, 'click');
-      interactions.grantSecretRead(this.slackSecret, 'SLACK_SECRET_ID');
+      interactions.grantSecretRead(this.slackSecret, S.slackSecretName.env);
       props.handoff.bind(interactions);
       acknowledgeImportedSecret(interactions, this.slackSecret);
       Validations.of(interactions).acknowledge({

@@ -1,4 +1,5 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
+import { channels as CHANNELS_SETTING } from '../settings.ts';
 import { CHANNEL_NAMES, type ChannelName, isOneOf, LIMITS } from '../vocabulary.ts';
 import type { NotifyEntry } from '../wire.ts';
 
@@ -177,7 +178,7 @@ export function parseChannelNames(value: string | undefined): ChannelName[] {
     .filter((part) => part !== '');
   for (const name of names) {
     if (!isOneOf(CHANNEL_NAMES, name)) {
-      throw new Error(`HANDBACK_CHANNELS names ${JSON.stringify(name)}: use ${CHANNEL_NAMES.join(', ')}.`);
+      throw new Error(`${CHANNELS_SETTING.env} names ${JSON.stringify(name)}: use ${CHANNEL_NAMES.join(', ')}.`);
     }
   }
   return names as ChannelName[];

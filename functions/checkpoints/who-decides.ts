@@ -13,6 +13,7 @@ import {
   SelfDecisionError,
   UnsupportedRecordError,
 } from '../errors.ts';
+import { recipientDomains as RECIPIENT_DOMAINS } from '../settings.ts';
 import { type DecisionKind, isOneOf, LIMITS, PRINCIPAL_KINDS, Status, VIAS, type Via } from '../vocabulary.ts';
 import type { Actor, Approvers, Decision, NotifyEntry, Principal, RefusalCode, Tally } from '../wire.ts';
 import { canonicalJson, sha256 } from './codec.ts';
@@ -398,7 +399,7 @@ export function checkRecipients(
   const failures: AnswerFailure[] = [];
   const outside = (email: string) =>
     domains.length === 0
-      ? `${email} is not allowed: an agent names approvers and email recipients by address only inside the deployment's recipient domains, and this deployment has none (HANDBACK_RECIPIENT_DOMAINS)`
+      ? `${email} is not allowed: an agent names approvers and email recipients by address only inside the deployment's recipient domains, and this deployment has none (${RECIPIENT_DOMAINS.env}, on AWS context ${RECIPIENT_DOMAINS.context})`
       : `${email} is outside the recipient domains (${domains.join(', ')}) an agent may name`;
   pause.asks.forEach((ask, index) => {
     ask.approvers?.emails?.forEach((email, at) => {
