@@ -74,21 +74,18 @@ describe('the docs/durable.md snippet', () => {
   });
 
   const approved = { toolCallId: 'call_1', decision: 'approve' };
+  const edited = { toolCallId: 'call_1', decision: 'edit', args: { amount: 60 } };
+  const rejected = { toolCallId: 'call_1', decision: 'reject', reason: 'No.' };
   it.each([
-    ['approved', approved, 'handoff', { result: [{ amount: 120 }] }],
-    [
-      'edited',
-      { toolCallId: 'call_1', decision: 'edit', args: { amount: 60 } },
-      'handoff',
-      { result: [{ amount: 60 }] },
-    ],
-    ['rejected', { toolCallId: 'call_1', decision: 'reject', reason: 'No.' }, 'handoff', { result: [] }],
-    ['cancelled', {}, 'handoff', { error: 'PauseCancelledError' }],
-    ['approved', approved, 'runner', { result: [{ amount: 120 }] }],
-    ['cancelled', {}, 'runner', { error: 'PauseCancelledError' }],
+    ['approved', 'handoff', approved, { result: [{ amount: 120 }] }],
+    ['edited', 'handoff', edited, { result: [{ amount: 60 }] }],
+    ['rejected', 'handoff', rejected, { result: [] }],
+    ['cancelled', 'handoff', {}, { error: 'PauseCancelledError' }],
+    ['approved', 'runner', approved, { result: [{ amount: 120 }] }],
+    ['cancelled', 'runner', {}, { error: 'PauseCancelledError' }],
   ] as const)(
-    'goes on when the pause is %s, with what people decided, delivered by %s',
-    async (_, decision, delivery, expected) => {
+    'goes on when the pause is %s, with what people decided, the continuation delivered by the %s',
+    async (_, delivery, decision, expected) => {
       const { code, output } = await run(decision, delivery);
       expect({ code, last: lastJson(output) }, output).toEqual({
         code: 0,
