@@ -144,11 +144,25 @@ describe('the TypeScript snippets of the README and the docs', () => {
     },
   );
 
-  it.each(frameworkSnippets.map((snippet) => [`${snippet.page}:${snippet.line}`, snippet] as const))(
-    '%s pauses, a person approves, and the refund runs once for two deliveries, on the store and the client',
-    async (_, snippet) => {
+  // The AI SDK's snippets also on ai 7: the repository's alias of it, through the hook test/adapters/race.slow.test.ts
+  // runs its workers with.
+  const onAi7 = ['--import', join(ROOT, 'test', 'support', 'ai-v7.mjs')];
+  it('runs the AI SDK’s snippets on ai 7 too: under the hook, ai is version 7', async () => {
+    const script = `console.log((await import('ai/package.json', { with: { type: 'json' } })).default.version)`;
+    const { code, stdout } = await run(...onAi7, '--input-type=module', '-e', script);
+    expect({ code, version: stdout.trim() }).toEqual({ code: 0, version: expect.stringMatching(/^7\./) });
+    expect(frameworkSnippets.filter((snippet) => snippet.given === 'ai-sdk').length).toBeGreaterThan(0);
+  });
+  it.each([
+    ...frameworkSnippets.map((snippet) => [`${snippet.page}:${snippet.line}`, '', snippet, []] as const),
+    ...frameworkSnippets
+      .filter((snippet) => snippet.given === 'ai-sdk')
+      .map((snippet) => [`${snippet.page}:${snippet.line}`, ' on ai 7', snippet, onAi7] as const),
+  ])(
+    '%s%s pauses, a person approves, and the refund runs once for two deliveries, on the store and the client',
+    async (_, __, snippet, imports) => {
       const harness = join(ROOT, 'test', 'docs', 'framework-snippets.ts');
-      const { code, output, stdout } = await run(harness, snippet.given as string, fileOf(snippet));
+      const { code, output, stdout } = await run(...imports, harness, snippet.given as string, fileOf(snippet));
       expect({ code }, output).toEqual({ code: 0 });
       // What every framework snippet does, through each backend (snippet-stories.ts).
       expect(JSON.parse(stdout.trim().split('\n').at(-1) ?? '')).toEqual(expectedStory(snippet.given as string));
