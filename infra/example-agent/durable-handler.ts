@@ -9,8 +9,9 @@ import { type DurableContext, withDurableExecution } from '@aws/durable-executio
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { waitForDecision } from '../../functions/adapters/durable.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
 import { requiredSetting, retentionSecondsOf } from '../../functions/handlers/config.ts';
-import { appendResults, createDynamoDBCheckpointStore, LIMITS } from '../../functions/index.ts';
+import { appendResults, LIMITS } from '../../functions/index.ts';
 import { tableName as TABLE_NAME } from '../../functions/settings.ts';
 import { firstTurn, nextTurn, runTool } from './handler.ts';
 

@@ -14,10 +14,10 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
 import { requiredSetting, retentionSecondsOf } from '../../functions/handlers/config.ts';
 import {
   appendResults,
-  createDynamoDBCheckpointStore,
   type DispatchCall,
   type FormatName,
   LIMITS,
