@@ -1,3 +1,4 @@
+import * as channel from './channel.ts';
 import * as claudeHook from './claude-hook.ts';
 import * as claudeResume from './claude-resume.ts';
 import * as mcp from './mcp.ts';
@@ -17,6 +18,7 @@ export interface Command {
 export const COMMANDS = {
   start,
   mcp,
+  channel,
   'claude-hook': claudeHook,
   'claude-resume': claudeResume,
 } as const satisfies Record<string, Command>;
