@@ -29,16 +29,17 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const env = process.env;
-  const [{ StdioServerTransport }, { AGENTS, BackendConfigError, backendFromEnv }, channel, transcript] =
+  const [{ StdioServerTransport }, { AGENTS, BackendConfigError, backendFromEnv }, channel, session, transcript] =
     await Promise.all([
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('../mcp/backend.ts'),
       import('../mcp/channel.ts'),
+      import('../mcp/claude-session.ts'),
       import('../mcp/claude-transcript.ts'),
     ]);
   const log = (line: string) => process.stderr.write(`handback channel: ${line}\n`);
   const sessionId = env.CLAUDE_CODE_SESSION_ID?.trim();
-  if (!channel.isSessionId(sessionId)) {
+  if (!session.isSessionId(sessionId)) {
     log(
       `CLAUDE_CODE_SESSION_ID is ${sessionId === undefined ? 'not set' : `not a Claude Code session id (a UUID): ${sessionId}`}. Claude Code sets it when it starts the channel.`,
     );

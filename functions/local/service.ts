@@ -25,7 +25,7 @@ import { sweepDue } from '../resume/resume.ts';
 import { LIMITS } from '../vocabulary.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import type { IssuerOptions } from './issuer-tokens.ts';
-import { createLocalServer } from './server.ts';
+import { allowedHostsOf, createLocalServer } from './server.ts';
 
 /**
  * The local service: the Lambda's API handler behind a local listener, on the embedded DynamoDB-compatible store
@@ -185,6 +185,7 @@ export async function startLocalService(
   });
   const server = createLocalServer({
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],
+    ...allowedHostsOf(host, optionalEnv(env, 'HANDBACK_ALLOWED_HOSTS')),
     tenantClaim,
     ...(jwtSecret === undefined ? {} : { jwtSecret }),
     ...(auth.issuer === undefined ? {} : { issuer: auth.issuer }),

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { OpenPauseExistsError } from '../errors.ts';
-import { CLAUDE_RUN_PATTERN } from '../vocabulary.ts';
 import type { PauseView } from '../wire.ts';
 import * as z from '../zod.ts';
 import type { HandbackBackend } from './backend.ts';
+import { isSessionId } from './claude-session.ts';
 import { decidedOf, isClosed, permissionPause } from './permission.ts';
 
 /**
@@ -67,11 +67,6 @@ interface Relayed {
   key?: { runId: string; interruptId: string };
   /** `waiting` until a decision is sent (`answered`) or Claude Code no longer waits for it (`withdrawn`). */
   state: 'pausing' | 'waiting' | 'answered' | 'withdrawn';
-}
-
-/** Whether `id` is a Claude Code session id: a UUID. */
-export function isSessionId(id: string | undefined): id is string {
-  return id !== undefined && CLAUDE_RUN_PATTERN.test(`claude-${id}`);
 }
 
 /** A relay for one session. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { OpenPauseExistsError } from '../errors.ts';
-import { RUN_ID_PATTERN } from '../vocabulary.ts';
 import * as z from '../zod.ts';
 import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
 import { forgetDeferred, recordDeferred } from './claude-deferred.ts';
+import { isSessionId } from './claude-session.ts';
 import { lastUserPrompt } from './claude-transcript.ts';
 import { decidedOf, isClosed, pauseUrl, permissionPause, TOOL_USE_ID } from './permission.ts';
 
@@ -20,7 +20,8 @@ import { decidedOf, isClosed, pauseUrl, permissionPause, TOOL_USE_ID } from './p
 
 /** What Claude Code sends a `PreToolUse` hook (the fields read here; others are ignored). */
 const preToolUse = z.object({
-  session_id: z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,121}$/, 'must be a Claude Code session id')),
+  // A UUID (§22): the session id goes into the run's id and, on resume, onto a `claude --resume` command line.
+  session_id: z.string().check(z.refine(isSessionId, 'must be a Claude Code session id (a UUID)')),
   transcript_path: z.optional(z.string()),
   cwd: z.optional(z.string()),
   hook_event_name: z.literal('PreToolUse'),
@@ -86,8 +87,6 @@ async function decide(
   deps: HookDeps,
 ): Promise<PreToolUseOutput> {
   const runId = `claude-${input.session_id}`;
-  if (!RUN_ID_PATTERN.test(runId))
-    return deny(`Session id ${input.session_id} cannot name a run, so the call is denied.`);
   const call = { toolUseId: input.tool_use_id, name: input.tool_name, input: input.tool_input };
   const context = (await lastUserPrompt(input.transcript_path)) ?? `Claude Code session ${input.session_id}`;
   let key: { runId: string; interruptId: string };

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { PauseNotFoundError } from '../errors.ts';
 import type { HandbackBackend } from './backend.ts';
 import { type DeferredSession, forgetDeferred, listDeferred, takeDeferred } from './claude-deferred.ts';
+import { isSessionId, sessionOfRun } from './claude-session.ts';
 import { isClosed } from './permission.ts';
 
 /**
@@ -35,6 +36,15 @@ export interface ResumePass {
 export async function resumeClosedSessions(options: ResumeOptions): Promise<ResumePass> {
   const pass: ResumePass = { resumed: [], failed: [], waiting: [] };
   for (const session of await listDeferred(options.env)) {
+    // A record is a file anyone on the machine may have written: only a session id reaches the command line.
+    if (!isSessionId(session.sessionId) || session.runId !== `claude-${session.sessionId}`) {
+      options.log(
+        `Refused the deferred record of pause ${session.interruptId}: session ${JSON.stringify(session.sessionId)} of run ${JSON.stringify(session.runId)} is not a Claude Code session (a UUID); nothing was started, and the record is forgotten.`,
+      );
+      await forgetDeferred(options.env, session.interruptId);
+      pass.failed.push(String(session.sessionId));
+      continue;
+    }
     let status: string;
     try {
       const view = await options.backend.getPause({ runId: session.runId, interruptId: session.interruptId });
@@ -93,8 +103,30 @@ export async function watchSessions(
   }
 }
 
+/**
+ * Resumes one session the caller names (a hand-off consumer: the run id of a closed pause's pointer) in `cwd`: its
+ * exit code, `not started` when `claude` could not start, or `refused` — for an id that is not a Claude Code
+ * session's, before any process starts.
+ */
+export async function resumeSession(
+  options: Pick<ResumeOptions, 'env' | 'claude' | 'args' | 'log'>,
+  named: { sessionId?: string; runId?: string; cwd: string },
+): Promise<number | 'not started' | 'refused'> {
+  const sessionId = named.runId === undefined ? named.sessionId : sessionOfRun(named.runId);
+  if (!isSessionId(sessionId)) {
+    const given = named.runId === undefined ? `session ${named.sessionId}` : `run ${named.runId}`;
+    options.log(`Refused ${given}: not a Claude Code session (claude-<UUID>, or the UUID); nothing was started.`);
+    return 'refused';
+  }
+  return runResume(options, { sessionId, cwd: named.cwd });
+}
+
 /** `claude -p --resume <session>` in the session's directory: its exit code, or `not started`. */
-function runResume(options: ResumeOptions, session: DeferredSession): Promise<number | 'not started'> {
+function runResume(
+  options: Pick<ResumeOptions, 'env' | 'claude' | 'args' | 'log'>,
+  session: Pick<DeferredSession, 'sessionId' | 'cwd'>,
+): Promise<number | 'not started'> {
+  if (!isSessionId(session.sessionId)) return Promise.resolve('not started');
   return new Promise((resolve) => {
     const child = spawn(options.claude, ['-p', '--resume', session.sessionId, ...options.args], {
       cwd: session.cwd,

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferredDir } from '../../functions/mcp/claude-deferred.ts';
@@ -13,6 +14,7 @@ import {
   greetingSession,
   hookSandbox,
   modelCalling,
+  overHttp,
   permissionSandbox,
   resultsSeen,
   toolUseId,
@@ -26,6 +28,7 @@ import {
  */
 
 const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let handback: Handback;
 
 beforeAll(async () => {
@@ -181,6 +184,23 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
     const [denied] = resultsSeen(standIn);
     expect(denied).toContain(`Handback could not be reached at ${closed}`);
     expect(denied).toContain('fails closed');
+    await standIn.close();
+  });
+
+  it("denies, saying so, with the docs' hook command where the handback package is missing", async () => {
+    const { standIn, sandbox, target } = await greetingSession((standIn) => ({
+      sandbox: hookSandbox(standIn, overHttp(handback)),
+    }));
+    // The settings exactly as docs/claude-code.md gives them, in a project that has not installed handback.
+    const docs = readFileSync(join(ROOT, 'docs', 'claude-code.md'), 'utf8');
+    const settings = /```json\n(\{\n {2}"hooks"[\s\S]*?)\n```/.exec(docs)?.[1] as string;
+    expect(settings).toContain('npx --no-install handback claude-hook');
+    writeFileSync(join(sandbox.cwd, '.claude', 'settings.json'), settings);
+    const result = await runClaude(sandbox, ['-p', 'Write the greeting file']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(target)).toBe(false);
+    const [denied] = resultsSeen(standIn);
+    expect(denied).toContain('Denied: the handback package is missing here (npm install handback)');
     await standIn.close();
   });
 

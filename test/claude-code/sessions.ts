@@ -132,7 +132,7 @@ export function hookSandbox(standIn: MessagesStandIn, env: NodeJS.ProcessEnv) {
 }
 
 /** The hook's environment to reach the service over HTTP with the agent token. */
-const overHttp = (handback: Handback) => ({ HANDBACK_URL: handback.url, HANDBACK_TOKEN: handback.agentToken });
+export const overHttp = (handback: Handback) => ({ HANDBACK_URL: handback.url, HANDBACK_TOKEN: handback.agentToken });
 
 /**
  * A greeting session whose hook reaches the service over HTTP, run once: it defers the Write (nothing written) and
