@@ -91,7 +91,8 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
     const { id, standIn, sandbox, args, target } = await greetingSession((standIn) =>
       permissionSandbox(handback, standIn, 2),
     );
-    const first = await runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
+    const debugLog = join(sandbox.home, 'claude-debug.log');
+    const first = await runClaude(sandbox, ['-p', 'Write the greeting file', ...args, '--debug-file', debugLog]);
     // Claude Code stops the turn on interrupt: the call denied, no further model request.
     expect(first.result).toMatchObject({
       is_error: true,
@@ -100,6 +101,11 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
     });
     expect(existsSync(target)).toBe(false);
     expect(standIn.requests).toHaveLength(1);
+    // While it waited, the server offered the pause's inbox page by URL-mode elicitation (§22), which Claude Code
+    // declares; in print mode it has no one to show it to. The deny's message is Claude Code's to drop on interrupt.
+    const debug = readFileSync(debugLog, 'utf8');
+    expect(debug).toContain('Elicitation request received in print mode: mode=url');
+    expect(debug).toContain('SDK permission prompt deny+interrupt: tool=Write');
     const pause = await handback.person.waitingPause(`mcp-${id}`);
     expect(pause.status).toBe('paused');
     expect((await handback.person.decide(pause, { decision: 'approve' })).status).toBe(200);
