@@ -1,5 +1,6 @@
 import * as channel from './channel.ts';
 import * as claudeHook from './claude-hook.ts';
+import * as claudePending from './claude-pending.ts';
 import * as claudeResume from './claude-resume.ts';
 import * as mcp from './mcp.ts';
 import * as start from './start.ts';
@@ -21,4 +22,5 @@ export const COMMANDS = {
   channel,
   'claude-hook': claudeHook,
   'claude-resume': claudeResume,
+  'claude-pending': claudePending,
 } as const satisfies Record<string, Command>;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 import { OpenPauseExistsError } from '../errors.ts';
 import * as z from '../zod.ts';
 import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
@@ -88,7 +89,10 @@ async function decide(
 ): Promise<PreToolUseOutput> {
   const runId = `claude-${input.session_id}`;
   const call = { toolUseId: input.tool_use_id, name: input.tool_name, input: input.tool_input };
-  const context = (await lastUserPrompt(input.transcript_path)) ?? `Claude Code session ${input.session_id}`;
+  const project = input.cwd ? basename(input.cwd) || input.cwd : undefined;
+  const context =
+    (await lastUserPrompt(input.transcript_path)) ??
+    `A Claude Code session${project === undefined ? '' : ` in ${project}`}`;
   let key: { runId: string; interruptId: string };
   try {
     key = await pauseOrMeet(
@@ -97,7 +101,12 @@ async function decide(
         runId,
         context,
         prompt: `Claude Code wants to run ${input.tool_name}.`,
-        metadata: { source: 'claude-code', sessionId: input.session_id, ...(input.cwd ? { cwd: input.cwd } : {}) },
+        // §22: the person deciding sees where the session works: its directory, and the project (its name).
+        metadata: {
+          source: 'claude-code',
+          sessionId: input.session_id,
+          ...(input.cwd === undefined || project === undefined ? {} : { cwd: input.cwd, project }),
+        },
       }),
     );
   } catch (error) {

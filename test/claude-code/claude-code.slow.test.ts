@@ -210,26 +210,38 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
     await standIn.close();
   });
 
-  it('is resumed by handback claude-resume once its pause is decided, once', async () => {
+  it('is resumed by handback claude-resume once its pause is decided, once, telling each state on stderr and listed by claude-pending while it waits', async () => {
     const { standIn, sandbox, target, sessionId: session } = await deferredGreeting(handback);
     const records = deferredDir(sandbox.env);
     expect(readdirSync(records)).toHaveLength(1);
 
-    const resume = () =>
-      run(process.execPath, [HANDBACK_BIN, 'claude-resume', '--claude', claudeBinary()], {
-        env: sandbox.env,
-        cwd: sandbox.home,
-      });
-    await resume();
+    const bin = (command: string, args: string[] = []) =>
+      run(process.execPath, [HANDBACK_BIN, command, ...args], { env: sandbox.env, cwd: sandbox.home });
+    const resume = () => bin('claude-resume', ['--claude', claudeBinary()]);
+    const pause = await handback.person.waitingPause(`claude-${session}`);
+    const page = `${handback.url}/inbox?run=claude-${session}&pause=${pause.interruptId}`;
+    const waiting = await resume();
+    expect(waiting.stderr).toBe(
+      `handback claude-resume: session ${session}: waiting for a decision (Write, pause ${pause.interruptId} at ${page})\n`,
+    );
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(records)).toHaveLength(1);
+    const [call] = JSON.parse((await bin('claude-pending', ['--json'])).stdout);
+    expect(call).toMatchObject({ sessionId: session, toolName: 'Write', state: 'waiting', url: page });
+    expect((await bin('claude-pending')).stdout).toBe(
+      `${call.deferredAt}  Write  waiting for a decision  session ${session}  in ${sandbox.cwd}  pause ${pause.interruptId}  ${page}\n`,
+    );
 
-    const pause = await handback.person.waitingPause(`claude-${session}`);
     expect((await handback.person.decide(pause, { decision: 'approve' })).status).toBe(200);
     const { stderr } = await resume();
-    expect(stderr).toContain(`resuming session ${session}`);
+    expect(stderr.split('\n').filter(Boolean)).toEqual([
+      `handback claude-resume: session ${session}: decided (pause ${pause.interruptId} is resumed)`,
+      `handback claude-resume: session ${session}: resuming (claude -p --resume ${session} in ${sandbox.cwd})`,
+      `handback claude-resume: session ${session}: ran (claude -p --resume ${session} exited 0)`,
+    ]);
     expect(readFileSync(target, 'utf8')).toBe('hi\n');
     expect(readdirSync(records)).toEqual([]);
+    expect((await bin('claude-pending')).stdout).toBe('No deferred Claude Code calls on this machine.\n');
 
     writeFileSync(target, 'changed since\n');
     await resume();
@@ -241,6 +253,40 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
       { authorization: `Bearer ${handback.agentToken}` },
     );
     expect(claim.body).toMatchObject({ claimed: false });
+    await standIn.close();
+  });
+
+  it('tells "deferred again" when the resumed session defers its next call', async () => {
+    const [first, second] = [toolUseId(), toolUseId()];
+    const standIn = await startMessagesStandIn(() => []);
+    const sandbox = hookSandbox(standIn, overHttp(handback));
+    const write = (id: string, name: string) => ({
+      type: 'tool_use' as const,
+      id,
+      name: 'Write',
+      input: { file_path: join(sandbox.cwd, name), content: `${name}\n` },
+    });
+    standIn.setScript((request) => {
+      const ids = toolResults(request).map((block) => block.tool_use_id);
+      if (ids.length === 0) return [write(first, 'one.txt')];
+      if (ids.includes(first)) return [write(second, 'two.txt')];
+      return [{ type: 'text', text: 'Both written.' }];
+    });
+    const deferred = await runClaude(sandbox, ['-p', 'Write both files']);
+    expect(deferred.result).toMatchObject({ stop_reason: 'tool_deferred', deferred_tool_use: { id: first } });
+    const session = deferred.result?.session_id as string;
+    const pause = await handback.person.waitingPause(`claude-${session}`);
+    expect((await handback.person.decide(pause, { decision: 'approve' })).status).toBe(200);
+    const { stderr } = await run(process.execPath, [HANDBACK_BIN, 'claude-resume', '--claude', claudeBinary()], {
+      env: sandbox.env,
+      cwd: sandbox.home,
+    });
+    expect(readFileSync(join(sandbox.cwd, 'one.txt'), 'utf8')).toBe('one.txt\n');
+    const next = await handback.person.waitingPause(`claude-${session}`);
+    expect(next.asks[0]).toMatchObject({ toolCallId: second });
+    expect(stderr.split('\n').filter(Boolean).at(-1)).toBe(
+      `handback claude-resume: session ${session}: deferred again (Write, pause ${next.interruptId})`,
+    );
     await standIn.close();
   });
 });

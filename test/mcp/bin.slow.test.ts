@@ -24,13 +24,14 @@ async function handback(
 }
 
 describe('the handback bin', () => {
-  it('lists mcp, channel, claude-hook and claude-resume in --help, each with its summary', async () => {
+  it('lists mcp, channel, claude-hook, claude-resume and claude-pending in --help, each with its summary', async () => {
     const { code, stdout } = await handback(['--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^ {2}mcp +MCP server over stdio/m);
     expect(stdout).toMatch(/^ {2}channel +Claude Code channel/m);
     expect(stdout).toMatch(/^ {2}claude-hook +Claude Code PreToolUse hook/m);
     expect(stdout).toMatch(/^ {2}claude-resume +Resumes each deferred Claude Code session/m);
+    expect(stdout).toMatch(/^ {2}claude-pending +Lists the Claude Code calls the hook deferred/m);
   });
 
   it.each([
@@ -38,6 +39,7 @@ describe('the handback bin', () => {
     ['channel', /Usage: handback channel[\s\S]*claude\/channel\/permission[\s\S]*answered at the terminal or closed/],
     ['claude-hook', /Usage: handback claude-hook[\s\S]*"defer"[\s\S]*fail closed/],
     ['claude-resume', /Usage: handback claude-resume[\s\S]*--watch[\s\S]*claude -p --resume <session>/],
+    ['claude-pending', /Usage: handback claude-pending \[--json\][\s\S]*tool_deferred/],
   ])('prints the help of %s', async (command, help) => {
     const { code, stdout } = await handback([command, '--help']);
     expect(code).toBe(0);
@@ -50,6 +52,7 @@ describe('the handback bin', () => {
     [['channel', 'extra'], /takes no arguments/],
     [['claude-resume', '--interval', 'soon'], /--interval soon must be a number/],
     [['claude-resume', '--nope'], /Unknown option/],
+    [['claude-pending', '--nope'], /Unknown option/],
   ])('refuses %j with exit 2, saying why', async (args, why) => {
     const { code, stderr } = await handback(args);
     expect(code).toBe(2);

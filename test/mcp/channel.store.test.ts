@@ -190,7 +190,11 @@ describe('handback channel', () => {
     await claude.ask('secon');
     const second = await claude.pauseOf('secon');
     const withdrawn = await store().getPause({ tenant: TENANT, runId: first.runId, interruptId: first.interruptId });
-    expect(withdrawn).toMatchObject({ status: 'cancelled', cancelledBy: { kind: 'agent', subject: 'claude-code' } });
+    expect(withdrawn).toMatchObject({
+      status: 'cancelled',
+      cancelledBy: { kind: 'agent', subject: 'claude-code' },
+      cancelReason: ANSWERED_ELSEWHERE,
+    });
     const continuation = await store().getContinuation({
       tenant: TENANT,
       runId: first.runId,

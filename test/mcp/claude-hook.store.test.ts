@@ -48,7 +48,7 @@ function input(
   return JSON.stringify({
     session_id: session,
     transcript_path: join(tmpdir(), 'no-transcript.jsonl'),
-    cwd: '/work/project',
+    cwd: '/home/dev/shop',
     permission_mode: 'default',
     hook_event_name: 'PreToolUse',
     tool_name: 'Write',
@@ -79,14 +79,14 @@ describe('handback claude-hook', () => {
       status: 'paused',
       asks: [{ toolCallId: id, kind: 'approval', name: 'Write', args: { file_path: 'a.txt', content: 'hi' } }],
       pausedBy: { kind: 'agent', subject: 'claude-code' },
-      context: { user: `Claude Code session ${session}` },
-      metadata: { source: 'claude-code', sessionId: session, cwd: '/work/project' },
+      context: { user: 'A Claude Code session in shop' },
+      metadata: { source: 'claude-code', sessionId: session, cwd: '/home/dev/shop', project: 'shop' },
     });
     expect((await listDeferred(env)).find((record) => record.interruptId === interruptId)).toMatchObject({
       sessionId: session,
       runId,
       toolUseId: id,
-      cwd: '/work/project',
+      cwd: '/home/dev/shop',
     });
   });
 
