@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // The AWS SDK warns once per process that its releases after January 2027 need Node 22; the tests start a dozen
 // processes (workers, services, a packed consumer), each printing those nine lines. AWS's own switch turns it off
@@ -50,7 +50,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           isolate: false,
           pool: 'threads',
-          exclude: [STORE, SLOW],
+          // The defaults too: a test folder's own packages (test/mcp/conformance/node_modules) hold others' tests.
+          exclude: [...configDefaults.exclude, STORE, SLOW],
           globalSetup: ['test/support/inbox-setup.ts'],
           setupFiles: ['test/support/no-processes.ts', 'test/support/no-store.ts'],
         },

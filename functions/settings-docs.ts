@@ -20,6 +20,11 @@ export interface SettingDocs {
 export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
   port: { description: 'the listening port (`0` = a free one)' },
   host: { description: 'the listening address (`0.0.0.0` for every interface)' },
+  allowedHosts: {
+    description:
+      'more host names the service answers to, comma-separated: on a loopback address (and wherever this is set) it answers only requests whose `Host`, and `Origin` when sent, is `localhost`, `127.0.0.1`, `[::1]` or one of these (any port), else 403 — so a web page cannot reach it by DNS rebinding (§22)',
+    unset: 'none',
+  },
   dataDir: {
     description:
       'keep the embedded store on disk in this directory (LevelDB): a restart, even after `kill -9`, loses nothing',

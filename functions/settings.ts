@@ -45,6 +45,7 @@ const LAMBDA = ['lambda'] as const;
 
 export const port = { env: 'PORT', read: LOCAL, type: 'integer', default: 3000 } as const;
 export const host = { env: 'HOST', read: LOCAL, type: 'string', default: '127.0.0.1' } as const;
+export const allowedHosts = { env: 'HANDBACK_ALLOWED_HOSTS', read: LOCAL, type: 'list' } as const;
 export const dataDir = { env: 'HANDBACK_DATA_DIR', read: LOCAL, type: 'path' } as const;
 export const dynamodbEndpoint = { env: 'DYNAMODB_ENDPOINT', read: BOTH, type: 'url' } as const;
 export const tableName = {
@@ -356,6 +357,7 @@ export const removalPolicy = {
 export const SETTINGS = {
   port,
   host,
+  allowedHosts,
   dataDir,
   dynamodbEndpoint,
   tableName,

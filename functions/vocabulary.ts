@@ -96,6 +96,8 @@ export const LIMITS = {
 // `.` and `..` match the contract's character class but cannot travel in a URL path (they are dot segments, which
 // clients and API Gateway normalise away), so no run may be named by them.
 export const RUN_ID_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._:-]{1,128}$/;
+/** A Claude Code session's run (§22): `claude-<session id>`, the id a UUID — all of it that reaches a `claude` command line. */
+export const CLAUDE_RUN_PATTERN = /^claude-(?<session>[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$/i;
 
 /** The statuses a pause may show, in the order the API lists them. */
 export const PAUSE_STATUSES = ['paused', 'resumed', 'expired', 'cancelled'] as const;

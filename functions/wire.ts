@@ -304,6 +304,8 @@ export const pauseView = z.object({
   pausedBy: z.optional(principal),
   /** Who cancelled it (§13). */
   cancelledBy: z.optional(principal),
+  /** Why it was cancelled, as the canceller said (§10), shown where people decide (§22). */
+  cancelReason: z.optional(z.string()),
   /** The principal that paused it may not decide it (§13). */
   fourEyes: z.optional(z.literal(true)),
   createdAt: z.string(),

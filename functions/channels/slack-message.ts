@@ -157,7 +157,7 @@ function statusLine(view: PauseView): string {
     case 'expired':
       return '*Expired* — no one decided in time';
     case 'cancelled':
-      return '*Cancelled*';
+      return view.cancelReason === undefined ? '*Cancelled*' : `*Cancelled* — ${escapeMrkdwn(view.cancelReason)}`;
     default:
       return `*${escapeMrkdwn(view.status)}*`;
   }

@@ -1,7 +1,15 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import { readPauseAsksWith, roundContext } from '../rehydrate/core.ts';
 import type { MessageFormat } from '../rehydrate/formats/format.ts';
-import { ASK_KINDS, FORMAT_NAMES, isOneOf, LIMITS, ON_EXPIRY, type OnExpiry } from '../vocabulary.ts';
+import {
+  ASK_KINDS,
+  CLAUDE_RUN_PATTERN,
+  FORMAT_NAMES,
+  isOneOf,
+  LIMITS,
+  ON_EXPIRY,
+  type OnExpiry,
+} from '../vocabulary.ts';
 import type { Principal } from '../wire.ts';
 import type { AskInput, PauseInput } from './checkpoint-store.ts';
 import { isPlainObject, jsonBytes, shown } from './json.ts';
@@ -78,6 +86,12 @@ export function checkPauseInput(
   const tenantProblem = tenantProblemOf(input.tenant);
   if (tenantProblem) fail('/tenant', tenantProblem);
   if (!isRunId(input.runId)) fail('/runId', runIdProblem(input.runId));
+  // §22: a Claude Code run's id reaches a `claude --resume` command line; only a session id (a UUID) may.
+  else if (input.runId.startsWith('claude-') && !CLAUDE_RUN_PATTERN.test(input.runId))
+    fail(
+      '/runId',
+      `a run id beginning with claude- must be claude-<session id, a UUID>, got ${JSON.stringify(input.runId)}`,
+    );
   const asks = askInputs(input, fail);
   const expiresInSeconds = input.expiresInSeconds ?? LIMITS.expiresInSeconds.default;
   const { min, max } = LIMITS.expiresInSeconds;

@@ -72,6 +72,7 @@ export function toPauseView(
     view.continuationId = record.closing.continuationId;
     view.outcome = record.closing.outcome;
     if (record.closing.outcome === 'cancelled' && record.closing.by !== undefined) view.cancelledBy = record.closing.by;
+    if (record.closing.outcome === 'cancelled' && record.closing.reason) view.cancelReason = record.closing.reason;
   }
   if (record.fourEyes === true) view.fourEyes = true;
   return view;

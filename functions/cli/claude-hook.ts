@@ -15,8 +15,10 @@ Reads the hook's JSON on stdin and prints its decision on stdout (hookSpecificOu
 If Handback cannot be reached, or is not configured, the call is denied (fail closed), saying so.
 
 Settings (.claude/settings.json), the matcher naming the tools people decide:
-  {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|Bash",
-     "hooks": [{"type": "command", "command": "npx handback claude-hook"}]}]}}
+  {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|Bash", "hooks": [{"type": "command",
+     "command": "npx --no-install handback claude-hook || { echo 'Denied: the handback package is missing here (npm install handback), or its hook failed.' >&2; exit 2; }"}]}]}}
+--no-install runs the handback this project installed, never a package fetched by name; without it, exit 2
+makes Claude Code deny the call with that message.
 
 Environment: HANDBACK_URL and HANDBACK_TOKEN (an agent token), or DYNAMODB_ENDPOINT with
 TABLE_NAME and HANDBACK_TENANT; HANDBACK_INBOX_URL; HANDBACK_STATE_DIR (default ~/.handback: where deferred

@@ -7,14 +7,19 @@ export const summary = 'Resumes each deferred Claude Code session once its pause
 
 /** `handback claude-resume --help`. */
 export const help = `Usage: handback claude-resume [--watch] [--interval <seconds>] [--claude <command>] [-- <claude arguments>]
+       handback claude-resume --run <claude-run id> | --session <session id>   [--claude <command>]
 
 For each session the hook (handback claude-hook) deferred on this machine whose pause has closed (decided,
 cancelled or expired), runs once, in the session's directory:
   claude -p --resume <session> [<claude arguments>]
 The hook, run again by that resume, answers the decision. Sessions still waiting are left for the next pass.
+With --run or --session it resumes that one session, in the current directory (a hand-off consumer's loop).
+A session id is a UUID (a run id claude-<UUID>): anything else is refused before any claude process starts.
 
   --watch             keep going: a pass every --interval seconds until stopped (Ctrl-C)
   --interval <s>      seconds between passes with --watch (default 5)
+  --run <run id>      resume the session of this run (claude-<session>), from a hand-off pointer's runId
+  --session <id>      resume this session
   --claude <command>  the Claude Code command (default: claude)
 
 Environment: as handback claude-hook (HANDBACK_URL and HANDBACK_TOKEN, or a store; HANDBACK_STATE_DIR).
@@ -22,12 +27,18 @@ On AWS, the same hand-off is a consumer of the stack's hand-off queue: see docs/
 
 /** One pass, or passes until stopped with --watch; 1 when a resume failed. */
 export async function run(argv: string[]): Promise<number> {
-  let values: { watch?: boolean; interval?: string; claude?: string };
+  let values: { watch?: boolean; interval?: string; claude?: string; run?: string; session?: string };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
       args: argv,
-      options: { watch: { type: 'boolean' }, interval: { type: 'string' }, claude: { type: 'string' } },
+      options: {
+        watch: { type: 'boolean' },
+        interval: { type: 'string' },
+        claude: { type: 'string' },
+        run: { type: 'string' },
+        session: { type: 'string' },
+      },
       allowPositionals: true,
     }));
   } catch (error) {
@@ -40,6 +51,26 @@ export async function run(argv: string[]): Promise<number> {
       `handback claude-resume: --interval ${values.interval} must be a number of seconds above 0.\n`,
     );
     return 2;
+  }
+  const log = (line: string) => process.stderr.write(`handback claude-resume: ${line}\n`);
+  if (values.run !== undefined || values.session !== undefined) {
+    if (values.watch || (values.run !== undefined && values.session !== undefined)) {
+      process.stderr.write(
+        'handback claude-resume: --run and --session name one session, without --watch; see --help.\n',
+      );
+      return 2;
+    }
+    const { resumeSession } = await import('../mcp/claude-resume.ts');
+    const named = {
+      cwd: process.cwd(),
+      ...(values.run === undefined ? {} : { runId: values.run }),
+      ...(values.session === undefined ? {} : { sessionId: values.session }),
+    };
+    const code = await resumeSession(
+      { env: process.env, claude: values.claude ?? 'claude', args: positionals, log },
+      named,
+    );
+    return code === 'refused' ? 2 : code === 'not started' ? 1 : code;
   }
   const [{ AGENTS, BackendConfigError, backendFromEnv }, { resumeClosedSessions, watchSessions }] = await Promise.all([
     import('../mcp/backend.ts'),
@@ -57,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
     backend,
     claude: values.claude ?? 'claude',
     args: positionals,
-    log: (line: string) => process.stderr.write(`handback claude-resume: ${line}\n`),
+    log,
   };
   try {
     if (!values.watch) return (await resumeClosedSessions(options)).failed.length === 0 ? 0 : 1;

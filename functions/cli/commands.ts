@@ -1,4 +1,6 @@
+import * as channel from './channel.ts';
 import * as claudeHook from './claude-hook.ts';
+import * as claudePending from './claude-pending.ts';
 import * as claudeResume from './claude-resume.ts';
 import * as mcp from './mcp.ts';
 import * as start from './start.ts';
@@ -17,6 +19,8 @@ export interface Command {
 export const COMMANDS = {
   start,
   mcp,
+  channel,
   'claude-hook': claudeHook,
   'claude-resume': claudeResume,
+  'claude-pending': claudePending,
 } as const satisfies Record<string, Command>;

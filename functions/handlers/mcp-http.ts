@@ -1,7 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { HandbackBackend } from '../mcp/backend.ts';
 import { createHandbackMcpServer } from '../mcp/server.ts';
-import { getContinuation, getPause, pauseTurn, type UseCaseDeps } from '../resume/resume.ts';
+import { cancelTurn, getContinuation, getPause, pauseTurn, type UseCaseDeps } from '../resume/resume.ts';
 import type { ApiEvent, ApiResult, Caller, RouteHandlers } from './http-api.ts';
 
 /**
@@ -44,9 +44,11 @@ function useCaseBackend(
   deps: UseCaseDeps,
   { tenant, by }: Caller,
   inboxUrl: string,
-): Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'inboxUrl'> {
+): Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'cancel' | 'inboxUrl'> {
   return {
     pause: (input) => pauseTurn(deps, { ...input, tenant, by }, { inboxUrl }),
+    // A task the client cancels (§22) withdraws its pause, as the caller: the HTTP route's cancel.
+    cancel: (input) => cancelTurn(deps, { ...input, tenant, by }, 'api'),
     getPause: (key) => getPause(deps, { ...key, tenant }, { by }),
     getContinuation: (key) => getContinuation(deps, { ...key, tenant }),
     inboxUrl,

@@ -50,6 +50,8 @@ export interface LocalAuth {
 /** Everything the local service reads from its environment, checked. */
 export interface LocalSettings {
   host: string;
+  /** More host names than the loopback ones that the service answers to (§22). */
+  allowedHosts: string | undefined;
   port: number;
   auth: LocalAuth;
   tenantClaim: string;
@@ -96,6 +98,7 @@ export function localSettings(env: Environment = process.env): LocalSettings {
   const endpoint = text(S.dynamodbEndpoint);
   return {
     host: text(S.host) ?? S.host.default,
+    allowedHosts: text(S.allowedHosts),
     port: listeningPort(text(S.port) ?? String(S.port.default)),
     auth: localAuth(env, jwtSecret),
     tenantClaim: text(S.tenantClaim) ?? S.tenantClaim.default,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import { ErrorCode } from '../errors.ts';
 import { EdgeCode, HttpProblem, problemResponse } from '../handlers/problem.ts';
 import { isOpenRequest } from '../handlers/routes.ts';
 import { LIMITS } from '../vocabulary.ts';
@@ -12,7 +13,8 @@ import { type Claims, localContext, toPayloadV2, writeResult } from './payload-v
  * API Gateway's part too: with an issuer or a JWT secret it is the JWT authorizer, verifying `Authorization: Bearer`
  * tokens (RSA-signed by the issuer's keys, as API Gateway does; HS256 with the secret) on the routes that need one,
  * answering 401 itself for a missing or invalid token, and passing the claims of a valid
- * one; without a secret, every request is the single tenant `default`.
+ * one; without a secret, every request is the single tenant `default`. Given the host names it answers to, it refuses
+ * every request addressed to another (§22: DNS rebinding), whatever its route.
  */
 
 /** The API handler, as the local service calls it. */
@@ -34,6 +36,63 @@ export interface LocalServerOptions {
   tenantClaim?: string;
   /** Where an error outside the handler is logged. */
   onError?: (error: unknown) => void;
+  /**
+   * The host names requests must be addressed to (`Host`, and `Origin` when sent), any port: a page from another site
+   * that reaches the listener by DNS rebinding names its own host and is refused. Unset: any host.
+   */
+  allowedHosts?: readonly string[];
+}
+
+/** The names a loopback listener answers to (§22), before `HANDBACK_ALLOWED_HOSTS` adds others. */
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
+
+/**
+ * Why a request is not for this listener, or undefined when it is: its `Host` (a name, any port) must be one of
+ * `allowed`, and so must its `Origin`'s host when it sends one (a browser does on every cross-site request, and
+ * sends `null` from a sandbox or a file, which matches nothing). Names compare case-insensitively.
+ */
+export function hostRefusal(
+  headers: { host?: string | undefined; origin?: string | undefined },
+  allowed: readonly string[],
+): string | undefined {
+  const names = new Set(allowed.map((name) => name.toLowerCase()));
+  const host = hostName(headers.host);
+  const listed = `${[...names].join(', ')}`;
+  if (host === undefined || !names.has(host)) {
+    return `This service answers only requests addressed to ${listed} (any port), not Host ${JSON.stringify(headers.host ?? '')}: a page of another site cannot reach it. HANDBACK_ALLOWED_HOSTS adds names.`;
+  }
+  if (headers.origin !== undefined) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(headers.origin).hostname.toLowerCase();
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined || !names.has(origin)) {
+      return `This service answers only pages of ${listed} (any port), not Origin ${JSON.stringify(headers.origin)}. HANDBACK_ALLOWED_HOSTS adds names.`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The host names the listener answers to (§22): on a loopback address, or with `HANDBACK_ALLOWED_HOSTS` (names,
+ * comma-separated), `localhost`, `127.0.0.1` and `[::1]` and those names; elsewhere without it, any (a service a
+ * developer binds to all addresses is reached by names only they know).
+ */
+export function allowedHostsOf(host: string, extra: string | undefined): { allowedHosts?: string[] } {
+  const names = (extra ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const loopback = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
+  return loopback || names.length > 0 ? { allowedHosts: [...LOOPBACK_HOSTS, ...names] } : {};
+}
+
+/** A `Host` header's name without its port (`[::1]` keeps its brackets), lowercased. */
+function hostName(host: string | undefined): string | undefined {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:\s[\]]+)(?::\d{1,5})?$/.exec(host?.trim() ?? '');
+  return match?.[1]?.toLowerCase();
 }
 
 /** Bodies past this are refused before reaching the handler (its own pause limit is 6 MB). */
@@ -55,6 +114,10 @@ export function createLocalServer(options: LocalServerOptions): Server {
   return createServer((request, response) => {
     const context = localContext(crypto.randomUUID());
     const serve = async () => {
+      // Before anything else, on every route: a request for another host changes nothing and learns nothing.
+      const refusal =
+        options.allowedHosts === undefined ? undefined : hostRefusal(request.headers, options.allowedHosts);
+      if (refusal !== undefined) throw new HttpProblem(403, ErrorCode.Forbidden, refusal);
       const body = await readBody(request);
       const claims = authOff ? { [tenantClaim]: LIMITS.defaultTenant } : await authorize(request, keys);
       const event = toPayloadV2(request, body, claims);

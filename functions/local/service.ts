@@ -21,7 +21,7 @@ import { sweepDue } from '../resume/resume.ts';
 import * as S from '../settings.ts';
 import { type Environment, localSettings, MIN_JWT_SECRET_BYTES, quietAwsSdk, StartError } from './config.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
-import { createLocalServer } from './server.ts';
+import { allowedHostsOf, createLocalServer } from './server.ts';
 
 /**
  * The local service: the Lambda's API handler behind a local listener, on the embedded DynamoDB-compatible store
@@ -145,6 +145,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
   });
   const server = createLocalServer({
     handler: handler as Parameters<typeof createLocalServer>[0]['handler'],
+    ...allowedHostsOf(host, settings.allowedHosts),
     tenantClaim,
     ...(auth.jwtSecret === undefined ? {} : { jwtSecret: auth.jwtSecret }),
     ...(auth.issuer === undefined ? {} : { issuer: { issuer: auth.issuer, audiences: auth.audiences } }),

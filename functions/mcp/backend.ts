@@ -1,5 +1,6 @@
 import { createHandbackClient } from '../client/client.ts';
 import type {
+  ClientCancelInput,
   ClientClaimInput,
   ClientContinuation,
   ClientContinuationKey,
@@ -12,11 +13,11 @@ import { LIMITS } from '../vocabulary.ts';
 import type { Actor, ClaimResult, PauseView } from '../wire.ts';
 
 /**
- * Where the coding-agent commands (§18: `handback mcp`, `handback claude-hook`, `handback claude-resume`) reach
- * Handback, as an agent would: a Handback service by URL (`HANDBACK_URL`, `HANDBACK_TOKEN`, through
- * `handback/client`), or, without a URL, a store of their own on the same table as the service people decide in
- * (`DYNAMODB_ENDPOINT` and `TABLE_NAME`: DynamoDB Local, or the stack's table by its regional endpoint), through the library's
- * store. Both do the same: pause, read, claim a closed pause's hand-off.
+ * Where the coding-agent commands (§18, §22: `handback mcp`, `handback channel`, `handback claude-hook`,
+ * `handback claude-resume`) reach Handback, as an agent would: a Handback service by URL (`HANDBACK_URL`,
+ * `HANDBACK_TOKEN`, through `handback/client`), or, without a URL, a store of their own on the same table as the
+ * service people decide in (`DYNAMODB_ENDPOINT` and `TABLE_NAME`: DynamoDB Local, or the stack's table by its regional
+ * endpoint), through the library's store. Both do the same: pause, read, cancel, claim a closed pause's hand-off.
  */
 
 /** What the commands need of Handback. */
@@ -29,6 +30,8 @@ export interface HandbackBackend {
   getContinuation(key: ClientContinuationKey): Promise<ClientContinuation>;
   /** Claims a closed pause's hand-off (§18): true for the first claimant and its retries. */
   claim(input: ClientClaimInput): Promise<ClaimResult>;
+  /** Cancels an open pause with a reason (§10), as the agent that made it. */
+  cancel(input: ClientCancelInput): Promise<unknown>;
   /** The inbox page where people decide, when it is known. */
   inboxUrl?: string;
   /** Where this backend is, for messages: the service's URL, or the store's. */
@@ -80,6 +83,7 @@ export async function backendFromEnv(
       getPause: (key) => client.getPause(key),
       getContinuation: (key) => client.getContinuation(key),
       claim: (input) => client.claim(input),
+      cancel: (input) => client.cancel(input),
       inboxUrl: inboxUrl ?? `${url.replace(/\/+$/, '')}/inbox`,
       where: url,
       close: async () => {},

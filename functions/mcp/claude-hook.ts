@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 import { OpenPauseExistsError } from '../errors.ts';
-import { RUN_ID_PATTERN } from '../vocabulary.ts';
 import * as z from '../zod.ts';
 import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
 import { forgetDeferred, recordDeferred } from './claude-deferred.ts';
+import { isSessionId } from './claude-session.ts';
 import { lastUserPrompt } from './claude-transcript.ts';
 import { decidedOf, isClosed, pauseUrl, permissionPause, TOOL_USE_ID } from './permission.ts';
 
@@ -20,7 +21,8 @@ import { decidedOf, isClosed, pauseUrl, permissionPause, TOOL_USE_ID } from './p
 
 /** What Claude Code sends a `PreToolUse` hook (the fields read here; others are ignored). */
 const preToolUse = z.object({
-  session_id: z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,121}$/, 'must be a Claude Code session id')),
+  // A UUID (§22): the session id goes into the run's id and, on resume, onto a `claude --resume` command line.
+  session_id: z.string().check(z.refine(isSessionId, 'must be a Claude Code session id (a UUID)')),
   transcript_path: z.optional(z.string()),
   cwd: z.optional(z.string()),
   hook_event_name: z.literal('PreToolUse'),
@@ -86,10 +88,11 @@ async function decide(
   deps: HookDeps,
 ): Promise<PreToolUseOutput> {
   const runId = `claude-${input.session_id}`;
-  if (!RUN_ID_PATTERN.test(runId))
-    return deny(`Session id ${input.session_id} cannot name a run, so the call is denied.`);
   const call = { toolUseId: input.tool_use_id, name: input.tool_name, input: input.tool_input };
-  const context = (await lastUserPrompt(input.transcript_path)) ?? `Claude Code session ${input.session_id}`;
+  const project = input.cwd ? basename(input.cwd) || input.cwd : undefined;
+  const context =
+    (await lastUserPrompt(input.transcript_path)) ??
+    `A Claude Code session${project === undefined ? '' : ` in ${project}`}`;
   let key: { runId: string; interruptId: string };
   try {
     key = await pauseOrMeet(
@@ -98,7 +101,12 @@ async function decide(
         runId,
         context,
         prompt: `Claude Code wants to run ${input.tool_name}.`,
-        metadata: { source: 'claude-code', sessionId: input.session_id, ...(input.cwd ? { cwd: input.cwd } : {}) },
+        // §22: the person deciding sees where the session works: its directory, and the project (its name).
+        metadata: {
+          source: 'claude-code',
+          sessionId: input.session_id,
+          ...(input.cwd === undefined || project === undefined ? {} : { cwd: input.cwd, project }),
+        },
       }),
     );
   } catch (error) {

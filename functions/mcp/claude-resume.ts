@@ -2,26 +2,33 @@ import { spawn } from 'node:child_process';
 import { PauseNotFoundError } from '../errors.ts';
 import type { HandbackBackend } from './backend.ts';
 import { type DeferredSession, forgetDeferred, listDeferred, takeDeferred } from './claude-deferred.ts';
-import { isClosed } from './permission.ts';
+import { isSessionId, sessionOfRun } from './claude-session.ts';
+import { isClosed, pauseUrl } from './permission.ts';
 
 /**
  * `handback claude-resume` (§18): the local hand-off of Claude Code's durable loop. It reads the sessions the hook
  * deferred on this machine (`claude-deferred.ts`), and for each whose pause has closed — decided, cancelled or
  * expired — runs `claude -p --resume <session>` once, in the session's own directory; the hook, run again by that
- * resume, answers the decision. With `--watch` it does so every few seconds until stopped. On AWS the same hand-off
- * is a consumer of the stack's hand-off queue (docs/claude-code.md).
+ * resume, answers the decision. With `--watch` it does so every few seconds until stopped, telling each session's
+ * state once as it changes (§22): waiting for a decision, decided, resuming, ran, deferred again. On AWS the same
+ * hand-off is a consumer of the stack's hand-off queue (docs/claude-code.md).
  */
+
+/** A deferred session's states, as `claude-resume` tells them. */
+export type SessionState = 'waiting for a decision' | 'decided' | 'resuming' | 'ran' | 'deferred again' | 'failed';
 
 /** How sessions are resumed. */
 export interface ResumeOptions {
   env: NodeJS.ProcessEnv;
-  backend: Pick<HandbackBackend, 'getPause'>;
+  backend: Pick<HandbackBackend, 'getPause' | 'inboxUrl'>;
   /** The Claude Code command. */
   claude: string;
   /** More arguments for each resume, after `-p --resume <session>`. */
   args: readonly string[];
   /** Where progress is told. */
   log: (line: string) => void;
+  /** The state last told per pause, so that passes after the first tell only what changed. @default a new map */
+  told?: Map<string, SessionState>;
 }
 
 /** What one pass did, by session id. */
@@ -34,11 +41,29 @@ export interface ResumePass {
 /** One pass: resumes each recorded session whose pause has closed, once; the others wait for the next pass. */
 export async function resumeClosedSessions(options: ResumeOptions): Promise<ResumePass> {
   const pass: ResumePass = { resumed: [], failed: [], waiting: [] };
+  const told = options.told ?? new Map<string, SessionState>();
+  const tell = (session: DeferredSession, state: SessionState, detail: string) => {
+    if (told.get(session.interruptId) === state) return;
+    told.set(session.interruptId, state);
+    options.log(`session ${session.sessionId}: ${state} (${detail})`);
+  };
   for (const session of await listDeferred(options.env)) {
+    // A record is a file anyone on the machine may have written: only a session id reaches the command line.
+    if (!isSessionId(session.sessionId) || session.runId !== `claude-${session.sessionId}`) {
+      options.log(
+        `Refused the deferred record of pause ${session.interruptId}: session ${JSON.stringify(session.sessionId)} of run ${JSON.stringify(session.runId)} is not a Claude Code session (a UUID); nothing was started, and the record is forgotten.`,
+      );
+      await forgetDeferred(options.env, session.interruptId);
+      pass.failed.push(String(session.sessionId));
+      continue;
+    }
     let status: string;
     try {
       const view = await options.backend.getPause({ runId: session.runId, interruptId: session.interruptId });
       if (!isClosed(view)) {
+        const where =
+          options.backend.inboxUrl === undefined ? '' : ` at ${pauseUrl(options.backend.inboxUrl, session)}`;
+        tell(session, 'waiting for a decision', `${session.toolName}, pause ${session.interruptId}${where}`);
         pass.waiting.push(session.sessionId);
         continue;
       }
@@ -56,7 +81,8 @@ export async function resumeClosedSessions(options: ResumeOptions): Promise<Resu
     const taken = await takeDeferred(options.env, session.interruptId);
     // Another resumer took it first.
     if (taken === undefined) continue;
-    options.log(`Pause ${session.interruptId} is ${status}: resuming session ${session.sessionId} in ${session.cwd}`);
+    tell(session, 'decided', `pause ${session.interruptId} is ${status}`);
+    tell(session, 'resuming', `claude -p --resume ${session.sessionId} in ${session.cwd}`);
     const outcome = await runResume(options, session);
     if (outcome === 'not started') {
       await taken.release();
@@ -64,11 +90,18 @@ export async function resumeClosedSessions(options: ResumeOptions): Promise<Resu
       continue;
     }
     await taken.done();
-    if (outcome === 0) pass.resumed.push(session.sessionId);
-    else {
-      options.log(`claude -p --resume ${session.sessionId} exited ${outcome}`);
+    if (outcome !== 0) {
+      tell(session, 'failed', `claude -p --resume ${session.sessionId} exited ${outcome}`);
       pass.failed.push(session.sessionId);
+      continue;
     }
+    // The resume's hook may have deferred the session's next call: a new record of the same session.
+    const again = (await listDeferred(options.env)).find(
+      (other) => other.sessionId === session.sessionId && other.interruptId !== session.interruptId,
+    );
+    if (again === undefined) tell(session, 'ran', `claude -p --resume ${session.sessionId} exited 0`);
+    else tell(session, 'deferred again', `${again.toolName}, pause ${again.interruptId}`);
+    pass.resumed.push(session.sessionId);
   }
   return pass;
 }
@@ -77,8 +110,9 @@ export async function resumeClosedSessions(options: ResumeOptions): Promise<Resu
 export async function watchSessions(
   options: ResumeOptions & { intervalMs: number; signal: AbortSignal },
 ): Promise<void> {
+  const told = options.told ?? new Map<string, SessionState>();
   while (!options.signal.aborted) {
-    await resumeClosedSessions(options);
+    await resumeClosedSessions({ ...options, told });
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, options.intervalMs);
       options.signal.addEventListener(
@@ -93,8 +127,30 @@ export async function watchSessions(
   }
 }
 
+/**
+ * Resumes one session the caller names (a hand-off consumer: the run id of a closed pause's pointer) in `cwd`: its
+ * exit code, `not started` when `claude` could not start, or `refused` — for an id that is not a Claude Code
+ * session's, before any process starts.
+ */
+export async function resumeSession(
+  options: Pick<ResumeOptions, 'env' | 'claude' | 'args' | 'log'>,
+  named: { sessionId?: string; runId?: string; cwd: string },
+): Promise<number | 'not started' | 'refused'> {
+  const sessionId = named.runId === undefined ? named.sessionId : sessionOfRun(named.runId);
+  if (!isSessionId(sessionId)) {
+    const given = named.runId === undefined ? `session ${named.sessionId}` : `run ${named.runId}`;
+    options.log(`Refused ${given}: not a Claude Code session (claude-<UUID>, or the UUID); nothing was started.`);
+    return 'refused';
+  }
+  return runResume(options, { sessionId, cwd: named.cwd });
+}
+
 /** `claude -p --resume <session>` in the session's directory: its exit code, or `not started`. */
-function runResume(options: ResumeOptions, session: DeferredSession): Promise<number | 'not started'> {
+function runResume(
+  options: Pick<ResumeOptions, 'env' | 'claude' | 'args' | 'log'>,
+  session: Pick<DeferredSession, 'sessionId' | 'cwd'>,
+): Promise<number | 'not started'> {
+  if (!isSessionId(session.sessionId)) return Promise.resolve('not started');
   return new Promise((resolve) => {
     const child = spawn(options.claude, ['-p', '--resume', session.sessionId, ...options.args], {
       cwd: session.cwd,

@@ -1,4 +1,6 @@
 import { open } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { LIMITS } from '../vocabulary.ts';
 
 /**
@@ -61,4 +63,14 @@ function promptOf(line: string): string | undefined {
             .join('\n')
         : '';
   return text.trim() === '' ? undefined : text.trim();
+}
+
+/**
+ * Where Claude Code keeps a session's transcript, for a process that is not told (a channel server is given the
+ * session's id and project directory only): `<config dir>/projects/<the directory, every character but letters and
+ * digits a dash>/<session>.jsonl`, the config dir `CLAUDE_CONFIG_DIR` or `~/.claude`.
+ */
+export function transcriptPathOf(env: NodeJS.ProcessEnv, projectDir: string, sessionId: string): string {
+  const config = env.CLAUDE_CONFIG_DIR?.trim() || join(env.HOME?.trim() || homedir(), '.claude');
+  return join(config, 'projects', projectDir.replace(/[^A-Za-z0-9]/g, '-'), `${sessionId}.jsonl`);
 }

@@ -22,19 +22,40 @@ export interface PermissionCall {
 /** A tool call id a pause takes as its ask's `toolCallId` and in its run's name: what the Messages API's ids are. */
 export const TOOL_USE_ID = /^[A-Za-z0-9_-]{1,120}$/;
 
-/** The pause of a permission request: the call as an `anthropic` round after `context`, one approval ask on it. */
+/**
+ * The pause of a permission request: the call as an `anthropic` round after `context` (with what the agent `said`
+ * before it, when given), one approval ask on it — not editable where only allow or deny can go back.
+ */
 export function permissionPause(
   call: PermissionCall,
-  options: { runId: string; context: string; prompt: string; metadata?: Record<string, unknown> },
+  options: {
+    runId: string;
+    context: string;
+    prompt: string;
+    said?: string;
+    editable?: false;
+    metadata?: Record<string, unknown>;
+  },
 ): ClientPauseInput {
+  const said = options.said === undefined || options.said === '' ? [] : [{ type: 'text', text: options.said }];
   return {
     runId: options.runId,
     format: 'anthropic',
     messages: [
       { role: 'user', content: options.context },
-      { role: 'assistant', content: [{ type: 'tool_use', id: call.toolUseId, name: call.name, input: call.input }] },
+      {
+        role: 'assistant',
+        content: [...said, { type: 'tool_use', id: call.toolUseId, name: call.name, input: call.input }],
+      },
     ],
-    asks: [{ toolCallId: call.toolUseId, kind: 'approval', prompt: options.prompt }],
+    asks: [
+      {
+        toolCallId: call.toolUseId,
+        kind: 'approval',
+        prompt: options.prompt,
+        ...(options.editable === undefined ? {} : { editable: options.editable }),
+      },
+    ],
     ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
     // The same call asked again meets its own pause: the same key and body return it, open or closed (§5).
     idempotencyKey: call.toolUseId,

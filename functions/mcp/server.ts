@@ -4,23 +4,30 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type CreateTaskResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientPauseInput } from '../client/types.ts';
+import type { PauseView } from '../wire.ts';
 import * as z from '../zod.ts';
 import { type HandbackBackend, pauseOrMeet } from './backend.ts';
-import { decidedOf, isClosed, type PermissionCall, permissionPause, stillWaiting } from './permission.ts';
+import { decidedOf, isClosed, pauseUrl, permissionPause, stillWaiting } from './permission.ts';
+import { pauseTaskStore, type TaskRef, taskOf } from './tasks.ts';
 import { askPersonInput, requestPermissionInput, TOOLS } from './tools.ts';
 import { waitForClose } from './wait.ts';
 
 /**
- * Handback's MCP server (§18): the SDK's low-level `Server` with the two tools of `tools.ts`, over any transport
+ * Handback's MCP server (§18, §22): the SDK's low-level `Server` with the two tools of `tools.ts`, over any transport
  * (stdio for `handback mcp`, Streamable HTTP for `POST /mcp`). Each call pauses through the backend as the agent
- * would (the client, the store, or the API's own use cases), waits for people with progress notifications, and
- * answers what the pause's closing decided — or, past its wait, that the pause still waits.
+ * would (the client, the store, or the API's own use cases) and answers what the pause's closing decided. How it
+ * waits is the client's to say: a call made as a task answers at once with the task (`tasks.ts`), which the client
+ * polls; any other call waits here, with progress notifications and, for a client that takes URL-mode elicitation,
+ * the pause's inbox page offered to the person at the keyboard — and past its wait answers that the pause still
+ * waits.
  */
 
 /** The server's name and version in `initialize`. */
@@ -28,8 +35,8 @@ export const SERVER_INFO = { name: 'handback', version: '0.1.0' } as const;
 
 /** What the tools run on. */
 export interface McpServerDeps {
-  /** Where pauses are made and read. */
-  backend: Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'inboxUrl'>;
+  /** Where pauses are made, read and (a task the client cancels) cancelled. */
+  backend: Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'cancel' | 'inboxUrl'>;
   /** How long one call waits for people, in milliseconds. */
   waitMs: number;
   /** Between two reads of the pause. @default 1000 */
@@ -40,24 +47,39 @@ export interface McpServerDeps {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** One tool call, made into a pause: the pause to make, and how its closing is answered. */
+interface Planned {
+  tool: TaskRef['tool'];
+  pause: ClientPauseInput;
+  /** How the caller asks again for the decision (for "still waits" messages). */
+  askAgain: string;
+}
+
 /** A server with Handback's tools; connect it to a transport. */
 export function createHandbackMcpServer(deps: McpServerDeps): Server {
+  const answerOf = (ref: TaskRef, view: PauseView) => answer(deps, ref.tool, view);
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
+    taskStore: pauseTaskStore({ backend: deps.backend, answerOf }),
     instructions:
-      'request_permission asks a person whether a tool call may run (Claude Code: --permission-prompt-tool mcp__handback__request_permission); ask_person asks a person a question. Both wait for people and may be asked again with the same id.',
+      'request_permission asks a person whether a tool call may run (Claude Code: --permission-prompt-tool mcp__handback__request_permission); ask_person asks a person a question. Both wait for people and may be asked again with the same id; as tasks they answer at once and are polled.',
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOLS] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args = {} } = request.params;
+    const { name, arguments: args = {}, task } = request.params;
+    let planned: Planned;
     switch (name) {
       case 'request_permission': {
         const parsed = z.safeParse(requestPermissionInput, args);
-        return parsed.success ? requestPermission(deps, parsed.data, extra) : invalid(parsed.error);
+        if (!parsed.success) return invalid(parsed.error);
+        planned = permissionPlan(parsed.data);
+        break;
       }
       case 'ask_person': {
         const parsed = z.safeParse(askPersonInput, args);
-        return parsed.success ? askPerson(deps, parsed.data, extra) : invalid(parsed.error);
+        if (!parsed.success) return invalid(parsed.error);
+        planned = askPlan(parsed.data);
+        break;
       }
       default:
         throw new McpError(
@@ -65,66 +87,38 @@ export function createHandbackMcpServer(deps: McpServerDeps): Server {
           `Tool ${name} not found: this server has ${TOOLS.map((tool) => tool.name).join(', ')}.`,
         );
     }
+    if (task !== undefined) return asTask(deps, planned);
+    return waitHere(deps, server, planned, extra);
   });
   return server;
 }
 
-/** Claude Code's permission prompt: allow with the decided input, deny with why, or deny and interrupt past the wait. */
-async function requestPermission(
-  deps: McpServerDeps,
-  args: z.infer<typeof requestPermissionInput>,
-  extra: Extra,
-): Promise<CallToolResult> {
-  const call: PermissionCall = {
-    toolUseId: args.tool_use_id ?? `hb_${randomUUID().replaceAll('-', '')}`,
-    name: args.tool_name,
-    input: args.input,
-  };
-  let answer: Record<string, unknown>;
-  try {
-    const key = await pauseOrMeet(
-      deps.backend,
-      permissionPause(call, {
-        runId: `mcp-${call.toolUseId}`,
-        context: args.prompt ?? `An agent asks permission to run ${call.name}.`,
-        prompt: args.prompt ?? `Allow ${call.name}?`,
+/** `request_permission`'s pause: Claude Code's permission prompt as one approval ask in run `mcp-<tool_use_id>`. */
+function permissionPlan(args: z.infer<typeof requestPermissionInput>): Planned {
+  const toolUseId = args.tool_use_id ?? `hb_${randomUUID().replaceAll('-', '')}`;
+  return {
+    tool: 'request_permission',
+    pause: permissionPause(
+      { toolUseId, name: args.tool_name, input: args.input },
+      {
+        runId: `mcp-${toolUseId}`,
+        context: args.prompt ?? `An agent asks permission to run ${args.tool_name}.`,
+        prompt: args.prompt ?? `Allow ${args.tool_name}?`,
         metadata: { source: 'mcp', tool: 'request_permission' },
-      }),
-    );
-    const view = await waitForClose(() => deps.backend.getPause(key), waitOptions(deps, extra, key));
-    if (!isClosed(view)) {
-      const askAgain = 'call request_permission again with the same tool_use_id to get the decision.';
-      answer = {
-        behavior: 'deny',
-        message: stillWaiting(key, { ...inbox(deps), askAgain }),
-        interrupt: true,
-      };
-    } else {
-      const continuation =
-        view.continuationId === undefined
-          ? undefined
-          : await deps.backend.getContinuation({ runId: key.runId, continuationId: view.continuationId });
-      answer = decidedOf(view, call.toolUseId, continuation);
-    }
-  } catch (error) {
-    // Fail closed: a request Handback could not record or read lets nothing run.
-    answer = { behavior: 'deny', message: `Denied: Handback could not be asked (${describe(error)}).` };
-  }
-  // One text block and no structured content: Claude Code takes a permission prompt's answer from exactly that.
-  return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+      },
+    ),
+    askAgain: 'call request_permission again with the same tool_use_id to get the decision.',
+  };
 }
 
-/** One `answer` ask: the person's answer, or an error saying why there is none (yet). */
-async function askPerson(
-  deps: McpServerDeps,
-  args: z.infer<typeof askPersonInput>,
-  extra: Extra,
-): Promise<CallToolResult> {
+/** `ask_person`'s pause: one `answer` ask in run `mcp-ask-<ask_id>`. */
+function askPlan(args: z.infer<typeof askPersonInput>): Planned {
   const askId = args.ask_id ?? randomUUID();
   const toolCallId = `ask_${askId}`.slice(0, 120);
   const input = { question: args.question, ...(args.schema === undefined ? {} : { schema: args.schema }) };
-  try {
-    const key = await pauseOrMeet(deps.backend, {
+  return {
+    tool: 'ask_person',
+    pause: {
       runId: `mcp-ask-${askId}`,
       format: 'anthropic',
       messages: [
@@ -141,26 +135,118 @@ async function askPerson(
       ],
       metadata: { source: 'mcp', tool: 'ask_person' },
       idempotencyKey: toolCallId,
-    });
-    const view = await waitForClose(() => deps.backend.getPause(key), waitOptions(deps, extra, key));
-    if (!isClosed(view)) {
-      const askAgain = `call ask_person again with ask_id "${askId}" to get the answer.`;
-      return failed(stillWaiting(key, { ...inbox(deps), askAgain }));
-    }
-    const decision = view.asks[0]?.decision;
-    if (view.status === 'resumed' && decision !== undefined && 'answer' in decision) {
-      const answer = { answer: decision.answer };
-      return { content: [{ type: 'text', text: JSON.stringify(decision.answer) }], structuredContent: answer };
-    }
-    const continuation =
-      view.continuationId === undefined
-        ? undefined
-        : await deps.backend.getContinuation({ runId: key.runId, continuationId: view.continuationId });
-    const decided = decidedOf(view, toolCallId, continuation);
-    return failed(decided.behavior === 'deny' ? decided.message : 'The person gave no answer.');
+    },
+    askAgain: `call ask_person again with ask_id "${askId}" to get the answer.`,
+  };
+}
+
+/** A task-augmented call (§22): the pause made, the task that is it answered at once; the client polls it. */
+async function asTask(deps: McpServerDeps, planned: Planned): Promise<CreateTaskResult> {
+  let key: { runId: string; interruptId: string };
+  try {
+    key = await pauseOrMeet(deps.backend, planned.pause);
   } catch (error) {
-    return failed(`Handback could not be asked (${describe(error)}).`);
+    // No pause, no task: the call fails as a request, saying why.
+    throw new McpError(ErrorCode.InternalError, `Handback could not be asked (${describe(error)}).`);
   }
+  const ref = { tool: planned.tool, ...key };
+  return { task: taskOf(ref, await deps.backend.getPause(key), deps.backend.inboxUrl) };
+}
+
+/**
+ * A call that waits here (§18): progress notifications to a client that sent a progress token, the pause's inbox page
+ * offered by URL-mode elicitation to a client that takes it (§22), and the answer once the pause closes — or, past
+ * the wait, that it still waits.
+ */
+async function waitHere(deps: McpServerDeps, server: Server, planned: Planned, extra: Extra): Promise<CallToolResult> {
+  let key: { runId: string; interruptId: string };
+  let view: PauseView;
+  try {
+    key = await pauseOrMeet(deps.backend, planned.pause);
+    view = await deps.backend.getPause(key);
+  } catch (error) {
+    return unreachable(planned.tool, error);
+  }
+  if (isClosed(view)) return answer(deps, planned.tool, view);
+  const offered = offerInboxPage(deps, server, key, extra);
+  try {
+    view = await waitForClose(() => deps.backend.getPause(key), waitOptions(deps, extra, key));
+  } catch (error) {
+    return unreachable(planned.tool, error);
+  }
+  if (!isClosed(view)) return stillOpen(deps, planned, key);
+  await offered?.complete();
+  return answer(deps, planned.tool, view);
+}
+
+/**
+ * URL-mode elicitation (§22): the pause's inbox page, where a person signs in and decides, offered to the client's
+ * user — never a link that decides by itself (an agent holds none, §16). The client's reply is not waited for: the
+ * call waits for the pause, whatever the user did with the page; once it closes, the client is told the elicitation
+ * is complete.
+ */
+function offerInboxPage(
+  deps: McpServerDeps,
+  server: Server,
+  key: { runId: string; interruptId: string },
+  extra: Extra,
+): { complete(): Promise<void> } | undefined {
+  const inboxUrl = deps.backend.inboxUrl;
+  if (inboxUrl === undefined || server.getClientCapabilities()?.elicitation?.url === undefined) return undefined;
+  const elicitationId = `handback-${key.interruptId}`;
+  const related = { relatedRequestId: extra.requestId };
+  void server
+    .elicitInput(
+      {
+        mode: 'url',
+        elicitationId,
+        url: pauseUrl(inboxUrl, key),
+        message: `A person decides this in Handback: pause ${key.interruptId} of run ${key.runId} waits in its inbox.`,
+      },
+      { ...related, signal: extra.signal },
+    )
+    .catch(() => {});
+  return {
+    complete: () =>
+      server
+        .createElicitationCompletionNotifier(elicitationId, related)()
+        .catch(() => {}),
+  };
+}
+
+/** What a closed pause answers, per tool: `request_permission`'s permission result, `ask_person`'s answer. */
+async function answer(deps: McpServerDeps, tool: TaskRef['tool'], view: PauseView): Promise<CallToolResult> {
+  // A task's result is asked for once the task is terminal, which a pause never stops being.
+  if (!isClosed(view)) throw new McpError(ErrorCode.InvalidRequest, `Pause ${view.interruptId} still waits.`);
+  const toolCallId = view.asks[0]?.toolCallId ?? '';
+  const decision = view.asks[0]?.decision;
+  if (tool === 'ask_person' && view.status === 'resumed' && decision !== undefined && 'answer' in decision) {
+    const text = JSON.stringify(decision.answer);
+    return { content: [{ type: 'text', text }], structuredContent: { answer: decision.answer } };
+  }
+  const continuation =
+    view.continuationId === undefined
+      ? undefined
+      : await deps.backend.getContinuation({ runId: view.runId, continuationId: view.continuationId });
+  const decided = decidedOf(view, toolCallId, continuation);
+  if (tool === 'ask_person')
+    return failed(decided.behavior === 'deny' ? decided.message : 'The person gave no answer.');
+  // One text block and no structured content: Claude Code takes a permission prompt's answer from exactly that.
+  return { content: [{ type: 'text', text: JSON.stringify(decided) }] };
+}
+
+/** Past the wait: the pause still waits, and how to get its decision. */
+function stillOpen(deps: McpServerDeps, planned: Planned, key: { runId: string; interruptId: string }): CallToolResult {
+  const message = stillWaiting(key, { ...inbox(deps), askAgain: planned.askAgain });
+  if (planned.tool === 'ask_person') return failed(message);
+  return { content: [{ type: 'text', text: JSON.stringify({ behavior: 'deny', message, interrupt: true }) }] };
+}
+
+/** Fail closed: a request Handback could not record or read lets nothing run. */
+function unreachable(tool: TaskRef['tool'], error: unknown): CallToolResult {
+  if (tool === 'ask_person') return failed(`Handback could not be asked (${describe(error)}).`);
+  const denied = { behavior: 'deny', message: `Denied: Handback could not be asked (${describe(error)}).` };
+  return { content: [{ type: 'text', text: JSON.stringify(denied) }] };
 }
 
 /** The wait of one call, with progress notifications when the client gave a progress token. */

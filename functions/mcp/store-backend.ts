@@ -33,6 +33,7 @@ export async function storeBackend(options: {
     pause: (input) => operations.pause(input),
     getPause: (key) => operations.getPause(key),
     getContinuation: (key) => operations.getContinuation(key),
+    cancel: (input) => operations.cancel(input),
     claim: (input) => claimClosedPause({ getPause: (key) => store.getPause(key), claims }, { ...input, tenant }),
     ...(options.inboxUrl === undefined ? {} : { inboxUrl: options.inboxUrl }),
     where: options.endpoint,

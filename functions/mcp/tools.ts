@@ -97,6 +97,8 @@ export const TOOLS = [
     // answer only as one text block. The text's JSON Schema is listed here instead.
     _meta: { 'handback/textSchema': listed(requestPermissionOutput) },
     annotations: { title: 'Ask a person for permission', readOnlyHint: false, openWorldHint: true },
+    // §22: a client that takes tasks may call it as one and poll; any other waits in the call.
+    execution: { taskSupport: 'optional' },
   },
   {
     name: 'ask_person',
@@ -106,5 +108,6 @@ export const TOOLS = [
     inputSchema: listed(askPersonInput),
     outputSchema: listed(askPersonOutput),
     annotations: { title: 'Ask a person', readOnlyHint: false, openWorldHint: true },
+    execution: { taskSupport: 'optional' },
   },
 ] as const satisfies ReadonlyArray<Tool & { name: McpTool }>;

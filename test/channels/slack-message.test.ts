@@ -61,4 +61,12 @@ describe('the Slack message of a pause', () => {
     expect(url.searchParams.get(INBOX_PAUSE_QUERY.runId)).toBe('order-42');
     expect(url.searchParams.get(INBOX_PAUSE_QUERY.interruptId)).toBe('p-1/2 & more');
   });
+
+  it('says why a cancelled pause was cancelled (§22: answered at the terminal or closed)', () => {
+    const cancelled = { ...view({}), status: 'cancelled', outcome: 'cancelled' as const };
+    const text = (reason?: string) =>
+      JSON.stringify(pauseMessage({ ...cancelled, ...(reason === undefined ? {} : { cancelReason: reason }) }).blocks);
+    expect(text('answered at the terminal or closed')).toContain('*Cancelled* — answered at the terminal or closed');
+    expect(text()).toContain('*Cancelled*"');
+  });
 });

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAll } from '../black-box/service.ts';
@@ -99,6 +100,24 @@ describe('a real Claude Code run decided in the inbox page', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.result).toMatchObject({ is_error: false, stop_reason: 'end_turn' });
     expect(readFileSync(target, 'utf8')).toBe('Hello from the inbox, later.\n');
+    await standIn.close();
+  });
+
+  it("shows a Claude Code session's request as the agent's, with its project and working directory (§22)", async () => {
+    const { standIn, sandbox, sessionId: session } = await deferredGreeting(handback);
+    const { context, page } = await newPage(browser);
+    await openFromInbox(page, `claude-${session}`);
+    const about = page.locator('section.context');
+    await about.getByRole('heading', { level: 2, name: "The agent's request" }).waitFor();
+    expect(await about.locator('dl.agent > *').allTextContents()).toEqual([
+      'Project',
+      basename(sandbox.cwd),
+      'Working directory',
+      sandbox.cwd,
+    ]);
+    await about.getByText('What the agent was working on').waitFor();
+    expect(await page.getByText("The user's last message").count()).toBe(0);
+    await context.close();
     await standIn.close();
   });
 });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferredDir } from '../../functions/mcp/claude-deferred.ts';
@@ -13,6 +14,7 @@ import {
   greetingSession,
   hookSandbox,
   modelCalling,
+  overHttp,
   permissionSandbox,
   resultsSeen,
   toolUseId,
@@ -26,6 +28,7 @@ import {
  */
 
 const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let handback: Handback;
 
 beforeAll(async () => {
@@ -88,7 +91,8 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
     const { id, standIn, sandbox, args, target } = await greetingSession((standIn) =>
       permissionSandbox(handback, standIn, 2),
     );
-    const first = await runClaude(sandbox, ['-p', 'Write the greeting file', ...args]);
+    const debugLog = join(sandbox.home, 'claude-debug.log');
+    const first = await runClaude(sandbox, ['-p', 'Write the greeting file', ...args, '--debug-file', debugLog]);
     // Claude Code stops the turn on interrupt: the call denied, no further model request.
     expect(first.result).toMatchObject({
       is_error: true,
@@ -97,6 +101,11 @@ describe('Claude Code with --permission-prompt-tool mcp__handback__request_permi
     });
     expect(existsSync(target)).toBe(false);
     expect(standIn.requests).toHaveLength(1);
+    // While it waited, the server offered the pause's inbox page by URL-mode elicitation (§22), which Claude Code
+    // declares; in print mode it has no one to show it to. The deny's message is Claude Code's to drop on interrupt.
+    const debug = readFileSync(debugLog, 'utf8');
+    expect(debug).toContain('Elicitation request received in print mode: mode=url');
+    expect(debug).toContain('SDK permission prompt deny+interrupt: tool=Write');
     const pause = await handback.person.waitingPause(`mcp-${id}`);
     expect(pause.status).toBe('paused');
     expect((await handback.person.decide(pause, { decision: 'approve' })).status).toBe(200);
@@ -184,26 +193,55 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
     await standIn.close();
   });
 
-  it('is resumed by handback claude-resume once its pause is decided, once', async () => {
+  it("denies, saying so, with the docs' hook command where the handback package is missing", async () => {
+    const { standIn, sandbox, target } = await greetingSession((standIn) => ({
+      sandbox: hookSandbox(standIn, overHttp(handback)),
+    }));
+    // The settings exactly as docs/claude-code.md gives them, in a project that has not installed handback.
+    const docs = readFileSync(join(ROOT, 'docs', 'claude-code.md'), 'utf8');
+    const settings = /```json\n(\{\n {2}"hooks"[\s\S]*?)\n```/.exec(docs)?.[1] as string;
+    expect(settings).toContain('npx --no-install handback claude-hook');
+    writeFileSync(join(sandbox.cwd, '.claude', 'settings.json'), settings);
+    const result = await runClaude(sandbox, ['-p', 'Write the greeting file']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(target)).toBe(false);
+    const [denied] = resultsSeen(standIn);
+    expect(denied).toContain('Denied: the handback package is missing here (npm install handback)');
+    await standIn.close();
+  });
+
+  it('is resumed by handback claude-resume once its pause is decided, once, telling each state on stderr and listed by claude-pending while it waits', async () => {
     const { standIn, sandbox, target, sessionId: session } = await deferredGreeting(handback);
     const records = deferredDir(sandbox.env);
     expect(readdirSync(records)).toHaveLength(1);
 
-    const resume = () =>
-      run(process.execPath, [HANDBACK_BIN, 'claude-resume', '--claude', claudeBinary()], {
-        env: sandbox.env,
-        cwd: sandbox.home,
-      });
-    await resume();
+    const bin = (command: string, args: string[] = []) =>
+      run(process.execPath, [HANDBACK_BIN, command, ...args], { env: sandbox.env, cwd: sandbox.home });
+    const resume = () => bin('claude-resume', ['--claude', claudeBinary()]);
+    const pause = await handback.person.waitingPause(`claude-${session}`);
+    const page = `${handback.url}/inbox?run=claude-${session}&pause=${pause.interruptId}`;
+    const waiting = await resume();
+    expect(waiting.stderr).toBe(
+      `handback claude-resume: session ${session}: waiting for a decision (Write, pause ${pause.interruptId} at ${page})\n`,
+    );
     expect(existsSync(target)).toBe(false);
     expect(readdirSync(records)).toHaveLength(1);
+    const [call] = JSON.parse((await bin('claude-pending', ['--json'])).stdout);
+    expect(call).toMatchObject({ sessionId: session, toolName: 'Write', state: 'waiting', url: page });
+    expect((await bin('claude-pending')).stdout).toBe(
+      `${call.deferredAt}  Write  waiting for a decision  session ${session}  in ${sandbox.cwd}  pause ${pause.interruptId}  ${page}\n`,
+    );
 
-    const pause = await handback.person.waitingPause(`claude-${session}`);
     expect((await handback.person.decide(pause, { decision: 'approve' })).status).toBe(200);
     const { stderr } = await resume();
-    expect(stderr).toContain(`resuming session ${session}`);
+    expect(stderr.split('\n').filter(Boolean)).toEqual([
+      `handback claude-resume: session ${session}: decided (pause ${pause.interruptId} is resumed)`,
+      `handback claude-resume: session ${session}: resuming (claude -p --resume ${session} in ${sandbox.cwd})`,
+      `handback claude-resume: session ${session}: ran (claude -p --resume ${session} exited 0)`,
+    ]);
     expect(readFileSync(target, 'utf8')).toBe('hi\n');
     expect(readdirSync(records)).toEqual([]);
+    expect((await bin('claude-pending')).stdout).toBe('No deferred Claude Code calls on this machine.\n');
 
     writeFileSync(target, 'changed since\n');
     await resume();
@@ -215,6 +253,40 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
       { authorization: `Bearer ${handback.agentToken}` },
     );
     expect(claim.body).toMatchObject({ claimed: false });
+    await standIn.close();
+  });
+
+  it('tells "deferred again" when the resumed session defers its next call', async () => {
+    const [first, second] = [toolUseId(), toolUseId()];
+    const standIn = await startMessagesStandIn(() => []);
+    const sandbox = hookSandbox(standIn, overHttp(handback));
+    const write = (id: string, name: string) => ({
+      type: 'tool_use' as const,
+      id,
+      name: 'Write',
+      input: { file_path: join(sandbox.cwd, name), content: `${name}\n` },
+    });
+    standIn.setScript((request) => {
+      const ids = toolResults(request).map((block) => block.tool_use_id);
+      if (ids.length === 0) return [write(first, 'one.txt')];
+      if (ids.includes(first)) return [write(second, 'two.txt')];
+      return [{ type: 'text', text: 'Both written.' }];
+    });
+    const deferred = await runClaude(sandbox, ['-p', 'Write both files']);
+    expect(deferred.result).toMatchObject({ stop_reason: 'tool_deferred', deferred_tool_use: { id: first } });
+    const session = deferred.result?.session_id as string;
+    const pause = await handback.person.waitingPause(`claude-${session}`);
+    expect((await handback.person.decide(pause, { decision: 'approve' })).status).toBe(200);
+    const { stderr } = await run(process.execPath, [HANDBACK_BIN, 'claude-resume', '--claude', claudeBinary()], {
+      env: sandbox.env,
+      cwd: sandbox.home,
+    });
+    expect(readFileSync(join(sandbox.cwd, 'one.txt'), 'utf8')).toBe('one.txt\n');
+    const next = await handback.person.waitingPause(`claude-${session}`);
+    expect(next.asks[0]).toMatchObject({ toolCallId: second });
+    expect(stderr.split('\n').filter(Boolean).at(-1)).toBe(
+      `handback claude-resume: session ${session}: deferred again (Write, pause ${next.interruptId})`,
+    );
     await standIn.close();
   });
 });

@@ -27,6 +27,37 @@ export function modelCalling(call: Extract<ScriptedBlock, { type: 'tool_use' }>)
   };
 }
 
+/**
+ * A model for an interactive session, where one session takes many prompts: a prompt that contains one of `calls`'
+ * keys makes that call (with an id of its own each time), a turn whose last user message carries tool results is answered
+ * with their text, anything else (the CLI's own side requests among them) with "ok".
+ */
+export function modelByPrompt(calls: Record<string, ScriptedCall | ScriptedCall[]>) {
+  return (request: MessagesRequest): ScriptedBlock[] => {
+    // An interactive session's first request ends with a system message (the environment) after the prompt.
+    const last = request.messages.findLast((message) => message.role === 'user');
+    const blocks =
+      last === undefined
+        ? []
+        : typeof last.content === 'string'
+          ? [{ type: 'text', text: last.content }]
+          : last.content;
+    const text = blocks.map((block) => (block.type === 'text' ? String(block.text) : '')).join('\n');
+    const key = Object.keys(calls).find((prompt) => text.includes(prompt));
+    const made = key === undefined ? [] : [calls[key] ?? []].flat();
+    if (made.length > 0 && made.every((call) => request.tools?.some((tool) => tool.name === call.name))) {
+      return made.map((call) => ({ type: 'tool_use', id: toolUseId(), ...call }));
+    }
+    const results = blocks.filter((block) => block.type === 'tool_result');
+    if (results.length > 0)
+      return [{ type: 'text', text: `The tool answered: ${results.map(resultText).join(' | ')}` }];
+    return [{ type: 'text', text: 'ok' }];
+  };
+}
+
+/** A call the scripted model makes: its tool and input (the id is made per call). */
+export type ScriptedCall = Omit<Extract<ScriptedBlock, { type: 'tool_use' }>, 'type' | 'id'>;
+
 /** The text of every tool result the model was sent, in order. */
 export function resultsSeen(standIn: MessagesStandIn): string[] {
   return standIn.requests.flatMap((request) => toolResults(request).map(resultText));
@@ -101,7 +132,7 @@ export function hookSandbox(standIn: MessagesStandIn, env: NodeJS.ProcessEnv) {
 }
 
 /** The hook's environment to reach the service over HTTP with the agent token. */
-const overHttp = (handback: Handback) => ({ HANDBACK_URL: handback.url, HANDBACK_TOKEN: handback.agentToken });
+export const overHttp = (handback: Handback) => ({ HANDBACK_URL: handback.url, HANDBACK_TOKEN: handback.agentToken });
 
 /**
  * A greeting session whose hook reaches the service over HTTP, run once: it defers the Write (nothing written) and

@@ -82,13 +82,15 @@ describe('the readers of the environment', () => {
   });
 
   it('no other module of the service reads the environment', () => {
-    // The CLI's coding-agent tools (its stdio MCP server, Claude Code's hooks) run in a person's terminal and read
+    // The CLI's coding-agent tools (its stdio MCP server, Claude Code's hooks and channel) run in a person's terminal and read
     // their own variables; the adapters run in an agent's process, which no reader of ours configures; the CDK app
     // quiets jsii, which reads its own variable.
     const tools = [
       'functions/cli/mcp.ts',
       'functions/cli/claude-resume.ts',
       'functions/cli/claude-hook.ts',
+      'functions/cli/claude-pending.ts',
+      'functions/cli/channel.ts',
       'functions/adapters/shared.ts',
       'infra/app.ts',
     ];

@@ -198,6 +198,10 @@ describe('what an answer says', () => {
     ],
     [{ status: 'cancelled' }, 'Cancelled: every undecided ask was rejected.'],
     [
+      { status: 'cancelled', cancelReason: 'answered at the terminal or closed' },
+      'Cancelled (answered at the terminal or closed): every undecided ask was rejected.',
+    ],
+    [
       { status: 'expired', expiresAt: '2026-12-01T11:30:00.000Z' },
       'Expired 30 minutes ago: no decision can be made now.',
     ],

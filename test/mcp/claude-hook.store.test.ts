@@ -48,7 +48,7 @@ function input(
   return JSON.stringify({
     session_id: session,
     transcript_path: join(tmpdir(), 'no-transcript.jsonl'),
-    cwd: '/work/project',
+    cwd: '/home/dev/shop',
     permission_mode: 'default',
     hook_event_name: 'PreToolUse',
     tool_name: 'Write',
@@ -79,14 +79,14 @@ describe('handback claude-hook', () => {
       status: 'paused',
       asks: [{ toolCallId: id, kind: 'approval', name: 'Write', args: { file_path: 'a.txt', content: 'hi' } }],
       pausedBy: { kind: 'agent', subject: 'claude-code' },
-      context: { user: `Claude Code session ${session}` },
-      metadata: { source: 'claude-code', sessionId: session, cwd: '/work/project' },
+      context: { user: 'A Claude Code session in shop' },
+      metadata: { source: 'claude-code', sessionId: session, cwd: '/home/dev/shop', project: 'shop' },
     });
     expect((await listDeferred(env)).find((record) => record.interruptId === interruptId)).toMatchObject({
       sessionId: session,
       runId,
       toolUseId: id,
-      cwd: '/work/project',
+      cwd: '/home/dev/shop',
     });
   });
 
@@ -198,8 +198,12 @@ describe('handback claude-hook', () => {
 
   it.each([
     ['no JSON', 'not json'],
-    ['another event', JSON.stringify({ ...JSON.parse(input('s1', 'toolu_1')), hook_event_name: 'PostToolUse' })],
-    ['a tool_use_id no run can hold', input('s1', 'toolu with spaces')],
+    [
+      'another event',
+      JSON.stringify({ ...JSON.parse(input(randomUUID(), 'toolu_1')), hook_event_name: 'PostToolUse' }),
+    ],
+    ['a tool_use_id no run can hold', input(randomUUID(), 'toolu with spaces')],
+    ['a session id that is not a UUID (§22)', input('--dangerously-skip-permissions', 'toolu_1')],
   ])('denies, failing closed, for %s on stdin', async (_what, stdin) => {
     const output = await hook(stdin);
     expect(output.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
@@ -207,7 +211,7 @@ describe('handback claude-hook', () => {
   });
 
   it('denies, naming what to set, when nothing tells it where Handback is', async () => {
-    const output = await claudeHook(input('s2', 'toolu_2'), { env: {} });
+    const output = await claudeHook(input(randomUUID(), 'toolu_2'), { env: {} });
     expect(output.hookSpecificOutput).toMatchObject({
       permissionDecision: 'deny',
       permissionDecisionReason: expect.stringMatching(/HANDBACK_URL[\s\S]*DYNAMODB_ENDPOINT/),
@@ -221,7 +225,7 @@ describe('handback claude-hook', () => {
         throw new Error('connect ECONNREFUSED');
       },
     };
-    const output = await claudeHook(input('s3', 'toolu_3'), { env, backend: broken });
+    const output = await claudeHook(input(randomUUID(), 'toolu_3'), { env, backend: broken });
     expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(
       /^Denied because Handback could not be reached at .*ECONNREFUSED.*fails closed/,
     );

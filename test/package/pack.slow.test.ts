@@ -289,7 +289,8 @@ describe('the handback bin of the installed package', () => {
       child.once('close', () => resolve(out));
       child.stdin.end(
         JSON.stringify({
-          session_id: 's1',
+          // A Claude Code session id is a UUID (§22).
+          session_id: '0c2f8f6e-3a6b-4c0e-9d0b-7f1f2a3b4c5d',
           hook_event_name: 'PreToolUse',
           tool_name: 'Write',
           tool_input: {},

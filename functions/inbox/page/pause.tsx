@@ -277,6 +277,19 @@ function StatusBanner({ view, nowMs }: { view: PauseView; nowMs: number }) {
   );
 }
 
+/**
+ * A coding agent's pause (§22: Claude Code's hook and channel put `source: "claude-code"` in its metadata) and where
+ * it works, as the pause recorded them; undefined for any other pause.
+ */
+function codingAgentOf(view: PauseView): { project?: string; cwd?: string } | undefined {
+  const metadata = view.metadata ?? {};
+  if (metadata.source !== 'claude-code') return undefined;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const project = text(metadata.project);
+  const cwd = text(metadata.cwd);
+  return { ...(project === undefined ? {} : { project }), ...(cwd === undefined ? {} : { cwd }) };
+}
+
 /** The turn's context, and the whole transcript a click away, in slices. */
 function Context({ api, pauseRef, view }: { api: Api; pauseRef: PauseRef; view: PauseView }) {
   const [shown, setShown] = useState(false);
@@ -305,18 +318,38 @@ function Context({ api, pauseRef, view }: { api: Api; pauseRef: PauseRef; view: 
     if (!shown && messages.length === 0) void more();
   };
   const { user, assistant } = view.context ?? {};
+  const agent = codingAgentOf(view);
   return (
     <section class="context" aria-labelledby="context-title">
-      <h2 id="context-title">The conversation</h2>
+      <h2 id="context-title">{agent === undefined ? 'The conversation' : "The agent's request"}</h2>
+      {agent === undefined ? null : (
+        <dl class="agent">
+          {agent.project === undefined ? null : (
+            <>
+              <dt>Project</dt>
+              <dd>{agent.project}</dd>
+            </>
+          )}
+          {agent.cwd === undefined ? null : (
+            <>
+              <dt>Working directory</dt>
+              <dd>
+                <code>{agent.cwd}</code>
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
       {user === undefined ? null : (
         <figure>
-          <figcaption>The user's last message</figcaption>
+          {/* A coding agent's first message is what its session was working on, or a line Handback wrote for it. */}
+          <figcaption>{agent === undefined ? "The user's last message" : 'What the agent was working on'}</figcaption>
           <blockquote dir="auto">{user}</blockquote>
         </figure>
       )}
       {assistant === undefined ? null : (
         <figure>
-          <figcaption>The assistant, before asking</figcaption>
+          <figcaption>{agent === undefined ? 'The assistant, before asking' : 'The agent, before asking'}</figcaption>
           <blockquote dir="auto">{assistant}</blockquote>
         </figure>
       )}

@@ -191,7 +191,8 @@ export function closedBanner(view: PauseView): { lead: string; when?: string; re
   switch (kind) {
     case 'cancelled': {
       const by = view.cancelledBy === undefined ? '' : ` by ${principalText(view.cancelledBy)}`;
-      return { lead: `Cancelled${by}`, ...at(view.resumedAt), rest: ': every undecided ask was rejected.' };
+      const why = view.cancelReason === undefined ? '' : ` (${view.cancelReason})`;
+      return { lead: `Cancelled${by}`, ...at(view.resumedAt), rest: `${why}: every undecided ask was rejected.` };
     }
     case 'expired':
       return { lead: 'Expired', when: view.expiresAt, rest: ': no decision can be made now.' };
