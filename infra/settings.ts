@@ -6,7 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { parseDefaults, senderAddress } from '../functions/checkpoints/notify.ts';
-import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
+import { parseRecipientDomains } from '../functions/checkpoints/recipients.ts';
 import { LIMITS } from '../functions/vocabulary.ts';
 import { DEFAULT_PAUSE_EXPIRY } from './approval-workflow.ts';
 import type { HandoffTargetProps } from './handoff.ts';

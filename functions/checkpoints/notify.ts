@@ -1,19 +1,12 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
-import { CHANNEL_NAMES, type ChannelName, isOneOf, LIMITS } from '../vocabulary.ts';
-import type { NotifyEntry } from '../wire.ts';
+import { CHANNEL_NAMES, type ChannelName, isOneOf } from '../vocabulary.ts';
+import { CHANNEL_ADDRESSES, isEmailAddress, type NotifyEntry } from '../wire.ts';
 
 /**
- * Whom a pause tells (§14), pure: the shape of `notify` (checked with the rest of a pause's fields), whether each entry's
- * channel is configured (checked where the deployment's configuration is known), and the entries a channel delivers
- * to — the pause's own, or the deployment's defaults when it gave none.
+ * Whom a pause tells (§14), pure: whether each entry's channel is configured (checked where the deployment's
+ * configuration is known), and the entries a channel delivers to — the pause's own, or the deployment's defaults when
+ * it gave none. The shape of `notify` and each channel's address are `wire.ts`'s (`notifyList`, `CHANNEL_ADDRESSES`).
  */
-
-/** A Slack conversation id: a public or private channel (`C…`, `G…`) or a direct message (`D…`). */
-const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{8,}$/;
-/** An address with one `@`, a dotted domain and no spaces or angle brackets: what SMTP and SES take as a recipient. */
-const EMAIL_ADDRESS = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]{2,}$/;
-/** Characters of an email address (RFC 5321's path limit). */
-const EMAIL_CHARS = 254;
 
 /** A sender with a display name: `Name <address>`, the name without angle brackets or quotes. */
 const NAMED_SENDER = /^([^<>"]*\S)\s*<([^<>]+)>$/;
@@ -24,7 +17,7 @@ const NAMED_SENDER = /^([^<>"]*\S)\s*<([^<>]+)>$/;
  */
 export function senderAddress(from: string): string {
   const address = NAMED_SENDER.exec(from.trim())?.[2] ?? from.trim();
-  if (address.length > EMAIL_CHARS || !EMAIL_ADDRESS.test(address)) {
+  if (!isEmailAddress(address)) {
     throw new Error(
       `must be an email address, or Name <address> (a verified SES identity, or an address of a verified domain, on AWS), not ${JSON.stringify(from.slice(0, 64))}`,
     );
@@ -32,48 +25,10 @@ export function senderAddress(from: string): string {
   return address;
 }
 
-/** What is wrong with `to` for `channel`, or undefined when it is well formed. */
+/** What is wrong with `to` for `channel`, or undefined when it is well formed (`CHANNEL_ADDRESSES`). */
 export function addressProblem(channel: ChannelName, to: unknown): string | undefined {
-  if (typeof to !== 'string') return 'to must be a string';
-  if (channel === 'slack') {
-    return SLACK_CHANNEL_ID.test(to)
-      ? undefined
-      : `to must be a Slack channel id such as C0123456789, got ${JSON.stringify(to.slice(0, 64))}`;
-  }
-  return to.length <= EMAIL_CHARS && EMAIL_ADDRESS.test(to)
-    ? undefined
-    : `to must be an email address, got ${JSON.stringify(to.slice(0, 64))}`;
-}
-
-/** The failures of a pause's `notify` (each at its JSON pointer); none when it is absent. */
-export function notifyFailures(notify: unknown): AnswerFailure[] {
-  if (notify === undefined) return [];
-  if (!Array.isArray(notify) || notify.length > LIMITS.notifyEntries) {
-    return [{ path: '/notify', message: `notify must be an array of at most ${LIMITS.notifyEntries} entries` }];
-  }
-  const failures: AnswerFailure[] = [];
-  const seen = new Set<string>();
-  notify.forEach((entry: unknown, index) => {
-    const at = `/notify/${index}`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      failures.push({ path: at, message: 'a notify entry must be an object {channel, to}' });
-      return;
-    }
-    const { channel, to } = entry as Record<string, unknown>;
-    if (!isOneOf(CHANNEL_NAMES, channel)) {
-      failures.push({ path: `${at}/channel`, message: `channel must be one of ${CHANNEL_NAMES.join(', ')}` });
-      return;
-    }
-    const problem = addressProblem(channel, to);
-    if (problem !== undefined) {
-      failures.push({ path: `${at}/to`, message: problem });
-      return;
-    }
-    const key = entryKey(entry as NotifyEntry);
-    if (seen.has(key)) failures.push({ path: at, message: `${key} is named twice` });
-    seen.add(key);
-  });
-  return failures;
+  const parsed = CHANNEL_ADDRESSES[channel].safeParse(to);
+  return parsed.success ? undefined : `to ${parsed.error.issues[0]?.message ?? 'is not an address'}`;
 }
 
 /**
@@ -113,9 +68,7 @@ export function recipientsOf(
 }
 
 /** An entry as one string, `<channel>:<to>`: how the delivery log names it. */
-export function entryKey(entry: NotifyEntry): string {
-  return `${entry.channel}:${entry.channel === 'email' ? entry.to.toLowerCase() : entry.to}`;
-}
+export { notifyEntryKey as entryKey } from '../wire.ts';
 
 /** A comma-separated list of defaults (`HANDBACK_EMAIL_TO=a@x.com,b@x.com`), each checked like a `notify` entry. */
 export function parseDefaults(channel: ChannelName, value: string | undefined): string[] {

@@ -3,7 +3,7 @@
  * a missing variable stops the function at init with a message naming it, never at the first request.
  */
 
-import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
+import { parseRecipientDomains } from '../checkpoints/recipients.ts';
 import type { HandoffConfig } from '../handoff/handoff.ts';
 import { type PolicySettings, policySettingsOf } from '../policies/config.ts';
 import { HANDOFF_TARGETS, isOneOf } from '../vocabulary.ts';

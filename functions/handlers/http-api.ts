@@ -5,7 +5,6 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 }
 import type { SlackAnswer } from '../channels/slack.ts';
 import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
-import { isIdempotencyKey } from '../checkpoints/validation.ts';
 import {
   BadRequestError,
   ForbiddenError,
@@ -13,6 +12,7 @@ import {
   PauseNotFoundError,
   StorageUnavailableError,
 } from '../errors.ts';
+import { isIdempotencyKey, parseInput } from '../inputs.ts';
 import {
   checkNamesOnlyItsPause,
   LINK_HEADER,
@@ -30,7 +30,7 @@ import {
   resumeBody,
   sliceMessages,
 } from '../resume/fit.ts';
-import { checkJsonDepth, parseOrThrow } from '../resume/request.ts';
+import { checkJsonDepth } from '../resume/request.ts';
 import {
   cancelTurn,
   claimHandoff,
@@ -375,13 +375,12 @@ function serve(
     const link = route.scopes === 'link' ? await who.linkOf(read) : undefined;
     const input = {
       event: read,
-      params: route.params === undefined ? undefined : parseOrThrow(route.params, read.pathParameters, 'path'),
-      query:
-        route.query === undefined ? undefined : parseOrThrow(route.query, read.queryStringParameters ?? {}, 'query'),
+      params: route.params === undefined ? undefined : parseInput(route.params, read.pathParameters, 'path'),
+      query: route.query === undefined ? undefined : parseInput(route.query, read.queryStringParameters ?? {}, 'query'),
       body:
         route.body?.schema === undefined
           ? undefined
-          : parseOrThrow(route.body.schema, read.body, route.body.name ?? 'body'),
+          : parseInput(route.body.schema, read.body, route.body.name ?? 'body'),
     };
     return handler(input, caller ?? link);
   };

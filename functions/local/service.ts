@@ -8,7 +8,7 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
-import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
+import { parseRecipientDomains } from '../checkpoints/recipients.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { loadHandoffConfig, optionalEnv } from '../handlers/config.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';

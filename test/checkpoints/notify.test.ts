@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkNotifyConfigured,
-  notifyFailures,
-  parseChannelNames,
-  recipientsOf,
-} from '../../functions/checkpoints/notify.ts';
+import { checkNotifyConfigured, parseChannelNames, recipientsOf } from '../../functions/checkpoints/notify.ts';
 import { BadRequestError } from '../../functions/errors.ts';
+import { parseInput } from '../../functions/inputs.ts';
+import { notifyList } from '../../functions/wire.ts';
+
+/** The paths of what is wrong with `notify`, as a pause names them (none when it is well formed). */
+function notifyFailures(notify: unknown): Array<{ path: string }> {
+  try {
+    parseInput(notifyList, notify, 'notify', '/notify');
+    return [];
+  } catch (error) {
+    return (error as BadRequestError).failures;
+  }
+}
 
 describe('notify on a pause', () => {
   it.each([

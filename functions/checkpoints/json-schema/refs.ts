@@ -1,5 +1,5 @@
 import type { RE2JS } from 're2js';
-import { isPlainObject } from '../json.ts';
+import { isPlainObject } from '../../json.ts';
 import { SCHEMA_LIMITS } from './limits.ts';
 import type { Charge } from './meter.ts';
 import { linearPattern, patternProblem } from './re2.ts';
