@@ -44,8 +44,8 @@ export const jsonSchema = z
 
 /**
  * A JSON value of at most `maxBytes` as JSON text (UTF-8), nesting at most `LIMITS.bodyDepth` levels: an answer, a
- * person's edited arguments. Missing is a 400; a value JSON cannot carry, or nested deeper, is what its ask cannot
- * take (422, naming where in it); over the size, 413. Checked in one walk, without recursion.
+ * person's edited arguments. Missing, or nested deeper than a request body may be, is a 400; a value JSON cannot carry
+ * is what its ask cannot take (422, naming where in it); over the size, 413. Checked in one walk, without recursion.
  */
 function jsonValue<T>(what: string, maxBytes: number, base: z.ZodMiniType<T> = z.unknown() as z.ZodMiniType<T>) {
   return base.check(
@@ -57,6 +57,11 @@ function jsonValue<T>(what: string, maxBytes: number, base: z.ZodMiniType<T> = z
       const problem = jsonProblem(value);
       if (problem !== undefined) {
         const path = problem.path.split('/').slice(1);
+        // Nested deeper than any request body may be: a 400, as the HTTP edge answers such a body.
+        if (problem.tooDeep) {
+          ctx.addIssue({ code: 'custom', message: problem.message, path, input: value });
+          return;
+        }
         const message = `${what} is not a JSON value: ${problem.path || '/'} ${problem.message}`;
         ctx.addIssue({ code: 'custom', message, path, input: value, params: problemIs('invalid_answer') });
         return;

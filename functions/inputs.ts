@@ -135,8 +135,7 @@ const messages = z.array(z.unknown()).check(
     const problem = jsonProblem(list);
     if (problem === undefined) return;
     // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or an array hole would come back changed.
-    const message = `must be JSON: ${problem.path} ${problem.message}`;
-    ctx.addIssue({ code: 'custom', message, path: problem.path.split('/').slice(1), input: list });
+    ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path.split('/').slice(1), input: list });
   }),
   about('The transcript in its format, ending with the paused round; checked by the strict check (§4).'),
 );
@@ -186,8 +185,15 @@ const pauseFields = {
   metadata: z.optional(
     jsonObject.check(
       z.superRefine((value, ctx) => {
-        const bytes = jsonBytes(value);
-        if (bytes === undefined || bytes <= LIMITS.metadataBytes) return;
+        // Returned as given only if it is JSON, nested no deeper than a body may be.
+        const problem = jsonProblem(value);
+        if (problem !== undefined) {
+          const path = problem.path.split('/').slice(1);
+          ctx.addIssue({ code: 'custom', message: problem.message, path, input: value });
+          return;
+        }
+        const bytes = jsonBytes(value) ?? 0;
+        if (bytes <= LIMITS.metadataBytes) return;
         const message = `is ${bytes} bytes as JSON, over the limit of ${LIMITS.metadataBytes}`;
         ctx.addIssue({ code: 'custom', message, input: value });
       }),

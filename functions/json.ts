@@ -117,6 +117,8 @@ export function jsonBytes(value: unknown): number | undefined {
 export interface JsonProblem {
   path: string;
   message: string;
+  /** The value is JSON, only nested deeper than `LIMITS.bodyDepth`: what a request body could not be either. */
+  tooDeep?: true;
 }
 
 /** One object or array being walked: its keys (`undefined` for an array), the next one, and how it was reached. */
@@ -151,7 +153,7 @@ export function jsonProblem(value: unknown): JsonProblem | undefined {
     if (typeof current === 'object' && current !== null) {
       if (open.has(current)) return { path: pathTo(key), message: 'refers to itself' };
       if (frames.length >= LIMITS.bodyDepth) {
-        return { path: pathTo(key), message: `nests more than ${LIMITS.bodyDepth} levels deep` };
+        return { path: pathTo(key), message: `nests more than ${LIMITS.bodyDepth} levels deep`, tooDeep: true };
       }
       const keys = Array.isArray(current) ? undefined : Object.keys(current);
       const size = keys === undefined ? (current as unknown[]).length : keys.length;
