@@ -1,12 +1,12 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
-import { AlreadyResumedError, OpenPauseExistsError, PauseNotFoundError, PayloadTooLargeError } from '../errors.ts';
+import { AlreadyResumedError, OpenPauseExistsError, PayloadTooLargeError } from '../errors.ts';
 import { cancelInput, continuationKey, decideInput, listQuery, parseInput, pauseKey, resumeInput } from '../inputs.ts';
 import { canonicalJson, capitalize } from '../json.ts';
 import type { PolicyEngine } from '../policies/port.ts';
 import { type Decision, plan } from '../rehydrate/decide.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
-import { LIMITS, Status } from '../vocabulary.ts';
-import { type Actor, actor } from '../wire.ts';
+import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
+import { type Actor, actor, type Principal } from '../wire.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -42,7 +42,7 @@ import {
   recordDecisions,
 } from './deciding.ts';
 import { LIBRARY_PRINCIPAL, recorded, SWEEP_PRINCIPAL } from './identity.ts';
-import { type IdParts, parseId, randomToken } from './ids.ts';
+import { pauseIdOf, randomToken } from './ids.ts';
 import { listPage } from './listing.ts';
 import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
@@ -214,7 +214,7 @@ export class CheckpointService implements CheckpointStore {
 
   async cancel(input: CancelInput): Promise<ResumeResult> {
     const { reason, by, ...key } = parseInput(cancelInput, input, 'cancel');
-    const id = this.#idOf(key.runId, key.interruptId);
+    const id = pauseIdOf(key.runId, key.interruptId);
     const cancelledBy = recorded(actorOf(by));
     const recordKey = { tenant: key.tenant, runId: key.runId, seq: id.seq };
     return this.#commit(
@@ -240,7 +240,7 @@ export class CheckpointService implements CheckpointStore {
   async getPause(key: PauseKey, options: { includeMessages?: boolean; by?: Actor } = {}): Promise<PauseView> {
     const { tenant, runId, interruptId } = parseInput(pauseKey, key, 'pause key');
     const viewer = options.by === undefined ? undefined : parseInput(actor, options.by, 'principal', '/by');
-    const id = this.#idOf(runId, interruptId);
+    const id = pauseIdOf(runId, interruptId);
     const shown = { includeMessages: options.includeMessages === true, viewer, nowMs: () => this.#clock().getTime() };
     return this.#reader.view({ tenant, runId, seq: id.seq }, id, shown);
   }
@@ -264,7 +264,7 @@ export class CheckpointService implements CheckpointStore {
 
   async acknowledgeHandoff(key: PauseKey): Promise<void> {
     const { tenant, runId, interruptId } = parseInput(pauseKey, key, 'pause key');
-    const id = this.#idOf(runId, interruptId);
+    const id = pauseIdOf(runId, interruptId);
     await this.#commit(
       () => this.#reader.read({ tenant, runId, seq: id.seq }, id, false),
       async ({ record }) => {
@@ -343,7 +343,7 @@ export class CheckpointService implements CheckpointStore {
     request: { decisions: Decision[] } | { answer: unknown },
     actor: Actor,
   ): Promise<DecideResult> {
-    const id = this.#idOf(input.runId, input.interruptId);
+    const id = pauseIdOf(input.runId, input.interruptId);
     const key = { tenant: input.tenant, runId: input.runId, seq: id.seq };
     const answerForm = 'answer' in request;
     return this.#commit(
@@ -406,27 +406,19 @@ export class CheckpointService implements CheckpointStore {
   }
 
   /** `record` closed (`closing.ts`), its continuation named with a fresh random token. */
-  #close(
-    record: PauseRecord,
-    round: FormatRound,
-    outcome: 'resumed' | 'cancelled' | 'expired',
-    nowMs: number,
-    by: Actor,
-    reason?: string,
-  ) {
-    const continuationToken = randomToken(this.#randomBytes);
-    return closeRecord(record, round, { outcome, nowMs, by, continuationToken, reason });
+  #close(record: PauseRecord, round: FormatRound, outcome: Outcome, nowMs: number, by: Principal, reason?: string) {
+    return closeRecord(record, round, {
+      outcome,
+      nowMs,
+      by,
+      continuationToken: randomToken(this.#randomBytes),
+      reason,
+    });
   }
 
   /** The continuation of a closed pause, rebuilt from its stored transcript and checked against its hash. */
   async #closedResult(stored: StoredPause, replayed: boolean): Promise<ResumeResult> {
     return closedResult(stored.record, await this.#reader.round(stored), replayed);
-  }
-
-  #idOf(runId: string, interruptId: string): IdParts {
-    const id = parseId(interruptId);
-    if (id === undefined) throw new PauseNotFoundError(runId, interruptId);
-    return id;
   }
 
   #changed(before: PauseRecord | undefined, after: PauseRecord): void {
