@@ -324,3 +324,27 @@ export const decision = z.discriminatedUnion(
 export const roundDecisions = z.array(decision).check(z.minLength(1));
 /** The decisions of one request (§9): 1 to `LIMITS.asks.max`, one per ask at most. */
 export const decisions = roundDecisions.check(z.maxLength(LIMITS.asks.max));
+
+/** One of the agent's own tool results (`appendResults`): the call it answers, its output, whether the tool failed. */
+export const toolResult = z.object({
+  toolCallId: z.string(),
+  /** A string is the result's text verbatim; any other JSON value its JSON text (the format's rules say which it takes). */
+  output: z.unknown(),
+  /** Marks the result as a failure where the format can say so (§3.8); an answer-like result otherwise. */
+  isError: z.optional(z.boolean()),
+});
+export type ToolResult = z.output<typeof toolResult>;
+
+/** The agent's results for one round: one per call at most. */
+export const toolResults = z.array(toolResult).check(
+  z.superRefine((results, ctx) => {
+    const seen = new Set<string>();
+    results.forEach((result, index) => {
+      if (seen.has(result.toolCallId)) {
+        const message = `a second result for ${JSON.stringify(result.toolCallId)}`;
+        ctx.addIssue({ code: 'custom', message, path: [index, 'toolCallId'], input: result });
+      }
+      seen.add(result.toolCallId);
+    });
+  }),
+);
