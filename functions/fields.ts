@@ -26,8 +26,6 @@ export const format = z.enum(FORMAT_NAMES).check(z.meta({ description: 'One of t
  * of each.
  */
 export type InputProblem = 'payload_too_large' | 'invalid_answer';
-/** A field's words in the API description and the docs' field tables. */
-const about = (description: string) => z.meta({ description });
 /** The `params` of an issue that is `problem`. */
 const problemIs = (problem: InputProblem) => ({ problem });
 
@@ -91,6 +89,7 @@ const EMAIL_ADDRESS = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;.]+(\.[^\s@<>()",;.]+)*\
 export function isEmailAddress(value: unknown): value is string {
   return typeof value === 'string' && value.length <= LIMITS.emailChars && EMAIL_ADDRESS.test(value);
 }
+/** An email address as a field (`isEmailAddress`). */
 export const emailAddress = z
   .string()
   .check(
@@ -112,8 +111,8 @@ const principalText = z.string().check(z.minLength(1), z.maxLength(LIMITS.approv
 
 /** Whom a link was made for: an email address, and a name to show. */
 export const linkRecipient = z.object({
-  email: emailAddress.check(about("The recipient's address.")),
-  name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars), about('A name to show.'))),
+  email: emailAddress.check(z.describe("The recipient's address.")),
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars), z.describe('A name to show.'))),
 });
 export type LinkRecipient = z.output<typeof linkRecipient>;
 
@@ -167,7 +166,7 @@ const approverList = (description: string) =>
   z.optional(
     z
       .array(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars)))
-      .check(z.maxLength(LIMITS.approvers.entries), about(description)),
+      .check(z.maxLength(LIMITS.approvers.entries), z.describe(description)),
   );
 /** Who may decide an ask: any principal matching any entry (emails compare case-insensitively). */
 export const approvers = z
@@ -190,14 +189,15 @@ export const notifyEntry = z.discriminatedUnion(
   'channel',
   CHANNEL_NAMES.map((channel) =>
     z.object({
-      channel: z.literal(channel).check(about('The channel that tells.')),
-      to: CHANNEL_ADDRESSES[channel].check(about('Its address there: a Slack channel id, or an email address.')),
+      channel: z.literal(channel).check(z.describe('The channel that tells.')),
+      to: CHANNEL_ADDRESSES[channel].check(z.describe('Its address there: a Slack channel id, or an email address.')),
     }),
   ) as [z.ZodMiniObject<{ channel: z.ZodMiniLiteral<ChannelName>; to: z.ZodMiniType<string> }>],
   {
     error: (issue) => (issue.code === 'invalid_union' ? `must name a channel: ${CHANNEL_NAMES.join(', ')}` : undefined),
   },
 );
+/** A `notify` entry, its address checked as its channel's. */
 export type NotifyEntry = { channel: ChannelName; to: string };
 
 /** An entry as one string, `<channel>:<to>` (an email address in lower case): how duplicates and deliveries are named. */
@@ -222,7 +222,7 @@ export const notifyList = z.array(notifyEntry).check(
 
 const [APPROVE, EDIT, REJECT] = DECISION_KINDS;
 /** The ask a decision settles: a reserved call of the paused round. */
-const decidedCall = { toolCallId: z.string().check(z.minLength(1), about('The ask it settles.')) };
+const decidedCall = { toolCallId: z.string().check(z.minLength(1), z.describe('The ask it settles.')) };
 /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
 const seen = {
   argsHash: z.optional(
@@ -231,7 +231,7 @@ const seen = {
       .check(
         z.minLength(1),
         z.maxLength(LIMITS.argsHashChars),
-        about("The ask's argsHash as shown (§16): an approve or edit of other arguments is 409 args_changed."),
+        z.describe("The ask's argsHash as shown (§16): an approve or edit of other arguments is 409 args_changed."),
       ),
   ),
 };
@@ -255,7 +255,7 @@ export const reason = z.string().check(
 const answerShape = {
   ...decidedCall,
   answer: answer.check(
-    about(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
+    z.describe(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
   ),
   ...seen,
 };
@@ -263,7 +263,7 @@ export type AnswerDecision = z.output<z.ZodMiniObject<typeof answerShape>>;
 /** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
 export const approveDecision = z.strictObject({
   ...decidedCall,
-  decision: z.literal(APPROVE).check(about('What is decided; absent with an answer.')),
+  decision: z.literal(APPROVE).check(z.describe('What is decided; absent with an answer.')),
   ...seen,
 });
 export type ApproveDecision = z.output<typeof approveDecision>;
@@ -283,7 +283,9 @@ export const editDecision = z.strictObject({
       })
       .check(z.meta({ type: 'object' })),
   ).check(
-    about(`The edited arguments that replace the call's: a JSON object of at most ${LIMITS.answerBytes / 1024} KB.`),
+    z.describe(
+      `The edited arguments that replace the call's: a JSON object of at most ${LIMITS.answerBytes / 1024} KB.`,
+    ),
   ),
   ...seen,
 });
@@ -293,7 +295,7 @@ export const rejectDecision = z.strictObject({
   ...decidedCall,
   decision: z.literal(REJECT),
   reason: z.optional(
-    reason.check(about(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
+    reason.check(z.describe(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
   ),
   ...seen,
 });

@@ -24,9 +24,6 @@ import * as z from './zod.ts';
  * the records or the deployment (who may decide, four eyes, an ask of this pause, the transcript's checks).
  */
 
-/** A field's words in the API description and the docs' field tables. */
-const about = (description: string) => z.meta({ description });
-
 /** A tenant: 1 to `LIMITS.tenantChars` characters of well-formed Unicode (a lone surrogate can be in no key). */
 export const tenant = z
   .string()
@@ -65,20 +62,20 @@ export function isIdempotencyKey(key: unknown): key is string {
 
 const nonEmpty = z.string().check(z.minLength(1));
 /** What an ask may say to the person deciding. */
-const prompt = z.string().check(z.maxLength(LIMITS.promptChars), about('What the person is asked.'));
+const prompt = z.string().check(z.maxLength(LIMITS.promptChars), z.describe('What the person is asked.'));
 
 /** One ask of a pause (§9, §13); what belongs to the other kind is refused, naming the field. */
 export const askBody = z
   .object({
-    toolCallId: nonEmpty.check(about('A reserved call of the paused round.')),
+    toolCallId: nonEmpty.check(z.describe('A reserved call of the paused round.')),
     kind: z.optional(
       z
         .enum(ASK_KINDS)
         .check(z.meta({ default: ASK_KINDS[0], description: 'What the person does: answer the call, or approve it.' })),
     ),
     prompt: z.optional(prompt),
-    answerSchema: z.optional(jsonSchema.check(about("An answer ask's answer: JSON Schema 2020-12."))),
-    argsSchema: z.optional(jsonSchema.check(about("An approval ask's edited arguments: JSON Schema 2020-12."))),
+    answerSchema: z.optional(jsonSchema.check(z.describe("An answer ask's answer: JSON Schema 2020-12."))),
+    argsSchema: z.optional(jsonSchema.check(z.describe("An approval ask's edited arguments: JSON Schema 2020-12."))),
     editable: z.optional(
       z
         .boolean()
@@ -125,7 +122,7 @@ export const askList = z.array(askBody).check(
       seen.add(ask.toolCallId);
     });
   }),
-  about('The asks, each a distinct reserved call of the paused round (§9).'),
+  z.describe('The asks, each a distinct reserved call of the paused round (§9).'),
 );
 
 /** The messages of a pause: JSON, at least one, nested no deeper than a body may be (`LIMITS.bodyDepth`). */
@@ -137,16 +134,16 @@ const messages = z.array(z.unknown()).check(
     // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or an array hole would come back changed.
     ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path.split('/').slice(1), input: list });
   }),
-  about('The transcript in its format, ending with the paused round; checked by the strict check (§4).'),
+  z.describe('The transcript in its format, ending with the paused round; checked by the strict check (§4).'),
 );
 
 /** What a pause records (§5, §9, §10, §13, §14), whichever door it came through. */
 const pauseFields = {
   format,
   messages,
-  toolCallId: z.optional(nonEmpty.check(about("Part one's form: the one answer ask. Not with asks."))),
+  toolCallId: z.optional(nonEmpty.check(z.describe("Part one's form: the one answer ask. Not with asks."))),
   prompt: z.optional(prompt),
-  answerSchema: z.optional(jsonSchema.check(about("Part one's answer: JSON Schema 2020-12."))),
+  answerSchema: z.optional(jsonSchema.check(z.describe("Part one's answer: JSON Schema 2020-12."))),
   asks: z.optional(askList),
   expiresInSeconds: z.optional(
     z
@@ -167,19 +164,19 @@ const pauseFields = {
       .check(
         z.int(),
         z.minimum(1),
-        about('Emit Pause Reminder this long before expiresAt; less than expiresInSeconds.'),
+        z.describe('Emit Pause Reminder this long before expiresAt; less than expiresInSeconds.'),
       ),
   ),
   taskToken: z.optional(
     nonEmpty.check(
       z.maxLength(LIMITS.taskTokenChars),
-      about('A Step Functions task token, completed when the pause closes.'),
+      z.describe('A Step Functions task token, completed when the pause closes.'),
     ),
   ),
   callbackId: z.optional(
     nonEmpty.check(
       z.maxLength(LIMITS.callbackIdChars),
-      about("A Lambda durable function's callback id, completed when the pause closes."),
+      z.describe("A Lambda durable function's callback id, completed when the pause closes."),
     ),
   ),
   metadata: z.optional(
@@ -197,11 +194,11 @@ const pauseFields = {
         const message = `is ${bytes} bytes as JSON, over the limit of ${LIMITS.metadataBytes}`;
         ctx.addIssue({ code: 'custom', message, input: value });
       }),
-      about(`A JSON object of at most ${LIMITS.metadataBytes / 1024} KB, returned as given.`),
+      z.describe(`A JSON object of at most ${LIMITS.metadataBytes / 1024} KB, returned as given.`),
     ),
   ),
   notify: z.optional(notifyList),
-  fourEyes: z.optional(z.boolean().check(about('The principal that paused it may not decide it (§13).'))),
+  fourEyes: z.optional(z.boolean().check(z.describe('The principal that paused it may not decide it (§13).'))),
 };
 
 /** The rules between a pause's fields: one form of asks, and a reminder before the expiry. */
@@ -303,34 +300,39 @@ const sliceQuery = {
   from: z.optional(z.coerce.number().check(z.int(), z.minimum(0))),
   limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
 };
+/** A pause's query: its messages, in slices, when asked for. */
 export const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery });
+/** A continuation's query: its messages in slices. */
 export const continuationQuery = z.object(sliceQuery);
+/** A run's path. */
 export const runParams = z.object({ runId });
+/** A pause's path. */
 export const pauseParams = z.object({ runId, interruptId: opaqueId });
+/** A continuation's path. */
 export const continuationParams = z.object({ runId, continuationId: opaqueId });
 
 /** Part one's `answer` or `decisions`, exactly one (§9). */
 const answerOrDecisions = {
-  answer: z.optional(answer.check(about('The answer of a pause with one answer ask (part one).'))),
-  decisions: z.optional(decisions.check(about('Decisions for some or all of its asks (§9).'))),
+  answer: z.optional(answer.check(z.describe('The answer of a pause with one answer ask (part one).'))),
+  decisions: z.optional(decisions.check(z.describe('Decisions for some or all of its asks (§9).'))),
 };
 const exactlyOne = (message: string) =>
   z.refine<{ decisions?: unknown }>((body) => 'answer' in body !== (body.decisions !== undefined), message);
 /** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
 export const resumeBody = z
-  .object({ interruptId: opaqueId.check(about('The pause, as its 201 named it.')), ...answerOrDecisions })
+  .object({ interruptId: opaqueId.check(z.describe('The pause, as its 201 named it.')), ...answerOrDecisions })
   .check(exactlyOne('give exactly one of answer (a pause with one answer ask) or decisions'));
 /** An answer link's resume body: the pause is the link's. */
 export const linkResumeBody = z.object(answerOrDecisions).check(exactlyOne('give exactly one of answer or decisions'));
 /** A cancel body (§10). */
 export const cancelBody = z.object({
   reason: z.optional(
-    reason.check(about(`Written into every undecided ask's rejection; at most ${LIMITS.reasonBytes / 1024} KB.`)),
+    reason.check(z.describe(`Written into every undecided ask's rejection; at most ${LIMITS.reasonBytes / 1024} KB.`)),
   ),
 });
 /** A link for a recipient (§13, §16): answered with its URL (granted), or mailed to them with `deliver: true`. */
 export const linkBody = z.extend(linkRecipient, {
-  deliver: z.optional(z.boolean().check(about('Mail the link to the recipient instead of answering with it.'))),
+  deliver: z.optional(z.boolean().check(z.describe('Mail the link to the recipient instead of answering with it.'))),
 });
 /** A hand-off claim (§18): who claims, the same name on every retry of one claim. */
 export const claimBody = z.object({
@@ -338,7 +340,7 @@ export const claimBody = z.object({
     .string()
     .check(
       z.regex(LIMITS.claimant, 'must be 1–128 visible ASCII characters'),
-      about('Who claims: the same name on every retry of one claim.'),
+      z.describe('Who claims: the same name on every retry of one claim.'),
     ),
 });
 
