@@ -19,8 +19,11 @@ const live = process.stdout.isTTY === true && !process.env.CI;
  *   `npm run test:unit` or `npx vitest run <file>` needs no build first.
  * - `store` — `*.store.test.ts`: the embedded DynamoDB-compatible store (dynalite), started once, and the inbox's
  *   generated module.
- * - `slow` — `*.slow.test.ts` and the type tests (`*.test-d.ts`): the dist build, the inbox build, browsers, packing,
- *   bundles, synthesis, `npm start` and other child processes.
+ * - `slow` — `*.slow.test.ts`: the dist build, the inbox build, browsers, packing, bundles, synthesis, `npm start` and
+ *   other child processes.
+ *
+ * The type tests (`*.test-d.ts`, `expectTypeOf`) are no project's: `npm run typecheck` compiles them with the rest of
+ * `test/`, and a failed expectation is a compile error there, so a second compiler run here would check them again.
  *
  * A `unit` test that starts a child process or the store, or a `store` test that starts a child process, fails at once
  * saying which suffix its file needs (`test/support/no-processes.ts`, `test/support/no-store.ts`).
@@ -67,7 +70,6 @@ export default defineConfig({
           name: 'slow',
           include: [SLOW],
           globalSetup: ['test/support/build-dist.ts', 'test/support/inbox-setup.ts', 'test/support/dynalite-setup.ts'],
-          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
       },
     ],

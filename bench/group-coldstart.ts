@@ -110,7 +110,7 @@ const LAMBDA_ENV = {
   EVENT_BUS_NAME: 'handback-lifecycle',
   // The channels' functions: the Slack app's secret is read on first use, never at import.
   SLACK_SECRET_ID: 'handback/slack',
-  INBOX_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com/inbox',
+  HANDBACK_INBOX_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com/inbox',
   HANDBACK_EMAIL_FROM: 'approvals@example.org',
   POWERTOOLS_SERVICE_NAME: 'handback',
   POWERTOOLS_METRICS_NAMESPACE: 'Handback',

@@ -22,8 +22,9 @@ import type { GroupOptions } from './options.ts';
  * rounds of 1 and 16 approval asks — every configuration interleaved in the same rounds, the engine loaded before
  * (once per container, as on Lambda). Each policy is a `call` permit with its `@approvers`, on one of 16 tools and
  * reading `context.args.amount`, so each ask is matched by about a sixteenth of them and every pause waits (it is
- * written open, as a pause needing people is). The bundle: the API function's gzip at init bundled without policies
- * (the stack's default), with them, and at the commit before §17.
+ * written open, as a pause needing people is). The load: `loadPolicies` (parse, annotations, strict validation) and
+ * the engine over 100, 1,000 and 5,000 such policies, which must grow linearly with the file. The bundle: the API
+ * function's gzip at init bundled without policies (the stack's default), with them, and at the commit before §17.
  */
 
 export interface PolicyRow {
@@ -34,6 +35,19 @@ export interface PolicyRow {
   p99Us: number;
   /** p50 above the same asks' pause without policies. */
   addedP50Us: number;
+}
+
+/** Loading a policy file of `policies` policies (the median of `samples` loads, each with a fresh engine). */
+export interface PolicyLoadRow {
+  policies: number;
+  fileBytes: number;
+  samples: number;
+  /** `loadPolicies`: parsed, annotations read, validated against the schema. */
+  loadMs: number;
+  /** `createPolicyEngine` over it and the first evaluation of an ask (which preparses its tool's policies). */
+  engineMs: number;
+  /** `loadMs` per policy. */
+  perPolicyUs: number;
 }
 
 export interface PolicyBundleRow {
@@ -47,12 +61,14 @@ export interface PolicyBundleRow {
 
 export interface PolicyResult {
   rows: PolicyRow[];
+  loads: PolicyLoadRow[];
   bundles: PolicyBundleRow[];
   /** The commit the "before §17" bundle was built from, or undefined when it could not be. */
   beforeRev: string | undefined;
 }
 
-const POLICY_COUNTS = [0, 10, 100] as const;
+const POLICY_COUNTS = [0, 10, 100, 1000, 5000] as const;
+const LOAD_COUNTS = [100, 1000, 5000] as const;
 const ASK_COUNTS = [1, 16] as const;
 const TOOLS = 16;
 
@@ -68,15 +84,59 @@ when { context.args has amount && context.args.amount > ${i} };
   ).join('\n');
 }
 
+const SHIPPED = () => ({
+  file: 'handback.cedarschema',
+  text: readFileSync(join(REPO, 'handback.cedarschema'), 'utf8'),
+});
+const ARGS = {
+  file: 'args.cedarschema',
+  text: 'namespace Handback { type Args = { amount?: Long, orderId?: String }; }',
+};
+
 function engineOf(count: number): PolicyEngine {
   const cedar = loadCedar();
-  const loaded = loadPolicies(
-    cedar,
-    { file: 'policies.cedar', text: benchPolicies(count) },
-    { file: 'handback.cedarschema', text: readFileSync(join(REPO, 'handback.cedarschema'), 'utf8') },
-    { file: 'args.cedarschema', text: 'namespace Handback { type Args = { amount?: Long, orderId?: String }; }' },
-  );
+  const loaded = loadPolicies(cedar, { file: 'policies.cedar', text: benchPolicies(count) }, SHIPPED(), ARGS);
   return createPolicyEngine(cedar, loaded, {});
+}
+
+/** Loads of 100, 1,000 and 5,000 policies, Cedar warmed up by a first load of 100. */
+function measureLoads(options: GroupOptions): PolicyLoadRow[] {
+  const cedar = loadCedar();
+  const shipped = SHIPPED();
+  loadPolicies(cedar, { file: 'policies.cedar', text: benchPolicies(100) }, shipped, ARGS);
+  return LOAD_COUNTS.map((count) => {
+    const text = benchPolicies(count);
+    const samples = options.quick ? 1 : count >= 5000 ? 3 : 7;
+    const loads: number[] = [];
+    const engines: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now();
+      const loaded = loadPolicies(cedar, { file: 'policies.cedar', text }, shipped, ARGS);
+      const built = performance.now();
+      const verdict = createPolicyEngine(cedar, loaded, {}).evaluate({
+        principal: { kind: 'agent', subject: 'bench' },
+        tool: 'tool_0',
+        args: { amount: 500 },
+        runId: 'load',
+        tenant: 'acme',
+        format: 'openai-chat',
+      });
+      if (verdict.outcome !== 'ask') throw new Error(`the bench's evaluation gave ${verdict.outcome}`);
+      loads.push(built - started);
+      engines.push(performance.now() - built);
+    }
+    const loadMs = quantile(loads, 0.5);
+    const row = {
+      policies: count,
+      fileBytes: Buffer.byteLength(text),
+      samples,
+      loadMs,
+      engineMs: quantile(engines, 0.5),
+      perPolicyUs: (loadMs * 1000) / count,
+    };
+    options.log(`load ${count} policies: ${loadMs.toFixed(0)} ms (${row.perPolicyUs.toFixed(0)} µs a policy)`);
+    return row;
+  });
 }
 
 let runs = 0;
@@ -95,6 +155,7 @@ function input(asks: number): PauseInput {
 }
 
 export async function runPolicy(options: GroupOptions): Promise<PolicyResult> {
+  const loads = measureLoads(options);
   const rounds = options.quick ? 40 : 400;
   const stores = new Map<number, CheckpointService>();
   for (const count of POLICY_COUNTS) {
@@ -179,7 +240,7 @@ export async function runPolicy(options: GroupOptions): Promise<PolicyResult> {
       `${spec.name}: ${built.gzipBytes} B gzip at init, ${built.assetGzipBytes} B the whole asset; policy modules ${policyInitBytes} of ${initBytes} B minified at init`,
     );
   }
-  return { rows, bundles, beforeRev };
+  return { rows, loads, bundles, beforeRev };
 }
 
 /** What init loads of `spec`'s bundle, minified, and how much of it the policy feature's modules are. */

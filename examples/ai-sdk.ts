@@ -11,8 +11,8 @@
 import { pathToFileURL } from 'node:url';
 import { generateText, type ModelMessage, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { createDynamoDBCheckpointStore } from 'handback';
 import { createAiSdkHandback, createDynamoDBToolExecutions } from 'handback/ai-sdk';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 import { startLocalStore } from 'handback/local';
 import { z } from 'zod';
 

@@ -15,7 +15,7 @@ import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { MemorySaver } from '@langchain/langgraph';
-import { createDynamoDBCheckpointStore } from 'handback';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 import { createDynamoDBToolExecutions, langgraphHandback } from 'handback/langgraph';
 import { type LocalStore, startLocalStore } from 'handback/local';
 import { createAgent, humanInTheLoopMiddleware, tool } from 'langchain';

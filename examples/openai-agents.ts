@@ -20,7 +20,7 @@ import {
   tool,
   Usage,
 } from '@openai/agents';
-import { createDynamoDBCheckpointStore } from 'handback';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 import { type LocalStore, startLocalStore } from 'handback/local';
 import { createDynamoDBToolExecutions, openaiAgentsHandback } from 'handback/openai-agents';
 import { z } from 'zod';

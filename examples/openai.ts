@@ -11,7 +11,8 @@
  * Run: npx tsx examples/openai.ts
  */
 import { pathToFileURL } from 'node:url';
-import { type AskInput, appendResults, createDynamoDBCheckpointStore } from 'handback';
+import { type AskInput, appendResults } from 'handback';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 import { type LocalStore, startLocalStore } from 'handback/local';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';

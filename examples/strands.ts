@@ -11,7 +11,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Agent, type Message, Model, type ModelStreamEvent, tool } from '@strands-agents/sdk';
-import { createDynamoDBCheckpointStore } from 'handback';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 import { type LocalStore, startLocalStore } from 'handback/local';
 import { approvalHook, createDynamoDBToolExecutions, strandsHandback } from 'handback/strands';
 import { z } from 'zod';

@@ -1,13 +1,5 @@
 import { isPlainObject, jsonBytes, jsonProblem, utf8Bytes } from './json.ts';
-import {
-  CHANNEL_NAMES,
-  type ChannelName,
-  DECISION_KINDS,
-  FORMAT_NAMES,
-  LIMITS,
-  PRINCIPAL_KINDS,
-  VIAS,
-} from './vocabulary.ts';
+import { CHANNEL_NAMES, type ChannelName, FORMAT_NAMES, LIMITS, PRINCIPAL_KINDS, VIAS } from './vocabulary.ts';
 import * as z from './zod.ts';
 
 /**
@@ -100,10 +92,27 @@ export const emailAddress = z
 /** A Slack conversation id: a public or private channel (`C…`, `G…`) or a direct message (`D…`). */
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{8,}$/;
 
-/** What each channel's `to` is (§14): a table, so a new channel's name does not compile until its address is here. */
-export const CHANNEL_ADDRESSES: Readonly<Record<ChannelName, z.ZodMiniType<string>>> = {
-  slack: z.string().check(z.regex(SLACK_CHANNEL_ID, 'must be a Slack channel id such as C0123456789')),
-  email: emailAddress,
+/** What a channel's `to` is (§14): each channel's own, so a new channel cannot be checked as another's by default. */
+export interface ChannelAddress {
+  /** Its schema: the check of `to`, and the words of its failure. */
+  to: z.ZodMiniType<string>;
+  /** `to` as the delivery log names it and a pause's entries are compared: `<channel>:<key>`. */
+  key(to: string): string;
+  /**
+   * Whether an agent's pause may name `to` only inside the deployment's recipient domains (§16): an address that
+   * reaches whomever it names (an email), not a place the deployment set up (a Slack channel its app was invited to).
+   */
+  heldToDomains: boolean;
+}
+
+/** Each channel's addresses. */
+export const CHANNEL_ADDRESSES: Record<ChannelName, ChannelAddress> = {
+  slack: {
+    to: z.string().check(z.regex(SLACK_CHANNEL_ID, 'must be a Slack channel id such as C0123456789')),
+    key: (to) => to,
+    heldToDomains: false,
+  },
+  email: { to: emailAddress, key: (to) => to.toLowerCase(), heldToDomains: true },
 };
 
 /** Characters of a principal's text fields (its subject, email, name, grantor). */
@@ -190,7 +199,9 @@ export const notifyEntry = z.discriminatedUnion(
   CHANNEL_NAMES.map((channel) =>
     z.object({
       channel: z.literal(channel).check(z.describe('The channel that tells.')),
-      to: CHANNEL_ADDRESSES[channel].check(z.describe('Its address there: a Slack channel id, or an email address.')),
+      to: CHANNEL_ADDRESSES[channel].to.check(
+        z.describe('Its address there: a Slack channel id, or an email address.'),
+      ),
     }),
   ) as [z.ZodMiniObject<{ channel: z.ZodMiniLiteral<ChannelName>; to: z.ZodMiniType<string> }>],
   {
@@ -202,7 +213,7 @@ export type NotifyEntry = { channel: ChannelName; to: string };
 
 /** An entry as one string, `<channel>:<to>` (an email address in lower case): how duplicates and deliveries are named. */
 export function notifyEntryKey(entry: NotifyEntry): string {
-  return `${entry.channel}:${entry.channel === 'email' ? entry.to.toLowerCase() : entry.to}`;
+  return `${entry.channel}:${CHANNEL_ADDRESSES[entry.channel].key(entry.to)}`;
 }
 
 /** A pause's `notify` (§14): at most `LIMITS.notifyEntries` entries, none named twice. */
@@ -220,11 +231,10 @@ export const notifyList = z.array(notifyEntry).check(
   }),
 );
 
-const [APPROVE, EDIT, REJECT] = DECISION_KINDS;
 /** The ask a decision settles: a reserved call of the paused round. */
-const decidedCall = { toolCallId: z.string().check(z.minLength(1), z.describe('The ask it settles.')) };
+export const decidedCall = { toolCallId: z.string().check(z.minLength(1), z.describe('The ask it settles.')) };
 /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
-const seen = {
+export const seen = {
   argsHash: z.optional(
     z
       .string()
@@ -250,82 +260,20 @@ export const reason = z.string().check(
   }),
   z.meta({ description: `At most ${LIMITS.reasonBytes} bytes (UTF-8).` }),
 );
-
-/** An `answer` ask's decision: the answer is the call's result (§3.4). */
-const answerShape = {
-  ...decidedCall,
-  answer: answer.check(
-    z.describe(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
-  ),
-  ...seen,
-};
-export type AnswerDecision = z.output<z.ZodMiniObject<typeof answerShape>>;
-/** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
-export const approveDecision = z.strictObject({
-  ...decidedCall,
-  decision: z.literal(APPROVE).check(z.describe('What is decided; absent with an answer.')),
-  ...seen,
-});
-export type ApproveDecision = z.output<typeof approveDecision>;
-/** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
-export const editDecision = z.strictObject({
-  ...decidedCall,
-  decision: z.literal(EDIT),
-  // Arguments that are not an object are what the ask cannot take (§9: 422), not a malformed request.
-  args: jsonValue(
-    'the edited args',
-    LIMITS.answerBytes,
-    z
-      // Missing is `jsonValue`'s to say (400).
-      .custom<Record<string, unknown>>((value) => value === undefined || isPlainObject(value), {
-        error: 'the edited args must be a JSON object of the call’s arguments',
-        params: problemIs('invalid_answer'),
-      })
-      .check(z.meta({ type: 'object' })),
-  ).check(
-    z.describe(
-      `The edited arguments that replace the call's: a JSON object of at most ${LIMITS.answerBytes / 1024} KB.`,
-    ),
-  ),
-  ...seen,
-});
-export type EditDecision = z.output<typeof editDecision>;
-/** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
-export const rejectDecision = z.strictObject({
-  ...decidedCall,
-  decision: z.literal(REJECT),
-  reason: z.optional(
-    reason.check(z.describe(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
-  ),
-  ...seen,
-});
-export type RejectDecision = z.output<typeof rejectDecision>;
-/** What a person settled one ask with (§9). */
-export type Decision = AnswerDecision | ApproveDecision | EditDecision | RejectDecision;
 /**
- * One decision (§9): which of the four it is is read from `decision` (absent with an answer), so a failure names the
- * field of the decision it is, not of all four. Unknown keys are refused: `{answer, decision}` is no decision.
+ * A person's edited arguments (§9): a JSON object of at most `LIMITS.answerBytes`. Arguments that are not an object
+ * are what the ask cannot take (422), not a malformed request; missing is `jsonValue`'s to say (400).
  */
-export const decision = z.discriminatedUnion(
-  'decision',
-  [
-    // Absent: the answer's own way of telling which decision it is.
-    z.strictObject({ ...answerShape, decision: z.optional(z.undefined().check(z.meta({ not: {} }))) }),
-    approveDecision,
-    editDecision,
-    rejectDecision,
-  ],
-  {
-    error: (issue) =>
-      issue.code === 'invalid_union'
-        ? `must be ${DECISION_KINDS.map((kind) => JSON.stringify(kind)).join(', ')}, or absent with an answer`
-        : undefined,
-  },
-) as unknown as z.ZodMiniType<Decision>;
-/** Decisions for one paused round (`applyDecisions`, which may decide every call of a round without asks): one or more. */
-export const roundDecisions = z.array(decision).check(z.minLength(1));
-/** The decisions of one request (§9): 1 to `LIMITS.asks.max`, one per ask at most. */
-export const decisions = roundDecisions.check(z.maxLength(LIMITS.asks.max));
+export const editedArgs = jsonValue(
+  'the edited args',
+  LIMITS.answerBytes,
+  z
+    .custom<Record<string, unknown>>((value) => value === undefined || isPlainObject(value), {
+      error: 'the edited args must be a JSON object of the call’s arguments',
+      params: problemIs('invalid_answer'),
+    })
+    .check(z.meta({ type: 'object' })),
+);
 
 /** One of the agent's own tool results (`appendResults`): the call it answers, its output, whether the tool failed. */
 export const toolResult = z.object({

@@ -1,7 +1,8 @@
 /**
  * Handback, the library: rebuild a paused agent turn's transcript with a person's answer (`rehydrate`) or decisions
  * (`applyDecisions`), add the agent's own tool results (`appendResults`), check a transcript as the provider would
- * (`checkTranscript`), the DynamoDB checkpoint store, and the errors.
+ * (`checkTranscript`), the checkpoint store's rules and its memory store, and the errors. It needs nothing but Node:
+ * the DynamoDB store, whose declarations name the AWS SDK (an optional peer), is `handback/dynamodb`.
  */
 
 export {
@@ -33,12 +34,7 @@ export type {
   SweepResult,
 } from './checkpoints/checkpoint-store.ts';
 export type { Codec, RoundPosition, TranscriptHeader } from './checkpoints/codec.ts';
-export {
-  createDynamoDBCheckpointStore,
-  createMemoryCheckpointStore,
-  type DynamoDBCheckpointStoreOptions,
-  storageClientConfig,
-} from './checkpoints/dynamodb-store.ts';
+export { type CheckpointStoreOptions, createMemoryCheckpointStore } from './checkpoints/memory-store.ts';
 export type {
   CheckpointPersistence,
   ListPage,
@@ -47,7 +43,6 @@ export type {
   TranscriptRead,
 } from './checkpoints/persistence.ts';
 export type { Ask, Closing, PauseRecord, RecordedDecision, RecordKey } from './checkpoints/record.ts';
-export { createTableInput, TABLE } from './checkpoints/table.ts';
 export type { AnswerFailure, Violation } from './errors.ts';
 export {
   AlreadyDecidedError,

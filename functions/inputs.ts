@@ -3,7 +3,6 @@ import {
   actor,
   answer,
   approvers,
-  decisions,
   format,
   type InputProblem,
   jsonObject,
@@ -14,6 +13,7 @@ import {
 } from './fields.ts';
 import { jsonBytes, jsonProblem } from './json.ts';
 import { ASK_KINDS, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './vocabulary.ts';
+import { decisions } from './wire.ts';
 import * as z from './zod.ts';
 
 /**

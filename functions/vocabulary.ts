@@ -123,7 +123,10 @@ export type Outcome = (typeof OUTCOMES)[number];
 export const ASK_KINDS = ['answer', 'approval'] as const;
 export type AskKind = (typeof ASK_KINDS)[number];
 
-/** What a person may do with an `approval` ask (§9); an `answer` ask takes an answer. */
+/**
+ * What a person may do with an `approval` ask (§9); an `answer` ask takes an answer. A kind added here fails to
+ * compile wherever one must be handled (docs/architecture.md, "A decision kind").
+ */
 export const DECISION_KINDS = ['approve', 'edit', 'reject'] as const;
 export type DecisionKind = (typeof DECISION_KINDS)[number];
 
@@ -151,7 +154,10 @@ export type HandoffTarget = (typeof HANDOFF_TARGETS)[number];
 export const PRINCIPAL_KINDS = ['person', 'agent', 'link', 'service'] as const;
 export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
 
-/** The way a principal reached Handback; also the name of each entry point in logs. */
+/**
+ * The doors: the way a principal reached Handback (its `via`), also the name of each entry point in logs. A door added
+ * here fails to compile wherever one must be handled (docs/architecture.md, "A door").
+ */
 export const VIAS = [
   'api',
   'link',
@@ -165,13 +171,31 @@ export const VIAS = [
 ] as const;
 export type Via = (typeof VIAS)[number];
 
+/**
+ * The triggers: the doors that take a resume request as data (§6) — a Step Functions task's input, an SQS message, an
+ * EventBridge event's detail — each through its own Lambda function (docs/architecture.md, "A trigger").
+ */
+export const TRIGGER_VIAS = ['step-functions', 'sqs', 'eventbridge'] as const satisfies readonly Via[];
+export type TriggerVia = (typeof TRIGGER_VIAS)[number];
+
 /** The OAuth scopes that open routes. */
 export const SCOPES = { agent: 'handback/agent', decide: 'handback/decide' } as const;
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 
-/** The built-in channels that take a pause to people where they work. */
+/**
+ * The built-in channels that take a pause to people where they work. A channel added here fails to compile wherever
+ * one must be handled (docs/architecture.md, "A channel").
+ */
 export const CHANNEL_NAMES = ['slack', 'email'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/**
+ * The framework adapters, each a subpath of the package (`handback/<name>`, `functions/adapters/<name>.ts`) with its
+ * framework an optional peer. An adapter added here fails to compile wherever one must be handled
+ * (docs/architecture.md, "An adapter").
+ */
+export const ADAPTER_NAMES = ['ai-sdk', 'openai-agents', 'langgraph', 'strands', 'durable'] as const;
+export type AdapterName = (typeof ADAPTER_NAMES)[number];
 
 /** The lifecycle events' detail-types (§11), on the bus with source `LIFECYCLE_SOURCE`. */
 export const LIFECYCLE_TYPES = [
@@ -245,6 +269,14 @@ export const POLICY_ANNOTATIONS = {
   approvals: 'approvals',
   fourEyes: 'fourEyes',
 } as const;
+
+/**
+ * The end of a `switch` over one of the lists above: where a case is missing, `value` is not `never` and the switch
+ * fails to compile; a word that slips past the types at run time throws, naming it.
+ */
+export function unhandled(value: never, what: string): never {
+  throw new Error(`No case for the ${what} ${JSON.stringify(value)}.`);
+}
 
 /** Whether `value` is one of `list`'s words: a type guard for any of the lists above. */
 export function isOneOf<const T extends readonly string[]>(list: T, value: unknown): value is T[number] {

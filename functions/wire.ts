@@ -1,7 +1,21 @@
-import { approvers, format, jsonSchema, linkRecipient, notifyEntry, principal } from './fields.ts';
+import {
+  answer,
+  approvers,
+  decidedCall,
+  editedArgs,
+  format,
+  jsonSchema,
+  linkRecipient,
+  notifyEntry,
+  principal,
+  reason,
+  seen,
+} from './fields.ts';
 import {
   ASK_KINDS,
   DECISION_KINDS,
+  type DecisionKind,
+  LIMITS,
   ON_EXPIRY,
   OUTCOMES,
   PAUSE_STATUSES,
@@ -21,20 +35,12 @@ import * as z from './zod.ts';
 
 export {
   type Actor,
-  type AnswerDecision,
   type AnswerFailure,
-  type ApproveDecision,
   type Approvers,
   actor,
   answer,
-  approveDecision,
   approvers,
   CHANNEL_ADDRESSES,
-  type Decision,
-  decision,
-  decisions,
-  type EditDecision,
-  editDecision,
   emailAddress,
   format,
   type InputProblem,
@@ -51,10 +57,7 @@ export {
   type Principal,
   principal,
   principalGroups,
-  type RejectDecision,
   reason,
-  rejectDecision,
-  roundDecisions,
 } from './fields.ts';
 
 /** A tool call of the paused round, in a format-neutral shape. */
@@ -66,36 +69,126 @@ export const toolCall = z.object({
 });
 export type ToolCall = z.output<typeof toolCall>;
 
-const [APPROVE, EDIT, REJECT] = DECISION_KINDS;
-/** Edited arguments: a JSON object. */
-const editedArgs = z.record(z.string(), z.unknown());
+/** Edited arguments as recorded and shown: a JSON object. */
+const recordedArgs = z.record(z.string(), z.unknown());
+/** An `answer` ask's decision: the answer is the call's result (§3.4). */
+const answerShape = {
+  ...decidedCall,
+  answer: answer.check(
+    z.describe(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
+  ),
+  ...seen,
+};
+export type AnswerDecision = z.output<z.ZodMiniObject<typeof answerShape>>;
+/** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
+export const approveDecision = z.strictObject({
+  ...decidedCall,
+  decision: z.literal('approve').check(z.describe('What is decided; absent with an answer.')),
+  ...seen,
+});
+export type ApproveDecision = z.output<typeof approveDecision>;
+/** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
+export const editDecision = z.strictObject({
+  ...decidedCall,
+  decision: z.literal('edit'),
+  args: editedArgs.check(
+    z.describe(
+      `The edited arguments that replace the call's: a JSON object of at most ${LIMITS.answerBytes / 1024} KB.`,
+    ),
+  ),
+  ...seen,
+});
+export type EditDecision = z.output<typeof editDecision>;
+/** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
+export const rejectDecision = z.strictObject({
+  ...decidedCall,
+  decision: z.literal('reject'),
+  reason: z.optional(
+    reason.check(z.describe(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
+  ),
+  ...seen,
+});
+export type RejectDecision = z.output<typeof rejectDecision>;
+
 /** A call the agent must now run: approved, or approved with edited arguments (then `args` are the new ones). */
 export const dispatchCall = z.object({ toolCallId: z.string(), name: z.string(), args: z.unknown() });
 export type DispatchCall = z.output<typeof dispatchCall>;
 
-/** A decision without the ask it is for (§9): how it is recorded and shown. */
 const answered = z.object({ answer: z.unknown() });
-const approved = z.object({ decision: z.literal(APPROVE) });
-const edited = z.object({ decision: z.literal(EDIT), args: editedArgs });
-const rejected = z.object({ decision: z.literal(REJECT), reason: z.optional(z.string()) });
-export const decisionBody = z.union([answered, approved, edited, rejected]);
-export type DecisionBody = z.output<typeof decisionBody>;
-
+const approved = z.object({ decision: z.literal('approve') });
+const edited = z.object({ decision: z.literal('edit'), args: recordedArgs });
+const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
 /** Who made a recorded decision (§13). */
 const recordedBy = { by: z.optional(principal) };
-/** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
-export const recordedDecisionView = z.union([
-  z.extend(answered, recordedBy),
-  z.extend(approved, recordedBy),
-  z.extend(edited, recordedBy),
-  z.extend(rejected, recordedBy),
-]);
-export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
-
 /** Who voted, and when (§13). */
 const votedBy = { by: principal, at: z.string() };
+
+/**
+ * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,
+ * and as a vote on an ask with a quorum. A kind of `DECISION_KINDS` without its line fails to compile here, and its
+ * shapes join every union below.
+ */
+const DECISIONS = {
+  approve: {
+    request: approveDecision,
+    body: approved,
+    recorded: z.extend(approved, recordedBy),
+    vote: z.extend(approved, votedBy),
+  },
+  edit: {
+    request: editDecision,
+    body: edited,
+    recorded: z.extend(edited, recordedBy),
+    vote: z.extend(edited, votedBy),
+  },
+  reject: {
+    request: rejectDecision,
+    body: rejected,
+    recorded: z.extend(rejected, recordedBy),
+    vote: z.extend(rejected, votedBy),
+  },
+} satisfies {
+  [K in DecisionKind]: Record<'request' | 'body' | 'recorded' | 'vote', z.ZodMiniType<{ decision: K }>>;
+};
+/** One shape of every decision kind, in `DECISIONS`' order. */
+const ofEach = <P extends 'request' | 'body' | 'recorded' | 'vote'>(part: P) =>
+  Object.values(DECISIONS).map((kind) => kind[part]);
+
+/** What a person settled one ask with (§9). */
+export type Decision = AnswerDecision | z.output<(typeof DECISIONS)[keyof typeof DECISIONS]['request']>;
+/**
+ * One decision (§9): which it is is read from `decision` (absent with an answer), so a failure names the field of the
+ * decision it is, not of all of them. Unknown keys are refused: `{answer, decision}` is no decision.
+ */
+export const decision = z.discriminatedUnion(
+  'decision',
+  [
+    // Absent: the answer's own way of telling which decision it is.
+    z.strictObject({ ...answerShape, decision: z.optional(z.undefined().check(z.meta({ not: {} }))) }),
+    ...ofEach('request'),
+  ],
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? `must be ${DECISION_KINDS.map((kind) => JSON.stringify(kind)).join(', ')}, or absent with an answer`
+        : undefined,
+  },
+) as unknown as z.ZodMiniType<Decision>;
+/** Decisions for one paused round (`applyDecisions`, which may decide every call of a round without asks): one or more. */
+export const roundDecisions = z.array(decision).check(z.minLength(1));
+/** The decisions of one request (§9): 1 to `LIMITS.asks.max`, one per ask at most. */
+export const decisions = roundDecisions.check(z.maxLength(LIMITS.asks.max));
+
+/** A decision without the ask it is for (§9): how it is recorded and shown. */
+export const decisionBody = z.union([answered, ...ofEach('body')]);
+export type DecisionBody = z.output<typeof decisionBody>;
+
+/** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
+export const recordedDecisionView = z.union([z.extend(answered, recordedBy), ...ofEach('recorded')]);
+export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
+
 /** One vote on an ask with a quorum, in the order recorded (§13): an approval's, an edit's or a veto's. */
-export const voteView = z.union([z.extend(approved, votedBy), z.extend(edited, votedBy), z.extend(rejected, votedBy)]);
+export const voteView = z.union(ofEach('vote'));
 export type VoteView = z.output<typeof voteView>;
 
 /** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */

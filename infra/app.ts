@@ -6,6 +6,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { buildInbox } from '../functions/inbox/build.ts';
+import { stackName as STACK_NAME } from '../functions/settings.ts';
 import { HandbackStack } from './handback-stack.ts';
 import { ConfigurationError } from './settings.ts';
 
@@ -13,7 +14,7 @@ import { ConfigurationError } from './settings.ts';
 // as the page is now, so a deploy from a fresh clone, or after an edit of the page, ships the current page.
 await buildInbox();
 const app = new App();
-const stackName = (app.node.tryGetContext('handback:stackName') as string | undefined) ?? 'Handback';
+const stackName = (app.node.tryGetContext(STACK_NAME.context) as string | undefined) ?? STACK_NAME.default;
 try {
   new HandbackStack(app, stackName, {
     description: 'Handback: pause and resume LLM agent turns for a person on Lambda and DynamoDB',

@@ -8,7 +8,14 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type ChannelName, LIFECYCLE_SOURCE, LIFECYCLE_TYPES, LifecycleType } from '../functions/vocabulary.ts';
+import * as S from '../functions/settings.ts';
+import {
+  CHANNEL_NAMES,
+  type ChannelName,
+  LIFECYCLE_SOURCE,
+  LIFECYCLE_TYPES,
+  LifecycleType,
+} from '../functions/vocabulary.ts';
 import { HandbackFunction } from './handback-function.ts';
 import type { Handoff } from './handoff.ts';
 import { ENTRY } from './paths.ts';
@@ -24,6 +31,76 @@ import type { ChannelSettings } from './settings.ts';
 export const CHANNEL_EVENTS: Record<ChannelName, readonly string[]> = {
   slack: LIFECYCLE_TYPES,
   email: [LifecycleType.Created, LifecycleType.Reminder],
+};
+
+/** A channel's delivery function: its entry point, words and environment, and what it is granted beyond the table. */
+interface DeliveryFunction {
+  entry: string;
+  description: string;
+  environment: Record<string, string>;
+  grant(handler: HandbackFunction): void;
+}
+
+/** How one channel is delivered on AWS, from its settings (`infra/settings.ts`). */
+interface Delivery<C extends ChannelName> {
+  /** The construct ids' stem: `<id>Events`, `<id>Rule`, `<id>DeadLetterQueue`. */
+  id: string;
+  /** The name the stack's depth alarm gives its dead-letter queue. */
+  alarmedQueue: string;
+  function(
+    settings: NonNullable<ChannelSettings[C]>,
+    props: ChannelDeliveryProps,
+    channels: HandbackChannels,
+  ): DeliveryFunction;
+}
+
+/** Each channel's delivery on AWS (§14). */
+const DELIVERIES: { [C in ChannelName]: Delivery<C> } = {
+  slack: {
+    id: 'Slack',
+    alarmedQueue: 'SlackDeadLetterQueue',
+    function: (slack, props, channels) => ({
+      entry: ENTRY.slackEvents,
+      description: 'Handback Slack channel: posts, updates and reminders from the lifecycle events',
+      environment: { [S.inboxUrl.env]: props.inboxUrl, ...defaultsOf(S.slackChannel.env, slack.defaultChannels) },
+      grant(handler) {
+        const secret = channels.slackSecret as ISecret;
+        handler.grantSecretRead(secret, S.slackSecretName.env);
+        acknowledgeImportedSecret(handler, secret);
+      },
+    }),
+  },
+  email: {
+    id: 'Email',
+    alarmedQueue: 'EmailChannelDeadLetterQueue',
+    function: (email, props) => {
+      const sender = {
+        [S.emailFrom.env]: email.from,
+        ...(email.region === undefined ? {} : { [S.emailRegion.env]: email.region }),
+        ...(email.configurationSet === undefined ? {} : { [S.emailConfigurationSet.env]: email.configurationSet }),
+      };
+      return {
+        entry: ENTRY.emailEvents,
+        description: 'Handback email channel: one SES email per recipient, with their own answer link',
+        environment: {
+          [S.inboxUrl.env]: props.inboxUrl,
+          ...sender,
+          ...defaultsOf(S.emailTo.env, email.defaultRecipients),
+          ...((props.recipientDomains ?? []).length === 0
+            ? {}
+            : { [S.recipientDomains.env]: (props.recipientDomains ?? []).join(',') }),
+        },
+        grant(handler) {
+          handler.grantSecretRead(props.linkKey);
+          grantSendEmail(handler, email);
+          if (props.api !== undefined) {
+            for (const [name, value] of Object.entries(sender)) props.api.function.addEnvironment(name, value);
+            grantSendEmail(props.api, email);
+          }
+        },
+      };
+    },
+  },
 };
 
 /** How often EventBridge retries invoking a channel's function, and for how long, before the event goes to its DLQ. */
@@ -102,9 +179,10 @@ export class HandbackChannels extends Construct {
   constructor(scope: Construct, id: string, props: HandbackChannelsProps) {
     super(scope, id);
     this.props = props;
-    const { slack, email } = props.settings;
+    this.names.push(...CHANNEL_NAMES.filter((name) => props.settings[name] !== undefined));
+    // Slack's clicks come back through a route of the API (the `slack` door): its function is made with the API's.
+    const { slack } = props.settings;
     if (slack !== undefined) {
-      this.names.push('slack');
       this.slackSecret = slack.secretName.startsWith('arn:')
         ? Secret.fromSecretCompleteArn(this, 'SlackSecret', slack.secretName)
         : Secret.fromSecretNameV2(this, 'SlackSecret', slack.secretName);
@@ -115,13 +193,13 @@ export class HandbackChannels extends Construct {
         timeout: Duration.seconds(10),
         handoffTarget: props.handoff.type,
         environment: {
-          ...(props.inboxUrl === undefined ? {} : { INBOX_URL: props.inboxUrl }),
-          ...defaultsOf('HANDBACK_SLACK_CHANNEL', slack.defaultChannels),
+          ...(props.inboxUrl === undefined ? {} : { [S.inboxUrl.env]: props.inboxUrl }),
+          ...defaultsOf(S.slackChannel.env, slack.defaultChannels),
         },
         ...this.logging(),
       });
       interactions.bindTable(props.table, 'click');
-      interactions.grantSecretRead(this.slackSecret, 'SLACK_SECRET_ID');
+      interactions.grantSecretRead(this.slackSecret, S.slackSecretName.env);
       props.handoff.bind(interactions);
       acknowledgeImportedSecret(interactions, this.slackSecret);
       Validations.of(interactions).acknowledge({
@@ -131,7 +209,6 @@ export class HandbackChannels extends Construct {
       });
       this.slackInteractions = interactions;
     }
-    if (email !== undefined) this.names.push('email');
   }
 
   /** The functions that decide pauses: they complete task tokens and durable callbacks, as every resumer does. */
@@ -143,68 +220,53 @@ export class HandbackChannels extends Construct {
   get functions(): Record<string, HandbackFunction['function']> {
     const functions: Record<string, HandbackFunction['function']> = {};
     if (this.slackInteractions) functions.SlackInteractions = this.slackInteractions.function;
-    if (this.deliveries.slack) functions.SlackEvents = this.deliveries.slack.handler.function;
-    if (this.deliveries.email) functions.EmailEvents = this.deliveries.email.handler.function;
+    for (const name of CHANNEL_NAMES) {
+      const delivery = this.deliveries[name];
+      if (delivery !== undefined) functions[`${DELIVERIES[name].id}Events`] = delivery.handler.function;
+    }
     return functions;
   }
 
   /** Every channel's dead-letter queue, by a short name, for the stack's depth alarms. */
   get deadLetterQueues(): Record<string, Queue> {
     const queues: Record<string, Queue> = {};
-    if (this.deliveries.slack) queues.SlackDeadLetterQueue = this.deliveries.slack.deadLetterQueue;
-    if (this.deliveries.email) queues.EmailChannelDeadLetterQueue = this.deliveries.email.deadLetterQueue;
+    for (const name of CHANNEL_NAMES) {
+      const delivery = this.deliveries[name];
+      if (delivery !== undefined) queues[DELIVERIES[name].alarmedQueue] = delivery.deadLetterQueue;
+    }
     return queues;
   }
 
   /** Makes each channel's delivery function and its rule on the lifecycle bus. */
   deliverFrom(props: ChannelDeliveryProps): void {
-    const { slack, email } = this.props.settings;
-    if (slack !== undefined && this.slackSecret !== undefined) {
-      const delivery = this.delivery('slack', 'Slack', props, {
-        entry: ENTRY.slackEvents,
-        description: 'Handback Slack channel: posts, updates and reminders from the lifecycle events',
-        environment: { INBOX_URL: props.inboxUrl, ...defaultsOf('HANDBACK_SLACK_CHANNEL', slack.defaultChannels) },
-      });
-      delivery.handler.grantSecretRead(this.slackSecret, 'SLACK_SECRET_ID');
-      acknowledgeImportedSecret(delivery.handler, this.slackSecret);
-      this.deliveries.slack = delivery;
-    }
-    if (email !== undefined) {
-      const sender = {
-        HANDBACK_EMAIL_FROM: email.from,
-        ...(email.region === undefined ? {} : { SES_REGION: email.region }),
-        ...(email.configurationSet === undefined ? {} : { SES_CONFIGURATION_SET: email.configurationSet }),
-      };
-      const delivery = this.delivery('email', 'Email', props, {
-        entry: ENTRY.emailEvents,
-        description: 'Handback email channel: one SES email per recipient, with their own answer link',
-        environment: {
-          INBOX_URL: props.inboxUrl,
-          ...sender,
-          ...defaultsOf('HANDBACK_EMAIL_TO', email.defaultRecipients),
-          ...((props.recipientDomains ?? []).length === 0
-            ? {}
-            : { RECIPIENT_DOMAINS: (props.recipientDomains ?? []).join(',') }),
-        },
-      });
-      delivery.handler.grantSecretRead(props.linkKey);
-      grantSendEmail(delivery.handler, email);
-      if (props.api !== undefined) {
-        for (const [name, value] of Object.entries(sender)) props.api.function.addEnvironment(name, value);
-        grantSendEmail(props.api, email);
-      }
-      this.deliveries.email = delivery;
-    }
+    for (const name of CHANNEL_NAMES) this.deliverOne(name, props);
+  }
+
+  private deliverOne<C extends ChannelName>(name: C, props: ChannelDeliveryProps): void {
+    const settings = this.props.settings[name];
+    if (settings === undefined) return;
+    const spec: Delivery<C> = DELIVERIES[name];
+    const made = spec.function(settings, props, this);
+    const delivery = this.delivery(name, spec.id, props, made);
+    made.grant(delivery.handler);
+    this.deliveries[name] = delivery;
   }
 
   private delivery(
     channel: ChannelName,
     id: string,
     props: ChannelDeliveryProps,
-    fn: { entry: string; description: string; environment: Record<string, string> },
+    fn: DeliveryFunction,
   ): ChannelDelivery {
     // Bundled for no hand-off: a delivery reads pauses and never closes one.
-    const handler = new HandbackFunction(this, `${id}Events`, { ...fn, handoffTarget: 'none', ...this.logging() });
+    const { entry, description, environment } = fn;
+    const handler = new HandbackFunction(this, `${id}Events`, {
+      entry,
+      description,
+      environment,
+      handoffTarget: 'none',
+      ...this.logging(),
+    });
     handler.bindTable(this.props.table, 'deliver');
     const deadLetterQueue = durableQueue(this, `${id}DeadLetterQueue`);
     Validations.of(deadLetterQueue).acknowledge(

@@ -21,6 +21,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { INDEXES } from '../functions/checkpoints/table.ts';
+import * as S from '../functions/settings.ts';
 import { type BundledHandoffTarget, buildLambdaBundle, bundleDefines } from './lambda-bundle.ts';
 import { repoPath } from './paths.ts';
 import { copyPolicyFiles, type PolicyBundle, policyEnvironment } from './policies.ts';
@@ -220,8 +221,8 @@ export class HandbackFunction extends Construct {
       environment: {
         ...(FUNCTION_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: FUNCTION_NODE_OPTIONS }),
         POWERTOOLS_SERVICE_NAME: 'handback',
-        POWERTOOLS_METRICS_NAMESPACE: 'Handback',
-        POWERTOOLS_LOG_LEVEL: logLevel,
+        [S.metricsNamespace.env]: S.metricsNamespace.default,
+        [S.powertoolsLogLevel.env]: logLevel,
         ...(policies === undefined ? {} : policyEnvironment(policies)),
         ...props.environment,
       },
@@ -262,7 +263,7 @@ export class HandbackFunction extends Construct {
    * write another tenant's pauses.
    */
   bindTable(table: ITable, access: TableAccess, options: { tenants?: readonly string[] } = {}): this {
-    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    this.function.addEnvironment(S.tableName.env, table.tableName);
     const tenants = options.tenants;
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
@@ -294,7 +295,7 @@ export class HandbackFunction extends Construct {
    * by name) and lets the function read that one secret's value (`GetSecretValue`, not `DescribeSecret` or any other),
    * and decrypt it when a customer key encrypts it.
    */
-  grantSecretRead(secret: ISecret, variable = 'LINK_SECRET_ARN'): this {
+  grantSecretRead(secret: ISecret, variable: string = S.linkSecretArn.env): this {
     this.function.addEnvironment(variable, secret.secretFullArn ?? secret.secretName);
     // A secret imported by name has no full ARN: its six random characters are matched, as CDK's own grants do.
     const arn = secret.secretFullArn ?? `${secret.secretArn}-??????`;

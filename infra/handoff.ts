@@ -4,6 +4,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import * as S from '../functions/settings.ts';
 import type { HandbackFunction } from './handback-function.ts';
 
 /**
@@ -71,20 +72,20 @@ export class Handoff extends Construct {
         `${fn.node.path} is bundled for the hand-off target ${fn.handoffTarget}, not ${target.type}: give it handoffTarget: '${target.type}'.`,
       );
     }
-    fn.function.addEnvironment('HANDOFF_TARGET', target.type);
+    fn.function.addEnvironment(S.handoff.env, target.type);
     switch (target.type) {
       case 'sqs': {
         const queue = this.queue as IQueue;
-        fn.function.addEnvironment('HANDOFF_QUEUE_URL', queue.queueUrl);
+        fn.function.addEnvironment(S.handoffQueueUrl.env, queue.queueUrl);
         queue.grantSendMessages(fn.role);
         break;
       }
       case 'eventbridge':
-        fn.function.addEnvironment('HANDOFF_EVENT_BUS_NAME', target.eventBus.eventBusName);
+        fn.function.addEnvironment(S.handoffEventBusName.env, target.eventBus.eventBusName);
         target.eventBus.grantPutEventsTo(fn.role);
         break;
       case 'lambda':
-        fn.function.addEnvironment('HANDOFF_FUNCTION_NAME', target.function.functionName);
+        fn.function.addEnvironment(S.handoffFunction.env, target.function.functionName);
         // The unqualified ARN only: `grantInvoke` would add `<arn>:*`, every version and alias too.
         fn.role.addToPrincipalPolicy(
           new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [target.function.functionArn] }),

@@ -31,8 +31,8 @@ export function bundleDefines(
   return {
     ...(handoffTarget === undefined
       ? {}
-      : { 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': JSON.stringify(handoffTarget) }),
-    ...(policies === undefined ? {} : { 'process.env.HANDBACK_BUNDLED_POLICIES': JSON.stringify(String(policies)) }),
+      : { 'globalThis.HANDBACK_BUNDLED_HANDOFF_TARGET': JSON.stringify(handoffTarget) }),
+    ...(policies === undefined ? {} : { 'globalThis.HANDBACK_BUNDLED_POLICIES': JSON.stringify(String(policies)) }),
   };
 }
 

@@ -12,6 +12,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ItemKind } from '../functions/checkpoints/dynamodb/items.ts';
+import * as S from '../functions/settings.ts';
 import { LIFECYCLE_SOURCE, LifecycleType } from '../functions/vocabulary.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { ENTRY } from './paths.ts';
@@ -120,7 +121,7 @@ export class LifecycleEvents extends Construct {
     this.handler = new HandbackFunction(this, 'Handler', {
       entry: ENTRY.lifecycleEvents,
       description: 'Handback lifecycle events: the table stream to EventBridge',
-      environment: { EVENT_BUS_NAME: this.eventBus.eventBusName, INBOX_URL: props.inboxUrl },
+      environment: { [S.eventBusName.env]: this.eventBus.eventBusName, [S.inboxUrl.env]: props.inboxUrl },
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       ...(props.logRemovalPolicy === undefined ? {} : { logRemovalPolicy: props.logRemovalPolicy }),
     });

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { Via } from '../functions/vocabulary.ts';
 
 /** The repository root, resolved from this file so synthesis works from any working directory. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -28,3 +29,19 @@ export const ENTRY = {
   durableExampleAgent: repoPath('infra/example-agent/durable-handler.ts'),
   tenantClaim: repoPath('infra/tenant-claim/handler.ts'),
 } as const;
+
+/**
+ * The entry point each door (`VIAS`) comes in by on AWS: a link's decisions come through the API's function; the
+ * library and the policies have none of their own (they run inside whichever function calls them).
+ */
+export const DOOR_ENTRY: Record<Via, string | undefined> = {
+  api: ENTRY.api,
+  link: ENTRY.api,
+  slack: ENTRY.slackInteractions,
+  'step-functions': ENTRY.stepFunctions,
+  sqs: ENTRY.sqs,
+  eventbridge: ENTRY.eventBridge,
+  sweep: ENTRY.sweeper,
+  library: undefined,
+  policy: undefined,
+};

@@ -3,8 +3,9 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Construct } from 'constructs';
 import { CEDAR_WASM_FILE, cedarWasmPath } from '../functions/policies/cedar.ts';
-import { POLICY_VARIABLES, type PolicySettings, policySettingsFrom } from '../functions/policies/config.ts';
+import { type PolicySettings, policySettingsFrom } from '../functions/policies/config.ts';
 import { loadPolicyEngine, shippedSchemaPath } from '../functions/policies/engine-files.ts';
+import { cedarSchema, cedarWasm, policies, policyDefault, policyMode, policySchema } from '../functions/settings.ts';
 
 /**
  * The deployment's Cedar policies on AWS (§17): context `handback:policies` (with `handback:policySchema`,
@@ -14,12 +15,15 @@ import { loadPolicyEngine, shippedSchemaPath } from '../functions/policies/engin
  * WebAssembly and Handback's schema, and the variables that name them. A deployment without them bundles none of it.
  */
 
+/** The policies' four settings (`functions/settings.ts`), by what each gives. */
+const POLICY_SETTINGS = { policies, schema: policySchema, mode: policyMode, default: policyDefault } as const;
+
 /** The context keys of the policies, by the setting each gives. */
 export const POLICY_CONTEXT = {
-  policies: 'handback:policies',
-  schema: 'handback:policySchema',
-  mode: 'handback:policyMode',
-  default: 'handback:policyDefault',
+  policies: policies.context,
+  schema: policySchema.context,
+  mode: policyMode.context,
+  default: policyDefault.context,
 } as const;
 
 /** Where a function's asset holds the policy files, relative to its root (the task root on Lambda). */
@@ -82,7 +86,7 @@ export function policyBundleOf(scope: Construct, refuse: PolicyRefusal): PolicyB
   let size: number;
   try {
     // Relative paths are the app's working directory's, as the CDK CLI runs it: the project's root.
-    size = loadPolicyEngine(settings, { env: {} }).size;
+    size = loadPolicyEngine(settings).size;
   } catch (error) {
     throw refuse(`Context ${POLICY_CONTEXT.policies}: ${(error as Error).message}`);
   }
@@ -100,19 +104,19 @@ export function copyPolicyFiles(outputDir: string, bundle: PolicyBundle): void {
   mkdirSync(dir, { recursive: true });
   copyFileSync(bundle.settings.policies, join(dir, FILES.policies));
   if (bundle.settings.schema !== undefined) copyFileSync(bundle.settings.schema, join(dir, FILES.schema));
-  copyFileSync(shippedSchemaPath({}), join(dir, FILES.shipped));
-  copyFileSync(cedarWasmPath({}), join(dir, FILES.wasm));
+  copyFileSync(shippedSchemaPath(), join(dir, FILES.shipped));
+  copyFileSync(cedarWasmPath(), join(dir, FILES.wasm));
 }
 
-/** The variables that tell a function where its asset's policy files are and how they apply (`policySettingsOf`). */
+/** The variables that tell a function where its asset's policy files are and how they apply (`functions/handlers/config.ts`). */
 export function policyEnvironment(bundle: PolicyBundle): Record<string, string> {
   const at = (file: string) => `${ASSET_DIR}/${file}`;
   return {
-    [POLICY_VARIABLES.policies]: at(FILES.policies),
-    ...(bundle.settings.schema === undefined ? {} : { [POLICY_VARIABLES.schema]: at(FILES.schema) }),
-    [POLICY_VARIABLES.mode]: bundle.settings.mode,
-    [POLICY_VARIABLES.default]: bundle.settings.default,
-    HANDBACK_CEDAR_SCHEMA: at(FILES.shipped),
-    HANDBACK_CEDAR_WASM: at(FILES.wasm),
+    [POLICY_SETTINGS.policies.env]: at(FILES.policies),
+    ...(bundle.settings.schema === undefined ? {} : { [POLICY_SETTINGS.schema.env]: at(FILES.schema) }),
+    [POLICY_SETTINGS.mode.env]: bundle.settings.mode,
+    [POLICY_SETTINGS.default.env]: bundle.settings.default,
+    [cedarSchema.env]: at(FILES.shipped),
+    [cedarWasm.env]: at(FILES.wasm),
   };
 }

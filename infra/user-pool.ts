@@ -21,6 +21,7 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import * as S from '../functions/settings.ts';
 import { SCOPES, type Scope } from '../functions/vocabulary.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { ENTRY } from './paths.ts';
@@ -64,7 +65,7 @@ const RESOURCE_SERVER = splitScope(SCOPES.agent).identifier;
 
 /**
  * The scopes the inbox asks for and its client may grant: who the person is (their email and name, in the ID token)
- * and `handback/decide`. The page reads them from `OIDC_SCOPES`; the client allows exactly these.
+ * and `handback/decide`. The page reads them from `HANDBACK_OIDC_SCOPES`; the client allows exactly these.
  */
 export const INBOX_SCOPES = ['openid', 'email', 'profile', SCOPES.decide] as const;
 
@@ -157,7 +158,7 @@ export class HandbackUserPool extends Construct {
       description: 'Handback: puts the tenant (and a person email and name) into the tokens claims the API reads',
       memorySize: 256,
       timeout: Duration.seconds(5),
-      environment: { TENANT_CLAIM: props.tenantClaim, AGENT_TENANT: props.agentTenant },
+      environment: { [S.tenantClaim.env]: props.tenantClaim, [S.agentTenant.env]: props.agentTenant },
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       logRemovalPolicy: removalPolicy,
     });

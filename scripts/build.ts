@@ -3,13 +3,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ts from 'typescript';
+import { buildInbox } from '../functions/inbox/build.ts';
 import { ESM_REQUIRE_BANNER } from '../infra/lambda-bundle.ts';
 
 /**
- * `npm run build` (also `prepare`, so `npm install`, `npm ci` and `npm pack` run it): compiles the package entries
- * in tsconfig.build.json to JavaScript and declarations in a fresh directory, then swaps it in for dist/, so no file
- * of a renamed source lingers in the tarball, and a process loading dist/ meanwhile (the examples' tests, while the
- * pack test's `npm pack` rebuilds) never finds it missing or half written.
+ * `npm run build` (also run by `prepack`, so `npm pack` builds what it packs): builds the inbox's generated module
+ * first (the bin bundles the API handler, which imports it, and a fresh clone has none), then compiles the package
+ * entries in tsconfig.build.json to JavaScript and declarations in a fresh directory and swaps it in for dist/, so no
+ * file of a renamed source lingers in the tarball, and a process loading dist/ meanwhile (the examples' tests, while
+ * the pack test's `npm pack` rebuilds) never finds it missing or half written.
  *
  * Plain tsc would do, but for one gap: `rewriteRelativeImportExtensions` turns the sources' `./x.ts` specifiers into
  * `./x.js` in the JavaScript only; the declarations keep `./x.ts` (microsoft/TypeScript#61037). TypeScript reads
@@ -31,6 +33,8 @@ if (parsed === undefined) throw new Error(`Cannot read ${configPath}.`);
 if (parsed.errors.length > 0) fail(parsed.errors);
 
 const outDir = parsed.options.outDir ?? join(root, 'dist');
+// Written only when it changed: a second build, or the test setup's, leaves it as it is.
+await buildInbox();
 // Beside dist/ (one file system, so renames are atomic), in a directory no tool looks into.
 const work = join(root, 'node_modules', '.cache', 'handback-build');
 const staging = join(work, `dist-${process.pid}`);

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADAPTER_NAMES, type AdapterName } from '../functions/vocabulary.ts';
 
 /**
  * `npm run compatibility`: the compatibility table of docs/compatibility.md, from what the tests run — each
@@ -10,16 +11,20 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The adapters' frameworks as the tests install them: the subpath, the package's name, and where it is installed. */
-const FRAMEWORKS = [
-  ['handback/ai-sdk', 'ai', 'ai'],
-  ['handback/ai-sdk', 'ai', 'ai-v7'],
-  ['handback/openai-agents', '@openai/agents', '@openai/agents'],
-  ['handback/langgraph', '@langchain/langgraph', '@langchain/langgraph'],
-  ['handback/langgraph', 'langchain', 'langchain'],
-  ['handback/strands', '@strands-agents/sdk', '@strands-agents/sdk'],
-  ['handback/durable', '@aws/durable-execution-sdk-js', '@aws/durable-execution-sdk-js'],
-] as const;
+/** Each adapter's frameworks as the tests install them: the package's name, and the folder it is installed in. */
+const FRAMEWORKS: Record<AdapterName, ReadonlyArray<readonly [name: string, folder: string]>> = {
+  'ai-sdk': [
+    ['ai', 'ai'],
+    ['ai', 'ai-v7'],
+  ],
+  'openai-agents': [['@openai/agents', '@openai/agents']],
+  langgraph: [
+    ['@langchain/langgraph', '@langchain/langgraph'],
+    ['langchain', 'langchain'],
+  ],
+  strands: [['@strands-agents/sdk', '@strands-agents/sdk']],
+  durable: [['@aws/durable-execution-sdk-js', '@aws/durable-execution-sdk-js']],
+};
 
 const START = '<!-- compatibility:start (npm run compatibility writes this table) -->';
 const END = '<!-- compatibility:end -->';
@@ -39,12 +44,14 @@ export function compatibilityTable(nodeVersion = process.version): string {
     engines: { node: string };
     peerDependencies: Record<string, string>;
   };
-  const rows = FRAMEWORKS.map(([subpath, name, folder]) => {
-    const installed = manifestOf(folder);
-    const engines = installed.engines?.node ?? 'any';
-    const range = own.peerDependencies[name]?.replaceAll('|', '\\|');
-    return [`\`${subpath}\``, `\`${name}\` ${installed.version}`, `\`${range}\``, engines];
-  });
+  const rows = ADAPTER_NAMES.flatMap((adapter) =>
+    FRAMEWORKS[adapter].map(([name, folder]) => {
+      const installed = manifestOf(folder);
+      const engines = installed.engines?.node ?? 'any';
+      const range = own.peerDependencies[name]?.replaceAll('|', '\\|');
+      return [`\`handback/${adapter}\``, `\`${name}\` ${installed.version}`, `\`${range}\``, engines];
+    }),
+  );
   return [
     START,
     '',

@@ -3,7 +3,7 @@ import type { RecipientLink } from './email.ts';
 
 /**
  * The recipient's own answer link (§14, §16) from the deployment's link signer, at the inbox URL known once the service
- * listens (or the stack's `INBOX_URL`): a delivered link, mailed to that address, so what its holder decides is
+ * listens (or the stack's `HANDBACK_INBOX_URL`): a delivered link, mailed to that address, so what its holder decides is
  * recorded as `email:<address>`, verified.
  */
 export function recipientLinkOf(useCases: UseCaseDeps): RecipientLink {

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { slackApiUrl } from '../settings.ts';
 
 /**
  * Slack's Web API by plain `fetch` (docs/choices.md says why not `@slack/web-api`), and Slack's request signature.
@@ -38,7 +39,7 @@ export type SlackMethod = keyof typeof SLACK_METHODS;
 export type SlackCall = <T = Record<string, unknown>>(method: SlackMethod, args: Record<string, unknown>) => Promise<T>;
 
 /** The default base URL of Slack's Web API. */
-export const SLACK_API_URL = 'https://slack.com/api/';
+export const SLACK_API_URL: string = slackApiUrl.default;
 
 /** A method's arguments as Slack takes them: a JSON body, or form fields (an object or array field as its JSON). */
 export function slackRequestBody(method: SlackMethod, args: Record<string, unknown>): { type: string; body: string } {

@@ -1,6 +1,6 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView } from '@slack/types';
 import { policyText } from '../policies/words.ts';
-import { INBOX_PAUSE_QUERY } from '../vocabulary.ts';
+import { DECISION_KINDS, type DecisionKind, INBOX_PAUSE_QUERY } from '../vocabulary.ts';
 import type { AskView, JsonSchema, PauseView } from '../wire.ts';
 
 /**
@@ -39,6 +39,16 @@ export const SlackAction = {
 
 /** The callback ids of the modals. */
 export const SlackModal = { Edit: 'handback.edit', Reject: 'handback.reject', Answer: 'handback.answer' } as const;
+
+/** Each decision kind's action id: its button's, and the callback id of the modal it opens, if any. */
+export const DECISION_ACTIONS: Record<DecisionKind, string> = {
+  approve: SlackAction.Approve,
+  edit: SlackAction.Edit,
+  reject: SlackAction.Reject,
+};
+
+/** What a decided ask's line says each decision kind was. */
+const DECIDED: Record<DecisionKind, string> = { approve: 'Approved', edit: 'Approved with edits', reject: 'Rejected' };
 
 /**
  * What a button's value carries: the ask's index, for an enum button the value's index, and the `argsHash` of the
@@ -171,16 +181,7 @@ function askText(view: PauseView, ask: AskView, index: number, extras: MessageEx
 function stateOf(view: PauseView, ask: AskView, index: number, extras: MessageExtras): string | undefined {
   if (!view.decided.includes(ask.toolCallId)) return view.status === 'paused' ? undefined : '_Not decided_';
   const decision = ask.decision;
-  const what =
-    decision === undefined
-      ? 'Decided'
-      : 'answer' in decision
-        ? 'Answered'
-        : decision.decision === 'approve'
-          ? 'Approved'
-          : decision.decision === 'edit'
-            ? 'Approved with edits'
-            : 'Rejected';
+  const what = decision === undefined ? 'Decided' : 'answer' in decision ? 'Answered' : DECIDED[decision.decision];
   const by = deciderOf(ask) ?? extras.deciders?.get(index);
   return `:white_check_mark: ${what}${by === undefined ? '' : ` by ${escapeMrkdwn(by)}`}`;
 }
@@ -201,15 +202,32 @@ function button(text: string, actionId: string, value: ButtonValue, style?: 'pri
   };
 }
 
+/**
+ * Each decision kind's button on an approval ask, or none where the ask does not offer it: an edit needs arguments
+ * the modal can hold. An approve carries the shown arguments' hash (§16).
+ */
+const DECISION_BUTTONS: Record<DecisionKind, (ask: AskView, index: number) => Button | undefined> = {
+  approve: (ask, index) =>
+    button(
+      'Approve',
+      SlackAction.Approve,
+      { a: index, ...(ask.argsHash === undefined ? {} : { h: ask.argsHash }) },
+      'primary',
+    ),
+  edit: (ask, index) =>
+    ask.editable !== false && !ask.argsOmitted && argsText(ask).length <= SLACK_LIMITS.inputMaxLength
+      ? button('Edit…', SlackAction.Edit, { a: index })
+      : undefined,
+  reject: (_, index) => button('Reject…', SlackAction.Reject, { a: index }, 'danger'),
+};
+
 function actionsOf(ask: AskView, index: number): ActionsBlock {
   const elements: Button[] = [];
   if (ask.kind === 'approval') {
-    const shown = ask.argsHash === undefined ? {} : { h: ask.argsHash };
-    elements.push(button('Approve', SlackAction.Approve, { a: index, ...shown }, 'primary'));
-    if (ask.editable !== false && !ask.argsOmitted && argsText(ask).length <= SLACK_LIMITS.inputMaxLength) {
-      elements.push(button('Edit…', SlackAction.Edit, { a: index }));
+    for (const kind of DECISION_KINDS) {
+      const offered = DECISION_BUTTONS[kind](ask, index);
+      if (offered !== undefined) elements.push(offered);
     }
-    elements.push(button('Reject…', SlackAction.Reject, { a: index }, 'danger'));
   } else {
     const values = enumOf(ask.answerSchema);
     if (values !== undefined && values.length <= ENUM_BUTTONS) {

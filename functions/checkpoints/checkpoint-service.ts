@@ -5,6 +5,7 @@ import { canonicalJson, capitalize } from '../json.ts';
 import type { PolicyEngine } from '../policies/port.ts';
 import { type Decision, plan } from '../rehydrate/decide.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
+import type { BundleDefines } from '../settings.ts';
 import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
 import { type Actor, actor, type Principal } from '../wire.ts';
 import type {
@@ -143,12 +144,12 @@ export class CheckpointService implements CheckpointStore {
     }
     // §17: the policies judge each approval ask once, before the pause is written (policy-decisions.ts, loaded with
     // the engine on the first pause that needs them: a deployment without policies never loads either). A Lambda
-    // bundle built without policies defines `HANDBACK_BUNDLED_POLICIES` as "false" (an esbuild `define`, spelled out
+    // bundle built without policies defines `HANDBACK_BUNDLED_POLICIES` as "false" (an esbuild `define`, `BundleDefines`, spelled out
     // here, with the `import()` in the branch itself, so it folds): the branch is dead code there, and its chunks are not
     // in the bundle at all.
     let judged: Judged | undefined;
     if (
-      process.env.HANDBACK_BUNDLED_POLICIES !== 'false' &&
+      (globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES !== 'false' &&
       this.#policies !== undefined &&
       pause.asks.some((ask) => ask.kind === 'approval')
     ) {

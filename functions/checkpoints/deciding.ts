@@ -8,12 +8,12 @@ import {
 } from '../errors.ts';
 import { canonicalJson, capitalize, utf8Bytes } from '../json.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
-import { LIMITS } from '../vocabulary.ts';
+import { LIMITS, unhandled } from '../vocabulary.ts';
 import type { Actor, DecisionBody, JsonSchema } from '../wire.ts';
 import { sha256 } from './codec.ts';
 import { recorded } from './identity.ts';
 import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
-import { approvalsNeeded, argsHashOf, countingVoters, currentArgsHash, tallyOf } from './tally.ts';
+import { approvalsNeeded, argsHashOf, countingVoters, currentArgsHash, tallyOf, VOTES } from './tally.ts';
 import { argsRefusal, authorityRefusal, voteRefusal } from './who-decides.ts';
 
 /**
@@ -190,24 +190,13 @@ export function recordDecisions(
       continue;
     }
     const votes = after.votes?.[match.index] ?? [];
-    const vote: RecordedVote = {
-      body,
-      hash: match.hash,
-      argsHash:
-        body.decision === 'edit'
-          ? argsHashOf(body.args)
-          : body.decision === 'approve'
-            ? currentArgsHash(votes, match.modelHash)
-            : '',
-      by,
-      at,
-    };
+    const vote: RecordedVote = { body, hash: match.hash, argsHash: voteArgsHash(body, votes, match.modelHash), by, at };
     const next = [...votes, vote];
     after.votes = Array.from({ length: record.asks.length }, (_, index) =>
       index === match.index ? next : after.votes?.[index],
     );
     changed = true;
-    if (body.decision === 'reject') {
+    if (VOTES[body.decision] === 'vetoes') {
       after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by };
       continue;
     }
@@ -242,6 +231,20 @@ export function voteCounts(
     counts[ask.toolCallId] = tallyOf(record, index, hashes[index] as string);
   });
   return counts;
+}
+
+/** The arguments a vote is for (`RecordedVote.argsHash`): an edit's own, an approve's the current ones, a veto's none. */
+function voteArgsHash(body: RecordedVote['body'], votes: readonly RecordedVote[], modelHash: string): string {
+  switch (body.decision) {
+    case 'edit':
+      return argsHashOf(body.args);
+    case 'approve':
+      return currentArgsHash(votes, modelHash);
+    case 'reject':
+      return '';
+    default:
+      return unhandled(body, 'decision kind');
+  }
 }
 
 /** The decision a quorum settles on: the newest edit's arguments, or an approve of the model's own. */

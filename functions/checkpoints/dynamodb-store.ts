@@ -1,45 +1,23 @@
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError } from '../errors.ts';
-import { CheckpointService, type CheckpointServiceOptions } from './checkpoint-service.ts';
+import { CheckpointService } from './checkpoint-service.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 import { ALL_CHECKS } from './checks.ts';
-import type { Codec } from './codec.ts';
 import { DynamoDBPersistence } from './dynamodb/dynamodb-persistence.ts';
-import { MemoryPersistence } from './memory.ts';
+import type { CheckpointStoreOptions } from './memory-store.ts';
 
-/** How a DynamoDB checkpoint store is built. */
-export interface DynamoDBCheckpointStoreOptions {
+/** How a DynamoDB checkpoint store is built: the rules' options, and the client and table that hold its records. */
+export interface DynamoDBCheckpointStoreOptions extends CheckpointStoreOptions {
   /** The client to send with (see `storageClientConfig` for timeouts); the store adds nothing to its middleware. */
   client: DynamoDBDocumentClient;
   /** A table created from `createTableInput` (or the CDK table built from `TABLE`). */
   tableName: string;
-  /** The time now. @default () => new Date() */
-  clock?: () => Date;
-  /** Random bytes for ids. @default node:crypto randomBytes */
-  randomBytes?: (size: number) => Uint8Array;
   /**
    * Seconds a pause's items are kept after its `expiresAt` before DynamoDB's TTL may delete them: how long an
    * expired pause still shows and a continuation stays readable. @default 2,592,000 (30 days)
    */
   retentionSeconds?: number;
-  /** The codec new checkpoints are compressed with; both are always readable. @default 'br' */
-  codec?: Codec;
-  /** Called after every committed change of a pause (lifecycle events); never awaited, never fails a request. */
-  onChange?: CheckpointServiceOptions['onChange'];
-  /** The checks the store runs, each loaded on first use (see `CheckpointChecks`). @default ALL_CHECKS */
-  checks?: CheckpointServiceOptions['checks'];
-  /**
-   * The recipient domains (§16): an agent's pause names approvers by email, and email recipients, only inside them.
-   * @default none
-   */
-  recipientDomains?: CheckpointServiceOptions['recipientDomains'];
-  /**
-   * The deployment's Cedar policies (§17), loaded on the first pause that needs them: e.g.
-   * `() => import('handback/policies').then((m) => m.loadPolicyEngine({ policies: 'policies.cedar', … }))`.
-   * @default - no policy applies
-   */
-  policies?: CheckpointServiceOptions['policies'];
 }
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */
@@ -64,16 +42,9 @@ export function createDynamoDBCheckpointStore(options: DynamoDBCheckpointStoreOp
   });
 }
 
-/** A checkpoint store in memory, with the same rules: for an agent's unit tests, never for production. */
-export function createMemoryCheckpointStore(
-  options: Omit<DynamoDBCheckpointStoreOptions, 'client' | 'tableName' | 'retentionSeconds'> = {},
-): CheckpointStore {
-  return new CheckpointService({
-    ...options,
-    checks: options.checks ?? ALL_CHECKS,
-    persistence: new MemoryPersistence(),
-  });
-}
+// Where it was before `handback/dynamodb` took the DynamoDB store out of the root entry: the sources still import it
+// from here.
+export { createMemoryCheckpointStore } from './memory-store.ts';
 
 /**
  * The DynamoDB client settings Handback runs with: a connection timeout, a socket timeout and bounded retries, so a

@@ -1,3 +1,4 @@
+import type { Via } from '../vocabulary.ts';
 import type { Actor, Principal } from '../wire.ts';
 
 /**
@@ -53,9 +54,25 @@ export function identityKeys(principal: Identity): string[] {
   return keys;
 }
 
+/**
+ * Whether a door's people carry subjects of its own, which name their namespace (Slack's `slack:<team>:<user>`), or
+ * an issuer's (a token's `sub`, a trigger's or the library's `by`), keyed `sub:<subject>`.
+ */
+const OWN_SUBJECTS: Record<Via, boolean> = {
+  api: false,
+  link: false,
+  slack: true,
+  'step-functions': false,
+  sqs: false,
+  eventbridge: false,
+  sweep: false,
+  library: false,
+  policy: false,
+};
+
 function subjectKey({ kind, subject, via }: Identity): string {
   if (kind === 'link') return subject.startsWith('email:') ? `email:${foldEmail(subject.slice(6))}` : subject;
-  if (kind === 'service' || via === 'slack') return subject;
+  if (kind === 'service' || OWN_SUBJECTS[via]) return subject;
   return `sub:${subject}`;
 }
 

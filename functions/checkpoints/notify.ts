@@ -1,11 +1,13 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
+import { channels as CHANNELS_SETTING } from '../settings.ts';
 import { CHANNEL_NAMES, type ChannelName, isOneOf } from '../vocabulary.ts';
 import { CHANNEL_ADDRESSES, isEmailAddress, type NotifyEntry } from '../wire.ts';
 
 /**
  * Whom a pause tells (§14), pure: whether each entry's channel is configured (checked where the deployment's
  * configuration is known), and the entries a channel delivers to — the pause's own, or the deployment's defaults when
- * it gave none. The shape of `notify` and each channel's address are `wire.ts`'s (`notifyList`, `CHANNEL_ADDRESSES`).
+ * it gave none. The shape of `notify` and what each channel's address is are `fields.ts`'s (`notifyList`,
+ * `CHANNEL_ADDRESSES`).
  */
 
 /** A sender with a display name: `Name <address>`, the name without angle brackets or quotes. */
@@ -27,7 +29,7 @@ export function senderAddress(from: string): string {
 
 /** What is wrong with `to` for `channel`, or undefined when it is well formed (`CHANNEL_ADDRESSES`). */
 export function addressProblem(channel: ChannelName, to: unknown): string | undefined {
-  const parsed = CHANNEL_ADDRESSES[channel].safeParse(to);
+  const parsed = CHANNEL_ADDRESSES[channel].to.safeParse(to);
   return parsed.success ? undefined : `to ${parsed.error.issues[0]?.message ?? 'is not an address'}`;
 }
 
@@ -104,7 +106,7 @@ export function parseChannelNames(value: string | undefined): ChannelName[] {
     .filter((part) => part !== '');
   for (const name of names) {
     if (!isOneOf(CHANNEL_NAMES, name)) {
-      throw new Error(`HANDBACK_CHANNELS names ${JSON.stringify(name)}: use ${CHANNEL_NAMES.join(', ')}.`);
+      throw new Error(`${CHANNELS_SETTING.env} names ${JSON.stringify(name)}: use ${CHANNEL_NAMES.join(', ')}.`);
     }
   }
   return names as ChannelName[];

@@ -1,5 +1,6 @@
 import { type AnswerFailure, RecipientNotAllowedError } from '../errors.ts';
-import type { Approvers, NotifyEntry, Principal } from '../wire.ts';
+import { recipientDomains as RECIPIENT_DOMAINS } from '../settings.ts';
+import { type Approvers, CHANNEL_ADDRESSES, type NotifyEntry, type Principal } from '../wire.ts';
 import { foldEmail } from './identity.ts';
 
 /**
@@ -56,7 +57,7 @@ export function checkRecipients(
   const failures: AnswerFailure[] = [];
   const outside = (email: string) =>
     domains.length === 0
-      ? `${email} is not allowed: an agent names approvers and email recipients by address only inside the deployment's recipient domains, and this deployment has none (HANDBACK_RECIPIENT_DOMAINS)`
+      ? `${email} is not allowed: an agent names approvers and email recipients by address only inside the deployment's recipient domains, and this deployment has none (${RECIPIENT_DOMAINS.env}, on AWS context ${RECIPIENT_DOMAINS.context})`
       : `${email} is outside the recipient domains (${domains.join(', ')}) an agent may name`;
   pause.asks.forEach((ask, index) => {
     ask.approvers?.emails?.forEach((email, at) => {
@@ -66,7 +67,7 @@ export function checkRecipients(
     });
   });
   pause.notify?.forEach((entry, index) => {
-    if (entry.channel === 'email' && !isInsideDomains(entry.to, domains)) {
+    if (CHANNEL_ADDRESSES[entry.channel].heldToDomains && !isInsideDomains(entry.to, domains)) {
       failures.push({ path: `/notify/${index}/to`, message: outside(entry.to) });
     }
   });

@@ -1,5 +1,6 @@
 import {
   type AskKind,
+  type DecisionKind,
   type FormatName,
   type OnExpiry,
   type Outcome,
@@ -56,10 +57,7 @@ export interface RecordedDecision {
 
 /** One vote on an `approval` ask with a quorum (§13), in the order recorded. */
 export interface RecordedVote {
-  body:
-    | { decision: 'approve' }
-    | { decision: 'edit'; args: Record<string, unknown> }
-    | { decision: 'reject'; reason?: string };
+  body: Exclude<DecisionBody, { answer: unknown }>;
   /** sha256 of the body's canonical JSON: the same vote again is a replay. */
   hash: string;
   /**
@@ -205,6 +203,9 @@ export function expiryReason(record: Pick<PauseRecord, 'expiresAtMs'>): string {
   return `No one decided before ${expiresAtOf(record)}`;
 }
 
+/** Whether a recorded decision of each kind stands when its pause is cancelled: nothing runs after a cancel (§10). */
+const STANDS_ON_CANCEL: Record<DecisionKind, boolean> = { approve: false, edit: false, reject: true };
+
 /**
  * The decision each ask gets in a continuation (§9, §10), in ask order:
  * - `resumed`: every ask's recorded decision;
@@ -224,7 +225,7 @@ export function effectiveDecisions(
     let body: DecisionBody;
     if (outcome === 'cancelled') {
       body =
-        recorded !== undefined && ('answer' in recorded || recorded.decision === 'reject')
+        recorded !== undefined && ('answer' in recorded || STANDS_ON_CANCEL[recorded.decision])
           ? recorded
           : rejected(reason);
     } else if (recorded !== undefined) {

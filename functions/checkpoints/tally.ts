@@ -1,5 +1,5 @@
 import { canonicalJson } from '../json.ts';
-import { LIMITS } from '../vocabulary.ts';
+import { type DecisionKind, LIMITS } from '../vocabulary.ts';
 import type { Principal, Tally } from '../wire.ts';
 import { sha256 } from './codec.ts';
 import { samePerson } from './identity.ts';
@@ -47,6 +47,16 @@ export function isArgsHash(hash: string): boolean {
   return hash !== MODEL_ARGS;
 }
 
+/**
+ * What each decision kind is as a vote on an ask with a quorum (§13, §16): it `approves` the current arguments (an
+ * approve), `sets` the arguments and approves them (an edit), or `vetoes` the ask whatever its arguments (a reject).
+ */
+export const VOTES: Record<DecisionKind, 'approves' | 'sets' | 'vetoes'> = {
+  approve: 'approves',
+  edit: 'sets',
+  reject: 'vetoes',
+};
+
 /** The arguments a vote is for, as a hash comparable to `argsHashOf`. */
 function voteArgs(vote: RecordedVote, modelHash: string): string {
   return vote.argsHash === MODEL_ARGS ? modelHash : vote.argsHash;
@@ -56,7 +66,7 @@ function voteArgs(vote: RecordedVote, modelHash: string): string {
 export function currentArgsHash(votes: readonly RecordedVote[] | undefined, modelHash: string): string {
   for (let index = (votes?.length ?? 0) - 1; index >= 0; index--) {
     const vote = votes?.[index] as RecordedVote;
-    if (vote.body.decision === 'edit') return voteArgs(vote, modelHash);
+    if (VOTES[vote.body.decision] === 'sets') return voteArgs(vote, modelHash);
   }
   return modelHash;
 }
@@ -69,7 +79,7 @@ export function countingVoters(votes: readonly RecordedVote[], modelHash: string
   const current = currentArgsHash(votes, modelHash);
   const voters: Principal[] = [];
   for (const vote of votes) {
-    if (vote.body.decision === 'reject' || voteArgs(vote, modelHash) !== current) continue;
+    if (VOTES[vote.body.decision] === 'vetoes' || voteArgs(vote, modelHash) !== current) continue;
     if (voters.some((voter) => samePerson(voter, vote.by))) continue;
     voters.push(vote.by);
   }
@@ -88,6 +98,6 @@ export function tallyOf(record: PauseRecord, index: number, modelHash: string): 
   const votes = record.votes?.[index];
   if (votes !== undefined && votes.length > 0) return { have: countingVoters(votes, modelHash).length, need };
   const decided = record.decisions[index]?.body;
-  const approving = decided !== undefined && !('decision' in decided && decided.decision === 'reject');
+  const approving = decided !== undefined && !('decision' in decided && VOTES[decided.decision] === 'vetoes');
   return { have: approving ? 1 : 0, need };
 }

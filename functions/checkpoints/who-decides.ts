@@ -14,7 +14,7 @@ import { Status } from '../vocabulary.ts';
 import type { Actor, Approvers, Decision, RefusalCode } from '../wire.ts';
 import { foldEmail, isUnattributedLink, sameDoor, samePerson } from './identity.ts';
 import { type Ask, expiresAtOf, interruptIdOf, type PauseRecord } from './record.ts';
-import { approvalsNeeded } from './tally.ts';
+import { approvalsNeeded, VOTES } from './tally.ts';
 
 /**
  * Who may decide an ask now (§13, §16), pure and in one place: every entry point — HTTP, links, Slack, the triggers,
@@ -91,7 +91,7 @@ export function voteRefusal(
  * veto whatever the arguments, and a decision without `argsHash` is taken as it is.
  */
 export function argsRefusal(record: PauseRecord, ask: Ask, decision: Decision, current: string) {
-  if (!('decision' in decision) || decision.decision === 'reject') return undefined;
+  if (!('decision' in decision) || VOTES[decision.decision] === 'vetoes') return undefined;
   if (decision.argsHash === undefined || decision.argsHash === current) return undefined;
   return new ArgsChangedError(record.runId, interruptIdOf(record), ask.toolCallId, current);
 }

@@ -3,6 +3,8 @@
  * HTTP API, the inbox and the sweep on the embedded DynamoDB-compatible store — so the README's try-it runs without
  * the repository. The same environment variables configure it (docs/local.md).
  */
+import { host as HOST, port as PORT } from '../settings.ts';
+
 export const summary =
   'Run Handback locally: the HTTP API and the inbox on an embedded store (PORT, HOST; docs/local.md).';
 
@@ -18,21 +20,26 @@ It needs the store's packages beside handback:
 
 /** Starts the service; resolves only with an exit code for arguments or packages it cannot start with. */
 export async function run(argv: string[]): Promise<number> {
+  const flags: Record<string, string> = {};
   for (let at = 0; at < argv.length; at += 2) {
     const [flag, value] = [argv[at], argv[at + 1]];
     if ((flag !== '--port' && flag !== '--host') || value === undefined) {
       console.error(`handback start: unknown argument ${JSON.stringify(flag)}.\n\n${help}`);
       return 2;
     }
-    process.env[flag === '--port' ? 'PORT' : 'HOST'] = value;
+    flags[flag === '--port' ? PORT.env : HOST.env] = value;
   }
-  const missing = await missingPackages(process.env.DYNAMODB_ENDPOINT ? [] : ['dynalite']);
+  // The reader of the local service's settings, not yet the service: nothing of an optional peer is loaded before the
+  // check that they are there.
+  const { localEnvironment, usesStoreEndpoint } = await import('../local/config.ts');
+  const missing = await missingPackages(usesStoreEndpoint() ? [] : ['dynalite']);
   if (missing.length > 0) {
     console.error(`handback start needs ${missing.join(', ')}: npm install ${missing.join(' ')}`);
     return 1;
   }
   // The service runs until a signal stops it (and exits the process then); it never resolves.
-  await import('../local/main.ts');
+  const { serveLocal } = await import('../local/serve.ts');
+  await serveLocal(localEnvironment(flags));
   return new Promise<number>(() => {});
 }
 

@@ -2,6 +2,8 @@ import { ALL_CHECKS } from '../checkpoints/checks.ts';
 import { parseChannelNames } from '../checkpoints/notify.ts';
 import { answerLinksOnFirstUse } from '../links/links.ts';
 import type { LinkMailer } from '../resume/resume.ts';
+import * as S from '../settings.ts';
+import { settingOf } from './config.ts';
 import { createApiHandler } from './http-api.ts';
 import { config, useCaseDeps } from './runtime.ts';
 
@@ -15,14 +17,15 @@ const links =
     ? undefined
     : answerLinksOnFirstUse(async () => (await import('./answer-links.ts')).answerLinksOn(linkSecretArn));
 // The channels the stack turned on (§14): a pause's `notify` may name only these; their functions deliver.
-const channels = parseChannelNames(process.env.HANDBACK_CHANNELS);
+const channels = parseChannelNames(settingOf(S.channels));
 // With email on, the links asked for with `deliver: true` (§16) are mailed from here, by SES, loaded on first use.
-const emailFrom = channels.includes('email') ? process.env.HANDBACK_EMAIL_FROM : undefined;
+const emailFrom = channels.includes('email') ? settingOf(S.emailFrom) : undefined;
+const emailRegion = settingOf(S.emailRegion);
 const deliverLink: LinkMailer | undefined =
   emailFrom === undefined
     ? undefined
     : async (view, recipient, link) =>
-        (await import('./link-mailer.ts')).sesLinkMailer(emailFrom, process.env.SES_REGION)(view, recipient, link);
+        (await import('./link-mailer.ts')).sesLinkMailer(emailFrom, emailRegion)(view, recipient, link);
 const deps = {
   ...useCaseDeps(ALL_CHECKS),
   ...(channels.length === 0 ? {} : { channels }),

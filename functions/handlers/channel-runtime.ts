@@ -2,7 +2,8 @@ import { createDynamoDBDeliveryLog, type DeliveryLog } from '../channels/deliver
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
-import { optionalEnv, requireEnv } from './config.ts';
+import * as S from '../settings.ts';
+import { requiredSetting, settingOf } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
 
@@ -16,13 +17,13 @@ import { logger, metrics } from './observability.ts';
 
 export { logger, metrics };
 
-const tableName = requireEnv(process.env, 'TABLE_NAME');
+const tableName = requiredSetting(S.tableName);
 
-const dynamodb = tracedDocumentClient(optionalEnv(process.env, 'DYNAMODB_ENDPOINT'));
+const dynamodb = tracedDocumentClient(settingOf(S.dynamodbEndpoint));
 
 /** What a channel delivery runs on: the read-only use cases, the delivery log, and the inbox page's URL. */
 export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog } {
-  const inboxUrl = optionalEnv(process.env, 'INBOX_URL');
+  const inboxUrl = settingOf(S.inboxUrl);
   return {
     useCases: {
       store: new CheckpointService({

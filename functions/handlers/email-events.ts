@@ -4,38 +4,39 @@ import { createSesTransport } from '../channels/email-ses.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
 import { parseDefaults } from '../checkpoints/notify.ts';
 import { parseRecipientDomains } from '../checkpoints/recipients.ts';
+import * as S from '../settings.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
 import { channelDeps, logger, metrics } from './channel-runtime.ts';
-import { optionalEnv, requireEnv } from './config.ts';
+import { listSetting, requiredSetting, settingOf } from './config.ts';
 import { traceAwsClient } from './tracing.ts';
 
 /**
  * The email channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings `Pause Created` and
  * `Pause Reminder`; each recipient (the pause's `notify` entries or `HANDBACK_EMAIL_TO`) gets one email by SES v2
  * `SendEmail` from the verified identity `HANDBACK_EMAIL_FROM` (in `SES_REGION`, default the function's; with the
- * configuration set `SES_CONFIGURATION_SET` when set), with their
- * own answer link: signed with the link key (`LINK_SECRET_ARN`, read on first use) to the inbox at `INBOX_URL`.
+ * configuration set `SES_CONFIGURATION_SET` when set), with their own answer link: signed with the link key
+ * (`LINK_SECRET_ARN`, read on first use) to the inbox at `HANDBACK_INBOX_URL`.
  */
 const { useCases, log } = channelDeps();
-const links = loadAnswerLinks(requireEnv(process.env, 'LINK_SECRET_ARN'));
+const links = loadAnswerLinks(requiredSetting(S.linkSecretArn));
 const withLinks = {
   ...useCases,
   ...(links === undefined ? {} : { links }),
-  inboxUrl: requireEnv(process.env, 'INBOX_URL'),
+  inboxUrl: requiredSetting(S.inboxUrl),
 };
-const region = optionalEnv(process.env, 'SES_REGION');
+const region = settingOf(S.emailRegion);
 const ses = traceAwsClient(new SESv2Client(region === undefined ? {} : { region }));
-const configurationSet = optionalEnv(process.env, 'SES_CONFIGURATION_SET');
+const configurationSet = settingOf(S.emailConfigurationSet);
 
 const channel = createEmailChannel({
   useCases: withLinks,
   transport: createSesTransport(ses, configurationSet === undefined ? {} : { configurationSet }),
-  from: requireEnv(process.env, 'HANDBACK_EMAIL_FROM'),
+  from: requiredSetting(S.emailFrom),
   log,
   link: recipientLinkOf(withLinks),
-  defaultRecipients: parseDefaults('email', optionalEnv(process.env, 'HANDBACK_EMAIL_TO')),
-  recipientDomains: parseRecipientDomains(optionalEnv(process.env, 'RECIPIENT_DOMAINS')),
+  defaultRecipients: listSetting(S.emailTo, (text) => parseDefaults('email', text)),
+  recipientDomains: listSetting(S.recipientDomains, parseRecipientDomains),
 });
 
 export const handler = createChannelEventHandler({ channel: async () => channel, logger, metrics });

@@ -1,36 +1,12 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpRouterHandler, { type Method, type Route as MiddyRoute } from '@middy/http-router';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 } from 'aws-lambda';
-import type { SlackAnswer } from '../channels/slack.ts';
-import type { DecideResult, PauseView } from '../checkpoints/checkpoint-store.ts';
-import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
-import {
-  BadRequestError,
-  ForbiddenError,
-  LinkKeyUnavailableError,
-  PauseNotFoundError,
-  StorageUnavailableError,
-} from '../errors.ts';
-import { isIdempotencyKey, parseInput } from '../inputs.ts';
-import {
-  checkNamesOnlyItsPause,
-  LINK_HEADER,
-  LinkClosedError,
-  type LinkGrant,
-  LinkRefusedError,
-  LinksNotConfiguredError,
-} from '../links/links.ts';
+import httpRouterHandler, { type Route as MiddyRoute } from '@middy/http-router';
+import type { SlackInteractions } from '../channels/slack-clicks.ts';
+import { BadRequestError, ForbiddenError, StorageUnavailableError } from '../errors.ts';
+import { isIdempotencyKey } from '../inputs.ts';
+import { LinksNotConfiguredError } from '../links/links.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
-import {
-  fitMessages,
-  HTTP_MESSAGES_LIMIT_BYTES,
-  HTTP_SINGLE_MESSAGE_LIMIT_BYTES,
-  pendingBody,
-  resumeBody,
-  sliceMessages,
-} from '../resume/fit.ts';
-import { checkJsonDepth } from '../resume/request.ts';
+import { HTTP_MESSAGES_LIMIT_BYTES, resumeBody } from '../resume/fit.ts';
 import {
   cancelTurn,
   claimHandoff,
@@ -44,37 +20,35 @@ import {
   type UseCaseDeps,
 } from '../resume/resume.ts';
 import type { Scope } from '../vocabulary.ts';
-import type { Actor } from '../wire.ts';
 import type * as z from '../zod.ts';
+import { linkOpener, linkRoutes, type OpenLink } from './link-routes.ts';
 import { principalOf, scopesOf } from './principal.ts';
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
+import { type BearerRoute, missingScope, ROUTES, type Route, type RouteSpec } from './routes.ts';
 import {
-  type BearerRoute,
-  type BodySpec,
-  isBearer,
-  missingScope,
-  PATH_PATTERNS,
-  pathPattern,
-  ROUTES,
-  type Route,
-  type RouteId,
-  type RouteSpec,
-} from './routes.ts';
+  type ApiEvent,
+  type ApiResult,
+  type Caller,
+  decided,
+  json,
+  notConfigured,
+  notFound,
+  type ServedHandler,
+  serve,
+  withMessages,
+} from './serve.ts';
 import { type EntryTelemetry, withTelemetry } from './telemetry.ts';
 
 /**
- * The HTTP API (§5, §9–§13) for API Gateway HTTP API, payload v2: middy with the router and header normalizer, the
- * routes of the table in `routes.ts`, each caller's tenant, scopes and principal decided in one place (`callerOf`),
- * an answer link's pause in another (`linkOf`), the body read as the table says (size, media type, JSON, depth), the
- * path, query and body checked against the table's zod schemas in one place (`serve`), and `problemDetails` turning
- * every error into a problem. Each handler gets its input typed, calls one use case, and shapes the response; the
- * rules are the store's.
+ * The HTTP API (§5, §9–§13) for API Gateway HTTP API, payload v2: one handler for each route of the table in
+ * `routes.ts`, each given its input typed, calling one use case and shaping the response; the rules are the store's.
+ * A bearer route's caller — tenant, scopes, principal — is decided in one place (`callerOf`); how every route is
+ * served (its body, its input parsed against the table's schemas) is `serve.ts`'s, the answer-link routes are
+ * `link-routes.ts`'s, and `problemDetails` turns every error into a problem.
  */
 
-/** An HTTP API event with a JWT authorizer; a POST route's body is JSON-parsed by the time its handler sees it. */
-export type ApiEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
-/** A structured payload v2 response. */
-export type ApiResult = Exclude<APIGatewayProxyResultV2, string>;
+/** The edge's shapes, for the modules that serve beside the API (the inbox's and the MCP routes). */
+export type { ApiEvent, ApiResult, Caller, OpenLink };
 
 /** What the API runs on: the use cases' dependencies and how tokens are read. */
 export interface ApiDeps extends UseCaseDeps {
@@ -96,16 +70,6 @@ export interface ApiDeps extends UseCaseDeps {
   slack?: SlackInteractions;
 }
 
-/** What answers `POST /channels/slack/interactions`: the raw body and headers in, Slack's JSON or a refusal out. */
-export interface SlackInteractions {
-  interactions(request: { headers: Record<string, string | undefined>; body: string }): Promise<SlackAnswer>;
-}
-
-/** Who calls a bearer route: the tenant its token names and the principal it is (§13), known before the handler runs. */
-export interface Caller {
-  tenant: string;
-  by: Actor;
-}
 /** The output of a route's schema, or undefined where the route has none. */
 type Parsed<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
 /**
@@ -118,8 +82,6 @@ export interface RouteInput<R = RouteSpec> {
   query: R extends { query: infer S } ? Parsed<S> : undefined;
   body: R extends { body: { schema: infer S } } ? Parsed<S> : undefined;
 }
-/** An answer link's grant and the open pause it opens (§11). */
-export type OpenLink = LinkGrant & { view: PauseView };
 /** Who a route's handler serves: a bearer route's caller, an answer-link route's open link (§11), else no one. */
 export type WhoOf<R> = R extends BearerRoute ? Caller : R extends { scopes: 'link' } ? OpenLink : undefined;
 /** A route's handler: its caller decided, its scopes checked, its body read and its input checked. */
@@ -178,32 +140,6 @@ export function createApiHandler(
     }
     return { tenant, by };
   };
-  /**
-   * The one pause an answer link opens (§11), still open; anything else is 401 or 410 without saying why, before the
-   * request's input is checked. Read with its messages when the query asks for them, so a route that shows them reads
-   * the pause once.
-   */
-  const linkOf = async (event: ApiEvent): Promise<OpenLink> => {
-    if (deps.links === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'Answer links are not configured.');
-    let grant: LinkGrant;
-    try {
-      grant = await deps.links.verify(event.headers?.[LINK_HEADER]);
-    } catch (error) {
-      throw linkProblem(error);
-    }
-    // A link names only its own pause (§11): another one in the body or query is 403, and nothing changes.
-    checkNamesOnlyItsPause(grant, { body: event.body, query: event.queryStringParameters });
-    const includeMessages = event.queryStringParameters?.include === 'messages';
-    let view: PauseView;
-    try {
-      view = await getPause(deps, grant, { ...(includeMessages ? { includeMessages } : {}), by: grant.principal });
-    } catch (error) {
-      if (error instanceof PauseNotFoundError) throw linkProblem(new LinkRefusedError());
-      throw error;
-    }
-    if (view.status !== 'paused') throw linkProblem(new LinkClosedError());
-    return { ...grant, view };
-  };
   const inboxUrlOf = (event: ApiEvent) => deps.inboxUrl ?? `https://${event.requestContext.domainName}/inbox`;
 
   const handlers: RouteHandlers = {
@@ -248,10 +184,10 @@ export function createApiHandler(
     resume: async ({ params, body }, { tenant, by }) => {
       const key = { tenant, runId: params.runId, interruptId: body.interruptId, by };
       if (body.decisions === undefined) {
-        const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'http');
+        const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'api');
         return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
       }
-      return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'http'));
+      return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'api'));
     },
     getContinuation: async ({ params, query }, { tenant }) => {
       const continuation = await getContinuation(deps, { tenant, ...params });
@@ -262,7 +198,7 @@ export function createApiHandler(
       return json(200, page.cursor === undefined ? { items: page.items } : page);
     },
     cancel: async ({ params, body }, { tenant, by }) => {
-      const result = await cancelTurn(deps, { tenant, ...params, ...body, by }, 'http');
+      const result = await cancelTurn(deps, { tenant, ...params, ...body, by }, 'api');
       return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
     },
     createLink:
@@ -291,19 +227,7 @@ export function createApiHandler(
     // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
     mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
     // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
-    linkPause: async ({ query }, { view }) => {
-      if (query.include !== 'messages') return json(200, view, { 'Cache-Control': 'no-store' });
-      return json(200, withMessages(view, query.from, query.limit), { 'Cache-Control': 'no-store' });
-    },
-    linkResume: async ({ body }, link) => {
-      // Decided as the link's own principal (§13): its recipient, or the pause's link.
-      const key = { tenant: link.tenant, runId: link.runId, interruptId: link.interruptId, by: link.principal };
-      if (body.decisions === undefined) {
-        const result = await resumeTurn(deps, { ...key, answer: body.answer }, 'link');
-        return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
-      }
-      return decided(await decideTurn(deps, { ...key, decisions: body.decisions as Decision[] }, 'link'));
-    },
+    ...linkRoutes(deps),
     // Slack's interactions (§14): no bearer token; the body is form-encoded and its signature is the check.
     slackInteractions:
       options.handlers?.slackInteractions ??
@@ -328,7 +252,7 @@ export function createApiHandler(
     ...served.map((route) => ({
       method: route.method,
       path: route.path,
-      handler: serve(route, handlers[route.id] as unknown as ServedHandler, { callerOf, linkOf }),
+      handler: serve(route, handlers[route.id] as unknown as ServedHandler, { callerOf, linkOf: linkOpener(deps) }),
     })),
     ...extra,
   ];
@@ -347,150 +271,4 @@ export function createApiHandler(
     .handler(httpRouterHandler<ApiEvent, ApiResult>({ routes, notFoundResponse: notFound(served, extra) }));
   // Outside middy: the context is on every line before the router runs, the metrics written after a problem is made.
   return withTelemetry(deps, (event: ApiEvent, context): Promise<ApiResult> => routed(event, context));
-}
-
-/** A route's handler as `serve` calls it: each route's own types are checked where the handlers are written. */
-type ServedHandler = (
-  input: { event: ApiEvent; params: unknown; query: unknown; body: unknown },
-  who: Caller | OpenLink | undefined,
-) => Promise<ApiResult>;
-
-/**
- * A route as the router runs it, in the order API Gateway would: the caller of a bearer route first (401, 403), then
- * its body (413, 415, 400), an answer link and its pause (401, 403, 404, 410), then the path, query and body against
- * the table's schemas — the one place a zod failure becomes a 400 `bad_request` naming each bad field — then the
- * handler, with the schemas' output.
- */
-function serve(
-  route: RouteSpec,
-  handler: ServedHandler,
-  who: {
-    callerOf: (event: ApiEvent, route: RouteSpec & { scopes: readonly Scope[] }) => Caller;
-    linkOf: (event: ApiEvent) => Promise<OpenLink>;
-  },
-) {
-  return async (event: ApiEvent): Promise<ApiResult> => {
-    const caller = isBearer(route) ? who.callerOf(event, route) : undefined;
-    const read = route.body === undefined ? event : readBody(event, route.body);
-    const link = route.scopes === 'link' ? await who.linkOf(read) : undefined;
-    const input = {
-      event: read,
-      params: route.params === undefined ? undefined : parseInput(route.params, read.pathParameters, 'path'),
-      query: route.query === undefined ? undefined : parseInput(route.query, read.queryStringParameters ?? {}, 'query'),
-      body:
-        route.body?.schema === undefined
-          ? undefined
-          : parseInput(route.body.schema, read.body, route.body.name ?? 'body'),
-    };
-    return handler(input, caller ?? link);
-  };
-}
-
-/** A handler another module provides, until it is given: 404, as for a route this deployment does not have. */
-function notConfigured(what: string): RouteHandler<never> {
-  return async () => {
-    throw new HttpProblem(404, EdgeCode.NotFound, `${what} not configured.`);
-  };
-}
-
-/** 202 while asks wait (§9), 200 with the continuation once the last decision committed it. */
-function decided(result: DecideResult): ApiResult {
-  if (result.kind === 'pending') return json(202, pendingBody(result));
-  return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));
-}
-
-function linkProblem(error: unknown): HttpProblem | LinkKeyUnavailableError {
-  // A key that cannot be read now is the deployment's trouble, not the link's: 503 with Retry-After.
-  if (error instanceof LinkKeyUnavailableError) return error;
-  if (error instanceof LinkClosedError) return new HttpProblem(410, EdgeCode.LinkClosed, error.message);
-  return new HttpProblem(401, EdgeCode.Unauthorized, new LinkRefusedError().message);
-}
-
-/** `application/json` or `application/<x>+json`, in any case, with or without parameters (RFC 9110 media types). */
-const JSON_MEDIA_TYPE = /^\s*application\/([\w.!#$&^-]+\+)?json\s*(;.*)?$/i;
-
-/**
- * A route's body, read as its table entry says: held to its limit (413); for JSON, sent as JSON (415), parsed (400)
- * and nested at most 256 levels (400). An optional body that is absent is an empty object.
- */
-function readBody(event: ApiEvent, spec: BodySpec): ApiEvent {
-  const { body, isBase64Encoded } = event;
-  const raw = body === undefined ? '' : isBase64Encoded ? Buffer.from(body, 'base64') : body;
-  const bytes = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
-  if (bytes > spec.limit) {
-    throw new HttpProblem(
-      413,
-      EdgeCode.PayloadTooLarge,
-      `The body is ${bytes} bytes; this route takes at most ${spec.limit}.`,
-    );
-  }
-  if (spec.media === 'raw') return event;
-  if (bytes === 0 && spec.optional) return { ...event, body: {} as never };
-  const contentType = event.headers?.['content-type'];
-  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
-    throw new HttpProblem(
-      415,
-      EdgeCode.UnsupportedMediaType,
-      'The body must be JSON, sent with Content-Type: application/json.',
-    );
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
-  } catch {
-    throw new BadRequestError('The body is missing or is not valid JSON.', [{ path: '', message: 'not valid JSON' }]);
-  }
-  checkJsonDepth(parsed, 'body');
-  return { ...event, body: parsed as never };
-}
-
-/**
- * 405 with `Allow` when another method serves the path, else 404: the table's compiled paths of the routes served
- * (`PATH_PATTERNS`), and those of any route added beside them.
- */
-function notFound(served: readonly RouteSpec[], extra: Array<MiddyRoute<ApiEvent, ApiResult>>) {
-  const patterns = [
-    ...served.map((route) => ({ method: route.method, regexp: PATH_PATTERNS[route.id as RouteId] })),
-    ...extra.map((route) => ({ method: route.method, regexp: pathPattern(route.path) })),
-  ];
-  return ({ method, path }: { method: string; path: string }): never => {
-    const allowed = [...new Set(patterns.filter((p) => p.regexp.test(path)).map((p) => p.method))] as Method[];
-    if (allowed.length > 0) {
-      throw new HttpProblem(
-        405,
-        EdgeCode.MethodNotAllowed,
-        `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
-        {
-          Allow: allowed.join(', '),
-        },
-      );
-    }
-    throw new HttpProblem(404, EdgeCode.NotFound, `No route ${method} ${path}.`);
-  };
-}
-
-/** A body with messages that fits a response: a slice when `from`/`limit` are given, omitted past 5 MB. */
-function withMessages<T extends { messages?: unknown[] }>(
-  body: T,
-  from: number | undefined,
-  limit: number | undefined,
-) {
-  // Without a slice, the messages are not read here: still JSON, they are sized and written unparsed.
-  if ((from === undefined && limit === undefined) || body.messages === undefined) {
-    return fitMessages(body, HTTP_MESSAGES_LIMIT_BYTES);
-  }
-  const slice = sliceMessages(
-    body.messages,
-    from ?? 0,
-    limit ?? body.messages.length,
-    HTTP_MESSAGES_LIMIT_BYTES - 64 * 1024,
-  );
-  // A slice holds at least one message; one message too big for 5 MB still travels alone, up to what Lambda returns.
-  const bound = slice.messages.length === 1 ? HTTP_SINGLE_MESSAGE_LIMIT_BYTES : HTTP_MESSAGES_LIMIT_BYTES;
-  return fitMessages({ ...body, ...slice }, bound);
-}
-
-/** A JSON response; a continuation's messages still held as JSON are written as they are, unparsed. */
-function json(statusCode: number, body: object, headers: Record<string, string> = {}): ApiResult {
-  return { statusCode, headers: { 'Content-Type': 'application/json', ...headers }, body: stringifyWithMessages(body) };
 }

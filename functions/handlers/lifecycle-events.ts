@@ -1,22 +1,23 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
+import * as S from '../settings.ts';
 import { loadAnswerLinks } from './answer-links.ts';
-import { optionalEnv, requireEnv } from './config.ts';
+import { requiredSetting, settingOf } from './config.ts';
 import { logger, metrics } from './observability.ts';
 import { createLifecycleStreamHandler } from './stream.ts';
 import { traceAwsClient } from './tracing.ts';
 
 /**
  * The Lambda entry point of lifecycle events: the table's stream in, the bus (`EVENT_BUS_NAME`) out, through the same
- * emitter the local service uses. The answer links of `Pause Created` and `Pause Reminder` point at `INBOX_URL`. It
+ * emitter the local service uses. The answer links of `Pause Created` and `Pause Reminder` point at `HANDBACK_INBOX_URL`. It
  * reads stream images, never the table, so it wires no store and no hand-off: only the EventBridge client and the
  * link key (read on first use).
  */
-const eventBusName = requireEnv(process.env, 'EVENT_BUS_NAME');
-const inboxUrl = optionalEnv(process.env, 'INBOX_URL');
+const eventBusName = requiredSetting(S.eventBusName);
+const inboxUrl = settingOf(S.inboxUrl);
 const eventBridge = traceAwsClient(new EventBridgeClient({}));
-const links = loadAnswerLinks(optionalEnv(process.env, 'LINK_SECRET_ARN'));
+const links = loadAnswerLinks(settingOf(S.linkSecretArn));
 
 export const handler = createLifecycleStreamHandler({
   emitter: createLifecycleEmitter({

@@ -1,7 +1,9 @@
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
 import { parseChannelNames } from '../checkpoints/notify.ts';
-import { waitMsFromEnv } from '../mcp/backend.ts';
+import { mcpWaitMs } from '../mcp/backend.ts';
+import * as S from '../settings.ts';
 import { LIMITS } from '../vocabulary.ts';
+import { settingOf } from './config.ts';
 import { createApiHandler } from './http-api.ts';
 import { createMcpRoute } from './mcp-http.ts';
 import { useCaseDeps } from './runtime.ts';
@@ -12,8 +14,8 @@ import { useCaseDeps } from './runtime.ts';
  * function's bundle and cold start carry no MCP SDK. A call waits at most `LIMITS.mcpWaitSeconds.http` (less with
  * `HANDBACK_MCP_WAIT_SECONDS`), inside API Gateway's 30 s.
  */
-const channels = parseChannelNames(process.env.HANDBACK_CHANNELS);
+const channels = parseChannelNames(settingOf(S.channels));
 const deps = { ...useCaseDeps(ALL_CHECKS), ...(channels.length === 0 ? {} : { channels }) };
-const waitMs = waitMsFromEnv(process.env, LIMITS.mcpWaitSeconds.http);
+const waitMs = mcpWaitMs(settingOf(S.mcpWaitSeconds), LIMITS.mcpWaitSeconds.http);
 
 export const handler = createApiHandler(deps, { handlers: { mcp: createMcpRoute(deps, { waitMs }) } });

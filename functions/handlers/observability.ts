@@ -1,3 +1,4 @@
+import { lambdaRuntime } from './config.ts';
 import { EmfMetrics, JsonLogger } from './telemetry.ts';
 
 /**
@@ -5,10 +6,11 @@ import { EmfMetrics, JsonLogger } from './telemetry.ts';
  * the AWS calls are tracing.ts's (`traceAwsClient`), given each client as it is made.
  */
 
-/** JSON lines in Powertools' shape; level from `AWS_LAMBDA_LOG_LEVEL`, else `POWERTOOLS_LOG_LEVEL`. */
-export const logger = new JsonLogger({ serviceName: 'handback' });
-/** Metrics in EMF, namespace `Handback` unless `POWERTOOLS_METRICS_NAMESPACE` says otherwise. */
+/** JSON lines in Powertools' shape; level from Lambda's log-level control, else the stack's `POWERTOOLS_LOG_LEVEL`. */
+export const logger = new JsonLogger({ serviceName: 'handback', runtime: lambdaRuntime });
+/** Metrics in EMF, in the stack's namespace (`POWERTOOLS_METRICS_NAMESPACE`, default `Handback`). */
 export const metrics = new EmfMetrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Handback',
+  namespace: lambdaRuntime.metricsNamespace(),
   serviceName: 'handback',
+  disabled: lambdaRuntime.metricsDisabled(),
 });

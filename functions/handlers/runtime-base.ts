@@ -7,6 +7,7 @@ import { once } from '../once.ts';
 import type { PolicySettings } from '../policies/config.ts';
 import type { PolicyEngine } from '../policies/engine.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
+import { type BundleDefines, policies as POLICIES } from '../settings.ts';
 import { loadConfig } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
@@ -25,13 +26,13 @@ import { traceAwsClient } from './tracing.ts';
 export { logger, metrics };
 
 /** The configuration, read once. */
-export const config = loadConfig(process.env);
+export const config = loadConfig();
 
 // A function bundled without policies (`HANDBACK_BUNDLED_POLICIES`, an esbuild `define` of the stack's) carries no
 // engine: policies named in its environment anyway would be silently ignored, so its cold start refuses them.
-if (process.env.HANDBACK_BUNDLED_POLICIES === 'false' && config.policies !== undefined) {
+if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && config.policies !== undefined) {
   throw new Error(
-    'HANDBACK_POLICIES is set, but this function was bundled without policies: set context handback:policies (the stack bundles the files and sets the variables), and synthesize and deploy again.',
+    `${POLICIES.env} is set, but this function was bundled without policies: set context ${POLICIES.context} (the stack bundles the files and sets the variables), and synthesize and deploy again.`,
   );
 }
 
@@ -88,8 +89,8 @@ export function useCaseDepsWith(
 function policiesOnFirstUse(settings: PolicySettings): () => Promise<PolicyEngine> {
   return once(async () => {
     // Bundled without policies (the cold start refused them above), the `import()` is dead code, and no chunk of it.
-    if (process.env.HANDBACK_BUNDLED_POLICIES !== 'false') {
-      return (await import('../policies/engine-files.ts')).loadLoggedPolicyEngine(settings, logger);
+    if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES !== 'false') {
+      return (await import('../policies/engine-files.ts')).loadLoggedPolicyEngine(settings, logger, config.policyFiles);
     }
     throw new Error('This function was bundled without policies.');
   });

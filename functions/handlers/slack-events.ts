@@ -1,6 +1,6 @@
 import { createChannelEventHandler } from './channel-events.ts';
 import { channelDeps, logger, metrics } from './channel-runtime.ts';
-import { slackChannelFromEnv } from './slack-secret.ts';
+import { slackChannelOf, slackSettings } from './slack-secret.ts';
 
 /**
  * The Slack channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings each event of a pause; the
@@ -9,6 +9,6 @@ import { slackChannelFromEnv } from './slack-secret.ts';
  * secret (`SLACK_SECRET_ID`), read on first use; Slack's Web API is at `HANDBACK_SLACK_API_URL` (default Slack's).
  */
 const { useCases, log } = channelDeps();
-const channel = slackChannelFromEnv(process.env, { useCases, log });
+const channel = slackChannelOf(slackSettings(), { useCases, log });
 
 export const handler = createChannelEventHandler({ channel, logger, metrics });

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { SlackInteractions } from '../channels/slack-clicks.ts';
 import { SlackSecretUnavailableError } from '../channels/slack-secret.ts';
 import { LIMITS } from '../vocabulary.ts';
-import type { SlackInteractions } from './http-api.ts';
 import { EdgeCode, HttpProblem, problemResponse } from './problem.ts';
 import { type EntryTelemetry, withTelemetry } from './telemetry.ts';
 

@@ -1,7 +1,7 @@
 import { createDynamoDBDeliveryLog } from '../channels/delivery-log.ts';
 import { config, dynamodb, logger, metrics, useCaseDepsWith } from './runtime-base.ts';
 import { createSlackInteractionsHandler } from './slack-http.ts';
-import { slackChannelFromEnv } from './slack-secret.ts';
+import { slackChannelOf, slackSettings } from './slack-secret.ts';
 
 /**
  * The Lambda entry point of `POST /channels/slack/interactions` (§14): a click or a modal's submission, verified with
@@ -16,6 +16,6 @@ const useCases = useCaseDepsWith(
   () => import('../handoff/target.ts'),
 );
 const log = createDynamoDBDeliveryLog({ client: dynamodb, tableName: config.tableName });
-const slack = slackChannelFromEnv(process.env, { useCases, log });
+const slack = slackChannelOf(slackSettings(), { useCases, log });
 
 export const handler = createSlackInteractionsHandler({ slack, useCases, logger, metrics });

@@ -8,7 +8,8 @@ import {
 } from '../channels/slack-secret.ts';
 import { parseDefaults } from '../checkpoints/notify.ts';
 import { createCachedRead } from '../links/cached-read.ts';
-import { optionalEnv, requireEnv } from './config.ts';
+import * as S from '../settings.ts';
+import { listSetting, requiredSetting, settingOf } from './config.ts';
 import { logger } from './observability.ts';
 import { describeError, secretStringReader } from './secrets.ts';
 
@@ -19,7 +20,7 @@ import { describeError, secretStringReader } from './secrets.ts';
  * functions' requests, not their init.
  */
 export function loadSlackSecret(secretId: string): () => Promise<SlackSecret> {
-  const read = secretStringReader(secretId, 'SLACK_SECRET_ID');
+  const read = secretStringReader(secretId, S.slackSecretName.env);
   return createCachedRead(
     async () => parseSlackSecret(await read(), secretId),
     (retryInMs, cause) => new SlackSecretUnavailableError(retryInMs, cause === undefined ? undefined : { cause }),
@@ -27,23 +28,39 @@ export function loadSlackSecret(secretId: string): () => Promise<SlackSecret> {
   );
 }
 
+/** What the Slack functions read: the app's secret, Slack's Web API, and where a pause without `notify` goes. */
+export interface SlackSettings {
+  /** The app's secret, by name or ARN (`SLACK_SECRET_ID`). */
+  secretId: string;
+  /** Slack's Web API base URL. */
+  apiUrl: string;
+  /** The channels a pause without `notify` is posted in. */
+  defaultChannels: string[];
+}
+
+/** The Slack functions' settings, read once at cold start; a bad default channel names its variable. */
+export function slackSettings(): SlackSettings {
+  return {
+    secretId: requiredSetting(S.slackSecretName),
+    apiUrl: settingOf(S.slackApiUrl) as string,
+    defaultChannels: listSetting(S.slackChannel, (text) => parseDefaults('slack', text)),
+  };
+}
+
 /**
- * The Slack channel of a Lambda function (§14), made from the app's secret (`SLACK_SECRET_ID`) on first use and made
- * again when the secret rotates; Slack's Web API at `HANDBACK_SLACK_API_URL` (default Slack's), a pause without
- * `notify` posted to `HANDBACK_SLACK_CHANNEL`.
+ * The Slack channel of a Lambda function (§14), made from the app's secret on first use and made again when the
+ * secret rotates; Slack's Web API at `settings.apiUrl`, a pause without `notify` posted to its default channels.
  */
-export function slackChannelFromEnv(
-  env: NodeJS.ProcessEnv,
+export function slackChannelOf(
+  settings: SlackSettings,
   deps: Pick<SlackDeps, 'useCases' | 'log'>,
 ): () => Promise<ReturnType<typeof createSlackChannel>> {
-  const apiUrl = optionalEnv(env, 'HANDBACK_SLACK_API_URL');
-  const defaultChannels = parseDefaults('slack', optionalEnv(env, 'HANDBACK_SLACK_CHANNEL'));
-  return onSlackSecret(loadSlackSecret(requireEnv(env, 'SLACK_SECRET_ID')), (secret) =>
+  return onSlackSecret(loadSlackSecret(settings.secretId), (secret) =>
     createSlackChannel({
       ...deps,
-      call: createSlackCall(secret.botToken, apiUrl === undefined ? {} : { apiUrl }),
+      call: createSlackCall(secret.botToken, { apiUrl: settings.apiUrl }),
       signingSecret: secret.signingSecret,
-      defaultChannels,
+      defaultChannels: settings.defaultChannels,
     }),
   );
 }

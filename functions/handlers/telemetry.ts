@@ -32,20 +32,35 @@ function levelOf(name: string | undefined): number | undefined {
 }
 
 /**
- * The threshold lines print at, as Powertools picks it: Lambda's advanced logging controls (`AWS_LAMBDA_LOG_LEVEL`,
- * its `FATAL` read as `CRITICAL`) first, since Lambda drops lines below it anyway; then the level given in code; then
- * `POWERTOOLS_LOG_LEVEL` (or `LOG_LEVEL`); else INFO.
+ * What Lambda tells a logger, each read when asked (its reader of the environment, `functions/handlers/config.ts`,
+ * gives them); outside Lambda, nothing.
  */
-export function logThreshold(env: NodeJS.ProcessEnv, configured?: string): number {
-  const lambda = env.AWS_LAMBDA_LOG_LEVEL?.trim() === 'FATAL' ? 'CRITICAL' : env.AWS_LAMBDA_LOG_LEVEL;
-  const fromEnv = env.POWERTOOLS_LOG_LEVEL?.trim() || env.LOG_LEVEL;
-  return levelOf(lambda) ?? levelOf(configured) ?? levelOf(fromEnv) ?? LEVELS.INFO;
+export interface LogRuntime {
+  /** Lambda's application log-level control (`AWS_LAMBDA_LOG_LEVEL`), which wins over every other level. */
+  logLevel?(): string | undefined;
+  /** The level the deployment configures (`POWERTOOLS_LOG_LEVEL`), below the level given in code. */
+  configuredLogLevel?(): string | undefined;
+  /** How the container started (`AWS_LAMBDA_INITIALIZATION_TYPE`): only `on-demand` has cold starts. */
+  initializationType?(): string | undefined;
+  /** The current invocation's X-Ray trace header (`_X_AMZN_TRACE_ID`). */
+  traceHeader?(): string | undefined;
+}
+
+/**
+ * The threshold lines print at, as Powertools picks it: Lambda's advanced logging controls (its `FATAL` read as
+ * `CRITICAL`) first, since Lambda drops lines below it anyway; then the level given in code; then the level the
+ * deployment configures; else INFO.
+ */
+export function logThreshold(runtime: LogRuntime, configured?: string): number {
+  const given = runtime.logLevel?.()?.trim();
+  const lambda = given === 'FATAL' ? 'CRITICAL' : given;
+  return levelOf(lambda) ?? levelOf(configured) ?? levelOf(runtime.configuredLogLevel?.()) ?? LEVELS.INFO;
 }
 
 /** Keys a line's own values hold; an attribute of that name is dropped, with a warning, as Powertools does. */
 const RESERVED = new Set(['level', 'message', 'sampling_rate', 'service', 'timestamp']);
 
-/** The X-Ray trace id (its `Root`) of the current invocation's `_X_AMZN_TRACE_ID`. */
+/** The X-Ray trace id (its `Root`) of the current invocation's trace header. */
 function traceIdOf(header: string | undefined): string | undefined {
   if (header === undefined || header.trim() === '') return undefined;
   if (!header.includes('=')) return header.trim();
@@ -115,10 +130,10 @@ interface ContextKeys {
 export interface JsonLoggerOptions {
   /** The `service` of every line. */
   serviceName: string;
-  /** A level's name (`LogLevel`), set in code; Lambda's log-level control wins over it. @default POWERTOOLS_LOG_LEVEL, else INFO */
+  /** A level's name (`LogLevel`), set in code; Lambda's log-level control wins over it. @default the runtime's, else INFO */
   logLevel?: string;
-  /** Where the level, the initialization type and the trace id are read. @default process.env */
-  env?: NodeJS.ProcessEnv;
+  /** What Lambda tells the logger: its level control, the initialization type, the trace header. @default none */
+  runtime?: LogRuntime;
   /** Where lines go. @default stdout and stderr */
   write?: LineWriter;
 }
@@ -126,13 +141,13 @@ export interface JsonLoggerOptions {
 /**
  * A logger of JSON lines in Powertools' shape: `level`, `message`, `timestamp`, `service`, the invocation's Lambda
  * context once `addContext` has it (`cold_start`, `function_arn`, `function_memory_size`, `function_name`,
- * `function_request_id`), `xray_trace_id` when `_X_AMZN_TRACE_ID` is set, then the attributes' keys; keys whose value
+ * `function_request_id`), `xray_trace_id` when the runtime has a trace header, then the attributes' keys; keys whose value
  * is undefined, null or '' are left out.
  */
 export class JsonLogger implements Logger {
   readonly #service: string;
   readonly #threshold: number;
-  readonly #env: NodeJS.ProcessEnv;
+  readonly #runtime: LogRuntime;
   readonly #write: LineWriter;
   #context: ContextKeys | undefined;
   /** Only an on-demand container's first invocation is a cold start (not provisioned concurrency, not SnapStart). */
@@ -140,10 +155,10 @@ export class JsonLogger implements Logger {
 
   constructor(options: JsonLoggerOptions) {
     this.#service = options.serviceName;
-    this.#env = options.env ?? process.env;
-    this.#threshold = logThreshold(this.#env, options.logLevel);
+    this.#runtime = options.runtime ?? {};
+    this.#threshold = logThreshold(this.#runtime, options.logLevel);
     this.#write = options.write ?? processWriter;
-    this.#coldStart = this.#env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
+    this.#coldStart = this.#runtime.initializationType?.()?.trim() === 'on-demand';
   }
 
   /** Puts this invocation's context on every line from now on; the first invocation's lines say `cold_start: true`. */
@@ -182,7 +197,7 @@ export class JsonLogger implements Logger {
       timestamp: new Date().toISOString(),
       service: this.#service,
       ...this.#context,
-      xray_trace_id: traceIdOf(this.#env._X_AMZN_TRACE_ID),
+      xray_trace_id: traceIdOf(this.#runtime.traceHeader?.()),
     };
     for (const [key, value] of Object.entries(attributes)) {
       if (RESERVED.has(key)) this.warn(`The key "${key}" is a reserved key and will be dropped.`);
@@ -207,8 +222,8 @@ export interface EmfMetricsOptions {
   namespace: string;
   /** The value of the one dimension, `service`. */
   serviceName: string;
-  /** Where `POWERTOOLS_METRICS_DISABLED` is read. @default process.env */
-  env?: NodeJS.ProcessEnv;
+  /** Write nothing at all (`POWERTOOLS_METRICS_DISABLED`). @default false */
+  disabled?: boolean;
   /** Where documents go. @default stdout */
   write?: LineWriter;
 }
@@ -218,8 +233,7 @@ export interface EmfMetricsOptions {
  * as one document on stdout, `{"_aws": {"Timestamp", "CloudWatchMetrics": [{"Namespace", "Dimensions": [["service"]],
  * "Metrics": [{"Name", "Unit"}]}]}, "service": …, "<Name>": value or [values]}`, from which CloudWatch Logs extracts
  * the metrics without an API call. Nothing added, nothing written. A document is written early when it would pass the
- * specification's 100 metrics or 100 values of one metric. `POWERTOOLS_METRICS_DISABLED` (`true`, `1`, `yes`, `on`,
- * …) writes nothing at all.
+ * specification's 100 metrics or 100 values of one metric. `disabled` writes nothing at all.
  */
 export class EmfMetrics implements Metrics {
   readonly #namespace: string;
@@ -231,8 +245,7 @@ export class EmfMetrics implements Metrics {
   constructor(options: EmfMetricsOptions) {
     this.#namespace = options.namespace;
     this.#service = options.serviceName;
-    const disabled = (options.env ?? process.env).POWERTOOLS_METRICS_DISABLED?.trim().toLowerCase();
-    this.#disabled = ['1', 'y', 'yes', 't', 'true', 'on'].includes(disabled ?? '');
+    this.#disabled = options.disabled === true;
     this.#write = options.write ?? processWriter;
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { InvokeStore } from '@aws/lambda-invoke-store';
+import { lambdaRuntime } from './config.ts';
 
 /**
  * X-Ray subsegments of the AWS SDK calls a function makes, in a middleware of each client: one subsegment per call
@@ -70,7 +71,7 @@ let socket: Socket | undefined;
 /** One datagram to the daemon; a failed send loses one subsegment, never the call it traced. */
 function send(document: object): void {
   // The address is read per datagram: Lambda sets it once, and a test may point it elsewhere between calls.
-  const { host, port } = daemonAddress(process.env.AWS_XRAY_DAEMON_ADDRESS);
+  const { host, port } = daemonAddress(lambdaRuntime.xrayDaemonAddress());
   if (socket === undefined) {
     socket = createSocket('udp4');
     // A trace must never hold the process open, nor an error of the socket surface as an uncaught exception.
@@ -81,10 +82,10 @@ function send(document: object): void {
 }
 
 async function currentTraceHeader(): Promise<string | undefined> {
-  if (!process.env.AWS_LAMBDA_FUNCTION_NAME || process.env.POWERTOOLS_TRACE_ENABLED === 'false') return undefined;
+  if (!lambdaRuntime.onLambda() || !lambdaRuntime.tracingEnabled()) return undefined;
   // Per request on every runtime, Lambda's managed instances (several requests at once) included; the variable else.
   const store = await InvokeStore.getInstanceAsync();
-  return store.getXRayTraceId() ?? process.env._X_AMZN_TRACE_ID;
+  return store.getXRayTraceId() ?? lambdaRuntime.traceHeader();
 }
 
 interface CallMetadata {

@@ -8,10 +8,10 @@ import {
   resumeBody,
   STEP_FUNCTIONS_MESSAGES_LIMIT_BYTES,
 } from '../resume/fit.ts';
-import { parseTriggerRequest, type TriggerVia } from '../resume/request.ts';
-import { cancelTurn, decideTurn, resumeTurn, sweepDue, type Trigger, type UseCaseDeps } from '../resume/resume.ts';
+import { parseTriggerRequest } from '../resume/request.ts';
+import { cancelTurn, decideTurn, resumeTurn, sweepDue, type UseCaseDeps } from '../resume/resume.ts';
 import { Metric, MetricUnit } from '../resume/telemetry.ts';
-import { LIMITS } from '../vocabulary.ts';
+import { LIMITS, type TriggerVia } from '../vocabulary.ts';
 import { isPermanent, statusOf } from './problem.ts';
 import { type EntryTelemetry, sqsBatchResponse, withTelemetry } from './telemetry.ts';
 
@@ -118,7 +118,7 @@ async function resumeOrReject(
 }
 
 /** Records a request that can never succeed: one structured line with the reason, and the `rejected` metric. */
-function reject(deps: UseCaseDeps, trigger: Trigger, error: unknown, ids: Record<string, string>): void {
+function reject(deps: UseCaseDeps, trigger: TriggerVia, error: unknown, ids: Record<string, string>): void {
   deps.metrics.addMetric(Metric.Rejected, MetricUnit.Count, 1);
   deps.logger.warn('Resume request rejected', {
     ...ids,
@@ -145,6 +145,13 @@ function correlationOf(input: unknown): Record<string, string> {
     ...(typeof interruptId === 'string' ? { interruptId: interruptId.slice(0, LIMITS.idChars) } : {}),
   };
 }
+
+/** Each trigger's handler (§6): what its Lambda entry point exports (`functions/handlers/<trigger>.ts`). */
+export const TRIGGER_HANDLERS = {
+  'step-functions': createStepFunctionsHandler,
+  sqs: createSqsHandler,
+  eventbridge: createEventBridgeHandler,
+} satisfies Record<TriggerVia, (deps: TriggerDeps) => unknown>;
 
 /** Milliseconds of the invocation left at which a sweep stops starting new batches. */
 const SWEEP_RESERVE_MS = 10_000;

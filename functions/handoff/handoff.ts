@@ -6,6 +6,7 @@ import type { Continuation, ResumeResult } from '../checkpoints/checkpoint-store
 import { carryMessages, jsonByteLength, stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { ERROR_FATES, HandoffFailedError } from '../errors.ts';
 import { once } from '../once.ts';
+import { type BundleDefines, handoff as HANDOFF_TARGET } from '../settings.ts';
 import type { HandoffPointer } from '../wire.ts';
 import type { TargetClient } from './target.ts';
 
@@ -100,7 +101,7 @@ export interface HandoffClients {
 /** The module that makes the target's client and sends to it (`target.ts`). */
 export type TargetModule = typeof import('./target.ts');
 
-// `process.env.HANDBACK_BUNDLED_HANDOFF_TARGET` is the hand-off target a Lambda bundle was built for, or undefined
+// `HANDBACK_BUNDLED_HANDOFF_TARGET` (`BundleDefines`) is the hand-off target a Lambda bundle was built for, or undefined
 // (tests, the local service, a library user): the stack's `HandbackFunction` defines it at synthesis (an esbuild
 // `define`), so every comparison with it (here and in `target.ts`) is a constant, the other targets' clients are
 // dead code, and their imports, unused, are left out of the bundle (the client packages declare no side effects). It
@@ -142,8 +143,8 @@ export function createHandoffClients(
   },
 ): HandoffClients {
   if (
-    process.env.HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
-    target !== process.env.HANDBACK_BUNDLED_HANDOFF_TARGET
+    (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
+    target !== (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET
   )
     throw notBundled(target);
   const clients: HandoffClients = {};
@@ -178,7 +179,7 @@ export function createHandoffClients(
 
 function notBundled(target: string): Error {
   return new Error(
-    `HANDOFF_TARGET is ${target}, but this function was bundled for the hand-off target ${process.env.HANDBACK_BUNDLED_HANDOFF_TARGET}: set HANDOFF_TARGET through the stack's hand-off (Handoff.bind), or synthesize and deploy again.`,
+    `${HANDOFF_TARGET.env} is ${target}, but this function was bundled for the hand-off target ${(globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET}: set ${HANDOFF_TARGET.env} through the stack's hand-off (Handoff.bind), or synthesize and deploy again.`,
   );
 }
 
@@ -247,8 +248,8 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
 function targetSender(config: HandoffConfig, clients: HandoffClients): (body: string) => Promise<void> {
   if (config.target === 'none') return async () => {};
   if (
-    process.env.HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
-    config.target !== process.env.HANDBACK_BUNDLED_HANDOFF_TARGET
+    (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
+    config.target !== (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET
   )
     throw notBundled(config.target);
   const given = { sqs: clients.sqs, eventbridge: clients.eventBridge, lambda: clients.lambda }[config.target];

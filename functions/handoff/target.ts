@@ -1,6 +1,7 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { BundleDefines } from '../settings.ts';
 import type { HandoffConfig } from './handoff.ts';
 
 /**
@@ -22,21 +23,22 @@ export type TargetClient = SQSClient | EventBridgeClient | LambdaClient;
 export function targetClient(target: Exclude<HandoffConfig['target'], 'none'>): TargetClient {
   if (
     target === 'sqs' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined || process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
+    ((globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
   ) {
     return new SQSClient({});
   }
   if (
     target === 'eventbridge' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
+    ((globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
   ) {
     return new EventBridgeClient({});
   }
   if (
     target === 'lambda' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
+    ((globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
   ) {
     return new LambdaClient({});
   }
@@ -50,15 +52,16 @@ export function targetClient(target: Exclude<HandoffConfig['target'], 'none'>): 
 export async function sendToTarget(config: HandoffConfig, client: TargetClient | undefined, body: string) {
   if (
     config.target === 'sqs' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined || process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
+    ((globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
   ) {
     await (client as SQSClient).send(new SendMessageCommand({ QueueUrl: config.queueUrl, MessageBody: body }));
     return;
   }
   if (
     config.target === 'eventbridge' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
+    ((globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === 'eventbridge')
   ) {
     const out = await (client as EventBridgeClient).send(
       new PutEventsCommand({
@@ -81,8 +84,8 @@ export async function sendToTarget(config: HandoffConfig, client: TargetClient |
   }
   if (
     config.target === 'lambda' &&
-    (process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
-      process.env.HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
+    ((globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
+      (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === 'lambda')
   ) {
     await (client as LambdaClient).send(
       new InvokeCommand({

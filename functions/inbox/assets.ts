@@ -1,3 +1,4 @@
+import { oidcScopes } from '../settings.ts';
 import { INBOX_FILES } from './generated.ts';
 import { TRUSTED_TYPES_POLICY } from './page/policy.ts';
 
@@ -33,20 +34,32 @@ export interface InboxSettings {
 }
 
 /** The scopes the page asks for when none are configured: who the person is (its name and email). */
-export const DEFAULT_SCOPES = 'openid email profile';
+export const DEFAULT_SCOPES: string = oidcScopes.default;
+
+/** How people sign in to the inbox, as its reader of the environment gives it; all unset: no sign-in. */
+export interface InboxSignIn {
+  /** The OIDC issuer (`HANDBACK_JWT_ISSUER`). */
+  issuer?: string | undefined;
+  /** The inbox's client (`HANDBACK_OIDC_CLIENT_ID`). */
+  clientId?: string | undefined;
+  /** The scopes the page asks for, space-separated. @default DEFAULT_SCOPES */
+  scopes?: string | undefined;
+  /**
+   * Origins the issuer's endpoints live on besides its own, space-separated, such as Cognito's managed-login domain,
+   * whose token endpoint is not on the issuer's origin.
+   */
+  endpointOrigins?: string | undefined;
+}
 
 /**
- * The inbox's sign-in settings from `env`: on AWS `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_SCOPES` (set by the stack),
- * locally `HANDBACK_JWT_ISSUER` and `HANDBACK_OIDC_CLIENT_ID` (the service's own token validation reads them too).
- * `OIDC_ENDPOINT_ORIGINS` (space-separated) names origins the issuer's endpoints live on besides its own, such as
- * Cognito's managed-login domain, whose token endpoint is not on the issuer's origin. Throws on an issuer that is not
- * a URL: a misconfigured deployment fails at once, not in every person's browser.
+ * The inbox's sign-in settings: none without both an issuer and a client. Throws on an issuer that is not a URL: a
+ * misconfigured deployment fails at once, not in every person's browser.
  */
-export function inboxSettings(env: Record<string, string | undefined>): InboxSettings {
-  const issuer = env.OIDC_ISSUER || env.HANDBACK_JWT_ISSUER || undefined;
-  const clientId = env.OIDC_CLIENT_ID || env.HANDBACK_OIDC_CLIENT_ID || undefined;
+export function inboxSettings(signIn: InboxSignIn): InboxSettings {
+  const issuer = signIn.issuer || undefined;
+  const clientId = signIn.clientId || undefined;
   if (issuer === undefined || clientId === undefined) return { config: {}, connectOrigins: [] };
-  const origins = [issuer, ...(env.OIDC_ENDPOINT_ORIGINS ?? '').split(/\s+/).filter(Boolean)].map((value) => {
+  const origins = [issuer, ...(signIn.endpointOrigins ?? '').split(/\s+/).filter(Boolean)].map((value) => {
     try {
       return new URL(value).origin;
     } catch {
@@ -54,7 +67,7 @@ export function inboxSettings(env: Record<string, string | undefined>): InboxSet
     }
   });
   return {
-    config: { issuer, clientId, scopes: env.OIDC_SCOPES || DEFAULT_SCOPES },
+    config: { issuer, clientId, scopes: signIn.scopes || DEFAULT_SCOPES },
     connectOrigins: [...new Set(origins)],
   };
 }

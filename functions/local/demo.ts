@@ -1,6 +1,8 @@
 import type { ResumeResult } from '../checkpoints/checkpoint-store.ts';
 import { type Handoff, type HandoffPointer, handoffPointer } from '../handoff/handoff.ts';
 import { appendResults } from '../rehydrate/results.ts';
+import * as S from '../settings.ts';
+import { localEnvironment } from './config.ts';
 import { startLocalService } from './service.ts';
 
 /**
@@ -91,7 +93,12 @@ const demoHandoff: Handoff = {
 };
 
 const service = await startLocalService(
-  { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'WARN', HANDBACK_JWT_SECRET: '' },
+  localEnvironment({
+    [S.port.env]: '0',
+    [S.host.env]: '127.0.0.1',
+    [S.logLevel.env]: 'WARN',
+    [S.jwtSecret.env]: '',
+  }),
   { handoff: demoHandoff },
 );
 try {

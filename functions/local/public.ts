@@ -36,7 +36,7 @@ export interface LocalStore {
  *
  * @example
  * ```ts
- * import { createDynamoDBCheckpointStore } from 'handback';
+ * import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
  * import { startLocalStore } from 'handback/local';
  *
  * const local = await startLocalStore();

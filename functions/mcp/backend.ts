@@ -7,6 +7,7 @@ import type {
   ClientPauseKey,
 } from '../client/types.ts';
 import { IdempotencyKeyReusedError } from '../errors.ts';
+import { mcpWaitSeconds as MCP_WAIT_SECONDS } from '../settings.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type { Actor, ClaimResult, PauseView } from '../wire.ts';
 
@@ -123,10 +124,15 @@ export async function pauseOrMeet(
 
 /** The milliseconds one call waits: `HANDBACK_MCP_WAIT_SECONDS` (default `LIMITS.mcpWaitSeconds.default`), at most `maxSeconds`. */
 export function waitMsFromEnv(env: NodeJS.ProcessEnv, maxSeconds?: number): number {
-  const raw = env.HANDBACK_MCP_WAIT_SECONDS?.trim();
+  return mcpWaitMs(env[MCP_WAIT_SECONDS.env], maxSeconds);
+}
+
+/** The milliseconds one call waits, from the setting's text (default `LIMITS.mcpWaitSeconds.default`), at most `maxSeconds`. */
+export function mcpWaitMs(text: string | undefined, maxSeconds?: number): number {
+  const raw = text?.trim();
   const seconds = raw === undefined || raw === '' ? LIMITS.mcpWaitSeconds.default : Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new Error(`HANDBACK_MCP_WAIT_SECONDS=${raw} must be a number of seconds above 0.`);
+    throw new Error(`${MCP_WAIT_SECONDS.env}=${raw} must be a number of seconds above 0.`);
   }
   return Math.round(Math.min(seconds, maxSeconds ?? seconds) * 1000);
 }

@@ -35,12 +35,12 @@ export type CedarType = Type<string>;
 /** The file name of Cedar's WebAssembly module, in the package and beside a bundle. */
 export const CEDAR_WASM_FILE = 'cedar_wasm_bg.wasm';
 
-/** Where Cedar's WebAssembly module is: `HANDBACK_CEDAR_WASM` (a bundle's own copy), else the installed package's. */
-export function cedarWasmPath(env: Record<string, string | undefined> = process.env): string {
-  const given = env.HANDBACK_CEDAR_WASM;
-  if (given !== undefined && given !== '') {
-    return isAbsolute(given) ? given : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), given);
-  }
+/**
+ * Where Cedar's WebAssembly module is: `given` (a bundle's own copy, `HANDBACK_CEDAR_WASM`; relative to `root`, else
+ * the working directory), else the installed package's.
+ */
+export function cedarWasmPath(given?: string, root: string = process.cwd()): string {
+  if (given !== undefined && given !== '') return isAbsolute(given) ? given : join(root, given);
   return fileURLToPath(new URL(CEDAR_WASM_FILE, import.meta.resolve('@cedar-policy/cedar-wasm/web')));
 }
 

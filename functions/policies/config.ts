@@ -1,8 +1,8 @@
 import { isOneOf, POLICY_DEFAULTS, POLICY_MODES, type PolicyDefault, type PolicyMode } from '../vocabulary.ts';
 
 /**
- * Whether this deployment has policies, and how they apply (§17): read from the environment (or, at synthesis, from
- * the CDK context), pure, and small — it is all of the policies a cold start reads. The engine itself (Cedar and its
+ * Whether this deployment has policies, and how they apply (§17): from the settings of the environment (or, at
+ * synthesis, of the CDK context), pure, and small — it is all of the policies a cold start reads. The engine itself (Cedar and its
  * WebAssembly) is loaded from `engine-files.ts` on the first pause that needs it, and never where no policy file is
  * configured.
  */
@@ -18,26 +18,7 @@ export interface PolicySettings {
 }
 
 /** The four settings as they are given, each by the name it is given under. */
-type Given = Record<keyof typeof POLICY_VARIABLES, string | undefined>;
-
-/** The environment variables of the settings (`npm start`, and the functions that pause on AWS). */
-export const POLICY_VARIABLES = {
-  policies: 'HANDBACK_POLICIES',
-  schema: 'HANDBACK_POLICY_SCHEMA',
-  mode: 'HANDBACK_POLICY_MODE',
-  default: 'HANDBACK_POLICY_DEFAULT',
-} as const;
-
-/**
- * The settings `env` gives, or undefined when it names no policy file (then no policy applies, and no default).
- * A mode or a default that is not one of the words is an error naming the variable.
- */
-export function policySettingsOf(env: Record<string, string | undefined>): PolicySettings | undefined {
-  const given = Object.fromEntries(
-    Object.entries(POLICY_VARIABLES).map(([key, name]) => [key, env[name]?.trim() || undefined]),
-  ) as Given;
-  return policySettingsFrom(given, POLICY_VARIABLES);
-}
+type Given = Record<'policies' | 'schema' | 'mode' | 'default', string | undefined>;
 
 /**
  * The settings from their four values, errors naming each by `names` (environment variables, or the CDK context

@@ -8,28 +8,36 @@ import { loadPolicies } from './load.ts';
 
 /**
  * A deployment's engine from its files: the policy file, its schema, Handback's schema and Cedar's WebAssembly. A
- * Lambda bundle has its own copies of the last two (`HANDBACK_CEDAR_SCHEMA`, `HANDBACK_CEDAR_WASM`, beside the
- * function's code); elsewhere they are the package's. Relative paths are the working directory's (the task root on
- * Lambda).
+ * Lambda bundle has its own copies of the last two beside the function's code (`PolicyFiles`, which its reader of the
+ * environment gives); elsewhere they are the package's. Relative paths are `root`'s (the task root on Lambda), else
+ * the working directory's.
  */
 
-/** Where Handback's schema (`handback.cedarschema`, at the package's root) is. */
-export function shippedSchemaPath(env: Record<string, string | undefined> = process.env): string {
-  const given = env.HANDBACK_CEDAR_SCHEMA;
-  if (given !== undefined && given !== '') return resolved(given, env);
+/** Where the engine's own files are, when not the installed package's: a Lambda bundle's copies. */
+export interface PolicyFiles {
+  /** Handback's schema (`HANDBACK_CEDAR_SCHEMA`). */
+  schema?: string;
+  /** Cedar's WebAssembly module (`HANDBACK_CEDAR_WASM`). */
+  wasm?: string;
+  /** Where relative paths start (`LAMBDA_TASK_ROOT`). @default the working directory */
+  root?: string;
+}
+
+/** Where Handback's schema (`handback.cedarschema`, at the package's root) is: `files.schema`, else the package's. */
+export function shippedSchemaPath(files: PolicyFiles = {}): string {
+  if (files.schema !== undefined && files.schema !== '') return resolved(files.schema, files);
   return fileURLToPath(new URL('../../handback.cedarschema', import.meta.url));
 }
 
 /** Loads, checks and preparses the policies `settings` name; throws `InvalidPoliciesError` naming what is wrong. */
 export function loadPolicyEngine(
   settings: PolicySettings,
-  options: Pick<PolicyEngineOptions, 'onError'> & { env?: Record<string, string | undefined> } = {},
+  options: Pick<PolicyEngineOptions, 'onError'> & { files?: PolicyFiles } = {},
 ): PolicyEngine {
-  const env = options.env ?? process.env;
-  const read = (file: string) => ({ file, text: readFileSync(resolved(file, env), 'utf8') });
-  const shippedPath = shippedSchemaPath(env);
-  const shipped = { file: 'handback.cedarschema', text: readFileSync(shippedPath, 'utf8') };
-  const cedar = loadCedar(cedarWasmPath(env));
+  const files = options.files ?? {};
+  const read = (file: string) => ({ file, text: readFileSync(resolved(file, files), 'utf8') });
+  const shipped = { file: 'handback.cedarschema', text: readFileSync(shippedSchemaPath(files), 'utf8') };
+  const cedar = loadCedar(cedarWasmPath(files.wasm, files.root));
   const loaded = loadPolicies(
     cedar,
     read(settings.policies),
@@ -56,16 +64,16 @@ export interface PolicyLog {
 export function loadLoggedPolicyEngine(
   settings: PolicySettings,
   log: PolicyLog,
-  env: Record<string, string | undefined> = process.env,
+  files: PolicyFiles = {},
 ): PolicyEngine {
   const engine = loadPolicyEngine(settings, {
-    env,
+    files,
     onError: (failure) => log.error('Policy evaluation failed: the ask was rejected', { ...failure }),
   });
   log.info('Policies loaded', { policies: engine.size, mode: engine.mode, default: engine.default });
   return engine;
 }
 
-function resolved(path: string, env: Record<string, string | undefined>): string {
-  return isAbsolute(path) ? path : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), path);
+function resolved(path: string, files: PolicyFiles): string {
+  return isAbsolute(path) ? path : join(files.root ?? process.cwd(), path);
 }

@@ -1,7 +1,7 @@
 import { CEDAR_NAMES, type PolicyDefault, type PolicyMode } from '../vocabulary.ts';
 import type { AskPolicy } from '../wire.ts';
 import type { AuthorizationAnswer, Cedar } from './cedar.ts';
-import type { LoadedPolicies } from './load.ts';
+import type { LoadedPolicies, LoadedPolicy } from './load.ts';
 import { errorReason, type PolicyAnswer, verdictOf } from './outcomes.ts';
 import type { PolicyEngine, PolicyRequest } from './port.ts';
 import { ArgsError, contextOf, entitiesOf, principalUid } from './request.ts';
@@ -54,13 +54,23 @@ export function createPolicyEngine(
   // per request grows with the policies it is given. A tool no policy names shares the group of the policies that
   // name none. No policy: no Cedar call.
   const groups = new Map<string, string | undefined>();
+  // The policies by the tool their scope names, and those that name none, each in the file's order: a request reads
+  // the two lists of its tool, not every policy.
+  const anyTool: LoadedPolicy[] = [];
+  const byTool = new Map<string, LoadedPolicy[]>();
+  for (const policy of policies) {
+    if (policy.tools === undefined) anyTool.push(policy);
+    else {
+      for (const tool of new Set(policy.tools)) {
+        const named = byTool.get(tool);
+        if (named === undefined) byTool.set(tool, [policy]);
+        else named.push(policy);
+      }
+    }
+  }
   const groupOf = (action: string, tool: string): string | undefined => {
-    const ids = policies
-      .filter(
-        (policy) =>
-          (policy.actions === undefined || policy.actions.includes(action)) &&
-          (policy.tools === undefined || policy.tools.includes(tool)),
-      )
+    const ids = inFileOrderOf(anyTool, byTool.get(tool) ?? [], order)
+      .filter((policy) => policy.actions === undefined || policy.actions.includes(action))
       .map((policy) => policy.id);
     const key = ids.join('\n');
     if (groups.has(key)) return groups.get(key);
@@ -149,6 +159,29 @@ function failed(
 ): AskPolicy {
   onError?.({ tool: request.tool, runId: request.runId, tenant: request.tenant, policyIds, message });
   return { outcome: 'reject', policyIds, basis: 'error', reason: errorReason(message) };
+}
+
+/** Two lists of policies, each in the file's order, as one in the file's order. */
+function inFileOrderOf(
+  a: readonly LoadedPolicy[],
+  b: readonly LoadedPolicy[],
+  order: ReadonlyMap<string, number>,
+): LoadedPolicy[] {
+  const merged: LoadedPolicy[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && (order.get(x.id) ?? 0) < (order.get(y.id) ?? 0))) {
+      merged.push(x as LoadedPolicy);
+      i++;
+    } else {
+      merged.push(y);
+      j++;
+    }
+  }
+  return merged;
 }
 
 function inFileOrder(ids: readonly string[], order: ReadonlyMap<string, number>): string[] {

@@ -2,7 +2,15 @@ import { InvalidPoliciesError } from '../errors.ts';
 import { CEDAR_NAMES, isOneOf, LIMITS, POLICY_ANNOTATIONS, POLICY_BASES } from '../vocabulary.ts';
 import type { Approvers } from '../wire.ts';
 import type { Cedar, CedarType, DetailedError, PolicyJson, SchemaJson } from './cedar.ts';
-import { placeOfByte, placeOfIndex, type TextPlace, utf8Bytes, withoutCommentsAndStrings } from './text.ts';
+import {
+  placeOfByte,
+  placeOfIndex,
+  type Statement,
+  statementsOf,
+  type TextPlace,
+  utf8Bytes,
+  withoutCommentsAndStrings,
+} from './text.ts';
 
 /**
  * A deployment's policies and schema (§17), loaded and checked once: the schema Handback ships extended by the
@@ -79,9 +87,7 @@ export function loadPolicies(
   const loaded = new Map<string, LoadedPolicy>();
   const lines = new Map<string, number>();
   const starts = new Map<string, number>();
-  const used = new Set<number>();
-  for (const text of parts.policies) {
-    const index = indexOfPart(policies.text, text, used);
+  for (const { text, index, byte, line } of placed(policies.text, parts.policies)) {
     const fail = (message: string) => at(policies, index, message);
     const answer = cedar.policyToJson(text);
     if (answer.type === 'failure') throw cedarError(answer.errors, inPolicies, policies.file);
@@ -93,8 +99,8 @@ export function loadPolicies(
     if (tools !== undefined) policy.tools = tools;
     const first = lines.get(policy.id);
     if (first !== undefined) throw fail(`@id("${policy.id}") is already the id of the policy at line ${first}`);
-    lines.set(policy.id, placeOfIndex(policies.text, index).line);
-    starts.set(policy.id, utf8Bytes(policies.text.slice(0, index)));
+    lines.set(policy.id, line);
+    starts.set(policy.id, byte);
     loaded.set(policy.id, policy);
   }
 
@@ -196,13 +202,35 @@ function toolsOf(scope: PolicyJson['resource']): string[] | undefined {
   return uid.type === CEDAR_NAMES.tool ? [uid.id] : undefined;
 }
 
-/** Where `part` (a policy as Cedar split the file) starts in `text`: its first occurrence not taken by another. */
-function indexOfPart(text: string, part: string, used: Set<number>): number {
-  let index = text.indexOf(part);
-  while (index >= 0 && used.has(index)) index = text.indexOf(part, index + 1);
-  if (index < 0) return 0;
-  used.add(index);
-  return index;
+/**
+ * The policies as Cedar split the file (in an order of its own), each where it is in the file, in the file's order.
+ * Found by its text among the file's statements, one pass over the file, so that loading stays linear in its size; a
+ * text met twice is taken in the file's order. A part the split does not find (white space Cedar skips and the split
+ * does not) is searched for.
+ */
+function placed(file: string, parts: readonly string[]): Statement[] {
+  const byText = new Map<string, { starts: Statement[]; next: number }>();
+  for (const statement of statementsOf(file)) {
+    const same = byText.get(statement.text);
+    if (same === undefined) byText.set(statement.text, { starts: [statement], next: 0 });
+    else same.starts.push(statement);
+  }
+  const taken = new Set<number>();
+  const found = parts.map((text): Statement => {
+    const same = byText.get(text);
+    const statement = same?.starts[same.next];
+    if (same !== undefined && statement !== undefined) {
+      same.next++;
+      taken.add(statement.index);
+      return statement;
+    }
+    let index = file.indexOf(text);
+    while (index >= 0 && taken.has(index)) index = file.indexOf(text, index + 1);
+    index = Math.max(index, 0);
+    taken.add(index);
+    return { text, index, byte: utf8Bytes(file.slice(0, index)), line: placeOfIndex(file, index).line };
+  });
+  return found.sort((a, b) => a.index - b.index);
 }
 
 /** Handback's annotations of one policy, each checked; `fail` makes the error at the policy. */

@@ -69,3 +69,39 @@ export function withoutCommentsAndStrings(text: string): string {
   }
   return out;
 }
+
+/** A statement of a policy file (a policy, `;` included) and where it starts. */
+export interface Statement {
+  /** Its text, from its first token to its `;`, as the file has it. */
+  text: string;
+  /** Where it starts: the UTF-16 index (as `indexOf` counts), the UTF-8 byte offset (as Cedar counts), the line. */
+  index: number;
+  byte: number;
+  line: number;
+}
+
+/**
+ * The statements of a policy file, in the file's order, found in one pass: each starts at the first character that
+ * is neither white space nor a comment and ends at the next `;` outside a string (a Cedar policy holds none
+ * elsewhere). A text after the last `;` is no statement.
+ */
+export function statementsOf(text: string): Statement[] {
+  const masked = withoutCommentsAndStrings(text);
+  const statements: Statement[] = [];
+  let start: Omit<Statement, 'text'> | undefined;
+  let byte = 0;
+  let line = 1;
+  for (let index = 0; index < text.length; index++) {
+    const char = masked[index] as string;
+    if (start === undefined && !/\s/.test(char)) start = { index, byte, line };
+    if (start !== undefined && char === ';') {
+      statements.push({ ...start, text: text.slice(start.index, index + 1) });
+      start = undefined;
+    }
+    const code = text.charCodeAt(index);
+    // A code point above U+FFFF is two UTF-16 units of two bytes each: four bytes in UTF-8.
+    byte += code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code <= 0xdfff ? 2 : 3;
+    if (code === 10) line++;
+  }
+  return statements;
+}

@@ -1,6 +1,6 @@
 import { InvalidAnswerError } from '../errors.ts';
 import { parseInput } from '../inputs.ts';
-import type { AskKind } from '../vocabulary.ts';
+import { type AskKind, unhandled } from '../vocabulary.ts';
 import {
   type AnswerDecision,
   type ApproveDecision,
@@ -126,22 +126,31 @@ export function plan(
       settled.set(toolCallId, { text: parsedAnswerText(format, decision.answer, `${at}/answer`), failed: false });
       return;
     }
-    if (decision.decision === 'reject') {
-      settled.set(toolCallId, { text: rejectionText(decision.reason), failed: true });
-      return;
+    const approvalOnly = () => {
+      if (ask !== undefined && ask.kind !== 'approval') {
+        throw badRequest(`decisions[${i}]: ${name} is an answer ask; answer or reject it.`, `${at}/decision`);
+      }
+    };
+    // What each kind does to the round: a rejection is the call's result; an approval (edited or not) dispatches it.
+    switch (decision.decision) {
+      case 'reject':
+        settled.set(toolCallId, { text: rejectionText(decision.reason), failed: true });
+        return;
+      case 'approve':
+        approvalOnly();
+        approved.set(toolCallId, {});
+        return;
+      case 'edit':
+        approvalOnly();
+        if (ask?.editable === false) {
+          const message = `decisions[${i}]: ${name} may be approved or rejected, not edited.`;
+          throw new InvalidAnswerError(message, [{ path: `${at}/args`, message }]);
+        }
+        approved.set(toolCallId, { args: decision.args });
+        return;
+      default:
+        unhandled(decision, 'decision kind');
     }
-    if (ask !== undefined && ask.kind !== 'approval') {
-      throw badRequest(`decisions[${i}]: ${name} is an answer ask; answer or reject it.`, `${at}/decision`);
-    }
-    if (decision.decision === 'approve') {
-      approved.set(toolCallId, {});
-      return;
-    }
-    if (ask?.editable === false) {
-      const message = `decisions[${i}]: ${name} may be approved or rejected, not edited.`;
-      throw new InvalidAnswerError(message, [{ path: `${at}/args`, message }]);
-    }
-    approved.set(toolCallId, { args: decision.args });
   });
   return { settled, approved };
 }

@@ -1,11 +1,7 @@
 import { BadRequestError } from '../errors.ts';
 import { opaqueId, parseInput, runId, tenant } from '../inputs.ts';
-import { LIMITS } from '../vocabulary.ts';
+import { LIMITS, type TriggerVia } from '../vocabulary.ts';
 import { type Actor, type Decision, decisions, principal, principalGroups, reason } from '../wire.ts';
-
-/** The triggers that take resume requests (§6). */
-export type TriggerVia = 'step-functions' | 'sqs' | 'eventbridge';
-
 import * as z from '../zod.ts';
 
 /**

@@ -31,7 +31,7 @@ import {
 import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
-import { type ChannelName, LIMITS } from '../vocabulary.ts';
+import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
 import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
@@ -66,9 +66,6 @@ export interface UseCaseDeps extends Telemetry {
 /** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */
 export type LinkMailer = (view: PauseView, recipient: LinkRecipient, link: string) => Promise<void>;
 
-/** Which entry point asked, for the logs. */
-export type Trigger = 'http' | 'step-functions' | 'sqs' | 'eventbridge' | 'sweep' | 'link' | 'slack';
-
 /** The 201 body, with the answer link when an inbox is configured. */
 export type PauseCreatedBody = PauseCreated & { answerUrl?: string };
 
@@ -99,7 +96,7 @@ export async function pauseTurn(
   });
   if (created.status === 'resumed') {
     // The store's own answer always says whether it was replayed (`replayed` is optional only for the client's).
-    await handOff(deps, created as ResumeResult, 'http');
+    await handOff(deps, created as ResumeResult, 'api');
     return created;
   }
   const inboxUrl = deps.inboxUrl ?? options.inboxUrl;
@@ -198,7 +195,7 @@ export async function createLink(
 }
 
 /** Part one: answers a pause's one `answer` ask exactly once and hands the continuation off. */
-export async function resumeTurn(deps: UseCaseDeps, input: ResumeInput, trigger: Trigger): Promise<ResumeResult> {
+export async function resumeTurn(deps: UseCaseDeps, input: ResumeInput, trigger: Via): Promise<ResumeResult> {
   const result = await counted(deps, input, trigger, () => deps.store.resume(input));
   await handOff(deps, result, trigger);
   return result;
@@ -208,7 +205,7 @@ export async function resumeTurn(deps: UseCaseDeps, input: ResumeInput, trigger:
  * Records decisions (§9). The request that records the last one commits the continuation, which is handed off; a
  * replayed closing hands off again (delivery is at least once).
  */
-export async function decideTurn(deps: UseCaseDeps, input: DecideInput, trigger: Trigger): Promise<DecideResult> {
+export async function decideTurn(deps: UseCaseDeps, input: DecideInput, trigger: Via): Promise<DecideResult> {
   const result = await counted(deps, input, trigger, () => deps.store.decide(input));
   if (result.kind === 'closed') {
     await handOff(deps, result, trigger);
@@ -226,7 +223,7 @@ export async function decideTurn(deps: UseCaseDeps, input: DecideInput, trigger:
 }
 
 /** Cancels a pause (§10) and hands the continuation off (`SendTaskFailure` for a task token). */
-export async function cancelTurn(deps: UseCaseDeps, input: CancelInput, trigger: Trigger): Promise<ResumeResult> {
+export async function cancelTurn(deps: UseCaseDeps, input: CancelInput, trigger: Via): Promise<ResumeResult> {
   const result = await counted(deps, input, trigger, () => deps.store.cancel(input));
   await handOff(deps, result, trigger);
   return result;
@@ -298,7 +295,7 @@ export function listPauses(deps: UseCaseDeps, query: ListPausesQuery): Promise<P
 async function counted<T>(
   deps: UseCaseDeps,
   input: { runId: string; interruptId: string },
-  trigger: Trigger,
+  trigger: Via,
   run: () => Promise<T>,
 ): Promise<T> {
   const now = deps.now ?? Date.now;
@@ -328,7 +325,7 @@ async function counted<T>(
 }
 
 /** Hands a closing's continuation off; a failure is counted, logged and thrown (the trigger retries, and replays). */
-async function handOff(deps: UseCaseDeps, result: ResumeResult, trigger: Trigger): Promise<void> {
+async function handOff(deps: UseCaseDeps, result: ResumeResult, trigger: Via): Promise<void> {
   const ids = { runId: result.runId, interruptId: result.interruptId, continuationId: result.continuationId, trigger };
   deps.metrics.addMetric(result.replayed ? Metric.ResumesReplayed : Metric.Resumes, MetricUnit.Count, 1);
   deps.logger.info(result.replayed ? 'Closing replayed' : 'Closed', {

@@ -9,14 +9,15 @@ import { type DurableContext, withDurableExecution } from '@aws/durable-executio
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { waitForDecision } from '../../functions/adapters/durable.ts';
-import { retentionSecondsOf } from '../../functions/handlers/config.ts';
-import { appendResults, createDynamoDBCheckpointStore, LIMITS } from '../../functions/index.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
+import { requiredSetting, retentionSecondsOf } from '../../functions/handlers/config.ts';
+import { appendResults, LIMITS } from '../../functions/index.ts';
+import { tableName as TABLE_NAME } from '../../functions/settings.ts';
 import { firstTurn, nextTurn, runTool } from './handler.ts';
 
-const tableName = process.env.TABLE_NAME;
-if (!tableName) throw new Error('Environment variable TABLE_NAME is not set: set it in the function configuration.');
+const tableName = requiredSetting(TABLE_NAME);
 // How long a pause and its audit trail are kept after it expires: the stack's handback:retentionDays.
-const retentionSeconds = retentionSecondsOf(process.env);
+const retentionSeconds = retentionSecondsOf();
 const store = createDynamoDBCheckpointStore({
   client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
   tableName,

@@ -14,10 +14,10 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { retentionSecondsOf } from '../../functions/handlers/config.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
+import { requiredSetting, retentionSecondsOf } from '../../functions/handlers/config.ts';
 import {
   appendResults,
-  createDynamoDBCheckpointStore,
   type DispatchCall,
   type FormatName,
   LIMITS,
@@ -27,11 +27,11 @@ import {
   type PauseInput,
   type ToolResult,
 } from '../../functions/index.ts';
+import { tableName as TABLE_NAME } from '../../functions/settings.ts';
 
-const tableName = process.env.TABLE_NAME;
-if (!tableName) throw new Error('Environment variable TABLE_NAME is not set: set it in the function configuration.');
+const tableName = requiredSetting(TABLE_NAME);
 // How long a pause and its audit trail are kept after it expires: the stack's handback:retentionDays.
-const retentionSeconds = retentionSecondsOf(process.env);
+const retentionSeconds = retentionSecondsOf();
 const store = createDynamoDBCheckpointStore({
   client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
   tableName,

@@ -12,7 +12,8 @@
  * - for a client-credentials grant (an agent's token; only event version 3 reaches those), `AGENT_TENANT`.
  */
 import type { PreTokenGenerationV2TriggerEvent, PreTokenGenerationV3TriggerEvent } from 'aws-lambda';
-import { requireEnv } from '../../functions/handlers/config.ts';
+import { requiredSetting } from '../../functions/handlers/config.ts';
+import { agentTenant as AGENT_TENANT, tenantClaim as TENANT_CLAIM } from '../../functions/settings.ts';
 
 /** The user attribute that holds the tenant (a custom attribute, set by an administrator; users cannot write it). */
 export const TENANT_ATTRIBUTE = 'custom:tenant';
@@ -20,8 +21,8 @@ export const TENANT_ATTRIBUTE = 'custom:tenant';
 /** What Cognito sends: a person's sign-in or refresh (V2-shaped), or a client-credentials grant. */
 export type TenantClaimEvent = PreTokenGenerationV2TriggerEvent | PreTokenGenerationV3TriggerEvent;
 
-const claim = requireEnv(process.env, 'TENANT_CLAIM');
-const agentTenant = requireEnv(process.env, 'AGENT_TENANT');
+const claim = requiredSetting(TENANT_CLAIM);
+const agentTenant = requiredSetting(AGENT_TENANT);
 
 /** The Lambda entry point: the event, with the tenant claim (and a person's email and name) added. */
 export async function handler(event: TenantClaimEvent): Promise<TenantClaimEvent> {

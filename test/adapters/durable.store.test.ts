@@ -15,8 +15,9 @@ import type {
   PauseCreated,
   PauseInput,
 } from '../../functions/checkpoints/checkpoint-store.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
-import { type CheckpointStore, createDynamoDBCheckpointStore, type Decision } from '../../functions/index.ts';
+import type { CheckpointStore, Decision } from '../../functions/index.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 import { useTestTable } from '../support/dynamodb.ts';

@@ -55,6 +55,7 @@ describe('the frameworks as optional peers', () => {
 
   it.each([
     ['.', []],
+    ['./dynamodb', []],
     ['./local', []],
     ['./openai-agents', ['@openai/agents']],
     ['./langgraph', ['@langchain/core', '@langchain/langgraph']],

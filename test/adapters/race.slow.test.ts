@@ -9,8 +9,8 @@ import { expectRefundedOnce, type RaceSite } from './race/race.ts';
 /**
  * §15's "once" across processes, for every adapter, in the repository (`race/race.ts` says how): one continuation
  * delivered to two worker processes at the same moment, then to a third; the refund runs exactly once. The AI SDK
- * runs on `ai` 6 and on `ai` 7 (its alias, through `test/support/ai-v7.mjs`). `test/package/newcomer.slow.test.ts` runs
- * the same race on the installed tarball.
+ * runs on `ai` 6 and on `ai` 7 (its alias, through `test/support/ai-v7.mjs`). The one harness of this scenario: the
+ * installed tarball's part is that every subpath loads and type-checks (`test/package/`).
  */
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

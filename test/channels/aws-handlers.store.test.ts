@@ -46,7 +46,7 @@ beforeAll(async () => {
     SLACK_SECRET_ID: SLACK_SECRET,
     HANDBACK_SLACK_API_URL: slack.url,
     LINK_SECRET_ARN: LINK_SECRET,
-    INBOX_URL: 'https://inbox.test/inbox',
+    HANDBACK_INBOX_URL: 'https://inbox.test/inbox',
     HANDBACK_EMAIL_FROM: 'approvals@example.org',
   };
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);

@@ -31,7 +31,7 @@ describe('npm start with a channel setting that cannot work', () => {
     [
       'a default recipient that is not an address',
       { ...SMTP, ...LINKS, HANDBACK_EMAIL_TO: 'ops' },
-      /^The default email recipient is not valid: /,
+      /^HANDBACK_EMAIL_TO: The default email recipient is not valid: /,
     ],
   ])('refuses %s in one line, and exits 1', async (_, env, message) => {
     const { code, output } = await startFailing(env);

@@ -1,6 +1,9 @@
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ADAPTER_NAMES, VIAS } from '../../functions/vocabulary.ts';
+import { DOOR_ENTRY, ENTRY } from '../../infra/paths.ts';
 import { cyclesOf, entryOf, type Import, importsOf, layersOfDoc, pathExists, sourcesUnder } from './layers.ts';
-import { exists, readPage } from './markdown.ts';
+import { exists, ROOT, readPage } from './markdown.ts';
 
 /** Every path docs/architecture.md names in backticks: a file or folder of the repository. */
 function namedPaths(): string[] {
@@ -76,6 +79,74 @@ describe('the layers', () => {
       if (!typeOnly) edges.set(from, (edges.get(from) ?? new Set()).add(to));
     }
     expect(cyclesOf(edges)).toEqual([]);
+  });
+});
+
+/**
+ * An adapter's checklist beyond the compiler (docs/architecture.md, "An adapter"): each name of `ADAPTER_NAMES` is a
+ * module of `functions/adapters/` offering what every adapter offers, a subpath of the package, a path for the
+ * sources, an entry of the build, with its framework an optional peer and a page of its own; and every such module is
+ * in the list.
+ */
+describe('each adapter of ADAPTER_NAMES', () => {
+  const manifest = JSON.parse(readPage('package.json')) as {
+    exports: Record<string, unknown>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  const paths = (JSON.parse(readPage('tsconfig.json')) as { compilerOptions: { paths: Record<string, string[]> } })
+    .compilerOptions.paths;
+  const build = JSON.parse(readPage('tsconfig.build.json')) as { files: string[] };
+  /** The package a bare import specifier names: `@scope/name` or `name`, without a subpath. */
+  const packageOf = (specifier: string) =>
+    specifier
+      .split('/')
+      .slice(0, specifier.startsWith('@') ? 2 : 1)
+      .join('/');
+
+  it.each(ADAPTER_NAMES)(
+    'has %s as a module, a subpath, a path, a build entry, an optional peer and a page',
+    (name) => {
+      const module = `functions/adapters/${name}.ts`;
+      const text = readPage(module);
+      expect(text).toContain("export * from './every-adapter.ts';");
+      expect(manifest.exports[`./${name}`]).toEqual({
+        types: `./dist/adapters/${name}.d.ts`,
+        import: `./dist/adapters/${name}.js`,
+        default: `./dist/adapters/${name}.js`,
+      });
+      expect(paths[`handback/${name}`]).toEqual([`./${module}`]);
+      expect(build.files).toContain(module);
+      const frameworks = [...text.matchAll(/^import[^'"]*from '([^.'][^']*)';$/gm)]
+        .map((match) => packageOf(match[1] as string))
+        .filter((specifier) => !specifier.startsWith('node:'));
+      expect(frameworks.length, module).toBeGreaterThan(0);
+      for (const framework of frameworks) {
+        expect(manifest.peerDependencies[framework], framework).toBeDefined();
+        expect(manifest.peerDependenciesMeta[framework]?.optional, framework).toBe(true);
+      }
+      expect(exists(`docs/${name}.md`)).toBe(true);
+    },
+  );
+
+  it('lists every module of functions/adapters/ that offers what every adapter offers', () => {
+    const adapters = sourcesUnder('functions/adapters')
+      .filter((file) => readPage(file).includes("export * from './every-adapter.ts';"))
+      .map((file) => file.replace(/^functions\/adapters\/(.*)\.ts$/, '$1'));
+    expect(adapters.sort()).toEqual([...ADAPTER_NAMES].sort());
+  });
+});
+
+/** A door's entry point on AWS (docs/architecture.md, "A door"): one of the stack's, for every door that has one. */
+describe('each door of VIAS', () => {
+  it.each(VIAS)('%s comes in by one of the Lambda entry points, or runs inside another', (via) => {
+    const entry = DOOR_ENTRY[via];
+    if (entry === undefined) {
+      expect(['library', 'policy']).toContain(via);
+      return;
+    }
+    expect(Object.values(ENTRY)).toContain(entry);
+    expect(exists(relative(ROOT, entry))).toBe(true);
   });
 });
 

@@ -3,65 +3,117 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_FATES } from '../../functions/errors.ts';
 import { EdgeCode } from '../../functions/handlers/problem.ts';
+import { SETTINGS } from '../../functions/settings.ts';
 import { CONTEXT, DEFAULT_RETENTION_DAYS } from '../../infra/settings.ts';
+import { SETTINGS_TABLES, settingsPages } from '../../scripts/settings-docs.ts';
 import { prose, ROOT, readPage } from './markdown.ts';
 
 /**
- * The tables of settings and problems in the docs name what the code reads and answers: the local service's
- * environment variables (docs/local.md), the stack's context keys (docs/deploy.md), and every problem code with its
- * status (docs/http-api.md).
+ * The tables of settings and problems in the docs name what the code reads and answers: the settings' tables of
+ * docs/local.md and docs/deploy.md are generated from `functions/settings.ts`, whose rows say who reads each, and the
+ * readers read exactly those; every problem code has its status (docs/http-api.md).
  */
 
-/** The first column of the table under `heading`, as the names in its backticks (`| \`PORT\` | …`). */
-function tableNames(page: string, heading: string, name: RegExp): string[] {
-  const lines = prose(readPage(page));
-  const start = lines.findIndex((line) => line.trim() === heading);
-  expect(start, `${page} has a section ${heading}`).toBeGreaterThan(-1);
-  const names: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith('#')) break;
-    const cell = /^\|\s*`([^`]+)`\s*\|/.exec(line)?.[1];
-    if (cell !== undefined && name.test(cell)) names.push(cell);
+/** The names of `functions/settings.ts` a source reads: `S.name`, and `{ name as ALIAS }` imported from it. */
+function settingsNamed(source: string): string[] {
+  const names = [...source.matchAll(/\bS\.([a-zA-Z]+)\b/g)].map((match) => match[1] as string);
+  for (const [, list] of source.matchAll(/import \{([^}]*)\} from '[./a-z]*\/settings\.ts'/g)) {
+    for (const item of (list as string).split(',')) {
+      const name = item
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)[0];
+      if (name !== undefined && name !== '' && name in SETTINGS) names.push(name);
+    }
   }
   return names;
 }
 
-/** The environment variables a source reads through `optionalEnv(env, 'NAME'…)` or `requireEnv(env, 'NAME')`. */
-function variablesRead(source: string): string[] {
-  return [...source.matchAll(/(?:optionalEnv|requireEnv)\(env, '([A-Z0-9_]+)'/g)].map((match) => match[1] as string);
+/** The body of the function `name` in `source`, up to the next top-level `export`. */
+function functionBody(source: string, name: string): string {
+  const start = source.indexOf(`export function ${name}(`);
+  expect(start, `a function ${name}`).toBeGreaterThan(-1);
+  const end = source.indexOf('\nexport ', start + 1);
+  return source.slice(start, end < 0 ? undefined : end);
 }
 
-describe('docs/local.md', () => {
-  it('lists exactly the variables the local service reads', () => {
-    const local = readdirSync(join(ROOT, 'functions/local'))
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => readPage(`functions/local/${name}`));
-    const read = new Set(local.flatMap(variablesRead));
-    // The service takes its hand-off settings from the handlers' own reader.
-    expect(local.some((source) => source.includes('loadHandoffConfig(env)'))).toBe(true);
-    const config = readPage('functions/handlers/config.ts');
-    const handoff = config.slice(
-      config.indexOf('export function loadHandoffConfig'),
-      config.indexOf('export function loadConfig'),
-    );
-    for (const name of variablesRead(handoff)) read.add(name);
-    // The channels read theirs as `env.NAME` (functions/channels/config.ts).
-    const channels = readPage('functions/channels/config.ts');
-    for (const match of channels.matchAll(/\benv\.(HANDBACK_[A-Z0-9_]+)/g)) read.add(match[1] as string);
+/** The settings `functions/settings.ts` marks as read by `reader`. */
+function markedRead(reader: 'local' | 'lambda'): string[] {
+  return Object.entries(SETTINGS)
+    .filter(([, setting]) => 'read' in setting && (setting.read as readonly string[]).includes(reader))
+    .map(([name]) => name)
+    .sort();
+}
 
-    const documented = tableNames('docs/local.md', '## Environment variables', /^[A-Z][A-Z0-9_]+$/);
-    expect([...documented].sort()).toEqual([...read].sort());
-    expect(read).toContain('HANDBACK_WEBHOOK_URL');
+describe('the docs’ tables of settings', () => {
+  it.each([...new Set(SETTINGS_TABLES.map((table) => table.page))])(
+    '%s holds the tables functions/settings.ts makes (npm run docs:settings writes them)',
+    (page) => {
+      expect(readPage(page)).toBe(settingsPages(readPage).get(page));
+    },
+  );
+});
+
+describe('the readers of the environment', () => {
+  it('npm start reads exactly the settings marked local', () => {
+    const loader = readPage('functions/local/config.ts');
+    const handlers = readPage('functions/handlers/config.ts');
+    // It takes the hand-off's and the policies' settings from the functions' own readers.
+    const shared = ['loadHandoffConfig', 'policySettingsOf'].filter((name) => loader.includes(`${name}(env)`));
+    expect(shared).toEqual(['loadHandoffConfig', 'policySettingsOf']);
+    const read = new Set([
+      ...settingsNamed(loader),
+      ...shared.flatMap((name) => settingsNamed(functionBody(handlers, name))),
+    ]);
+    expect([...read].sort()).toEqual(markedRead('local'));
+  });
+
+  it('the Lambda functions read exactly the settings marked lambda', () => {
+    const sources = [
+      ...readdirSync(join(ROOT, 'functions/handlers'))
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => `functions/handlers/${name}`),
+      'infra/tenant-claim/handler.ts',
+      'infra/example-agent/handler.ts',
+      'infra/example-agent/durable-handler.ts',
+    ];
+    const read = new Set(sources.flatMap((path) => settingsNamed(readPage(path))));
+    expect([...read].sort()).toEqual(markedRead('lambda'));
+  });
+
+  it('no other module of the service reads the environment', () => {
+    // The CLI's coding-agent tools (its stdio MCP server, Claude Code's hooks) run in a person's terminal and read
+    // their own variables; the adapters run in an agent's process, which no reader of ours configures; the CDK app
+    // quiets jsii, which reads its own variable.
+    const tools = [
+      'functions/cli/mcp.ts',
+      'functions/cli/claude-resume.ts',
+      'functions/cli/claude-hook.ts',
+      'functions/adapters/shared.ts',
+      'infra/app.ts',
+    ];
+    const readers = ['functions/handlers/config.ts', 'functions/local/config.ts'];
+    const reading = sourceFiles(['functions', 'infra']).filter((path) => /\bprocess\.env\b/.test(readPage(path)));
+    expect(reading.sort()).toEqual([...readers, ...tools].sort());
   });
 });
 
+/** Every TypeScript source under `dirs`, by its path from the root (the inbox page's bundle aside). */
+function sourceFiles(dirs: string[]): string[] {
+  return dirs.flatMap((dir) =>
+    (readdirSync(join(ROOT, dir), { recursive: true }) as string[])
+      .filter((name) => /\.tsx?$/.test(name) && !name.endsWith('.d.ts') && !name.endsWith('generated.ts'))
+      .map((name) => `${dir}/${name}`),
+  );
+}
+
 describe('docs/deploy.md', () => {
-  it('lists exactly the context keys the CDK app reads', () => {
-    const app = readPage('infra/app.ts');
-    const keys = new Set<string>(Object.values(CONTEXT));
-    for (const match of app.matchAll(/tryGetContext\('(handback:[A-Za-z]+)'\)/g)) keys.add(match[1] as string);
-    const documented = tableNames('docs/deploy.md', '## Configure', /^handback:/);
-    expect([...documented].sort()).toEqual([...keys].sort());
+  it('the stack reads context only by the keys of functions/settings.ts', () => {
+    const keys = Object.values(SETTINGS).flatMap((setting) => ('context' in setting ? [setting.context] : []));
+    expect(Object.values(CONTEXT).sort()).toEqual(keys.sort());
+    for (const path of sourceFiles(['infra'])) {
+      expect(readPage(path), path).not.toMatch(/tryGetContext\(\s*['"`]handback:/);
+    }
   });
 });
 

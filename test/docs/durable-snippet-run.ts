@@ -3,7 +3,8 @@ import type { withDurableExecution } from '@aws/durable-execution-sdk-js';
 import { LocalDurableTestRunner, WaitingOperationStatus } from '@aws/durable-execution-sdk-js-testing';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDBCheckpointStore, type Decision, type ResumeResult } from 'handback';
+import type { Decision, ResumeResult } from 'handback';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 
 /**
  * Runs docs/durable.md's snippet as Lambda would run it, in a process of its own (it builds its store from the

@@ -8,7 +8,9 @@ import { fencedBlocks, ROOT, readPage } from './markdown.ts';
 /**
  * docs/durable.md's snippet is a durable function that works: its handler, run by the durable execution SDK's own
  * local runner (`durable-snippet-run.ts`, in a process of its own), pauses on the test table, and goes on from each
- * decision with what the snippet returns — the approved call's arguments, as decided.
+ * decision with what the snippet returns — the approved call's arguments, as decided — whether Handback's hand-off
+ * completes the callback or the test hands the runner the continuation itself, as the page's "Run it without AWS"
+ * tells an agent developer.
  */
 
 const table = useTestTable();
@@ -20,16 +22,17 @@ beforeAll(() => {
   mkdirSync(DIR, { recursive: true });
   const code = (snippet?.code ?? '')
     .replaceAll(`from 'handback/durable'`, `from '${join(ROOT, 'functions/adapters/durable.ts')}'`)
+    .replaceAll(`from 'handback/dynamodb'`, `from '${join(ROOT, 'functions/dynamodb.ts')}'`)
     .replaceAll(`from 'handback'`, `from '${join(ROOT, 'functions/index.ts')}'`);
   writeFileSync(FILE, code);
 });
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
-function run(decision: unknown): Promise<{ code: number | null; output: string }> {
+function run(decision: unknown, delivery: 'handoff' | 'runner'): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'test/docs/durable-snippet-run.ts'), FILE, JSON.stringify(decision)],
+      ['--import', 'tsx', join(ROOT, 'test/docs/durable-snippet-run.ts'), FILE, JSON.stringify(decision), delivery],
       {
         cwd: ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,15 +73,20 @@ describe('the docs/durable.md snippet', () => {
     expect(snippet?.code.split('\n').length).toBeLessThanOrEqual(15);
   });
 
+  const approved = { toolCallId: 'call_1', decision: 'approve' };
+  const edited = { toolCallId: 'call_1', decision: 'edit', args: { amount: 60 } };
+  const rejected = { toolCallId: 'call_1', decision: 'reject', reason: 'No.' };
   it.each([
-    ['approved', { toolCallId: 'call_1', decision: 'approve' }, { result: [{ amount: 120 }] }],
-    ['edited', { toolCallId: 'call_1', decision: 'edit', args: { amount: 60 } }, { result: [{ amount: 60 }] }],
-    ['rejected', { toolCallId: 'call_1', decision: 'reject', reason: 'No.' }, { result: [] }],
-    ['cancelled', {}, { error: 'PauseCancelledError' }],
-  ])(
-    'goes on when the pause is %s, with what people decided',
-    async (_, decision, expected) => {
-      const { code, output } = await run(decision);
+    ['approved', 'handoff', approved, { result: [{ amount: 120 }] }],
+    ['edited', 'handoff', edited, { result: [{ amount: 60 }] }],
+    ['rejected', 'handoff', rejected, { result: [] }],
+    ['cancelled', 'handoff', {}, { error: 'PauseCancelledError' }],
+    ['approved', 'runner', approved, { result: [{ amount: 120 }] }],
+    ['cancelled', 'runner', {}, { error: 'PauseCancelledError' }],
+  ] as const)(
+    'goes on when the pause is %s, with what people decided, the continuation delivered by the %s',
+    async (_, delivery, decision, expected) => {
+      const { code, output } = await run(decision, delivery);
       expect({ code, last: lastJson(output) }, output).toEqual({
         code: 0,
         last: expected,

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
-import { createDynamoDBCheckpointStore } from 'handback';
 import { createHandbackClient, type HandbackOperations, storeOperations } from 'handback/client';
 import { createDynamoDBToolExecutions, createMemoryToolExecutions, type ExecutionLog } from 'handback/durable';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 import { startLocalStore } from 'handback/local';
 import { type Framework, frameworks, type Seen, type Side } from '../support/scripted-models.ts';
 
@@ -14,9 +14,8 @@ import { type Framework, frameworks, type Seen, type Side } from '../support/scr
  * reach Handback — the library's store on `handback/local` (with the execution log in its DynamoDB table), and
  * `handback/client` against `npm start`'s service at `HANDBACK_URL` (with the log in memory).
  *
- * It imports Handback by its package name only: in the repository `tsx` resolves the names to the sources
- * (tsconfig.json's `paths`); copied into a fresh project (`test/package/newcomer.slow.test.ts`), to the installed tarball.
- * The execution logs come from `handback/durable`, which loads no framework.
+ * It imports Handback by its package name only, as the snippets do: `tsx` resolves the names to the sources
+ * (tsconfig.json's `paths`). The execution logs come from `handback/durable`, which loads no framework.
  *
  * It prints one JSON line: per backend, what the refund API received, how many model calls the loop made, what the
  * model read as the refund's result, and what the snippet printed per delivery. `test/docs/snippets.slow.test.ts`

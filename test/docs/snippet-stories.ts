@@ -1,29 +1,10 @@
-import { docPages, fencedBlocks, readPage } from './markdown.ts';
-
 /**
- * The framework snippets of the README and the docs (a ```ts block with `given=<framework>`), as written, and what
- * each must do when `framework-snippets.ts` runs it through each backend: the refund runs once for two deliveries,
- * with the model's args, and the model reads its result. The model calls are one for the pause and one per delivery
- * where the framework calls the model again on a redelivery (docs/ai-sdk.md, "Once"); LangGraph's checkpointer
- * records the next step, so its second delivery calls nothing. `test/docs/snippets.test.ts` runs them in the
- * repository, `test/package/newcomer.slow.test.ts` in a fresh project on the installed tarball.
+ * What each framework snippet of the README and the docs (a ```ts block with `given=<framework>`) must do when
+ * `framework-snippets.ts` runs it through each backend: the refund runs once for two deliveries, with the model's
+ * args, and the model reads its result. The model calls are one for the pause and one per delivery where the framework
+ * calls the model again on a redelivery (docs/ai-sdk.md, "Once"); LangGraph's checkpointer records the next step, so
+ * its second delivery calls nothing. `test/docs/snippets.slow.test.ts` runs them.
  */
-
-/** One framework snippet: where it is, the framework whose harness runs it, and its code as the page shows it. */
-export interface FrameworkSnippet {
-  page: string;
-  line: number;
-  given: string;
-  code: string;
-}
-
-export function frameworkSnippets(): FrameworkSnippet[] {
-  return docPages().flatMap((page) =>
-    fencedBlocks(readPage(page))
-      .filter((block) => (block.lang === 'ts' || block.lang === 'typescript') && block.attributes.given !== undefined)
-      .map((block) => ({ page, line: block.line, given: block.attributes.given as string, code: block.code })),
-  );
-}
 
 const refundedOnce = (modelCalls: number, printed: string[]) => ({
   refunds: [{ orderId: '42', amount: 120 }],

@@ -93,6 +93,7 @@ describe('loadConfig', () => {
       linkSecretArn: undefined,
       recipientDomains: [],
       verifiedEmailIssuer: undefined,
+      policyFiles: {},
     });
   });
 });

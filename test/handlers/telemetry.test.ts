@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Context, DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { lambdaRuntimeOf } from '../../functions/handlers/config.ts';
 import {
   EmfMetrics,
   FullBatchFailureError,
@@ -53,7 +54,7 @@ afterEach(() => {
 describe('JsonLogger', () => {
   it('writes a line before any invocation with the level, message, timestamp, service and the attributes', () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
     logger.info('Paused', { runId: 'run-1', bytes: 1234 });
     expect(out.lines).toEqual([
       {
@@ -66,7 +67,7 @@ describe('JsonLogger', () => {
   it('puts the Lambda context and the X-Ray trace id on every line, cold_start true on the first invocation only', () => {
     const out = capture();
     const env = { AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand', _X_AMZN_TRACE_ID: TRACE };
-    const logger = new JsonLogger({ serviceName: 'handback', env, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', runtime: lambdaRuntimeOf(env), write: out.write });
     logger.addContext(context('req-1'));
     logger.info('Closed', { runId: 'run-1' });
     logger.addContext(context('req-2'));
@@ -88,7 +89,7 @@ describe('JsonLogger', () => {
   it('reads the trace id of each invocation as Lambda sets it, and a bare id as the root', () => {
     const out = capture();
     const env: NodeJS.ProcessEnv = {};
-    const logger = new JsonLogger({ serviceName: 'handback', env, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', runtime: lambdaRuntimeOf(env), write: out.write });
     logger.info('no trace');
     env._X_AMZN_TRACE_ID = 'Root=1-aaa;Sampled=0';
     logger.info('traced');
@@ -102,7 +103,7 @@ describe('JsonLogger', () => {
       const out = capture();
       const logger = new JsonLogger({
         serviceName: 'handback',
-        env: { AWS_LAMBDA_INITIALIZATION_TYPE: type },
+        runtime: lambdaRuntimeOf({ AWS_LAMBDA_INITIALIZATION_TYPE: type }),
         write: out.write,
       });
       logger.addContext(context());
@@ -114,12 +115,6 @@ describe('JsonLogger', () => {
   it.each([
     ['INFO by default', {}, undefined, ['INFO', 'WARN', 'ERROR']],
     ['POWERTOOLS_LOG_LEVEL', { POWERTOOLS_LOG_LEVEL: 'WARN' }, undefined, ['WARN', 'ERROR']],
-    [
-      'LOG_LEVEL when POWERTOOLS_LOG_LEVEL is unset',
-      { LOG_LEVEL: 'DEBUG' },
-      undefined,
-      ['DEBUG', 'INFO', 'WARN', 'ERROR'],
-    ],
     ['the level in code over POWERTOOLS_LOG_LEVEL', { POWERTOOLS_LOG_LEVEL: 'DEBUG' }, 'ERROR', ['ERROR']],
     ['SILENT', {}, 'SILENT', []],
     [
@@ -134,7 +129,7 @@ describe('JsonLogger', () => {
     const out = capture();
     const logger = new JsonLogger({
       serviceName: 'handback',
-      env,
+      runtime: lambdaRuntimeOf(env),
       write: out.write,
       ...(logLevel === undefined ? {} : { logLevel }),
     });
@@ -150,7 +145,7 @@ describe('JsonLogger', () => {
 
   it("leaves out top-level keys that are undefined, null or '', keeps nested ones JSON keeps, and writes bigints as strings", () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
     logger.info('shapes', {
       a: undefined,
       b: null,
@@ -167,7 +162,7 @@ describe('JsonLogger', () => {
 
   it('lets an attribute replace a context key but never erases one with undefined', () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
     logger.addContext(context('req-9'));
     logger.info('a', { function_request_id: undefined });
     logger.info('b', { function_request_id: 'other' });
@@ -176,7 +171,7 @@ describe('JsonLogger', () => {
 
   it("drops an attribute named as one of the line's own keys, with a warning first", () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
     logger.info('mine', { service: 'other', level: 'x', kept: 1 });
     expect(out.texts()).toEqual([
       `{"level":"WARN","message":"The key \\"service\\" is a reserved key and will be dropped.","timestamp":"${NOW}","service":"handback"}`,
@@ -187,7 +182,7 @@ describe('JsonLogger', () => {
 
   it('formats an error as Powertools does: name, location, message, stack, its cause in turn, then its own fields', () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
     const cause = new Error('socket hang up');
     cause.stack = 'Error: socket hang up\n    at connect (file:///var/task/index.mjs:3:14)';
     const error = Object.assign(new TypeError('Hand-off failed', { cause }), {
@@ -216,7 +211,7 @@ describe('JsonLogger', () => {
       cause: { code: 'ECONNRESET' },
     });
     const out = capture();
-    new JsonLogger({ serviceName: 'handback', env: {}, write: out.write }).warn('nested', { failures: [{ error }] });
+    new JsonLogger({ serviceName: 'handback', write: out.write }).warn('nested', { failures: [{ error }] });
     expect(JSON.parse(out.texts()[0] ?? '{}').failures).toEqual([
       { error: { name: 'Error', location: '', message: 'outer', cause: { code: 'ECONNRESET' } } },
     ]);
@@ -224,7 +219,7 @@ describe('JsonLogger', () => {
 
   it('leaves out a reference back to an ancestor and a cause that leads back to its error, instead of failing', () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
     const loop: Record<string, unknown> = { id: 'a' };
     loop.self = loop;
     const error = new Error('again');
@@ -334,7 +329,12 @@ describe('the EMF check of these tests', () => {
 describe('EmfMetrics', () => {
   const make = (env: NodeJS.ProcessEnv = {}) => {
     const out = capture();
-    const metrics = new EmfMetrics({ namespace: 'Handback', serviceName: 'handback', env, write: out.write });
+    const metrics = new EmfMetrics({
+      namespace: 'Handback',
+      serviceName: 'handback',
+      disabled: lambdaRuntimeOf(env).metricsDisabled(),
+      write: out.write,
+    });
     return { out, metrics };
   };
 
@@ -408,8 +408,8 @@ describe('EmfMetrics', () => {
 describe('withTelemetry', () => {
   it('gives the lines of an invocation its context and writes its metrics once it returns', async () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
-    const metrics = new EmfMetrics({ namespace: 'Handback', serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
+    const metrics = new EmfMetrics({ namespace: 'Handback', serviceName: 'handback', write: out.write });
     const handler = withTelemetry({ logger, metrics }, async (event: { n: number }) => {
       logger.info('Handled', { n: event.n });
       metrics.addMetric('Resumes', MetricUnit.Count, event.n);
@@ -424,8 +424,8 @@ describe('withTelemetry', () => {
 
   it('writes the metrics of an invocation that throws, and throws its error', async () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
-    const metrics = new EmfMetrics({ namespace: 'Handback', serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
+    const metrics = new EmfMetrics({ namespace: 'Handback', serviceName: 'handback', write: out.write });
     const failure = new Error('ServiceUnavailable');
     const handler = withTelemetry({ logger, metrics }, async () => {
       metrics.addMetric('HandoffFailures', MetricUnit.Count, 1);
@@ -437,7 +437,7 @@ describe('withTelemetry', () => {
 
   it('takes a logger alone', async () => {
     const out = capture();
-    const logger = new JsonLogger({ serviceName: 'handback', env: {}, write: out.write });
+    const logger = new JsonLogger({ serviceName: 'handback', write: out.write });
     const handler = withTelemetry({ logger }, async () => logger.info('page'));
     await handler({}, context('req-inbox'));
     expect(JSON.parse(out.texts()[0] ?? '{}').function_request_id).toBe('req-inbox');

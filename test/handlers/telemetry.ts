@@ -7,7 +7,7 @@ export function testTelemetry() {
   const metrics = new EmfMetrics({
     namespace: 'HandbackTest',
     serviceName: 'handback-test',
-    env: { POWERTOOLS_METRICS_DISABLED: 'true' },
+    disabled: true,
   });
   const addMetric = vi.spyOn(metrics, 'addMetric');
   const logged = { info: vi.spyOn(logger, 'info'), warn: vi.spyOn(logger, 'warn'), error: vi.spyOn(logger, 'error') };

@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
-import {
-  createEventBridgeHandler,
-  createSqsHandler,
-  createStepFunctionsHandler,
-} from '../../functions/handlers/triggers.ts';
+import { TRIGGER_HANDLERS } from '../../functions/handlers/triggers.ts';
 import { approvalTranscript } from '../../functions/testing/index.ts';
+import { TRIGGER_VIAS, type TriggerVia } from '../../functions/vocabulary.ts';
 import type { Actor } from '../../functions/wire.ts';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from './events.ts';
 import { testTelemetry } from './telemetry.ts';
@@ -19,31 +16,35 @@ import { testTelemetry } from './telemetry.ts';
 
 const ann: Actor = { kind: 'person', subject: 'u-ann', email: 'ann@example.com', emailVerified: true, via: 'api' };
 
-type Door = 'step-functions' | 'sqs' | 'eventbridge';
-const DOORS: Door[] = ['step-functions', 'sqs', 'eventbridge'];
+const DOORS = TRIGGER_VIAS;
 
 function setup() {
   const store = createMemoryCheckpointStore();
   const telemetry = testTelemetry();
   const deps = { store, handoff: { deliver: async () => {} }, ...telemetry };
-  const handlers = {
-    'step-functions': createStepFunctionsHandler(deps),
-    sqs: createSqsHandler(deps),
-    eventbridge: createEventBridgeHandler(deps),
+  const rejected = () => {
+    const line = telemetry.logged.warn.mock.calls.find((call) => call[0] === 'Resume request rejected');
+    return (line?.[1] as { reason?: string } | undefined)?.reason;
   };
-  /** Sends `input` through `door`; the refusal's code when it refused (a thrown name, or the rejected log line). */
-  const send = async (door: Door, input: object): Promise<string | undefined> => {
-    telemetry.logged.warn.mockClear();
-    if (door === 'step-functions') {
-      return handlers[door](input, lambdaContext()).then(
+  /** How to send a request through each trigger; the refusal's code (a thrown name, or the rejected log line). */
+  const through: Record<TriggerVia, (input: object) => Promise<string | undefined>> = {
+    'step-functions': (input) =>
+      TRIGGER_HANDLERS['step-functions'](deps)(input, lambdaContext()).then(
         () => undefined,
         (error: { code?: string }) => error.code,
-      );
-    }
-    if (door === 'sqs') await handlers.sqs(sqsEvent([JSON.stringify(input)]), lambdaContext());
-    else await handlers.eventbridge(eventBridgeEvent(input), lambdaContext());
-    const rejected = telemetry.logged.warn.mock.calls.find((call) => call[0] === 'Resume request rejected');
-    return (rejected?.[1] as { reason?: string } | undefined)?.reason;
+      ),
+    sqs: async (input) => {
+      await TRIGGER_HANDLERS.sqs(deps)(sqsEvent([JSON.stringify(input)]), lambdaContext());
+      return rejected();
+    },
+    eventbridge: async (input) => {
+      await TRIGGER_HANDLERS.eventbridge(deps)(eventBridgeEvent(input), lambdaContext());
+      return rejected();
+    },
+  };
+  const send = (door: TriggerVia, input: object): Promise<string | undefined> => {
+    telemetry.logged.warn.mockClear();
+    return through[door](input);
   };
   return { store, send };
 }

@@ -159,7 +159,7 @@ describe('the bundled Slack interactions function with the hand-off target loade
         AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
         SLACK_SECRET_ID: 'handback/slack',
         HANDBACK_SLACK_API_URL: slack.url,
-        INBOX_URL: 'https://inbox.test/inbox',
+        HANDBACK_INBOX_URL: 'https://inbox.test/inbox',
       },
     );
     const { results, loaded } = result;

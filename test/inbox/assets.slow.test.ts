@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { inboxSignIn } from '../../functions/handlers/config.ts';
 import { createInboxHandler } from '../../functions/handlers/inbox-http.ts';
 import {
   DEFAULT_SCOPES,
@@ -179,10 +180,10 @@ describe('inboxSettings', () => {
     ],
     [
       {
-        OIDC_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
-        OIDC_CLIENT_ID: 'client',
-        OIDC_SCOPES: 'openid email handback/decide',
-        OIDC_ENDPOINT_ORIGINS: 'https://login.example.auth.eu-west-1.amazoncognito.com/',
+        HANDBACK_JWT_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
+        HANDBACK_OIDC_CLIENT_ID: 'client',
+        HANDBACK_OIDC_SCOPES: 'openid email handback/decide',
+        HANDBACK_OIDC_ENDPOINT_ORIGINS: 'https://login.example.auth.eu-west-1.amazoncognito.com/',
       },
       {
         issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
@@ -192,11 +193,11 @@ describe('inboxSettings', () => {
       ['https://cognito-idp.eu-west-1.amazonaws.com', 'https://login.example.auth.eu-west-1.amazoncognito.com'],
     ],
   ])('reads %j as the config %j, calling %j', (env, config, origins) => {
-    expect(inboxSettings(env)).toEqual({ config, connectOrigins: origins });
+    expect(inboxSettings(inboxSignIn(env))).toEqual({ config, connectOrigins: origins });
   });
 
   it('refuses an issuer that is not a URL, naming it', () => {
-    expect(() => inboxSettings({ OIDC_ISSUER: 'not a url', OIDC_CLIENT_ID: 'c' })).toThrow(/"not a url" is not a URL/);
+    expect(() => inboxSettings({ issuer: 'not a url', clientId: 'c' })).toThrow(/"not a url" is not a URL/);
   });
 
   it("adds only the issuer's origins to connect-src", () => {

@@ -94,7 +94,7 @@ beforeAll(async () => {
       HANDBACK_JWT_ISSUER: issuer,
       HANDBACK_JWT_AUDIENCE: AUDIENCE,
       HANDBACK_OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_SCOPES: SIGN_IN_SCOPES,
+      HANDBACK_OIDC_SCOPES: SIGN_IN_SCOPES,
     }),
     launchChromium(),
   ]);

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { repoPath } from '../../infra/paths.ts';
 import { ConfigurationError, DEFAULT_RETENTION_DAYS } from '../../infra/settings.ts';
+import { SweepSchedule } from '../../infra/sweep-schedule.ts';
 import { defaultSynth, synthesize } from './synth.ts';
 
 /** The alarms that can fire when something needs a person, the count docs/deploy.md gives, and the audit's retention. */
@@ -44,10 +47,14 @@ describe('the sweep heartbeat', () => {
 describe('the sweep schedule’s cdk-nag reason', () => {
   /** What the schedule's rule says to cdk-nag's Serverless-EventBusDLQ, as the construct's metadata carries it. */
   const reason = () => {
-    const rule = defaultSynth()
-      .stack.node.findAll()
-      .find((c) => c.node.path.endsWith('/EveryMinute'));
-    const acknowledged = rule?.node.metadata.find((entry) => entry.type === 'aws:cdk:acknowledged-rules');
+    const stack = new Stack(new App(), 'Sweep');
+    const handler = new LambdaFunction(stack, 'Sweeper', {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = async () => {};'),
+    });
+    const rule = new SweepSchedule(stack, 'Sweep', { handler }).rule;
+    const acknowledged = rule.node.metadata.find((entry) => entry.type === 'aws:cdk:acknowledged-rules');
     return String((acknowledged?.data as Record<string, unknown> | undefined)?.['Annotation::Serverless-EventBusDLQ']);
   };
 

@@ -128,7 +128,7 @@ describe.each([
   it('is bundled for no hand-off and is given none', () => {
     const env = resource(template, 'AWS::Lambda::Function', `${prefix}EventsFunction`).properties.Environment.Variables;
     expect(env).not.toHaveProperty('HANDOFF_TARGET');
-    expect(env).toMatchObject({ TABLE_NAME: ref('CheckpointsTable'), INBOX_URL: expect.anything() });
+    expect(env).toMatchObject({ TABLE_NAME: ref('CheckpointsTable'), HANDBACK_INBOX_URL: expect.anything() });
     expect(JSON.stringify(statements(template, `${prefix}Events`))).not.toMatch(/HandoffQueue|states:/);
   });
 });
@@ -175,7 +175,7 @@ describe('the Slack channel on AWS', () => {
     expect(fn).toMatchObject({ Timeout: 10, Description: expect.stringMatching('Slack interactions') });
     expect(fn.Environment.Variables).toMatchObject({ HANDOFF_TARGET: 'sqs', TABLE_NAME: ref('CheckpointsTable') });
     // The API's own URL would make the function depend on the API that integrates it.
-    expect(fn.Environment.Variables).not.toHaveProperty('INBOX_URL');
+    expect(fn.Environment.Variables).not.toHaveProperty('HANDBACK_INBOX_URL');
     expect(statements(template, 'ChannelsSlackInteractions')).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ Action: [...TABLE_ACTIONS.click].sort() }),
@@ -187,7 +187,7 @@ describe('the Slack channel on AWS', () => {
 
   it('gives the interactions function a custom inbox URL when the deployment has one', () => {
     const fn = resource(other.template, 'AWS::Lambda::Function', 'ChannelsSlackInteractionsFunction').properties;
-    expect(fn.Environment.Variables).toMatchObject({ INBOX_URL: 'https://decide.example.org/inbox' });
+    expect(fn.Environment.Variables).toMatchObject({ HANDBACK_INBOX_URL: 'https://decide.example.org/inbox' });
   });
 
   it('raises an alarm on the interactions function’s errors', () => {

@@ -252,7 +252,9 @@ describe('a stack configured through context', () => {
   });
 
   it.each(['ApiHandler', 'LifecycleHandler'])('points the answer links of %s at the configured inbox', (prefix) => {
-    expect(functionProperties(prefix)?.Environment.Variables.INBOX_URL).toBe('https://decide.example.org/inbox');
+    expect(functionProperties(prefix)?.Environment.Variables.HANDBACK_INBOX_URL).toBe(
+      'https://decide.example.org/inbox',
+    );
   });
 
   it('gives the configured inbox as the InboxUrl output', () => {

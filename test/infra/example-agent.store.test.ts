@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
 import { handoffPointer } from '../../functions/handoff/handoff.ts';
-import { type CheckpointStore, createDynamoDBCheckpointStore } from '../../functions/index.ts';
+import type { CheckpointStore } from '../../functions/index.ts';
 import type {
   ContinuationPointer,
   PauseEvent,

@@ -20,7 +20,7 @@ const POWERTOOLS = {
 const RESUME_ENVIRONMENT = {
   ...POWERTOOLS,
   TENANT_CLAIM: 'tenant',
-  GROUPS_CLAIM: 'cognito:groups',
+  HANDBACK_GROUPS_CLAIM: 'cognito:groups',
   TABLE_NAME: ref('CheckpointsTable'),
   HANDOFF_TARGET: 'sqs',
   HANDOFF_QUEUE_URL: ref('HandoffQueue'),
@@ -45,7 +45,7 @@ const FUNCTIONS = [
     environment: {
       ...POWERTOOLS,
       EVENT_BUS_NAME: ref('LifecycleBus'),
-      INBOX_URL: {
+      HANDBACK_INBOX_URL: {
         'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.stringLikeRegexp('^HttpApi'), 'ApiEndpoint'] }, '/inbox']],
       },
       LINK_SECRET_ARN: ref('AnswerLinkKey'),

@@ -31,12 +31,12 @@ describe('the stack and one person at every door (§16)', () => {
   it.each(['ApiHandler', 'StepFunctionsHandler', 'SqsHandler', 'ChannelsEmailEvents'])(
     'gives %s the recipient domains',
     (prefix) => {
-      expect(environmentOf(withPool.template, prefix).RECIPIENT_DOMAINS).toBe('example.com,ops.example.org');
+      expect(environmentOf(withPool.template, prefix).HANDBACK_RECIPIENT_DOMAINS).toBe('example.com,ops.example.org');
     },
   );
 
   it('sets no recipient domains where the deployment names none', () => {
-    expect(environmentOf(withIssuer.template, 'ApiHandler')).not.toHaveProperty('RECIPIENT_DOMAINS');
+    expect(environmentOf(withIssuer.template, 'ApiHandler')).not.toHaveProperty('HANDBACK_RECIPIENT_DOMAINS');
   });
 
   it("tells the API its own pool's issuer, and no issuer when it trusts another's tokens", () => {

@@ -153,10 +153,10 @@ describe('a stack deployed with no auth context', () => {
       Description: Match.stringLikeRegexp('^Handback inbox page'),
       Environment: {
         Variables: Match.objectLike({
-          OIDC_ISSUER: getAtt('UsersPool', 'ProviderURL'),
-          OIDC_CLIENT_ID: ref('UsersPoolInboxClient'),
-          OIDC_SCOPES: INBOX_SCOPES.join(' '),
-          OIDC_ENDPOINT_ORIGINS: {
+          HANDBACK_JWT_ISSUER: getAtt('UsersPool', 'ProviderURL'),
+          HANDBACK_OIDC_CLIENT_ID: ref('UsersPoolInboxClient'),
+          HANDBACK_OIDC_SCOPES: INBOX_SCOPES.join(' '),
+          HANDBACK_OIDC_ENDPOINT_ORIGINS: {
             'Fn::Join': [
               '',
               ['https://', ref('UsersPoolSignIn'), '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com'],

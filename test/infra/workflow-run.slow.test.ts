@@ -2,9 +2,10 @@ import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
+import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
 import { createStepFunctionsHandler } from '../../functions/handlers/triggers.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
-import { type CheckpointStore, createDynamoDBCheckpointStore } from '../../functions/index.ts';
+import type { CheckpointStore } from '../../functions/index.ts';
 import { lambdaContext } from '../handlers/events.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
 import { useTestTable } from '../support/dynamodb.ts';

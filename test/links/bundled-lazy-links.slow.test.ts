@@ -107,7 +107,7 @@ describe('the bundled API function with answer links loaded on first use', () =>
         HANDOFF_TARGET: 'none',
         LINK_SECRET_ARN: SECRET_ARN,
         AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-        INBOX_URL: 'https://inbox.example/inbox',
+        HANDBACK_INBOX_URL: 'https://inbox.example/inbox',
       },
     );
     const { results, loaded } = result;

@@ -106,7 +106,7 @@ async function drive(secretsEndpoint: string, runId: string): Promise<{ results:
     HANDOFF_TARGET: 'none',
     LINK_SECRET_ARN: SECRET_ARN,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
-    INBOX_URL: 'https://inbox.example/inbox',
+    HANDBACK_INBOX_URL: 'https://inbox.example/inbox',
   });
   return { results: result, logs };
 }

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AI_7,
   at,
+  type DocSnippet,
+  docSnippets,
   installedProject,
   type Packed,
   packedTarball,
@@ -21,14 +23,15 @@ import {
   startHandback,
   succeeded,
   typeCheck,
+  writeSnippets,
 } from './projects.ts';
 
 /**
- * The package as an agent developer gets it: `npm pack` (which builds dist/ and the bin through `prepack`; from a
- * copy of the working tree, `projects.ts`), the tarball installed into fresh projects of their own (from the npm
- * cache `npm ci` filled) without the optional peers, or with `ai` alone, then imported from plain Node and
- * type-checked by strict consumer projects with an ordinary `lib`. `newcomer.slow.test.ts` installs it with every
- * framework and follows the docs pages there.
+ * The package as an agent developer gets it: `npm pack` (which builds dist/ and the bin through `prepack`, from a
+ * copy of the working tree as a fresh clone has it, `projects.ts`), the tarball installed into fresh projects of their
+ * own (from the npm cache `npm ci` filled) with nothing but Node's types, with the DynamoDB SDK, or with `ai` 6 or 7
+ * alone, then imported from plain Node and type-checked by strict consumer projects with an ordinary `lib`: each
+ * entry with only its own peers installed. `newcomer.slow.test.ts` installs it with every framework.
  */
 
 /**
@@ -62,6 +65,8 @@ const transcript = [
 ];
 
 let work: string;
+/** A consumer with nothing but the tarball and Node's types: no optional peer. */
+let bare: string;
 let consumer: string;
 let packed: Packed;
 /** The package.json the tarball carries. */
@@ -117,6 +122,7 @@ beforeAll(async () => {
   packed = await packedTarball();
   // The consumer below installs the tarball first; its manifest there is the published one.
 
+  bare = await installedProject(work, 'consumer-bare', packed, [at('@types/node')]);
   // The consumer brings its own AWS SDK (a peer dependency of handback: one copy, so its DynamoDBDocumentClient is
   // the one the store's types name), and dynalite for handback/local. The repository's versions are in the cache.
   consumer = await installedProject(
@@ -157,6 +163,8 @@ describe('the packed tarball', () => {
     for (const entry of [
       'dist/index.js',
       'dist/index.d.ts',
+      'dist/dynamodb.js',
+      'dist/dynamodb.d.ts',
       'dist/local/public.js',
       'dist/local/public.d.ts',
       'dist/adapters/durable.js',
@@ -210,6 +218,13 @@ describe('the published manifest', () => {
     const repository = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
     expect(Object.keys(repository.scripts)).toEqual(expect.arrayContaining(['prepack', 'postpack', 'test', 'start']));
     expect(repository.scripts.prepare).toBeUndefined();
+  });
+
+  it('is built by npm run build alone, on a tree as a fresh clone has it (no generated inbox module, no dist/)', async () => {
+    const repository = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    expect(repository.scripts.prepack).toMatch(/^npm run build && [^&]*$/);
+    expect(packed.builtBefore).toEqual([]);
+    expect(packed.files.map((file) => file.path)).toContain('dist/cli/main.js');
   });
 
   it('names the DynamoDB SDK and every framework as optional peers, ai 6 and 7 both', () => {
@@ -307,9 +322,10 @@ describe('the handback bin of the installed package', () => {
 });
 
 describe('the installed package', () => {
-  it('imports from plain Node ESM and rebuilds a paused turn', async () => {
+  it('imports handback from plain Node ESM with no optional peer installed, and rebuilds a paused turn', async () => {
     const script = `
-      import { checkTranscript, createDynamoDBCheckpointStore, NOT_DISPATCHED, rehydrate } from 'handback';
+      import { checkTranscript, NOT_DISPATCHED, rehydrate } from 'handback';
+      import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
       const messages = ${JSON.stringify(transcript)};
       const rebuilt = rehydrate({ format: 'openai-chat', messages, toolCallId: 'call_ask' }, 'yes');
       console.log(JSON.stringify({
@@ -318,7 +334,7 @@ describe('the installed package', () => {
         notDispatched: NOT_DISPATCHED,
         store: typeof createDynamoDBCheckpointStore,
       }));`;
-    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], consumer), 'node');
+    const result = succeeded(await run(process.execPath, ['--input-type=module', '-e', script], bare), 'node');
     const out = JSON.parse(result.stdout);
     expect(out.rebuilt.slice(2).map((m: { tool_call_id: string }) => m.tool_call_id)).toEqual([
       'call_ask',
@@ -332,7 +348,7 @@ describe('the installed package', () => {
 
   it('starts handback/local, pauses and resumes through the DynamoDB store on it, and closes', async () => {
     const script = `
-      import { createDynamoDBCheckpointStore } from 'handback';
+      import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
       import { startLocalStore } from 'handback/local';
       const local = await startLocalStore({ tableName: 'consumer-checkpoints' });
       try {
@@ -397,9 +413,10 @@ describe('the installed package', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('imports handback and handback/ai-sdk without the DynamoDB SDK (an optional peer), and what sends to DynamoDB names it', async () => {
+  it('imports handback, handback/dynamodb and handback/ai-sdk without the DynamoDB SDK (an optional peer), and what sends to DynamoDB names it', async () => {
     const script = `
-      import { createDynamoDBCheckpointStore, createMemoryCheckpointStore, rehydrate } from 'handback';
+      import { createMemoryCheckpointStore, rehydrate } from 'handback';
+      import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
       import { createDynamoDBToolExecutions } from 'handback/ai-sdk';
       const client = { send: async () => ({}) };
       const messages = async (promise) => promise.then(() => 'sent', (error) => error.message);
@@ -472,25 +489,37 @@ describe('the installed package', () => {
     expect(out.testing).toMatch(/^ERR_MODULE_NOT_FOUND .*'vitest'/);
   });
 
-  // One compiler at a time: beside each other they would starve on a small machine.
-  it.each([
+  // One compiler at a time: beside each other they would starve on a small machine. One program per project and
+  // resolution: each entry once, in a project with only its own peers; the AI SDK's pages' snippets on ai 6 and 7.
+  const aiSnippets = docSnippets().filter((snippet) => snippet.ai);
+  // The AI SDK's own declarations name the DOM's fetch types (HeadersInit, RequestCredentials).
+  const withDom = ['ES2022', 'DOM'];
+  const programs: Array<[string, () => string, Record<string, string>, string[], DocSnippet[]]> = [
     [
-      'handback and handback/local, with the DynamoDB SDK and no framework',
-      () => consumer,
-      'consumer',
-      CONSUMER_SOURCE,
+      'handback and handback/client, with no optional peer installed',
+      () => bare,
+      { 'core.ts': CORE_SOURCE, 'client.ts': CLIENT_SOURCE },
+      ['ES2022'],
+      [],
     ],
-    ['handback/client, without the DynamoDB SDK or ai', () => consumer, 'client-consumer', CLIENT_CONSUMER_SOURCE],
-    ['handback/ai-sdk, with ai 6 and no DynamoDB SDK', () => withAi, 'ai-consumer', AI_CONSUMER_SOURCE],
-    ['handback/ai-sdk, with ai 7 and no DynamoDB SDK', () => withAi7, 'ai-consumer', AI_CONSUMER_SOURCE],
-  ] as const)(
+    [
+      'handback/dynamodb and handback/local, with the DynamoDB SDK',
+      () => consumer,
+      { 'dynamodb.ts': DYNAMODB_SOURCE },
+      ['ES2022'],
+      [],
+    ],
+    ['handback/ai-sdk and the AI SDK snippets, with ai 6', () => withAi, { 'ai.ts': AI_SOURCE }, withDom, aiSnippets],
+    ['handback/ai-sdk and the AI SDK snippets, with ai 7', () => withAi7, { 'ai.ts': AI_SOURCE }, withDom, aiSnippets],
+  ];
+  it.each(programs)(
     'type-checks a strict consumer of %s, under nodenext and bundler',
-    async (_, dir, file, source) => {
-      await writeFile(join(dir(), `${file}.ts`), source);
-      // The AI SDK's own declarations name the DOM's fetch types (HeadersInit, RequestCredentials).
-      const lib = file === 'consumer' ? ['ES2022'] : ['ES2022', 'DOM'];
+    async (_, dir, sources, lib, snippets) => {
+      for (const [file, source] of Object.entries(sources)) await writeFile(join(dir(), file), source);
+      await writeSnippets(dir(), snippets);
+      const files = [...Object.keys(sources), ...snippets.map((snippet) => snippet.file)];
       for (const resolution of Object.keys(RESOLUTIONS) as Resolution[]) {
-        expect({ resolution, printed: await typeCheck(dir(), [`${file}.ts`], resolution, lib) }).toEqual({
+        expect({ resolution, printed: await typeCheck(dir(), files, resolution, lib) }).toEqual({
           resolution,
           printed: '',
         });
@@ -498,16 +527,30 @@ describe('the installed package', () => {
     },
     600_000,
   );
+
+  it('checks the root where no optional peer can be found, and the AI SDK snippets of the README and docs/ai-sdk.md', async () => {
+    const found = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `for (const name of ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'ai', 'dynalite']) {
+        try { import.meta.resolve(name); console.log(name); } catch {} }`,
+      ],
+      bare,
+    );
+    expect([found.stdout, found.code]).toEqual(['', 0]);
+    expect(aiSnippets.map((snippet) => snippet.page)).toEqual(expect.arrayContaining(['README.md', 'docs/ai-sdk.md']));
+  });
 });
 
-/** An agent developer's code: their own document client injected into the store, and handback/local in a test. */
-const CONSUMER_SOURCE = `
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+/** An agent's code on the root entry: the pure core, the memory store and the errors, with nothing but Node. */
+const CORE_SOURCE = `
 import {
+  appendResults,
   type CheckpointStore,
   checkTranscript,
-  createDynamoDBCheckpointStore,
+  createMemoryCheckpointStore,
   type FormatName,
   HandbackError,
   NOT_DISPATCHED,
@@ -516,14 +559,38 @@ import {
   type ResumeResult,
   type Violation,
 } from 'handback';
-import { type LocalStore, startLocalStore } from 'handback/local';
 
-const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
-const store: CheckpointStore = createDynamoDBCheckpointStore({ client, tableName: 'checkpoints' });
+const store: CheckpointStore = createMemoryCheckpointStore();
 const format: FormatName = 'openai-chat';
 const messages: unknown[] = [];
 const violations: Violation[] = checkTranscript(format, messages);
 const rebuilt: unknown[] = rehydrate({ format, messages, toolCallId: 'call_1' }, NOT_DISPATCHED);
+const next: unknown[] = appendResults(format, rebuilt, [{ toolCallId: 'call_2', output: 'done' }]);
+
+export async function resume(): Promise<ResumeResult | string> {
+  try {
+    return await store.resume({ tenant: 't', runId: 'r', interruptId: 'i', answer: true });
+  } catch (error) {
+    if (error instanceof PauseNotFoundError) return error.code;
+    if (error instanceof HandbackError) return error.name;
+    throw error;
+  }
+}
+
+export { violations, next };
+`;
+
+/** An agent developer's code: their own document client injected into the store, and handback/local in a test. */
+const DYNAMODB_SOURCE = `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type CheckpointStore, HandbackError, PauseNotFoundError, type ResumeResult } from 'handback';
+import { createDynamoDBCheckpointStore, createTableInput, storageClientConfig } from 'handback/dynamodb';
+import { type LocalStore, startLocalStore } from 'handback/local';
+
+const client = DynamoDBDocumentClient.from(new DynamoDBClient(storageClientConfig({ region: 'eu-west-1' })));
+const store: CheckpointStore = createDynamoDBCheckpointStore({ client, tableName: 'checkpoints' });
+const table = createTableInput('checkpoints');
 
 export async function resumeInTest(): Promise<ResumeResult | string> {
   const local: LocalStore = await startLocalStore({ tableName: 'test' });
@@ -539,11 +606,11 @@ export async function resumeInTest(): Promise<ResumeResult | string> {
   }
 }
 
-export { store, violations, rebuilt };
+export { store, table };
 `;
 
 /** An agent's or a page's code on the HTTP client alone. */
-const CLIENT_CONSUMER_SOURCE = `
+const CLIENT_SOURCE = `
 import { AlreadyDecidedError, createHandbackClient, type ClientDecideResult, HandbackHttpError } from 'handback/client';
 
 const client = createHandbackClient({ baseUrl: 'https://api.example.com', token: async () => 'token' });
@@ -560,7 +627,7 @@ export async function approve(runId: string, interruptId: string): Promise<Clien
 `;
 
 /** An agent's code on the AI SDK adapter. */
-const AI_CONSUMER_SOURCE = `
+const AI_SOURCE = `
 import { generateText, type LanguageModel, type ModelMessage, tool } from 'ai';
 import { createAiSdkHandback, createMemoryToolExecutions, type ExecutionLog } from 'handback/ai-sdk';
 import { createHandbackClient } from 'handback/client';

@@ -4,7 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { docPages, fencedBlocks, readPage } from '../docs/markdown.ts';
 
 /**
  * The package as `npm pack` makes it, for the tests that install it into fresh projects (`pack.slow.test.ts`,
@@ -37,6 +38,8 @@ export interface Packed {
   files: Array<{ path: string }>;
   /** The tarball's path. */
   path: string;
+  /** What the copy it was packed from held of what a build makes: none of it, as on a fresh clone. */
+  builtBefore: string[];
 }
 
 export interface Run {
@@ -183,6 +186,9 @@ async function packCopy(files: string[], hash: string): Promise<Packed> {
       if (entry === '.cache') continue;
       await symlink(join(root, 'node_modules', entry), join(copy, 'node_modules', entry));
     }
+    // A fresh clone's tree: `prepack` runs `npm run build` alone, so a tarball packed from it is the proof that the
+    // build needs nothing built before it (the inbox's generated module, dist/).
+    const builtBefore = ['dist', 'functions/inbox/generated.ts'].filter((path) => existsSync(join(copy, path)));
     const out = await mkdtemp(join(tmpdir(), 'handback-pack-out-'));
     try {
       const pack = succeeded(
@@ -193,7 +199,7 @@ async function packCopy(files: string[], hash: string): Promise<Packed> {
       const path = join(cache, `${hash}.tgz`);
       await copyFile(join(out, described.filename), `${path}.tmp`);
       await rename(`${path}.tmp`, path);
-      return { ...described, path };
+      return { ...described, path, builtBefore };
     } finally {
       await rm(out, { recursive: true, force: true });
     }
@@ -209,6 +215,38 @@ async function forgetOthers(hash: string): Promise<void> {
     const { mtimeMs } = await stat(join(cache, entry));
     if (Date.now() - mtimeMs > STALE_LOCK_MS) await rm(join(cache, entry), { force: true });
   }
+}
+
+/** A TypeScript snippet of the README or a docs page, as written, and the file a consumer project holds it in. */
+export interface DocSnippet {
+  page: string;
+  line: number;
+  code: string;
+  /** Its module in a consumer project: `snippets/<page>-<line>.mts`. */
+  file: string;
+  /** It imports the AI SDK (`ai`, `handback/ai-sdk`): checked against ai 6 and 7, in projects of their own. */
+  ai: boolean;
+}
+
+/** Every ```ts block of the README and the docs pages. */
+export function docSnippets(): DocSnippet[] {
+  return docPages().flatMap((page) =>
+    fencedBlocks(readPage(page))
+      .filter((block) => block.lang === 'ts' || block.lang === 'typescript')
+      .map((block) => ({
+        page,
+        line: block.line,
+        code: block.code,
+        file: `snippets/${page.replace(/[/.]/g, '-')}-${block.line}.mts`,
+        ai: /from '(ai|ai\/[^']+|handback\/ai-sdk)'/.test(block.code),
+      })),
+  );
+}
+
+/** Writes `snippets` into the project in `dir`, each a module of its own. */
+export async function writeSnippets(dir: string, snippets: readonly DocSnippet[]): Promise<void> {
+  await mkdir(join(dir, 'snippets'), { recursive: true });
+  for (const snippet of snippets) await writeFile(join(dir, snippet.file), `${snippet.code}\nexport {};\n`);
 }
 
 /** `handback start` of the package installed in `cwd`, on a free port; `stop()` ends it with SIGTERM, to its exit code. */
@@ -259,9 +297,27 @@ export const RESOLUTIONS = {
 export type Resolution = keyof typeof RESOLUTIONS;
 
 /**
- * Type-checks `files` of the project in `dir` as a strict consumer does: `strict`, `skipLibCheck: false` (every
- * declaration file the program reaches is checked, Handback's and the frameworks'), an ordinary `lib` and Node's
- * types, under `resolution`. Resolves with what the compiler printed ('' when clean).
+ * The check of a project's declarations that is not `tsc`'s: the diagnostics of the consumer's own files and of
+ * Handback's declarations (`node_modules/handback/`), and the program's global ones, by TypeScript's API (argv: the
+ * tsconfig); printed as `tsc --pretty false` prints them.
+ */
+const HANDBACK_PART = `
+  import ts from ${JSON.stringify(pathToFileURL(join(root, 'node_modules', 'typescript', 'lib', 'typescript.js')).href)};
+  const parsed = ts.getParsedCommandLineOfConfigFile(process.argv[1], {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\\n')); } });
+  const program = ts.createProgram(parsed.fileNames, parsed.options);
+  const checked = program.getSourceFiles().filter((file) => !file.fileName.includes('/node_modules/') || file.fileName.includes('/node_modules/handback/'));
+  const diagnostics = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...checked.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)])];
+  const host = { getCanonicalFileName: (name) => name, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\\n' };
+  process.stdout.write(ts.formatDiagnostics(diagnostics, host));
+  process.exitCode = diagnostics.length > 0 ? 2 : 0;`;
+
+/**
+ * Type-checks `files` of the project in `dir` as a strict consumer does: `strict`, `skipLibCheck: false`, an ordinary
+ * `lib` and Node's types, under `resolution`. Under `nodenext` it is the consumer's `tsc`: every declaration file the
+ * program reaches is checked, Handback's and the frameworks' (which need the `lib` and types docs/compatibility.md
+ * says). Under `bundler` only the consumer's files and Handback's declarations are: they are what the resolution
+ * changes Handback's part of, and the frameworks' own declarations, checked once under `nodenext`, are most of the
+ * time. Resolves with what the compiler printed ('' when clean).
  */
 export async function typeCheck(
   dir: string,
@@ -283,6 +339,11 @@ export async function typeCheck(
   };
   const name = `tsconfig.${createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 8)}.json`;
   await writeFile(join(dir, name), JSON.stringify(config));
-  const result = await run(process.execPath, [tsc, '-p', name, '--pretty', 'false'], dir, { timeout: 600_000 });
-  return `${result.stdout}${result.stderr}`.trim() || (result.code === 0 ? '' : `tsc exited ${result.code}`);
+  const args =
+    resolution === 'nodenext'
+      ? [tsc, '-p', name, '--pretty', 'false']
+      : ['--input-type=module', '-e', HANDBACK_PART, name];
+  const result = await run(process.execPath, args, dir, { timeout: 600_000 });
+  if (result.code === 0) return '';
+  return result.stdout.trim() || result.stderr.trim() || `the check exited ${result.code}`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidPoliciesError } from '../../functions/errors.ts';
+import { statementsOf } from '../../functions/policies/text.ts';
 import { load } from './support.ts';
 
 /** The error `run` throws, which must be an `InvalidPoliciesError`. */
@@ -152,7 +153,53 @@ forbid(principal is Handback::Agent, action, resource == Handback::Tool::"delete
     );
   });
 
+  it('reads 300 policies in the file order, whichever order Cedar splits the file in', () => {
+    const text = Array.from({ length: 300 }, (_, i) => `@id("p-${i}")\n${PERMIT} when { ${i} > 0 || true };\n`);
+    expect([...load(text.join('\n')).policies.keys()]).toEqual(text.map((_, i) => `p-${i}`));
+  });
+
+  it('places an error of the 250th of 300 policies, after non-ASCII text in others, at its line and column', () => {
+    const policy = (i: number) =>
+      i === 249
+        ? `@id("p-${i}")\n${PERMIT}\n  when { context.args.amount > 5 };`
+        : `@id("p-${i}") @reason("Rückerstattung — ${i} €")\nforbid(principal, action, resource);`;
+    const error = refusal(() => load(Array.from({ length: 300 }, (_, i) => policy(i)).join('\n')));
+    // Each policy before it is two lines.
+    expect([error.line, error.column]).toEqual([249 * 2 + 3, 10]);
+    expect(error.reason).toContain('`args.amount`');
+  });
+
   it('takes a file with no policies', () => {
     expect(load('// nothing yet\n').policies.size).toBe(0);
+  });
+});
+
+describe('the statements of a policy file', () => {
+  it("are found in one pass, each from its first token to its ';', past comments and strings that hold ';'", () => {
+    const text =
+      '// a; comment\n@id("a;b") permit(principal, action, resource) // c;\nwhen { "x;y" == "x;y" };\n\n  forbid(principal, action, resource);\ntrailing';
+    expect(statementsOf(text)).toEqual([
+      {
+        text: '@id("a;b") permit(principal, action, resource) // c;\nwhen { "x;y" == "x;y" };',
+        index: 14,
+        byte: 14,
+        line: 2,
+      },
+      {
+        text: 'forbid(principal, action, resource);',
+        index: text.indexOf('forbid'),
+        byte: text.indexOf('forbid'),
+        line: 5,
+      },
+    ]);
+  });
+
+  it('count UTF-8 bytes as Cedar does, a character beyond U+FFFF four of them', () => {
+    const text = '@reason("é €😀") forbid(principal, action, resource);\n@id("b") forbid(principal, action, resource);';
+    const [, second] = statementsOf(text);
+    expect(second).toMatchObject({
+      index: text.indexOf('@id'),
+      byte: Buffer.byteLength(text.slice(0, text.indexOf('@id'))),
+    });
   });
 });

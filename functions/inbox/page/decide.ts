@@ -1,4 +1,4 @@
-import { LIMITS } from '../../vocabulary.ts';
+import { DECISION_KINDS, type DecisionKind, LIMITS, unhandled } from '../../vocabulary.ts';
 import { type Field, type FieldError, type FormValues, formFor, initialValues, readForm } from './forms.ts';
 import type { AskView, Decision, JsonSchema, RecordedDecisionView } from './types.ts';
 
@@ -9,8 +9,8 @@ import type { AskView, Decision, JsonSchema, RecordedDecisionView } from './type
  * to send, or the errors the page can tell without the schema; the schema check follows in `validate.ts`.
  */
 
-/** What a person can choose for an ask. */
-export type Choice = 'later' | 'answer' | 'approve' | 'edit' | 'reject';
+/** What a person can choose for an ask: to answer it, a decision kind, or to leave it for later. */
+export type Choice = 'later' | 'answer' | DecisionKind;
 
 /** One ask's draft. */
 export interface Draft {
@@ -31,14 +31,19 @@ export function idsOf(index: number) {
   return { ask: p, choice: `${p}-choice`, args: `${p}-args`, reason: `${p}-reason`, formPrefix: `${p}-f` };
 }
 
+/** Which asks offer each decision kind (§9): approval asks all of them (an edit only where editable); any ask a reject. */
+const OFFERED: Record<DecisionKind, (ask: AskView) => boolean> = {
+  approve: (ask) => ask.kind === 'approval',
+  edit: (ask) => ask.kind === 'approval' && ask.editable !== false,
+  reject: () => true,
+};
+
 /** The choices an ask offers, in order; `later` when more than one ask is waiting. */
 export function choicesOf(ask: AskView, several: boolean): Choice[] {
-  const own: Choice[] =
-    ask.kind === 'approval'
-      ? ask.editable === false
-        ? ['approve', 'reject']
-        : ['approve', 'edit', 'reject']
-      : ['answer', 'reject'];
+  const own: Choice[] = [
+    ...(ask.kind === 'answer' ? (['answer'] as const) : []),
+    ...DECISION_KINDS.filter((kind) => OFFERED[kind](ask)),
+  ];
   return several ? [...own, 'later'] : own;
 }
 
@@ -132,6 +137,8 @@ export function draftDecision(ask: AskView, index: number, draft: Draft): Drafte
       const decision: Decision = { toolCallId, answer: read.value, ...seen };
       return check === undefined ? { kind: 'decision', decision } : { kind: 'decision', decision, check };
     }
+    default:
+      return unhandled(draft.choice, 'choice');
   }
 }
 
@@ -145,6 +152,8 @@ export function describeDecision(decision: RecordedDecisionView): string {
       return `Approved with edited arguments: ${shortJson(decision.args)}`;
     case 'reject':
       return decision.reason === undefined || decision.reason === '' ? 'Rejected' : `Rejected: ${decision.reason}`;
+    default:
+      return unhandled(decision, 'decision kind');
   }
 }
 

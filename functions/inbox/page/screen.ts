@@ -1,3 +1,4 @@
+import type { DecisionKind } from '../../vocabulary.ts';
 import {
   type Draft,
   describeDecision,
@@ -442,7 +443,7 @@ export function votesText(ask: AskView): string | undefined {
 }
 
 /** A vote in words. */
-const VOTED = { approve: 'approved', edit: 'edited', reject: 'rejected' } as const;
+const VOTED: Record<DecisionKind, string> = { approve: 'approved', edit: 'edited', reject: 'rejected' };
 
 /** Who decided an ask, in words ("by Ann"), when the API says. */
 export function decidedByText(ask: AskView): string | undefined {

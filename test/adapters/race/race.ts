@@ -13,8 +13,7 @@ import type { TestTable } from '../../support/dynamodb.ts';
  * recorded result; the third reads the recorded result. The third's model calls are the next step's cost of a
  * redelivery (docs/ai-sdk.md, "Once").
  *
- * `test/adapters/race.slow.test.ts` runs the workers in the repository (on the sources); `test/package/newcomer.slow.test.ts`
- * runs copies of them in a fresh project on the installed tarball.
+ * `test/adapters/race.slow.test.ts` runs the workers in the repository (on the sources).
  */
 
 /** Where the workers run: the directory, the worker file in it, and what `node` is given before it. */
@@ -42,9 +41,6 @@ export const REDELIVERY_MODEL_CALLS: Record<string, number> = {
   strands: 1,
   durable: 0,
 };
-
-/** The adapters the workers know. */
-export const RACE_ADAPTERS = Object.keys(REDELIVERY_MODEL_CALLS);
 
 /** A worker process; `ready` once it has built its agent, `done` with its last line of output, parsed. */
 function start(site: RaceSite, adapter: string, mode: 'pause' | 'deliver', settings: object) {

@@ -2,8 +2,8 @@ import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDBCheckpointStore } from 'handback';
 import { createDynamoDBToolExecutions, type StoreScope } from 'handback/durable';
+import { createDynamoDBCheckpointStore } from 'handback/dynamodb';
 import { z } from 'zod';
 import { frameworks, type Seen } from '../../support/scripted-models.ts';
 
@@ -18,9 +18,8 @@ import { frameworks, type Seen } from '../../support/scripted-models.ts';
  * run; its recorded result was read), and how many model calls it made. The refund appends a line to `$RACE_REFUNDS`
  * and takes 300 ms, so the two deliveries overlap. The settings come in `$RACE` as JSON.
  *
- * It imports Handback by its package name only, as an agent's code does: in the repository `tsx` resolves the names
- * to the sources (tsconfig.json's `paths`); copied into a fresh project (`test/package/newcomer.slow.test.ts`), to the
- * installed tarball. The execution log comes from `handback/durable`, which loads no framework.
+ * It imports Handback by its package name only, as an agent's code does: `tsx` resolves the names to the sources
+ * (tsconfig.json's `paths`). The execution log comes from `handback/durable`, which loads no framework.
  */
 
 interface Settings {

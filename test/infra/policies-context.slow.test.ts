@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { bundleDefines } from '../../infra/lambda-bundle.ts';
 import { ConfigurationError } from '../../infra/settings.ts';
 import { synthesize } from './synth.ts';
 
@@ -70,17 +69,6 @@ describe('synthesis without a policy file', () => {
     for (const [, environment] of environments({})) {
       expect(Object.keys(environment).filter((key) => key.includes('POLICY') || key.includes('CEDAR'))).toEqual([]);
     }
-  });
-});
-
-describe('the bundles’ defines', () => {
-  it('say whether a function is bundled with policies, beside its hand-off target, and nothing when not said', () => {
-    expect(bundleDefines('sqs', false)).toEqual({
-      'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': '"sqs"',
-      'process.env.HANDBACK_BUNDLED_POLICIES': '"false"',
-    });
-    expect(bundleDefines(undefined, true)).toEqual({ 'process.env.HANDBACK_BUNDLED_POLICIES': '"true"' });
-    expect(bundleDefines('none')).toEqual({ 'process.env.HANDBACK_BUNDLED_HANDOFF_TARGET': '"none"' });
   });
 });
 
