@@ -56,13 +56,19 @@ export const LIMITS = {
   decisionBodyBytes: 1024 * 1024,
   /** Levels a request body may nest. */
   bodyDepth: 256,
-  /** Entries of each approvers list, and characters of each entry. */
+  /** Entries of each approvers list, and characters of each entry (and of a principal's subject, email and name). */
   approvers: { entries: 50, chars: 256 },
+  /** Groups a principal brings (a token's groups claim, a trigger's `by.groups`), each of `approvers.chars` at most. */
+  principalGroups: 200,
+  /** Characters of an email address Handback sends to (RFC 5321's path). */
+  emailChars: 254,
+  /** Characters of the `argsHash` a decision carries back (§16). */
+  argsHashChars: 128,
   /** Distinct approvals an `approval` ask may require. */
   approvals: { min: 1, max: 5, default: 1 },
   /** Entries of a pause's `notify`. */
   notifyEntries: 10,
-  /** Characters of a link recipient's `email` and of its `name` (§13). */
+  /** Characters of a link recipient's `name` (§13; its `email` is an address of `emailChars`). */
   recipientChars: 256,
   /** Characters of a server-made id (an interruptId, a continuationId) a request may carry. */
   idChars: 256,

@@ -1,90 +1,64 @@
 import {
+  answer,
+  approvers,
+  decidedCall,
+  editedArgs,
+  format,
+  jsonSchema,
+  linkRecipient,
+  notifyEntry,
+  principal,
+  reason,
+  seen,
+} from './fields.ts';
+import {
   ASK_KINDS,
-  CHANNEL_NAMES,
+  DECISION_KINDS,
   type DecisionKind,
-  FORMAT_NAMES,
+  LIMITS,
   ON_EXPIRY,
   OUTCOMES,
   PAUSE_STATUSES,
   POLICY_BASES,
   POLICY_OUTCOMES,
-  PRINCIPAL_KINDS,
-  VIAS,
 } from './vocabulary.ts';
 import * as z from './zod.ts';
 
 /**
  * The JSON Handback speaks (§5, §9–§12): what a pause, an ask, a decision and a continuation look like on the wire,
- * declared once, as zod schemas with their types inferred from them. The types are what the store, the handlers and
- * the inbox page are written against; the schemas are what `npm run openapi` turns into the API description
- * (`scripts/openapi.ts`), so a field added here is in both, and a field the code returns is not missing from the
- * document. A leaf module beside `vocabulary.ts` (it imports nothing else but zod, and uses no Node or DOM type); the
- * code imports its types only, so no schema here is built in a Lambda function or the page.
+ * declared once, as zod schemas with their types inferred from them. The views are what the store, the handlers and
+ * the inbox page are written against; the fields a caller sends are `fields.ts`'s (re-exported here), each one schema
+ * with every bound. `npm run openapi` turns them into the API description (`scripts/openapi.ts`), so a field added
+ * here is in both. A leaf of the words layer: it imports the vocabulary, `fields.ts` and zod, and uses no Node or DOM
+ * type.
  */
 
-/** A message format's name (§2). */
-export const format = z.enum(FORMAT_NAMES);
-
-/** A JSON Schema (2020-12) document: an object or a boolean. */
-export type JsonSchema = Record<string, unknown> | boolean;
-export const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
-
-/** One reason a value was refused: where in it (a JSON pointer) and why. */
-export interface AnswerFailure {
-  path: string;
-  message: string;
-}
-
-/** Whom a link was made for: an email address, and a name to show. */
-export const linkRecipient = z.object({ email: z.string(), name: z.optional(z.string()) });
-export type LinkRecipient = z.output<typeof linkRecipient>;
-
-/**
- * Who made a pause, a decision, a vote or a cancel, as recorded with it: `{kind, subject, email?, name?, via}`. From a
- * bearer JWT, `subject` is `sub`; a link's is `email:<address>` or `link:<interruptId>`; a trigger's without `by` is
- * `service:<trigger>`; the sweep's `service:sweep`; the library's default `library`.
- */
-export const principal = z.object({
-  kind: z.enum(PRINCIPAL_KINDS),
-  subject: z.string(),
-  email: z.optional(z.string()),
-  name: z.optional(z.string()),
-  via: z.enum(VIAS),
-  /**
-   * The `email` is verified (§16): it came from a token's `email_verified`, the stack's own Cognito pool, Slack's
-   * `users.info`, or a link Handback delivered to that address. Only then does the email match approvers' `emails`
-   * and join the principal's identity (`email:<address>`); otherwise it is shown and nothing more.
-   */
-  emailVerified: z.optional(z.literal(true)),
-  /**
-   * On a link a person granted (§16: `POST …/links`, answered with the URL): whom they gave it to. A label: it matches
-   * no approver and joins no identity; the decision is the grantor's.
-   */
-  for: z.optional(linkRecipient),
-  /**
-   * Part three's links for a recipient: the subject of the person who made it. Read on decisions recorded then, so
-   * they still count as that person's; §16's granted links record the grantor as the principal itself.
-   */
-  grantedBy: z.optional(z.string()),
-});
-export type Principal = z.output<typeof principal>;
-
-/** A principal as a request brings it: what is recorded, plus the groups its token names (matched, not recorded). */
-export interface Actor extends Principal {
-  groups?: readonly string[];
-}
-
-/** Who may decide an ask: any principal matching any entry (emails compare case-insensitively). */
-export const approvers = z.object({
-  subjects: z.optional(z.array(z.string())),
-  emails: z.optional(z.array(z.string())),
-  groups: z.optional(z.array(z.string())),
-});
-export type Approvers = z.output<typeof approvers>;
-
-/** Whom a pause tells (§14): a channel and its address there (a Slack channel id, an email address). */
-export const notifyEntry = z.object({ channel: z.enum(CHANNEL_NAMES), to: z.string() });
-export type NotifyEntry = z.output<typeof notifyEntry>;
+export {
+  type Actor,
+  type AnswerFailure,
+  type Approvers,
+  actor,
+  answer,
+  approvers,
+  CHANNEL_ADDRESSES,
+  emailAddress,
+  format,
+  type InputProblem,
+  isEmailAddress,
+  type JsonSchema,
+  jsonObject,
+  jsonSchema,
+  type LinkRecipient,
+  linkRecipient,
+  type NotifyEntry,
+  notifyEntry,
+  notifyEntryKey,
+  notifyList,
+  type Principal,
+  principal,
+  principalGroups,
+  reason,
+} from './fields.ts';
 
 /** A tool call of the paused round, in a format-neutral shape. */
 export const toolCall = z.object({
@@ -95,30 +69,43 @@ export const toolCall = z.object({
 });
 export type ToolCall = z.output<typeof toolCall>;
 
-/** Edited arguments: a JSON object. */
-const editedArgs = z.record(z.string(), z.unknown());
-/** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
-const seen = { argsHash: z.optional(z.string()) };
-
+/** Edited arguments as recorded and shown: a JSON object. */
+const recordedArgs = z.record(z.string(), z.unknown());
 /** An `answer` ask's decision: the answer is the call's result (§3.4). */
-export const answerDecision = z.object({ toolCallId: z.string(), answer: z.unknown(), ...seen });
-export type AnswerDecision = z.output<typeof answerDecision>;
+const answerShape = {
+  ...decidedCall,
+  answer: answer.check(
+    z.describe(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
+  ),
+  ...seen,
+};
+export type AnswerDecision = z.output<z.ZodMiniObject<typeof answerShape>>;
 /** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
-export const approveDecision = z.object({ toolCallId: z.string(), decision: z.literal('approve'), ...seen });
+export const approveDecision = z.strictObject({
+  ...decidedCall,
+  decision: z.literal('approve').check(z.describe('What is decided; absent with an answer.')),
+  ...seen,
+});
 export type ApproveDecision = z.output<typeof approveDecision>;
 /** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
-export const editDecision = z.object({
-  toolCallId: z.string(),
+export const editDecision = z.strictObject({
+  ...decidedCall,
   decision: z.literal('edit'),
-  args: editedArgs,
+  args: editedArgs.check(
+    z.describe(
+      `The edited arguments that replace the call's: a JSON object of at most ${LIMITS.answerBytes / 1024} KB.`,
+    ),
+  ),
   ...seen,
 });
 export type EditDecision = z.output<typeof editDecision>;
 /** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
-export const rejectDecision = z.object({
-  toolCallId: z.string(),
+export const rejectDecision = z.strictObject({
+  ...decidedCall,
   decision: z.literal('reject'),
-  reason: z.optional(z.string()),
+  reason: z.optional(
+    reason.check(z.describe(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
+  ),
   ...seen,
 });
 export type RejectDecision = z.output<typeof rejectDecision>;
@@ -129,7 +116,7 @@ export type DispatchCall = z.output<typeof dispatchCall>;
 
 const answered = z.object({ answer: z.unknown() });
 const approved = z.object({ decision: z.literal('approve') });
-const edited = z.object({ decision: z.literal('edit'), args: editedArgs });
+const edited = z.object({ decision: z.literal('edit'), args: recordedArgs });
 const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
 /** Who made a recorded decision (§13). */
 const recordedBy = { by: z.optional(principal) };
@@ -168,8 +155,29 @@ const ofEach = <P extends 'request' | 'body' | 'recorded' | 'vote'>(part: P) =>
   Object.values(DECISIONS).map((kind) => kind[part]);
 
 /** What a person settled one ask with (§9). */
-export const decision = z.union([answerDecision, ...ofEach('request')]);
-export type Decision = z.output<typeof decision>;
+export type Decision = AnswerDecision | z.output<(typeof DECISIONS)[keyof typeof DECISIONS]['request']>;
+/**
+ * One decision (§9): which it is is read from `decision` (absent with an answer), so a failure names the field of the
+ * decision it is, not of all of them. Unknown keys are refused: `{answer, decision}` is no decision.
+ */
+export const decision = z.discriminatedUnion(
+  'decision',
+  [
+    // Absent: the answer's own way of telling which decision it is.
+    z.strictObject({ ...answerShape, decision: z.optional(z.undefined().check(z.meta({ not: {} }))) }),
+    ...ofEach('request'),
+  ],
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? `must be ${DECISION_KINDS.map((kind) => JSON.stringify(kind)).join(', ')}, or absent with an answer`
+        : undefined,
+  },
+) as unknown as z.ZodMiniType<Decision>;
+/** Decisions for one paused round (`applyDecisions`, which may decide every call of a round without asks): one or more. */
+export const roundDecisions = z.array(decision).check(z.minLength(1));
+/** The decisions of one request (§9): 1 to `LIMITS.asks.max`, one per ask at most. */
+export const decisions = roundDecisions.check(z.maxLength(LIMITS.asks.max));
 
 /** A decision without the ask it is for (§9): how it is recorded and shown. */
 export const decisionBody = z.union([answered, ...ofEach('body')]);

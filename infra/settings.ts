@@ -5,7 +5,7 @@ import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { parseRecipientDomains } from '../functions/checkpoints/who-decides.ts';
+import { parseRecipientDomains } from '../functions/checkpoints/recipients.ts';
 import * as S from '../functions/settings.ts';
 import { type AuthSettings, resolveAuth } from './auth-settings.ts';
 import {

@@ -1,28 +1,25 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ERROR_FATES } from '../functions/errors.ts';
 import { EdgeCode } from '../functions/handlers/problem.ts';
+import { isBearer, ROUTES, type RouteId, type RouteSpec } from '../functions/handlers/routes.ts';
 import {
   askBody,
   cancelBody,
   claimBody,
-  isBearer,
   linkBody,
   linkResumeBody,
   pauseBody,
-  ROUTES,
-  type RouteId,
-  type RouteSpec,
   resumeBody,
-  WIRE_SHAPE,
-  type WireSchemaName,
-} from '../functions/handlers/routes.ts';
+} from '../functions/inputs.ts';
 import { LIMITS, LINK_HEADER } from '../functions/vocabulary.ts';
 import * as wire from '../functions/wire.ts';
 import * as z from '../functions/zod.ts';
+import { withFieldTables } from './field-tables.ts';
 
 /**
- * `npm run openapi`: writes `functions/handlers/openapi.json` from the route table (`functions/handlers/routes.ts`) and
+ * `npm run openapi`: writes `functions/handlers/openapi.json`, and the field tables of `docs/http-api.md`
+ * (`scripts/field-tables.ts`), from the route table (`functions/handlers/routes.ts`) and
  * the zod schemas the service is written against: each route's method, path and scopes; its path and query parameters
  * and its request body from the schemas the router validates with; every body it answers from the wire schemas the
  * views are typed by (`functions/wire.ts`); one problem schema for every error, with the codes of
@@ -458,15 +455,6 @@ function schemasOf(): Record<string, Json> {
     unrepresentable: 'any',
     uri: (id) => `#/components/schemas/${id}`,
     override: ({ jsonSchema }) => {
-      // A part the edge takes as sent and the store checks: its wire schema, by name.
-      const shape = jsonSchema[WIRE_SHAPE as keyof typeof jsonSchema] as WireSchemaName | undefined;
-      if (shape !== undefined) {
-        // biome-ignore lint/performance/noDynamicNamespaceImportAccess: a script, never bundled; the table names the schema
-        const name = names.get(wire[shape]);
-        if (name === undefined) throw new Error(`The wire schema ${shape} is not one of the document's SCHEMAS.`);
-        for (const key of Object.keys(jsonSchema)) delete jsonSchema[key as keyof typeof jsonSchema];
-        Object.assign(jsonSchema, ref(name));
-      }
       // zod bounds every number by the largest safe one; the document states only the bounds the API sets.
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
@@ -496,8 +484,21 @@ function errorResponses(): Record<string, Json> {
   );
 }
 
+/** `docs/http-api.md` (its text `markdown`) with its field tables written from the document's schemas. */
+export function httpApiDocText(markdown: string): string {
+  return withFieldTables(markdown, schemasOf());
+}
+
+/** The document's component schemas, by name. */
+export function componentSchemas(): Record<string, Json> {
+  return schemasOf();
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const target = fileURLToPath(new URL('../functions/handlers/openapi.json', import.meta.url));
   writeFileSync(target, openApiText());
   console.log(`Wrote ${target}`);
+  const page = fileURLToPath(new URL('../docs/http-api.md', import.meta.url));
+  writeFileSync(page, httpApiDocText(readFileSync(page, 'utf8')));
+  console.log(`Wrote the field tables of ${page}`);
 }

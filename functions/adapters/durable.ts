@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DurableContext } from '@aws/durable-execution-sdk-js';
-import { isIdempotencyKey } from '../checkpoints/validation.ts';
 import type { ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { PauseCancelledError, PauseExpiredError } from '../errors.ts';
+import { isIdempotencyKey } from '../inputs.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type { DispatchCall, HandoffPointer } from '../wire.ts';
 import { type ExecutionLog, executionKey, executionLogOf, type HandbackOption, operationsOf } from './shared.ts';

@@ -1,6 +1,7 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { foldEmail } from '../checkpoints/identity.ts';
 import { entryKey, recipientsOf } from '../checkpoints/notify.ts';
-import { foldEmail, isInsideDomains } from '../checkpoints/who-decides.ts';
+import { isInsideDomains } from '../checkpoints/recipients.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type LinkMailer, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';

@@ -1,12 +1,18 @@
-import type { AskKind, FormatName, OnExpiry, PauseStatus } from '../vocabulary.ts';
+import type {
+  CancelInput,
+  ContinuationKey,
+  DecideInput,
+  ListPausesQuery,
+  PauseInput,
+  PauseKey,
+  ResumeInput,
+} from '../inputs.ts';
+import type { PauseStatus } from '../vocabulary.ts';
 import type {
   Actor,
-  Approvers,
   AskView,
   Continuation,
-  Decision,
   JsonSchema,
-  NotifyEntry,
   PauseCreated,
   PausePage,
   PauseView,
@@ -53,6 +59,16 @@ export interface CheckpointStore {
 }
 
 export type {
+  AskInput,
+  CancelInput,
+  ContinuationKey,
+  DecideInput,
+  ListPausesQuery,
+  PauseInput,
+  PauseKey,
+  ResumeInput,
+} from '../inputs.ts';
+export type {
   AskView,
   Continuation,
   JsonSchema,
@@ -63,109 +79,6 @@ export type {
   PendingDecisions,
   RecordedDecisionView,
 };
-
-/** One ask of a pause body (§9). */
-export interface AskInput {
-  toolCallId: string;
-  /** Default `answer`. */
-  kind?: AskKind;
-  prompt?: string;
-  /** `answer` asks only. */
-  answerSchema?: JsonSchema;
-  /** `approval` asks only. */
-  argsSchema?: JsonSchema;
-  /** `approval` asks only; default true. */
-  editable?: boolean;
-  /** Who may decide this ask (§13); without it, any principal of the tenant that may decide at all. */
-  approvers?: Approvers;
-  /** `approval` asks only: distinct principals that must approve the same arguments (§13), 1–5; default 1. */
-  approvals?: number;
-}
-
-/** What a pause records (the HTTP pause body plus the tenant and run): part one's `toolCallId`, or `asks`. */
-export interface PauseInput {
-  tenant: string;
-  runId: string;
-  format: FormatName;
-  messages: unknown[];
-  /** Part one's form: the one `answer` ask. Not with `asks`. */
-  toolCallId?: string;
-  /** With `toolCallId`. */
-  prompt?: string;
-  /** With `toolCallId`. */
-  answerSchema?: JsonSchema;
-  /** 1–16 asks (§9). Not with `toolCallId`. */
-  asks?: AskInput[];
-  /** 1–31,536,000; default 604,800 (7 days). */
-  expiresInSeconds?: number;
-  /** Default `fail`. */
-  onExpiry?: OnExpiry;
-  /** Emit `Pause Reminder` this many seconds before `expiresAt`. */
-  remindBeforeSeconds?: number;
-  /** A Step Functions task token to complete on resume. */
-  taskToken?: string;
-  /**
-   * A Lambda durable function's callback id (`context.waitForCallback`) to complete when the pause closes, as a task
-   * token is (`handback/durable`).
-   */
-  callbackId?: string;
-  /** At most 4 KB of JSON, returned as given. */
-  metadata?: Record<string, unknown>;
-  /** The request's `Idempotency-Key`: the same key with the same body returns the first pause again. */
-  idempotencyKey?: string;
-  /** The principal pausing (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
-  by?: Actor;
-  /** The principal that paused may not decide it (§13). */
-  fourEyes?: boolean;
-  /** Whom to tell, and where (§14); without it, the deployment's defaults. */
-  notify?: NotifyEntry[];
-}
-
-/** Names one pause of one tenant. */
-export interface PauseKey {
-  tenant: string;
-  runId: string;
-  interruptId: string;
-}
-
-/** Names one continuation of one tenant. */
-export interface ContinuationKey {
-  tenant: string;
-  runId: string;
-  continuationId: string;
-}
-
-/** Part one's resume: the answer to a pause's one `answer` ask. */
-export interface ResumeInput {
-  tenant: string;
-  runId: string;
-  interruptId: string;
-  /** Any JSON value, at most 256 KB. */
-  answer: unknown;
-  /** Who decides (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
-  by?: Actor;
-}
-
-/** Decisions for some or all of a pause's asks. */
-export interface DecideInput {
-  tenant: string;
-  runId: string;
-  interruptId: string;
-  decisions: Decision[];
-  /** Who decides (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
-  by?: Actor;
-}
-
-/** A cancel (§10). */
-export interface CancelInput {
-  tenant: string;
-  runId: string;
-  interruptId: string;
-  /** Text of at most 2 KB, written into every undecided ask's rejection. */
-  reason?: string;
-  /** Who decides (§13). @default {kind: 'service', subject: 'library', via: 'library'} */
-  by?: Actor;
-}
 
 /** A closing's outcome: the continuation, whether this call replayed an earlier one, and the pause's task token. */
 export interface ResumeResult extends Continuation {
@@ -193,21 +106,6 @@ export interface PauseClosed extends Omit<ResumeResult, 'replayed'> {
 
 /** What `decide` answers: still pending, or the committed continuation. */
 export type DecideResult = ({ kind: 'pending' } & PendingDecisions) | ({ kind: 'closed' } & ResumeResult);
-
-/** A page query over one tenant's pauses. */
-export interface ListPausesQuery {
-  tenant: string;
-  status?: PauseStatus;
-  /** 1–100, default 20. */
-  limit?: number;
-  /** The `cursor` of the previous page, opaque. */
-  cursor?: string;
-  /**
-   * Only pauses with an ask this principal may decide and has not decided or voted on (§13, `mine=true`); read from
-   * the open pauses, so give `status: 'paused'` with it.
-   */
-  waitingFor?: Actor;
-}
 
 /** What one sweep did. */
 export interface SweepResult {

@@ -1,6 +1,6 @@
 import type { AnswerFailure } from '../errors.ts';
 import type { MessageFormat } from '../rehydrate/formats/format.ts';
-import type { JsonSchema, PauseInput } from './checkpoint-store.ts';
+import type { JsonSchema } from './checkpoint-store.ts';
 import type { CheckedPause, PauseRules } from './pause-checks.ts';
 
 /**
@@ -13,7 +13,7 @@ import type { CheckedPause, PauseRules } from './pause-checks.ts';
 export interface CheckpointChecks {
   /** Checks a pause input with its format's module (`formats/load.ts`); `pause` needs it. */
   pause?: () => Promise<{
-    checkPauseInput(input: PauseInput, format: MessageFormat | undefined, rules?: PauseRules): CheckedPause;
+    checkPauseInput(input: unknown, format: MessageFormat | undefined, rules?: PauseRules): CheckedPause;
   }>;
   /** Checks an answer or edited args against its JSON Schema; `resume` and `decide` need it for asks with a schema. */
   schemas?: () => Promise<{ schemaFailures(schema: JsonSchema, value: unknown): AnswerFailure[] }>;

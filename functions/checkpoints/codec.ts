@@ -192,25 +192,6 @@ export function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('base64url');
 }
 
-/**
- * A JSON value's canonical text: object keys sorted (by UTF-16 code units, as `Array.prototype.sort` does), no
- * whitespace, everything else as `JSON.stringify` writes it. Two values equal as JSON, key order aside, have the
- * same canonical text. The value must be JSON (checked by the caller).
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  // As JSON.stringify does, a key whose value JSON cannot carry (undefined, a function) is left out.
-  const entries = Object.keys(value)
-    .filter((key) => {
-      const item = (value as Record<string, unknown>)[key];
-      return item !== undefined && typeof item !== 'function' && typeof item !== 'symbol';
-    })
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
-}
-
 async function compress(codec: Codec, bytes: Uint8Array): Promise<Buffer> {
   if (codec === Codec.Brotli) {
     return brotliCompressAsync(bytes, {

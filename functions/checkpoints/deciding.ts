@@ -6,24 +6,15 @@ import {
   InvalidAnswerError,
   PayloadTooLargeError,
 } from '../errors.ts';
+import { canonicalJson, capitalize, utf8Bytes } from '../json.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import { LIMITS, unhandled } from '../vocabulary.ts';
 import type { Actor, DecisionBody, JsonSchema } from '../wire.ts';
-import { canonicalJson, sha256 } from './codec.ts';
-import { capitalize, utf8Bytes } from './json.ts';
+import { sha256 } from './codec.ts';
+import { recorded } from './identity.ts';
 import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
-import {
-  approvalsNeeded,
-  argsHashOf,
-  argsRefusal,
-  authorityRefusal,
-  countingVoters,
-  currentArgsHash,
-  recorded,
-  tallyOf,
-  VOTES,
-  voteRefusal,
-} from './who-decides.ts';
+import { approvalsNeeded, argsHashOf, countingVoters, currentArgsHash, tallyOf, VOTES } from './tally.ts';
+import { argsRefusal, authorityRefusal, voteRefusal } from './who-decides.ts';
 
 /**
  * What a decision request does to a pause record (§9, §13), pure: the decisions matched to their asks, every refusal
@@ -46,8 +37,8 @@ export interface MatchedDecision {
 }
 
 /**
- * Matches each decision to its ask; an unknown ask, or two decisions for one, is a `BadRequestError`. `hashes` are
- * the asks' model-argument hashes (`modelHashes`).
+ * Matches each decision to its ask. The decisions passed the rules of a round (`plan`, `rehydrate/decide.ts`): each
+ * names one ask of this pause, once. `hashes` are the asks' model-argument hashes (`modelHashes`).
  */
 export function matchDecisions(
   record: PauseRecord,
@@ -55,22 +46,11 @@ export function matchDecisions(
   hashes: readonly string[],
 ): MatchedDecision[] {
   const indexOf = new Map(record.asks.map((ask, index) => [ask.toolCallId, index]));
-  const seen = new Set<string>();
   return decisions.map((decision, position) => {
-    const index = indexOf.get(decision.toolCallId);
-    if (index === undefined) {
-      const message = `toolCallId ${JSON.stringify(decision.toolCallId)} is not an ask of this pause; its asks: ${record.asks.map((ask) => JSON.stringify(ask.toolCallId)).join(', ')}`;
-      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}/toolCallId`, message }]);
-    }
-    if (seen.has(decision.toolCallId)) {
-      const message = `the ask ${JSON.stringify(decision.toolCallId)} has two decisions in this request`;
-      throw new BadRequestError(`${capitalize(message)}.`, [{ path: `/decisions/${position}`, message }]);
-    }
-    seen.add(decision.toolCallId);
-    const ask = record.asks[index] as Ask;
+    const index = indexOf.get(decision.toolCallId) as number;
     return {
       decision,
-      ask,
+      ask: record.asks[index] as Ask,
       index,
       position,
       hash: sha256(canonicalJson(bodyOf(decision))),

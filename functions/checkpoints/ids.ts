@@ -1,3 +1,5 @@
+import { PauseNotFoundError } from '../errors.ts';
+
 /**
  * The public ids of pauses and continuations, pure: `<seq>.<hint>.<token>` — the pause's number in its run, the
  * persistence's read hint (opaque here: see `CheckpointPersistence.readHint`), and 128 random bits (base64url). The
@@ -36,6 +38,13 @@ export function parseId(id: unknown): IdParts | undefined {
   if (match === null) return undefined;
   const seq = Number(match[1]);
   return seq <= MAX_SEQ ? { seq, hint: match[2] as string, token: match[3] as string } : undefined;
+}
+
+/** The parts of a pause's id, or `PauseNotFoundError` (of `runId`) for anything that is not one: it names no pause. */
+export function pauseIdOf(runId: string, interruptId: string): IdParts {
+  const id = parseId(interruptId);
+  if (id === undefined) throw new PauseNotFoundError(runId, interruptId);
+  return id;
 }
 
 /** `size` random bytes as base64url: 16 bytes make the 22 characters of an id's random part. */

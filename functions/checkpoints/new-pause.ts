@@ -1,16 +1,49 @@
-import { PayloadTooLargeError } from '../errors.ts';
+import {
+  BadRequestError,
+  IdempotencyKeyReusedError,
+  OpenPauseExistsError,
+  PayloadTooLargeError,
+  UnsupportedRecordError,
+} from '../errors.ts';
+import { capitalize, utf8Bytes } from '../json.ts';
 import { LIMITS, Status } from '../vocabulary.ts';
-import type { PauseInput } from './checkpoint-store.ts';
 import type { TranscriptHeader } from './codec.ts';
-import { capitalize, utf8Bytes } from './json.ts';
+import { MAX_SEQ } from './ids.ts';
 import type { CheckedPause } from './pause-checks.ts';
-import { type Ask, nextDueAt, type PauseRecord } from './record.ts';
+import { type Ask, interruptIdOf, isKnownStatus, isOpenAt, nextDueAt, type PauseRecord } from './record.ts';
 
 /**
- * A new pause's record, pure: what the service writes when a checked pause takes its sequence number. The service
- * brings what is not pure (the time, the random token, the encoded transcript, the number it read); this module says
- * what the record holds and what it keeps of the asks.
+ * A new pause's record, pure: whether a checked pause may take its run's next sequence number, and what the service
+ * writes when it does. The service brings what is not pure (the time, the random token, the encoded transcript, the
+ * record it read); this module says what the record holds and what it keeps of the asks.
  */
+
+/**
+ * The number a pause takes after `latest`, its run's newest record, at `nowMs`: the next one, or `replay` when
+ * `latest` is this request's own pause (the same `Idempotency-Key` and request hash: the first answer again). Throws
+ * the refusals: the key reused with another request (422), the run's open pause (409), a record of a newer version,
+ * a run whose numbers are used up.
+ */
+export function nextNumber(
+  latest: PauseRecord | undefined,
+  pause: { runId: string; idempotencyKey?: string; requestHash?: string | undefined },
+  nowMs: number,
+): number | 'replay' {
+  if (latest !== undefined) {
+    if (pause.idempotencyKey !== undefined && latest.idempotency?.key === pause.idempotencyKey) {
+      if (latest.idempotency.hash === pause.requestHash) return 'replay';
+      throw new IdempotencyKeyReusedError(pause.runId, interruptIdOf(latest));
+    }
+    if (!isKnownStatus(latest.status)) {
+      throw new UnsupportedRecordError(pause.runId, interruptIdOf(latest), `status ${JSON.stringify(latest.status)}`);
+    }
+    if (isOpenAt(latest, nowMs)) throw new OpenPauseExistsError(pause.runId, interruptIdOf(latest));
+  }
+  const seq = (latest?.seq ?? 0) + 1;
+  if (seq > MAX_SEQ)
+    throw new BadRequestError(`Run ${pause.runId} has used all ${MAX_SEQ} pause numbers; use a new runId.`);
+  return seq;
+}
 
 /** What a new record is made of besides the checked pause. */
 export interface NewPauseParts {
@@ -91,10 +124,4 @@ export function fitAsks(pause: CheckedPause): Ask[] {
     const { args: _, ...rest } = ask;
     return { ...rest, argsOmitted: true };
   });
-}
-
-/** The fields of a pause request that its `Idempotency-Key` covers, besides the transcript (hashed on its own). */
-export function requestFields(input: PauseInput): Record<string, unknown> {
-  const { tenant: _, runId: __, messages: ___, idempotencyKey: ____, ...rest } = input;
-  return rest;
 }

@@ -1,20 +1,14 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
 import { channels as CHANNELS_SETTING } from '../settings.ts';
-import { CHANNEL_NAMES, type ChannelName, isOneOf, LIMITS } from '../vocabulary.ts';
-import type { NotifyEntry } from '../wire.ts';
+import { CHANNEL_NAMES, type ChannelName, isOneOf } from '../vocabulary.ts';
+import { CHANNEL_ADDRESSES, isEmailAddress, type NotifyEntry } from '../wire.ts';
 
 /**
- * Whom a pause tells (§14), pure: the shape of `notify` (checked with the rest of a pause's fields), whether each entry's
- * channel is configured (checked where the deployment's configuration is known), and the entries a channel delivers
- * to — the pause's own, or the deployment's defaults when it gave none.
+ * Whom a pause tells (§14), pure: whether each entry's channel is configured (checked where the deployment's
+ * configuration is known), and the entries a channel delivers to — the pause's own, or the deployment's defaults when
+ * it gave none. The shape of `notify` and what each channel's address is are `fields.ts`'s (`notifyList`,
+ * `CHANNEL_ADDRESSES`).
  */
-
-/** A Slack conversation id: a public or private channel (`C…`, `G…`) or a direct message (`D…`). */
-const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{8,}$/;
-/** An address with one `@`, a dotted domain and no spaces or angle brackets: what SMTP and SES take as a recipient. */
-const EMAIL_ADDRESS = /^[^\s@<>()",;]{1,64}@[^\s@<>()",;]+\.[^\s@<>()",;]{2,}$/;
-/** Characters of an email address (RFC 5321's path limit). */
-const EMAIL_CHARS = 254;
 
 /** A sender with a display name: `Name <address>`, the name without angle brackets or quotes. */
 const NAMED_SENDER = /^([^<>"]*\S)\s*<([^<>]+)>$/;
@@ -25,7 +19,7 @@ const NAMED_SENDER = /^([^<>"]*\S)\s*<([^<>]+)>$/;
  */
 export function senderAddress(from: string): string {
   const address = NAMED_SENDER.exec(from.trim())?.[2] ?? from.trim();
-  if (address.length > EMAIL_CHARS || !EMAIL_ADDRESS.test(address)) {
+  if (!isEmailAddress(address)) {
     throw new Error(
       `must be an email address, or Name <address> (a verified SES identity, or an address of a verified domain, on AWS), not ${JSON.stringify(from.slice(0, 64))}`,
     );
@@ -33,74 +27,10 @@ export function senderAddress(from: string): string {
   return address;
 }
 
-/** What a channel's `to` is (§14): each channel's own, so a new channel cannot be checked as another's by default. */
-export interface ChannelAddress {
-  /** What is wrong with `to`, or undefined when it is well formed. */
-  problem(to: string): string | undefined;
-  /** `to` as the delivery log names it and a pause's entries are compared: `<channel>:<key>`. */
-  key(to: string): string;
-  /**
-   * Whether an agent's pause may name `to` only inside the deployment's recipient domains (§16): an address that
-   * reaches whomever it names (an email), not a place the deployment set up (a Slack channel its app was invited to).
-   */
-  heldToDomains: boolean;
-}
-
-/** Each channel's addresses. */
-export const CHANNEL_ADDRESSES: Record<ChannelName, ChannelAddress> = {
-  slack: {
-    problem: (to) =>
-      SLACK_CHANNEL_ID.test(to)
-        ? undefined
-        : `to must be a Slack channel id such as C0123456789, got ${JSON.stringify(to.slice(0, 64))}`,
-    key: (to) => to,
-    heldToDomains: false,
-  },
-  email: {
-    problem: (to) =>
-      to.length <= EMAIL_CHARS && EMAIL_ADDRESS.test(to)
-        ? undefined
-        : `to must be an email address, got ${JSON.stringify(to.slice(0, 64))}`,
-    key: (to) => to.toLowerCase(),
-    heldToDomains: true,
-  },
-};
-
-/** What is wrong with `to` for `channel`, or undefined when it is well formed. */
+/** What is wrong with `to` for `channel`, or undefined when it is well formed (`CHANNEL_ADDRESSES`). */
 export function addressProblem(channel: ChannelName, to: unknown): string | undefined {
-  if (typeof to !== 'string') return 'to must be a string';
-  return CHANNEL_ADDRESSES[channel].problem(to);
-}
-
-/** The failures of a pause's `notify` (each at its JSON pointer); none when it is absent. */
-export function notifyFailures(notify: unknown): AnswerFailure[] {
-  if (notify === undefined) return [];
-  if (!Array.isArray(notify) || notify.length > LIMITS.notifyEntries) {
-    return [{ path: '/notify', message: `notify must be an array of at most ${LIMITS.notifyEntries} entries` }];
-  }
-  const failures: AnswerFailure[] = [];
-  const seen = new Set<string>();
-  notify.forEach((entry: unknown, index) => {
-    const at = `/notify/${index}`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      failures.push({ path: at, message: 'a notify entry must be an object {channel, to}' });
-      return;
-    }
-    const { channel, to } = entry as Record<string, unknown>;
-    if (!isOneOf(CHANNEL_NAMES, channel)) {
-      failures.push({ path: `${at}/channel`, message: `channel must be one of ${CHANNEL_NAMES.join(', ')}` });
-      return;
-    }
-    const problem = addressProblem(channel, to);
-    if (problem !== undefined) {
-      failures.push({ path: `${at}/to`, message: problem });
-      return;
-    }
-    const key = entryKey(entry as NotifyEntry);
-    if (seen.has(key)) failures.push({ path: at, message: `${key} is named twice` });
-    seen.add(key);
-  });
-  return failures;
+  const parsed = CHANNEL_ADDRESSES[channel].to.safeParse(to);
+  return parsed.success ? undefined : `to ${parsed.error.issues[0]?.message ?? 'is not an address'}`;
 }
 
 /**
@@ -140,9 +70,7 @@ export function recipientsOf(
 }
 
 /** An entry as one string, `<channel>:<to>`: how the delivery log names it. */
-export function entryKey(entry: NotifyEntry): string {
-  return `${entry.channel}:${CHANNEL_ADDRESSES[entry.channel].key(entry.to)}`;
-}
+export { notifyEntryKey as entryKey } from '../wire.ts';
 
 /** A comma-separated list of defaults (`HANDBACK_EMAIL_TO=a@x.com,b@x.com`), each checked like a `notify` entry. */
 export function parseDefaults(channel: ChannelName, value: string | undefined): string[] {

@@ -1,13 +1,14 @@
 import { BadRequestError } from '../errors.ts';
+import { capitalize, utf8Bytes } from '../json.ts';
 import { type AgentAsk, type Settled, settle } from '../policies/outcomes.ts';
 import type { PolicyEngine } from '../policies/port.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type { Actor, Decision } from '../wire.ts';
 import { matchDecisions, recordDecisions } from './deciding.ts';
-import { capitalize, utf8Bytes } from './json.ts';
+import { isAnonymous } from './identity.ts';
 import type { CheckedPause } from './pause-checks.ts';
 import type { Ask, PauseRecord } from './record.ts';
-import { isAnonymous, modelHashes } from './who-decides.ts';
+import { modelHashes } from './tally.ts';
 
 /**
  * The one seam where a pause's asks get their policy outcomes (§17), at pause time, before the pause is written: each

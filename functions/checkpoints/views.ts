@@ -10,7 +10,8 @@ import {
   type RecordedDecision,
   statusAt,
 } from './record.ts';
-import { currentArgsHash, isArgsHash, modelHashes, refusalOf, tallyOf } from './who-decides.ts';
+import { currentArgsHash, isArgsHash, modelHashes, tallyOf } from './tally.ts';
+import { refusalOf } from './who-decides.ts';
 
 /** What callers see of a record, pure: the GET-pause body, the 201 body. Nothing here reads storage or a clock. */
 

@@ -14,7 +14,9 @@ import type {
   ResumeInput,
   ResumeResult,
 } from '../checkpoints/checkpoint-store.ts';
-import type { Actor, ClaimResult } from '../wire.ts';
+import type { claimBody, linkBody } from '../inputs.ts';
+import type { Actor, ClaimResult, CreatedLink, DeliveredLink } from '../wire.ts';
+import type * as z from '../zod.ts';
 
 /**
  * The store's operations as the agent's side uses them (§15): the store's own input and output types, less what the
@@ -52,27 +54,17 @@ export type ClientContinuationKey = Unscoped<ContinuationKey>;
 /** A page query; `mine` lists only pauses with an ask the caller may decide and has not yet decided (§13). */
 export type ClientListPausesQuery = Unscoped<ListPausesQuery> & { mine?: boolean };
 
-/** A link for one recipient (§13). */
-export interface CreateLinkInput {
-  runId: string;
-  interruptId: string;
-  email: string;
-  name?: string;
-  /** Mail the link to `email` instead of answering with it (§16): a delivered link, deciding as that address. */
-  deliver?: boolean;
-}
+/**
+ * A link for one recipient (§13): the pause and the link body (`deliver: true` mails it to `email` instead of
+ * answering with it, §16: a delivered link, deciding as that address).
+ */
+export type CreateLinkInput = ClientPauseKey & z.input<typeof linkBody>;
 
 /** The 201 body of a granted link (§16): the link, deciding as you; `recipient` is whom you give it to, a label. */
-export interface LinkCreated {
-  answerUrl: string;
-  recipient: { email: string; name?: string };
-}
+export type LinkCreated = CreatedLink;
 
 /** The 202 body of a delivered link (§16): Handback mailed it to `recipient`; the URL is theirs alone. */
-export interface LinkDelivered {
-  recipient: { email: string; name?: string };
-  delivered: true;
-}
+export type LinkDelivered = DeliveredLink;
 
 /** What the client and a store bound to a tenant both do: the operations the framework adapters use. */
 export interface HandbackOperations {
@@ -92,11 +84,8 @@ export interface HandbackOperations {
   listPauses(query?: ClientListPausesQuery): Promise<PausePage>;
 }
 
-/** A claim of a closed pause's hand-off (§18): the pause and who claims it. */
-export interface ClientClaimInput extends ClientPauseKey {
-  /** 1–128 visible ASCII characters, the same on every retry of one claim. */
-  claimant: string;
-}
+/** A claim of a closed pause's hand-off (§18): the pause and who claims it (the claim body). */
+export type ClientClaimInput = ClientPauseKey & z.input<typeof claimBody>;
 
 /** The HTTP client: the shared operations, links for a recipient, and hand-off claims. */
 export interface HandbackClient extends HandbackOperations {

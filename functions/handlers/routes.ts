@@ -1,15 +1,26 @@
-import { isPlainObject } from '../checkpoints/json.ts';
-import { isPlausibleEmail } from '../links/links.ts';
-import { opaqueId, runId } from '../resume/request.ts';
-import { ASK_KINDS, FORMAT_NAMES, LIMITS, ON_EXPIRY, PAUSE_STATUSES, SCOPES, type Scope } from '../vocabulary.ts';
-import type { Approvers, NotifyEntry } from '../wire.ts';
-import * as z from '../zod.ts';
+import {
+  cancelBody,
+  claimBody,
+  continuationParams,
+  continuationQuery,
+  linkBody,
+  linkResumeBody,
+  listPausesQuery,
+  pauseBody,
+  pauseParams,
+  pauseQuery,
+  resumeBody,
+  runParams,
+} from '../inputs.ts';
+import { LIMITS, SCOPES, type Scope } from '../vocabulary.ts';
+import type * as z from '../zod.ts';
 
 /**
  * The one route table of the HTTP edge (§5, §9–§13): each route once, with who may call it, its body limit and the
- * zod schemas of its path, query and body. The API handler (`http-api.ts`), the local server (which paths take no
- * token), the CDK routes (`infra/http-api.ts`: authorizer, `AuthorizationScopes`), the OpenAPI document
- * (`scripts/openapi.ts`) and the tests all read it. A route is added here and by its handler, nowhere else.
+ * zod schemas of its path, query and body — each input's one schema (`functions/inputs.ts`), the same the store
+ * parses a library user's call with. The API handler (`http-api.ts`), the local server (which paths take no token),
+ * the CDK routes (`infra/http-api.ts`: authorizer, `AuthorizationScopes`), the OpenAPI document (`scripts/openapi.ts`)
+ * and the tests all read it. A route is added here and by its handler, nowhere else.
  */
 
 /**
@@ -55,126 +66,6 @@ export interface RouteSpec {
   readonly query?: z.ZodMiniType;
   readonly body?: BodySpec;
 }
-
-/** The metadata key naming, on a schema the edge takes as sent, the wire schema the API description shows for it. */
-export const WIRE_SHAPE = 'x-handback-wire';
-type Wire = typeof import('../wire.ts');
-/** The names of `functions/wire.ts`'s schemas. */
-export type WireSchemaName = { [K in keyof Wire]: Wire[K] extends z.ZodMiniType ? K : never }[keyof Wire];
-
-/**
- * A part of a body the store checks itself, naming each bad entry (§9, §13, §14): taken here as sent, and shown in the
- * API description as the wire schema `shape` (`functions/wire.ts`, by `scripts/openapi.ts`).
- */
-function checkedByStore<T>(shape: WireSchemaName) {
-  return z.custom<T>(() => true).check(z.meta({ [WIRE_SHAPE]: shape }));
-}
-
-/** What the API description says of a field beyond what the edge checks: a limit the store holds it to, a default. */
-const documented = (words: Record<string, unknown>) => z.meta(words);
-
-// Checked, not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry.
-const jsonObject = z
-  .custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object')
-  .check(documented({ type: 'object' }));
-const jsonSchema = z.optional(
-  z.union([jsonObject, z.boolean()]).check(documented({ description: 'A JSON Schema 2020-12 document.' })),
-);
-
-/** One ask of a pause body (§9). */
-export const askBody = z.object({
-  toolCallId: z.string().check(z.minLength(1)),
-  kind: z.optional(z.enum(ASK_KINDS)),
-  prompt: z.optional(z.string().check(documented({ maxLength: LIMITS.promptChars }))),
-  answerSchema: jsonSchema,
-  argsSchema: jsonSchema,
-  editable: z.optional(z.boolean()),
-  // Checked by the store, which names each bad entry (§13).
-  approvers: z.optional(checkedByStore<Approvers>('approvers')),
-  approvals: z.optional(z.number().check(z.int(), z.minimum(LIMITS.approvals.min), z.maximum(LIMITS.approvals.max))),
-});
-
-/** A pause body (§5, §9, §10). */
-export const pauseBody = z.object({
-  format: z.enum(FORMAT_NAMES),
-  messages: z.array(z.unknown()).check(z.minLength(1)),
-  toolCallId: z.optional(z.string().check(z.minLength(1))),
-  prompt: z.optional(z.string().check(documented({ maxLength: LIMITS.promptChars }))),
-  answerSchema: jsonSchema,
-  asks: z.optional(z.array(askBody).check(z.minLength(LIMITS.asks.min), z.maxLength(LIMITS.asks.max))),
-  expiresInSeconds: z.optional(
-    z
-      .number()
-      .check(
-        z.int(),
-        z.minimum(LIMITS.expiresInSeconds.min),
-        z.maximum(LIMITS.expiresInSeconds.max),
-        documented({ default: LIMITS.expiresInSeconds.default }),
-      ),
-  ),
-  onExpiry: z.optional(z.enum(ON_EXPIRY).check(documented({ default: ON_EXPIRY[0] }))),
-  remindBeforeSeconds: z.optional(z.number().check(z.int(), z.minimum(1))),
-  taskToken: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.taskTokenChars))),
-  callbackId: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.callbackIdChars))),
-  metadata: z.optional(jsonObject.check(documented({ description: `At most ${LIMITS.metadataBytes} bytes of JSON.` }))),
-  // Each entry is checked by the store with the pause's other fields (§14), named by its place.
-  notify: z.optional(z.array(checkedByStore<NotifyEntry>('notifyEntry'))),
-  // Checked by the store, which names each bad approver (§13).
-  fourEyes: z.optional(z.boolean()),
-});
-
-/** The decisions of a request (§9), each checked by the store, which names each bad one by its place. */
-const decisions = z
-  .array(checkedByStore<unknown>('decision'))
-  .check(documented({ minItems: LIMITS.asks.min, maxItems: LIMITS.asks.max }));
-
-/** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
-export const resumeBody = z
-  .object({ interruptId: opaqueId, answer: z.optional(z.unknown()), decisions: z.optional(decisions) })
-  .check(
-    z.refine(
-      (body) => 'answer' in body !== (body.decisions !== undefined),
-      'give exactly one of answer (a pause with one answer ask) or decisions',
-    ),
-  );
-/** An answer link's resume body: the pause is the link's. */
-export const linkResumeBody = z
-  .object({ answer: z.optional(z.unknown()), decisions: z.optional(decisions) })
-  .check(
-    z.refine((body) => 'answer' in body !== (body.decisions !== undefined), 'give exactly one of answer or decisions'),
-  );
-/** A cancel body (§10). */
-export const cancelBody = z.object({ reason: z.optional(z.string()) });
-/** A link for a recipient (§13, §16): answered with its URL (granted), or mailed to them with `deliver: true`. */
-export const linkBody = z.object({
-  email: z
-    .string()
-    .check(z.refine(isPlausibleEmail, `must be an email address of at most ${LIMITS.recipientChars} characters`)),
-  name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars))),
-  deliver: z.optional(z.boolean()),
-});
-
-/** A hand-off claim (§18): who claims, the same name on every retry of one claim. */
-export const claimBody = z.object({
-  claimant: z.string().check(z.regex(LIMITS.claimant, 'must be 1–128 visible ASCII characters')),
-});
-
-export const runParams = z.object({ runId });
-export const pauseParams = z.object({ runId, interruptId: opaqueId });
-export const continuationParams = z.object({ runId, continuationId: opaqueId });
-const sliceQuery = {
-  from: z.optional(z.coerce.number().check(z.int(), z.minimum(0))),
-  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
-};
-export const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery });
-export const continuationQuery = z.object(sliceQuery);
-export const listQuery = z.object({
-  status: z.optional(z.enum(PAUSE_STATUSES)),
-  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max))),
-  cursor: z.optional(z.string().check(z.minLength(1))),
-  /** Only the open pauses with an ask the requester may decide and has not (§13). */
-  mine: z.optional(z.enum(['true', 'false'])),
-});
 
 /** Why an answer-link route (§11) has no JWT authorizer. */
 const ANSWER_LINK =
@@ -224,7 +115,7 @@ export const ROUTES = [
     params: continuationParams,
     query: continuationQuery,
   },
-  { id: 'listPauses', method: 'GET', path: '/pauses', scopes: [decide], query: listQuery },
+  { id: 'listPauses', method: 'GET', path: '/pauses', scopes: [decide], query: listPausesQuery },
   {
     id: 'cancel',
     method: 'POST',

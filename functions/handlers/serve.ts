@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyResultV2 }
 import type { DecideResult } from '../checkpoints/checkpoint-store.ts';
 import { stringifyWithMessages } from '../checkpoints/continuation-json.ts';
 import { BadRequestError } from '../errors.ts';
+import { parseInput } from '../inputs.ts';
 import {
   fitMessages,
   HTTP_MESSAGES_LIMIT_BYTES,
@@ -11,7 +12,7 @@ import {
   resumeBody,
   sliceMessages,
 } from '../resume/fit.ts';
-import { checkJsonDepth, parseOrThrow } from '../resume/request.ts';
+import { checkJsonDepth } from '../resume/request.ts';
 import type { Scope } from '../vocabulary.ts';
 import type { Actor } from '../wire.ts';
 import type { RouteHandler } from './http-api.ts';
@@ -62,13 +63,12 @@ export function serve(
     const link = route.scopes === 'link' ? await who.linkOf(read) : undefined;
     const input = {
       event: read,
-      params: route.params === undefined ? undefined : parseOrThrow(route.params, read.pathParameters, 'path'),
-      query:
-        route.query === undefined ? undefined : parseOrThrow(route.query, read.queryStringParameters ?? {}, 'query'),
+      params: route.params === undefined ? undefined : parseInput(route.params, read.pathParameters, 'path'),
+      query: route.query === undefined ? undefined : parseInput(route.query, read.queryStringParameters ?? {}, 'query'),
       body:
         route.body?.schema === undefined
           ? undefined
-          : parseOrThrow(route.body.schema, read.body, route.body.name ?? 'body'),
+          : parseInput(route.body.schema, read.body, route.body.name ?? 'body'),
     };
     return handler(input, caller ?? link);
   };

@@ -22,7 +22,6 @@ export {
   answerLinksOnFirstUse,
   checkNamesOnlyItsPause,
   grantorOf,
-  isPlausibleEmail,
   LINK_HEADER,
   LinkClosedError,
   type LinkDelivery,

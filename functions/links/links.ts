@@ -1,4 +1,4 @@
-import { foldEmail } from '../checkpoints/who-decides.ts';
+import { foldEmail } from '../checkpoints/identity.ts';
 import { ForbiddenError } from '../errors.ts';
 import { once } from '../once.ts';
 import { LIMITS, LINK_HEADER } from '../vocabulary.ts';
@@ -167,11 +167,6 @@ export function checkNamesOnlyItsPause(
       }
     }
   }
-}
-
-/** A plausible email address: one `@`, something on each side, no spaces, a dot in the domain, at most 256 chars. */
-export function isPlausibleEmail(value: string): boolean {
-  return value.length <= LIMITS.recipientChars && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,6 @@
 import type { LocalChannelSettings } from '../channels/config.ts';
 import { parseDefaults, senderAddress } from '../checkpoints/notify.ts';
-import { parseRecipientDomains } from '../checkpoints/who-decides.ts';
+import { parseRecipientDomains } from '../checkpoints/recipients.ts';
 import { type Environment, type EnvSetting, loadHandoffConfig, policySettingsOf } from '../handlers/config.ts';
 import type { HandoffConfig } from '../handoff/handoff.ts';
 import type { InboxSignIn } from '../inbox/assets.ts';

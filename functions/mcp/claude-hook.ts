@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import { OpenPauseExistsError } from '../errors.ts';
+import { ERROR_FATES, type ErrorFate, HandbackError, OpenPauseExistsError } from '../errors.ts';
 import * as z from '../zod.ts';
 import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
 import { forgetDeferred, recordDeferred } from './claude-deferred.ts';
@@ -76,6 +76,11 @@ export async function claudeHook(stdin: string, deps: HookDeps): Promise<PreTool
   try {
     return await decide(input, backend, deps);
   } catch (error) {
+    // Handback answered, and refused the call as it is: saying it could not be reached would send people looking.
+    const fate = error instanceof HandbackError ? (ERROR_FATES[error.code] as ErrorFate | undefined) : undefined;
+    if (fate !== undefined && fate.status < 500) {
+      return deny(`Denied: Handback refused to record this call (${(error as HandbackError).message}).`);
+    }
     return unreachable(backend.where, error);
   } finally {
     if (deps.backend === undefined) await backend.close().catch(() => {});

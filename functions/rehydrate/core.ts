@@ -1,4 +1,5 @@
 import { BadRequestError, InvalidTranscriptError, MissingTurnStateError, type Violation } from '../errors.ts';
+import { nestsDeeperThan } from '../json.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type * as z from '../zod.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall, TurnText } from './formats/format.ts';
@@ -112,11 +113,27 @@ export function readPauseAsksWith(
   checkAskIds(toolCallIds);
   const round = format.findRound(messages);
   const calls = reservedCalls(round, toolCallIds);
+  checkArgsDepth(round);
   throwIfAny(
     format.check(withPlaceholders(format, messages, round, round.calls)),
     'The transcript fails the strict transcript check',
   );
   return { round, calls, format, messages };
+}
+
+/**
+ * Refuses a call of the paused round whose arguments nest deeper than a request body may (`LIMITS.bodyDepth`): they
+ * are hashed, shown, judged by policies and handed back, so they are held to what every door takes, whether they came
+ * as an object or as JSON text the format parsed (openai's `arguments`), which no body depth check sees.
+ */
+function checkArgsDepth(round: PausedRound): void {
+  for (const call of round.calls) {
+    if (!nestsDeeperThan(call.args, LIMITS.bodyDepth)) continue;
+    const message = `the arguments of tool call ${JSON.stringify(call.id)} nest more than ${LIMITS.bodyDepth} levels deep`;
+    throw new BadRequestError(`${message.charAt(0).toUpperCase()}${message.slice(1)}.`, [
+      { path: `/messages/${round.start}`, message },
+    ]);
+  }
 }
 
 function checkAskIds(toolCallIds: unknown): asserts toolCallIds is readonly string[] {

@@ -1,8 +1,9 @@
 import { BadRequestError } from '../errors.ts';
-import { listSome, MAX_ASKS, reservedCalls, throwIfAny, withPlaceholders } from './core.ts';
-import { type AskRule, build, type DecidedRound, type Decision, plan } from './decide.ts';
+import { askList, parseInput } from '../inputs.ts';
+import { listSome, reservedCalls, throwIfAny, withPlaceholders } from './core.ts';
+import { type AskRule, build, type DecidedRound, type Decision, parseDecisions, plan } from './decide.ts';
 import type { PausedRound } from './formats/format.ts';
-import { badRequest, isRecord } from './formats/shared.ts';
+import { isRecord } from './formats/shared.ts';
 import { readPause } from './rehydrate.ts';
 
 export {
@@ -14,7 +15,7 @@ export {
   type Decision,
   type DispatchCall,
   type EditDecision,
-  MAX_REASON_BYTES,
+  parseDecisions,
   REJECTED,
   type RejectDecision,
   rebuildWithDecisions,
@@ -42,7 +43,7 @@ export function applyDecisions(pause: DecidablePause, decisions: readonly Decisi
   const { format, messages } = readPause(pause);
   const round = format.findRound(messages);
   const asks = asksOf(pause, round);
-  const decided = plan(format, round, asks, decisions);
+  const decided = plan(format, round, asks, parseDecisions(decisions));
   const undecided = (asks ?? []).filter(
     (ask) => !decided.settled.has(ask.toolCallId) && !decided.approved.has(ask.toolCallId),
   );
@@ -63,33 +64,18 @@ export function applyDecisions(pause: DecidablePause, decisions: readonly Decisi
   return result;
 }
 
-/** The asks of a pause: given, or a part-one pause's one `answer` ask, or none. Checked like a pause body's. */
+/** The asks of a pause: given, or a part-one pause's one `answer` ask, or none. Parsed as a pause body's are. */
 function asksOf(pause: DecidablePause, round: PausedRound): AskRule[] | undefined {
   const raw = pause.asks ?? partOneAsk(pause);
   if (raw === undefined) return undefined;
-  if (!Array.isArray(raw) || raw.length < 1 || raw.length > MAX_ASKS) {
-    throw new BadRequestError(`asks must list 1 to ${MAX_ASKS} asks.`, [
-      { path: '/asks', message: `must list 1 to ${MAX_ASKS} asks` },
-    ]);
-  }
-  const asks = (raw as unknown[]).map((ask, i): AskRule => {
-    const { toolCallId, kind = 'answer', editable } = (isRecord(ask) ? ask : {}) as Record<string, unknown>;
-    const at = `/asks/${i}`;
-    if (typeof toolCallId !== 'string') throw badRequest(`asks[${i}] needs a toolCallId string.`, `${at}/toolCallId`);
-    if (kind !== 'answer' && kind !== 'approval') {
-      throw badRequest(
-        `asks[${i}] has the unknown kind ${JSON.stringify(kind)}: use answer or approval.`,
-        `${at}/kind`,
-      );
-    }
-    if (editable !== undefined && typeof editable !== 'boolean') {
-      throw badRequest(`asks[${i}].editable must be a boolean.`, `${at}/editable`);
-    }
-    return editable === undefined ? { toolCallId, kind } : { toolCallId, kind, editable };
-  });
-  const ids = asks.map((ask) => ask.toolCallId);
-  if (new Set(ids).size !== ids.length) throw badRequest('Two asks name the same tool call.', '/asks');
-  reservedCalls(round, ids);
+  const asks = parseInput(askList, raw, 'asks', '/asks').map(
+    ({ toolCallId, kind = 'answer', editable }): AskRule =>
+      editable === undefined ? { toolCallId, kind } : { toolCallId, kind, editable },
+  );
+  reservedCalls(
+    round,
+    asks.map((ask) => ask.toolCallId),
+  );
   return asks;
 }
 

@@ -1,16 +1,10 @@
+import { type ToolResult, toolResults } from '../fields.ts';
+import { parseInput } from '../inputs.ts';
 import type { NewResult } from './formats/format.ts';
-import { badRequest } from './formats/shared.ts';
 import { readPause, reservedCalls, throwIfAny, withPlaceholders } from './rehydrate.ts';
 import { resultText } from './texts.ts';
 
-/** One of the agent's own tool results: the call it answers, its output, and whether the tool failed. */
-export interface ToolResult {
-  toolCallId: string;
-  /** A string is the result's text verbatim; any other JSON value its JSON text. */
-  output: unknown;
-  /** Marks the result as a failure where the format can say so (§3.8); an answer-like result otherwise. */
-  isError?: boolean;
-}
+export type { ToolResult };
 
 /**
  * Adds the agent's own results for calls of the paused round that have none yet (the dispatch calls of a decided
@@ -26,24 +20,9 @@ export interface ToolResult {
 export function appendResults(format: string, messages: readonly unknown[], results: readonly ToolResult[]): unknown[] {
   const { format: module, messages: checked } = readPause({ format, messages });
   const round = module.findRound(checked);
-  if (!Array.isArray(results))
-    throw badRequest('results must be an array of {toolCallId, output, isError?}.', '/results');
   const byId = new Map<string, { text: string; failed: boolean }>();
-  (results as unknown[]).forEach((raw, i) => {
-    const at = `/results/${i}`;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      throw badRequest(`results[${i}] must be an object {toolCallId, output, isError?}.`, at);
-    }
-    const { toolCallId, output, isError } = raw as Record<string, unknown>;
-    if (typeof toolCallId !== 'string')
-      throw badRequest(`results[${i}] needs a toolCallId string.`, `${at}/toolCallId`);
-    if (isError !== undefined && typeof isError !== 'boolean') {
-      throw badRequest(`results[${i}].isError must be a boolean.`, `${at}/isError`);
-    }
-    if (byId.has(toolCallId)) {
-      throw badRequest(`results[${i}]: a second result for ${JSON.stringify(toolCallId)}.`, `${at}/toolCallId`);
-    }
-    byId.set(toolCallId, { text: resultText(module, output, `${at}/output`), failed: isError === true });
+  parseInput(toolResults, results, 'results', '/results').forEach(({ toolCallId, output, isError }, i) => {
+    byId.set(toolCallId, { text: resultText(module, output, `/results/${i}/output`), failed: isError === true });
   });
   reservedCalls(round, [...byId.keys()]);
   const added: NewResult[] = [];

@@ -1,5 +1,5 @@
 import { InvalidAnswerError } from '../errors.ts';
-import { LIMITS } from '../vocabulary.ts';
+import { jsonProblem } from '../json.ts';
 import type { MessageFormat } from './formats/format.ts';
 
 /**
@@ -40,93 +40,19 @@ export function answerText(answer: unknown, at = ''): string {
 
 /** `answerText`, and refused with `InvalidAnswerError` when the format's provider cannot carry the text (§3.8). */
 export function resultText(format: MessageFormat, value: unknown, at = ''): string {
-  const text = answerText(value, at);
-  const refusal = format.refuseAnswerText?.(text);
-  if (refusal !== undefined) throw new InvalidAnswerError(refusal, [{ path: at, message: refusal }]);
-  return text;
-}
-
-interface Problem {
-  /** A JSON pointer into the value. */
-  path: string;
-  message: string;
-}
-
-/** One object or array being walked: its keys (`undefined` for an array), the next one, and how it was reached. */
-interface Frame {
-  value: object;
-  keys: string[] | undefined;
-  size: number;
-  next: number;
-  key: string;
+  return carried(format, answerText(value, at), at);
 }
 
 /**
- * The first reason `value` is not JSON, walked without recursion (so no input overflows the stack) and in time
- * linear in its size; `undefined` when it is JSON. Shared references are fine; only a value inside itself is a cycle.
+ * The text of an answer its schema already took as JSON (`wire.ts`'s `answer`): a string verbatim, any other value
+ * as its JSON text, refused with `InvalidAnswerError` only when the format's provider cannot carry it (§3.8).
  */
-function jsonProblem(value: unknown): Problem | undefined {
-  const frames: Frame[] = [];
-  const open = new Set<object>();
-  const pathTo = (key: string) =>
-    [...frames.slice(1).map((frame) => frame.key), ...(frames.length > 0 ? [key] : [])]
-      .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
-      .join('');
-  let current: unknown = value;
-  let key = '';
-  for (;;) {
-    const problem = valueProblem(current);
-    if (problem !== undefined) return { path: pathTo(key), message: problem };
-    if (typeof current === 'object' && current !== null) {
-      if (open.has(current)) return { path: pathTo(key), message: 'refers to itself' };
-      if (frames.length >= LIMITS.bodyDepth) {
-        return { path: pathTo(key), message: `nests more than ${LIMITS.bodyDepth} levels deep` };
-      }
-      const keys = Array.isArray(current) ? undefined : Object.keys(current);
-      const size = keys === undefined ? (current as unknown[]).length : keys.length;
-      frames.push({ value: current, keys, size, next: 0, key });
-      open.add(current);
-    }
-    // The next value to look at: the next child of the innermost open object, closing the finished ones.
-    let frame = frames.at(-1);
-    while (frame !== undefined && frame.next >= frame.size) {
-      open.delete(frame.value);
-      frames.pop();
-      frame = frames.at(-1);
-    }
-    if (frame === undefined) return undefined;
-    const index = frame.next++;
-    if (frame.keys === undefined) {
-      key = String(index);
-      if (!(index in frame.value))
-        return { path: pathTo(key), message: 'is a hole in an array, which JSON cannot carry' };
-      current = (frame.value as unknown[])[index];
-    } else {
-      key = frame.keys[index] as string;
-      current = (frame.value as Record<string, unknown>)[key];
-      // A member whose value is undefined is left out of JSON text, as JSON.stringify leaves it out: SDKs write such
-      // members (the AI SDK's `providerOptions: undefined`), and no provider can tell them from an absent one.
-      if (current === undefined) current = null;
-    }
-  }
+export function parsedAnswerText(format: MessageFormat, answer: unknown, at: string): string {
+  return carried(format, typeof answer === 'string' ? answer : JSON.stringify(answer), at);
 }
 
-/** Why a single value is not JSON, without looking inside it. */
-function valueProblem(value: unknown): string | undefined {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return undefined;
-    case 'number':
-      return Number.isFinite(value) ? undefined : `is ${value}, which JSON cannot carry`;
-    case 'object': {
-      if (value === null || Array.isArray(value)) return undefined;
-      const proto = Object.getPrototypeOf(value);
-      return proto === Object.prototype || proto === null
-        ? undefined
-        : `is a ${proto?.constructor?.name ?? 'non-plain'} object, not a JSON object`;
-    }
-    default:
-      return `is ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`}, which JSON cannot carry`;
-  }
+function carried(format: MessageFormat, text: string, at: string): string {
+  const refusal = format.refuseAnswerText?.(text);
+  if (refusal !== undefined) throw new InvalidAnswerError(refusal, [{ path: at, message: refusal }]);
+  return text;
 }

@@ -1,24 +1,13 @@
 import { BadRequestError } from '../errors.ts';
-import { LIMITS, RUN_ID_PATTERN, type TriggerVia } from '../vocabulary.ts';
-import type { Actor } from '../wire.ts';
+import { opaqueId, parseInput, runId, tenant } from '../inputs.ts';
+import { LIMITS, type TriggerVia } from '../vocabulary.ts';
+import { type Actor, type Decision, decisions, principal, principalGroups, reason } from '../wire.ts';
 import * as z from '../zod.ts';
 
 /**
- * The shapes of what callers send, checked once at the edge with zod; a mismatch is a `BadRequestError` naming the
- * field (400 `bad_request` over HTTP, a rejected request on the queues).
+ * What the triggers send (§6), checked with the same fields as every other door (`functions/inputs.ts`); a mismatch
+ * is the error `parseInput` makes of it (400 `bad_request` naming the field, a rejected request on the queues).
  */
-
-/** A run id path parameter or field. */
-export const runId = z
-  .string()
-  .check(
-    z.regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-", and not "." or ".."'),
-  );
-
-/** A server-made id (interruptId, continuationId): URL-safe, bounded. */
-export const opaqueId = z
-  .string()
-  .check(z.minLength(1), z.maxLength(LIMITS.idChars), z.regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe'));
 
 /**
  * The input of the Step Functions task, the SQS message body and the EventBridge detail (§6, §9, §10): a resume
@@ -30,19 +19,18 @@ export const triggerRequest = z
     runId,
     interruptId: opaqueId,
     answer: z.optional(z.unknown()),
-    decisions: z.optional(z.array(z.unknown())),
-    reason: z.optional(z.string()),
-    tenant: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.tenantChars))),
+    decisions: z.optional(decisions),
+    reason: z.optional(reason),
+    tenant: z.optional(tenant),
+    // The deployment vouches for `by` (§13); `emailVerified` says it verified the email (§16): without it the email
+    // is a label, matching no approver.
     by: z.optional(
       z.strictObject({
-        subject: z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars)),
-        email: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
-        // The deployment says it verified the email (§16); without it the email is a label, matching no approver.
-        emailVerified: z.optional(z.literal(true)),
-        name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars))),
-        groups: z.optional(
-          z.array(z.string().check(z.maxLength(LIMITS.approvers.chars))).check(z.maxLength(LIMITS.approvers.entries)),
-        ),
+        subject: principal.shape.subject,
+        email: principal.shape.email,
+        emailVerified: principal.shape.emailVerified,
+        name: principal.shape.name,
+        groups: z.optional(principalGroups),
       }),
     ),
   })
@@ -59,21 +47,9 @@ export const triggerRequest = z
 /** A trigger's request, checked: what to do, to which pause of which tenant, by whom (§13). */
 export type TriggerRequest = { tenant: string; runId: string; interruptId: string; by: Actor } & (
   | { action: 'resume'; answer: unknown }
-  | { action: 'decide'; decisions: unknown[] }
+  | { action: 'decide'; decisions: Decision[] }
   | { action: 'cancel'; reason?: string }
 );
-
-/** Parses `input` with `schema`, or throws a `BadRequestError` whose message and failures name each bad field. */
-export function parseOrThrow<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const failures = parsed.error.issues.map((issue) => ({
-    path: `/${issue.path.map(String).join('/')}`,
-    message: /received undefined$/.test(issue.message) ? 'is required' : issue.message,
-  }));
-  const named = failures.map((failure) => `${failure.path === '/' ? what : failure.path.slice(1)} ${failure.message}`);
-  throw new BadRequestError(`Invalid ${what}: ${named.join('; ')}.`, failures);
-}
 
 /**
  * Throws a `BadRequestError` when `value` nests deeper than `LIMITS.bodyDepth` (far beyond any transcript, far below
@@ -105,7 +81,7 @@ export function jsonBytes(value: unknown): number {
  */
 export function parseTriggerRequest(input: unknown, via: TriggerVia): TriggerRequest {
   checkJsonDepth(input, 'request');
-  const request = parseOrThrow(triggerRequest, input, 'request');
+  const request = parseInput(triggerRequest, input, 'request');
   const by: Actor =
     request.by === undefined
       ? { kind: 'service', subject: `service:${via}`, via }

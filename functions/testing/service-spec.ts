@@ -5,7 +5,7 @@ import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointStore, PauseInput } from '../checkpoints/checkpoint-store.ts';
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
 import type { CheckpointPersistence } from '../checkpoints/persistence.ts';
-import { argsHashOf } from '../checkpoints/who-decides.ts';
+import { argsHashOf } from '../checkpoints/tally.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
@@ -14,7 +14,6 @@ import {
   IdempotencyKeyReusedError,
   InvalidAnswerError,
   InvalidTranscriptError,
-  MissingTurnStateError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
@@ -241,7 +240,11 @@ export function serviceSpec<T extends CheckpointPersistence>(initializer: SpecIn
 
       it('refuses an empty transcript, a transcript failing the strict check, and one over 16 MB', async () => {
         const { store } = await setup();
-        await expect(store.pause(pauseInput({ messages: [] }))).rejects.toBeInstanceOf(MissingTurnStateError);
+        // No messages is a pause body without its field (§5: 400), as over HTTP, not a stored pause without them.
+        await expect(store.pause(pauseInput({ messages: [] }))).rejects.toMatchObject({
+          name: 'BadRequestError',
+          failures: [{ path: '/messages' }],
+        });
         const orphan = [{ role: 'tool', tool_call_id: 'x', content: 'r' }, ...chatTranscript()];
         await expect(store.pause(pauseInput({ messages: orphan }))).rejects.toBeInstanceOf(InvalidTranscriptError);
         const huge = chatTranscript(16 * 1024 * 1024);
@@ -410,12 +413,16 @@ export function serviceSpec<T extends CheckpointPersistence>(initializer: SpecIn
         expect((await store.getPause(key)).decided).toEqual([]);
       });
 
-      it('refuses answers that are not JSON or over 256 KB', async () => {
+      it('refuses answers that are missing, not JSON or over 256 KB', async () => {
         const { store } = await setup();
         const input = pauseInput();
         const { interruptId } = await store.pause(input);
         const key = { tenant: 'acme', runId: input.runId, interruptId };
-        await expect(store.resume({ ...key, answer: undefined })).rejects.toBeInstanceOf(InvalidAnswerError);
+        // Missing is a field the request lacks (§5: 400), as over HTTP; a value JSON cannot carry is the answer's (422).
+        await expect(store.resume({ ...key, answer: undefined })).rejects.toMatchObject({
+          name: 'BadRequestError',
+          failures: [{ path: '/answer', message: 'is required' }],
+        });
         await expect(store.resume({ ...key, answer: Number.NaN })).rejects.toBeInstanceOf(InvalidAnswerError);
         await expect(store.resume({ ...key, answer: 'x'.repeat(256 * 1024) })).rejects.toBeInstanceOf(
           PayloadTooLargeError,

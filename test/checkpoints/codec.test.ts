@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   Codec,
-  canonicalJson,
   decodeTranscript,
   encodeTranscript,
   serializeTranscript,
   sha256,
   UndecodableTranscript,
 } from '../../functions/checkpoints/codec.ts';
+import { canonicalJson } from '../../functions/json.ts';
 import { chatTranscript } from './support.ts';
 
 describe('the transcript codec', () => {
@@ -79,4 +79,12 @@ describe('canonicalJson', () => {
       }),
     );
   });
+
+  it.each([10, 1_000, 100_000])(
+    'writes a value nested %i levels deep as JSON.stringify would, without recursion',
+    (depth) => {
+      const text = `${'[{"a":'.repeat(depth)}1${'}]'.repeat(depth)}`;
+      expect(canonicalJson(JSON.parse(text))).toBe(text);
+    },
+  );
 });

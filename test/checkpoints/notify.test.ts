@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkNotifyConfigured,
-  notifyFailures,
-  parseChannelNames,
-  recipientsOf,
-} from '../../functions/checkpoints/notify.ts';
+import { checkNotifyConfigured, parseChannelNames, recipientsOf } from '../../functions/checkpoints/notify.ts';
 import { BadRequestError } from '../../functions/errors.ts';
+import { parseInput } from '../../functions/inputs.ts';
+import { notifyList } from '../../functions/wire.ts';
+
+/** The paths of what is wrong with `notify`, as a pause names them (none when it is well formed). */
+function failuresOf(notify: unknown): Array<{ path: string }> {
+  try {
+    parseInput(notifyList, notify, 'notify', '/notify');
+    return [];
+  } catch (error) {
+    return (error as BadRequestError).failures;
+  }
+}
 
 describe('notify on a pause', () => {
   it.each([
@@ -28,12 +35,12 @@ describe('notify on a pause', () => {
       '/notify/1',
     ],
   ])('names %s', (_, notify, path) => {
-    expect(notifyFailures(notify).map((failure) => failure.path)).toEqual([path]);
+    expect(failuresOf(notify).map((failure) => failure.path)).toEqual([path]);
   });
 
   it('takes Slack channel ids and email addresses', () => {
     expect(
-      notifyFailures([
+      failuresOf([
         { channel: 'slack', to: 'C0123456789' },
         { channel: 'slack', to: 'G0123ABCDE' },
         { channel: 'email', to: 'ops@example.com' },

@@ -74,6 +74,7 @@ describe('a new pause record', () => {
     expiresInSeconds: 3600,
     onExpiry: 'reject',
     pausedBy: { kind: 'person', subject: 'ann', via: 'api' },
+    requestFields: {},
   };
   const parts = {
     seq: 3,

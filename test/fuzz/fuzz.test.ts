@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { checkPauseInput } from '../../functions/checkpoints/pause-checks.ts';
-import { checkDecisionsInput } from '../../functions/checkpoints/validation.ts';
 import { HandbackError } from '../../functions/errors.ts';
 import { createApiHandler } from '../../functions/handlers/http-api.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
 import { appendResults, applyDecisions, checkTranscript, FORMAT_NAMES, rehydrate } from '../../functions/index.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { turnContext } from '../../functions/rehydrate/context.ts';
+import { parseDecisions } from '../../functions/rehydrate/decide.ts';
 import { formats } from '../../functions/rehydrate/formats/index.ts';
 import { checkJsonDepth, parseTriggerRequest } from '../../functions/resume/request.ts';
 import { approvalTranscript } from '../../functions/testing/service-spec.ts';
@@ -250,8 +250,8 @@ describe('the checks on the request path are linear in their input (counted, not
       { toolCallId: 'call_ask', answer: Array.from({ length: n }, (_, i) => ({ i, s: `v${i}` })) },
       { toolCallId: 'call_refund', decision: 'edit', args: { list: Array.from({ length: n }, (_, i) => i) } },
     ];
-    const small = countOperations(decisions(500), (input) => checkDecisionsInput(input));
-    const large = countOperations(decisions(2000), (input) => checkDecisionsInput(input));
+    const small = countOperations(decisions(500), (input) => parseDecisions(input));
+    const large = countOperations(decisions(2000), (input) => parseDecisions(input));
     expect(large / small).toBeLessThan(MAX_RATIO);
   });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
@@ -8,6 +9,8 @@ import type { HandoffClaims } from '../../functions/handoff/claims.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { approvalTranscript } from '../../functions/testing/index.ts';
 import * as z from '../../functions/zod.ts';
+import { FIELD_TABLES, tableFields, withFieldTables } from '../../scripts/field-tables.ts';
+import { componentSchemas, httpApiDocText } from '../../scripts/openapi.ts';
 import { engineOf } from '../policies/support.ts';
 import { httpEvent, lambdaContext, pauseBody } from './events.ts';
 import { testTelemetry } from './telemetry.ts';
@@ -391,6 +394,29 @@ describe('the OpenAPI document and what the service really takes and answers', (
       expect(seen).toContain(answer);
     }
     expect(findings).toEqual([]);
+  });
+});
+
+describe('the field tables of docs/http-api.md', () => {
+  const page = readFileSync(new URL('../../docs/http-api.md', import.meta.url), 'utf8');
+
+  it('are what npm run openapi writes from the schemas every door parses with', () => {
+    for (const table of FIELD_TABLES) expect(page).toContain(`<!-- fields: ${table} -->`);
+    expect(page).toBe(httpApiDocText(page));
+  });
+
+  it('would fail for a field added to a schema and not to the page', () => {
+    const schemas = componentSchemas();
+    const pause = schemas.PauseRequest as { properties: Record<string, unknown> };
+    pause.properties.priority = { type: 'integer', description: 'A field no one has written down yet.' };
+    expect(withFieldTables(page, schemas)).not.toBe(page);
+    expect(withFieldTables(page, schemas)).toContain('| `priority`');
+  });
+
+  it('say what every field they list is', () => {
+    const fields = tableFields(componentSchemas());
+    expect(fields.length).toBeGreaterThan(30);
+    expect(fields.filter((field) => field.what.replace(/Required\.$/, '').trim() === '')).toEqual([]);
   });
 });
 

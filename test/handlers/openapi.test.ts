@@ -172,8 +172,8 @@ describe('the OpenAPI document and the route table', () => {
     expect(schemas.PauseView.properties.status.anyOf[0]?.enum).toEqual([...PAUSE_STATUSES]);
     expect(schemas.Continuation.properties.outcome.enum).toEqual([...OUTCOMES]);
     expect(schemas.Ask.properties.kind.enum).toEqual([...ASK_KINDS]);
-    const kinds = schemas.Decision.anyOf.flatMap((branch) =>
-      'decision' in branch.properties ? [branch.properties.decision?.const] : [],
+    const kinds = schemas.Decision.oneOf.flatMap((branch) =>
+      branch.properties.decision.const === undefined ? [] : [branch.properties.decision.const],
     );
     expect(kinds).toEqual([...DECISION_KINDS]);
     expect(schemas.Ask.properties.prompt.maxLength).toBe(LIMITS.promptChars);

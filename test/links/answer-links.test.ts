@@ -6,7 +6,6 @@ import {
   checkNamesOnlyItsPause,
   createAnswerLinks,
   createKeyCache,
-  isPlausibleEmail,
   LinkClosedError,
   LinkRefusedError,
 } from '../../functions/links/answer-links.ts';
@@ -217,23 +216,6 @@ describe('a link request', () => {
     })();
     expect(error).toBeInstanceOf(ForbiddenError);
     expect((error as ForbiddenError).code).toBe('forbidden');
-  });
-});
-
-describe('a plausible email', () => {
-  it.each(['ada@example.com', 'A.B+tag@sub.example.co.uk'])('takes %s', (email) => {
-    expect(isPlausibleEmail(email)).toBe(true);
-  });
-
-  it.each([
-    ['no @', 'ada.example.com'],
-    ['two @', 'ada@b@example.com'],
-    ['a space', 'ada lovelace@example.com'],
-    ['no dot in the domain', 'ada@localhost'],
-    ['an empty local part', '@example.com'],
-    ['more than 256 characters', `${'a'.repeat(250)}@example.com`],
-  ])('refuses one with %s', (_, email) => {
-    expect(isPlausibleEmail(email)).toBe(false);
   });
 });
 

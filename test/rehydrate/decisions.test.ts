@@ -229,53 +229,85 @@ describe('checkDecisions', () => {
     ).toBeUndefined();
   });
 
+  /** The error `run` throws. */
+  const thrown = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return error as { failures?: Array<{ path: string; message: string }> };
+    }
+    throw new Error('nothing was thrown');
+  };
+
   it.each([
-    ['a call that is not reserved', [{ toolCallId: 'done', answer: 'x' }], /"done" is not a reserved call/],
+    ['a call that is not an ask', [{ toolCallId: 'done', answer: 'x' }], '/decisions/0/toolCallId', /not an ask/],
     [
       'a call that is not a call at all',
       [{ toolCallId: 'nope', decision: 'approve' }],
-      /"nope" is not a reserved call/,
+      '/decisions/0/toolCallId',
+      /not an ask/,
     ],
     [
-      'a reserved call that is not an ask',
-      [{ toolCallId: 'mail', answer: 'x' }, { toolCallId: 'x' }],
-      /is an approval ask/,
+      'an answer for an approval ask',
+      [{ toolCallId: 'refund', answer: 'x' }],
+      '/decisions/0/answer',
+      /"refund" is an approval ask/,
     ],
-    ['an answer for an approval ask', [{ toolCallId: 'refund', answer: 'x' }], /"refund" is an approval ask/],
-    ['an approval of an answer ask', [{ toolCallId: 'ask', decision: 'approve' }], /"ask" is an answer ask/],
-    ['an edit of an answer ask', [{ toolCallId: 'ask', decision: 'edit', args: {} }], /"ask" is an answer ask/],
+    [
+      'an approval of an answer ask',
+      [{ toolCallId: 'ask', decision: 'approve' }],
+      '/decisions/0/decision',
+      /"ask" is an answer ask/,
+    ],
+    [
+      'an edit of an answer ask',
+      [{ toolCallId: 'ask', decision: 'edit', args: {} }],
+      '/decisions/0/decision',
+      /"ask" is an answer ask/,
+    ],
     [
       'two decisions for one call',
       [
         { toolCallId: 'mail', decision: 'approve' },
         { toolCallId: 'mail', decision: 'reject' },
       ],
+      '/decisions/1/toolCallId',
       /two decisions for "mail"/,
     ],
-    ['an unknown decision', [{ toolCallId: 'mail', decision: 'maybe' }], /unknown decision "maybe"/],
+    [
+      'an unknown decision',
+      [{ toolCallId: 'mail', decision: 'maybe' }],
+      '/decisions/0/decision',
+      /"approve", "edit", "reject"/,
+    ],
     [
       'both an answer and a decision',
       [{ toolCallId: 'ask', answer: 1, decision: 'approve' }],
-      /either an answer or a decision/,
+      '/decisions/0',
+      /"answer"/,
     ],
-    ['neither an answer nor a decision', [{ toolCallId: 'ask' }], /either an answer or a decision/],
+    ['neither an answer nor a decision', [{ toolCallId: 'ask' }], '/decisions/0/answer', /is required/],
+    ['an answer that is undefined', [{ toolCallId: 'ask', answer: undefined }], '/decisions/0/answer', /is required/],
+    ['edited args that are missing', [{ toolCallId: 'mail', decision: 'edit' }], '/decisions/0/args', /is required/],
     [
       'a reason that is not a string',
       [{ toolCallId: 'mail', decision: 'reject', reason: 7 }],
-      /reason for rejecting "mail" must be a string/,
+      '/decisions/0/reason',
+      /string/,
     ],
     [
       'a reason over 2 KB',
       [{ toolCallId: 'mail', decision: 'reject', reason: 'é'.repeat(1025) }],
+      '/decisions/0/reason',
       /2050 bytes, over the limit of 2048/,
     ],
-    ['a decision that is not an object', ['approve'], /decisions\[0\] must be an object/],
-    ['a decision without a toolCallId', [{ decision: 'approve' }], /needs a toolCallId string/],
-    ['no decisions', [], /non-empty array/],
-    ['decisions that are not an array', { toolCallId: 'ask', answer: 1 }, /non-empty array/],
-  ])('refuses %s with BadRequestError naming the call', (_label, decisions, message) => {
+    ['a decision that is not an object', ['approve'], '/decisions/0', /object/],
+    ['a decision without a toolCallId', [{ decision: 'approve' }], '/decisions/0/toolCallId', /is required/],
+    ['no decisions', [], '/decisions', /expected array to have >=1 items/],
+    ['decisions that are not an array', { toolCallId: 'ask', answer: 1 }, '/decisions', /expected array/],
+  ])('refuses %s with BadRequestError naming the field', (_label, decisions, path, message) => {
     expect(check(decisions)).toThrow(BadRequestError);
-    expect(check(decisions)).toThrow(message);
+    expect(thrown(check(decisions)).failures).toContainEqual({ path, message: expect.stringMatching(message) });
   });
 
   it('refuses a call that is not an ask of the pause', () => {
@@ -292,7 +324,6 @@ describe('checkDecisions', () => {
       /not edited/,
     ],
     ['edited args that are an array', [{ toolCallId: 'mail', decision: 'edit', args: [1] }], /must be a JSON object/],
-    ['edited args that are missing', [{ toolCallId: 'mail', decision: 'edit' }], /must be a JSON object/],
     [
       'edited args that hold a function',
       [{ toolCallId: 'mail', decision: 'edit', args: { f: () => 1 } }],
@@ -301,9 +332,8 @@ describe('checkDecisions', () => {
     [
       'edited args that are a class instance',
       [{ toolCallId: 'mail', decision: 'edit', args: new Date(0) }],
-      /Date object/,
+      /must be a JSON object/,
     ],
-    ['an answer that is undefined', [{ toolCallId: 'ask', answer: undefined }], /is undefined/],
     ['an answer that is not JSON', [{ toolCallId: 'ask', answer: { n: Number.NaN } }], /\/n is NaN/],
   ])('refuses %s with InvalidAnswerError', (_label, decisions, message) => {
     expect(check(decisions)).toThrow(InvalidAnswerError);
@@ -316,7 +346,10 @@ describe('checkDecisions', () => {
       expect.unreachable();
     } catch (error) {
       expect((error as InvalidAnswerError).failures).toEqual([
-        { path: '/decisions/0/answer/deep/1', message: '/deep/1 is undefined, which JSON cannot carry' },
+        {
+          path: '/decisions/0/answer/deep/1',
+          message: 'the answer is not a JSON value: /deep/1 is undefined, which JSON cannot carry',
+        },
       ]);
     }
   });
@@ -376,18 +409,18 @@ describe('applyDecisions', () => {
   });
 
   it.each([
-    ['asks that are not an array', { toolCallId: 'ask' }, /1 to 16 asks/],
-    ['no asks', [], /1 to 16 asks/],
-    ['seventeen asks', Array.from({ length: 17 }, () => ({ toolCallId: 'ask' })), /1 to 16 asks/],
-    ['an ask without a toolCallId', [{ kind: 'answer' }], /asks\[0\] needs a toolCallId/],
-    ['an ask that is not an object', ['ask'], /asks\[0\] needs a toolCallId/],
-    ['an unknown kind', [{ toolCallId: 'ask', kind: 'vote' }], /unknown kind "vote"/],
+    ['asks that are not an array', { toolCallId: 'ask' }, /asks Invalid input: expected array/],
+    ['no asks', [], /expected array to have >=1 items/],
+    ['seventeen asks', Array.from({ length: 17 }, (_, n) => ({ toolCallId: `ask${n}` })), /<=16 items/],
+    ['an ask without a toolCallId', [{ kind: 'answer' }], /asks\/0\/toolCallId is required/],
+    ['an ask that is not an object', ['ask'], /asks\/0 Invalid input: expected object/],
+    ['an unknown kind', [{ toolCallId: 'ask', kind: 'vote' }], /asks\/0\/kind Invalid option/],
     [
       'editable that is not a boolean',
       [{ toolCallId: 'refund', kind: 'approval', editable: 'no' }],
-      /editable must be a boolean/,
+      /asks\/0\/editable Invalid input: expected boolean/,
     ],
-    ['two asks for one call', [{ toolCallId: 'ask' }, { toolCallId: 'ask' }], /same tool call/],
+    ['two asks for one call', [{ toolCallId: 'ask' }, { toolCallId: 'ask' }], /is asked twice/],
   ])('refuses %s with BadRequestError', (_label, asks, message) => {
     const pause = { format: 'openai-chat', messages, asks } as unknown as Parameters<typeof applyDecisions>[0];
     expect(() => applyDecisions(pause, [{ toolCallId: 'ask', answer: 1 }])).toThrow(BadRequestError);

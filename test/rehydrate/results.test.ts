@@ -86,17 +86,21 @@ describe('appendResults', () => {
   ];
 
   it.each([
-    ['results that are not an array', { toolCallId: 'a', output: 1 }, /must be an array/],
-    ['a result that is not an object', ['a'], /results\[0\] must be an object/],
-    ['a result without a toolCallId', [{ output: 1 }], /needs a toolCallId string/],
-    ['an isError that is not a boolean', [{ toolCallId: 'a', output: 1, isError: 'yes' }], /isError must be a boolean/],
+    ['results that are not an array', { toolCallId: 'a', output: 1 }, /results Invalid input: expected array/],
+    ['a result that is not an object', ['a'], /results\/0 Invalid input: expected object/],
+    ['a result without a toolCallId', [{ output: 1 }], /results\/0\/toolCallId is required/],
+    [
+      'an isError that is not a boolean',
+      [{ toolCallId: 'a', output: 1, isError: 'yes' }],
+      /results\/0\/isError Invalid input: expected boolean/,
+    ],
     [
       'two results for one call',
       [
         { toolCallId: 'a', output: 1 },
         { toolCallId: 'a', output: 2 },
       ],
-      /a second result for "a"/,
+      /results\/1\/toolCallId a second result for "a"/,
     ],
   ])('refuses %s with BadRequestError', (_label, results, message) => {
     expect(() => appendResults('openai-chat', messages, results as never)).toThrow(BadRequestError);

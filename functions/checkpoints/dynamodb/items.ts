@@ -2,10 +2,10 @@ import { CorruptCheckpointError, UnsupportedRecordError } from '../../errors.ts'
 import { FORMAT_NAMES, isOneOf, ON_EXPIRY, OUTCOMES, Status } from '../../vocabulary.ts';
 import type { NotifyEntry, Principal } from '../../wire.ts';
 import { Codec } from '../codec.ts';
+import { isLibrary, LIBRARY_PRINCIPAL } from '../identity.ts';
 import { formatId } from '../ids.ts';
 import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedVote } from '../record.ts';
 import { TABLE } from '../table.ts';
-import { isLibrary, LIBRARY_PRINCIPAL } from '../who-decides.ts';
 import { Keys } from './keys.ts';
 import { hintOf, MAX_PARTS, partsOfHint } from './parts.ts';
 

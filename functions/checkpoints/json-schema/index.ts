@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type AnswerFailure, BadRequestError, InvalidAnswerError } from '../../errors.ts';
+import { isPlainObject, jsonShape } from '../../json.ts';
 import type { JsonSchema } from '../checkpoint-store.ts';
-import { isPlainObject, jsonShape } from '../json.ts';
 import { SCHEMA_LIMITS } from './limits.ts';
 import { endNumbering, linearKeywords, startNumbering } from './linear.ts';
 import { type Charge, meter, metered, meterKeyword, OVER_LIMIT } from './meter.ts';

@@ -1,5 +1,5 @@
 import { _, type CodeKeywordDefinition, type KeywordCxt, str } from 'ajv/dist/2020.js';
-import { JsonValueIds } from '../json.ts';
+import { JsonValueIds } from '../../json.ts';
 import { useFunction } from './meter.ts';
 
 // `uniqueItems`, `enum` and `const`, linear: ajv's compare values pairwise with a deep equal.

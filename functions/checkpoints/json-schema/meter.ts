@@ -1,6 +1,6 @@
 import { _, type CodeGen, type CodeKeywordDefinition, type KeywordCxt, type Name } from 'ajv/dist/2020.js';
+import { isPlainObject } from '../../json.ts';
 import type { JsonSchema } from '../checkpoint-store.ts';
-import { isPlainObject } from '../json.ts';
 
 // The meter: every subschema of a compiled schema charges the work it does as it is applied, so a check stops once it
 // has spent its budget, whatever the schema and the answer.

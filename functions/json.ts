@@ -1,7 +1,10 @@
+import { LIMITS } from './vocabulary.ts';
+
 /**
- * Small JSON helpers shared by the checks of the store, the edge and the JSON Schema module. Browser-safe (the inbox
- * page bundles the schema checks): no `Buffer`, no `node:` imports. Every walk is iterative, so a value nested
- * thousands of levels deep is measured, not a stack overflow.
+ * JSON values as every check sees them: what JSON cannot carry, how many bytes and levels a value takes, its
+ * canonical text. A leaf of the words layer (the input schemas of `inputs.ts` and `wire.ts` use it) and browser-safe
+ * (the inbox page bundles the schema checks): no `Buffer`, no `node:` imports. Every walk is iterative, so a value
+ * nested thousands of levels deep is measured, not a stack overflow.
  */
 
 /**
@@ -90,9 +93,162 @@ export function jsonShape(value: unknown): JsonShape | undefined {
   return { bytes, depth };
 }
 
+/**
+ * Whether `value` nests more than `levels` levels deep (a scalar is none, `[1]` one): walked without recursion, in
+ * time linear in its size, and stopped at the first container too deep.
+ */
+export function nestsDeeperThan(value: unknown, levels: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= levels) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Bytes of `value` as JSON text (UTF-8), or undefined when it is not JSON. */
 export function jsonBytes(value: unknown): number | undefined {
   return jsonShape(value)?.bytes;
+}
+
+/** Where in a value (a JSON pointer) it stops being JSON, and why. */
+export interface JsonProblem {
+  path: string;
+  message: string;
+  /** The value is JSON, only nested deeper than `LIMITS.bodyDepth`: what a request body could not be either. */
+  tooDeep?: true;
+}
+
+/** One object or array being walked: its keys (`undefined` for an array), the next one, and how it was reached. */
+interface Frame {
+  value: object;
+  keys: string[] | undefined;
+  size: number;
+  next: number;
+  key: string;
+}
+
+/**
+ * The first reason `value` is not JSON as Handback takes it, or undefined when it is: a value JSON cannot carry
+ * (undefined, a function, a class instance, `NaN`, a hole, a cycle), or nesting deeper than `LIMITS.bodyDepth` levels
+ * (as deep as the HTTP edge lets a request nest, far below what any recursion can bear). Walked without recursion and
+ * in time linear in its size; shared references are fine, only a value inside itself is a cycle. A member whose
+ * value is undefined counts as absent, as `JSON.stringify` leaves it out: SDKs write such members (the AI SDK's
+ * `providerOptions: undefined`), and no provider can tell them from an absent one.
+ */
+export function jsonProblem(value: unknown): JsonProblem | undefined {
+  const frames: Frame[] = [];
+  const open = new Set<object>();
+  const pathTo = (key: string) =>
+    [...frames.slice(1).map((frame) => frame.key), ...(frames.length > 0 ? [key] : [])]
+      .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+      .join('');
+  let current: unknown = value;
+  let key = '';
+  for (;;) {
+    const problem = valueProblem(current);
+    if (problem !== undefined) return { path: pathTo(key), message: problem };
+    if (typeof current === 'object' && current !== null) {
+      if (open.has(current)) return { path: pathTo(key), message: 'refers to itself' };
+      if (frames.length >= LIMITS.bodyDepth) {
+        return { path: pathTo(key), message: `nests more than ${LIMITS.bodyDepth} levels deep`, tooDeep: true };
+      }
+      const keys = Array.isArray(current) ? undefined : Object.keys(current);
+      const size = keys === undefined ? (current as unknown[]).length : keys.length;
+      frames.push({ value: current, keys, size, next: 0, key });
+      open.add(current);
+    }
+    // The next value to look at: the next child of the innermost open object, closing the finished ones.
+    let frame = frames.at(-1);
+    while (frame !== undefined && frame.next >= frame.size) {
+      open.delete(frame.value);
+      frames.pop();
+      frame = frames.at(-1);
+    }
+    if (frame === undefined) return undefined;
+    const index = frame.next++;
+    if (frame.keys === undefined) {
+      key = String(index);
+      if (!(index in frame.value)) {
+        return { path: pathTo(key), message: 'is a hole in an array, which JSON cannot carry' };
+      }
+      current = (frame.value as unknown[])[index];
+    } else {
+      key = frame.keys[index] as string;
+      current = (frame.value as Record<string, unknown>)[key];
+      if (current === undefined) current = null;
+    }
+  }
+}
+
+/** Why a single value is not JSON, without looking inside it. */
+function valueProblem(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : `is ${value}, which JSON cannot carry`;
+    case 'object': {
+      if (value === null || Array.isArray(value)) return undefined;
+      const proto = Object.getPrototypeOf(value);
+      return proto === Object.prototype || proto === null
+        ? undefined
+        : `is a ${proto?.constructor?.name ?? 'non-plain'} object, not a JSON object`;
+    }
+    default:
+      return `is ${typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`}, which JSON cannot carry`;
+  }
+}
+
+/**
+ * JSON text with object keys sorted, so that equal JSON values have equal text whatever their key order (what the
+ * hashes of decisions, arguments and requests are taken of). Written without recursion: a value nested thousands of
+ * levels deep is text, not a stack overflow. As `JSON.stringify` does, a key whose value JSON cannot carry
+ * (undefined, a function, a symbol) is left out.
+ */
+export function canonicalJson(value: unknown): string {
+  const parts: string[] = [];
+  // A value to write, or (`text`) text to write as it is: the commas and brackets between a container's children.
+  const stack: Array<{ value: unknown } | { text: string }> = [{ value }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if ('text' in next) {
+      parts.push(next.text);
+      continue;
+    }
+    const node = next.value;
+    if (node === null || typeof node !== 'object') {
+      parts.push(JSON.stringify(node));
+      continue;
+    }
+    const items: Array<{ value: unknown } | { text: string }> = [];
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => {
+        if (index > 0) items.push({ text: ',' });
+        items.push({ value: item });
+      });
+      parts.push('[');
+      stack.push({ text: ']' });
+    } else {
+      const record = node as Record<string, unknown>;
+      const keys = Object.keys(record)
+        .filter((key) => {
+          const item = record[key];
+          return item !== undefined && typeof item !== 'function' && typeof item !== 'symbol';
+        })
+        .sort();
+      keys.forEach((key, index) => {
+        items.push({ text: `${index > 0 ? ',' : ''}${JSON.stringify(key)}:` });
+        items.push({ value: record[key] });
+      });
+      parts.push('{');
+      stack.push({ text: '}' });
+    }
+    for (let index = items.length - 1; index >= 0; index--) stack.push(items[index] as { value: unknown });
+  }
+  return parts.join('');
 }
 
 /** `text` with its first letter in upper case: a problem's message as the start of its sentence. */

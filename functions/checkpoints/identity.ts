@@ -1,0 +1,111 @@
+import type { Via } from '../vocabulary.ts';
+import type { Actor, Principal } from '../wire.ts';
+
+/**
+ * Who a principal is (§13, §16), pure and in one place: the principals Handback itself acts as, what of a principal is
+ * recorded, and whether two principals are the same person — `samePerson`, the one function four eyes, quorum,
+ * replays and refusals all call, so that what makes two principals one person is decided here alone.
+ */
+
+/** The library's principal when a caller names none. */
+export const LIBRARY_PRINCIPAL: Principal = { kind: 'service', subject: 'library', via: 'library' };
+
+/** The sweep's principal: an expiry that acts records it as the decision of each ask it rejects (§13). */
+export const SWEEP_PRINCIPAL: Principal = { kind: 'service', subject: 'service:sweep', via: 'sweep' };
+
+/** Every request with auth off: one person, without an identity to match approvers against (§13). */
+export const ANONYMOUS_PRINCIPAL: Principal = { kind: 'person', subject: 'anonymous', via: 'api' };
+
+/** The principal as recorded: without its groups (matched, never stored), and without empty optional fields. */
+export function recorded(actor: Actor): Principal {
+  const principal: Principal = { kind: actor.kind, subject: actor.subject, via: actor.via };
+  if (actor.email !== undefined) principal.email = actor.email;
+  if (actor.emailVerified === true && actor.email !== undefined) principal.emailVerified = true;
+  if (actor.name !== undefined) principal.name = actor.name;
+  if (actor.for !== undefined) principal.for = actor.for;
+  if (actor.grantedBy !== undefined) principal.grantedBy = actor.grantedBy;
+  return principal;
+}
+
+/**
+ * An email with ASCII case folding only (`A`–`Z` to `a`–`z`): every other character must be equal, so no look-alike
+ * or compatibility character (the Kelvin sign, a dotless i) ever matches a letter it is not.
+ */
+export function foldEmail(email: string): string {
+  return email.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
+}
+
+/** What a principal's identity keys are read from. */
+export type Identity = Pick<Principal, 'kind' | 'subject' | 'via' | 'email' | 'emailVerified' | 'grantedBy'>;
+
+/**
+ * A principal's identity keys (§16): `slack:<team>:<user>` for a Slack user, `email:<address>` for a link Handback
+ * delivered (and for every verified email), `link:<interruptId>` for a pause's unattributed link, the subject of a
+ * service, and `sub:<subject>` for everyone else (a token's `sub`, a trigger's or the library's `by`, a granted link's
+ * grantor). Part three's recipient links recorded `grantedBy`: theirs count as that person's too.
+ */
+export function identityKeys(principal: Identity): string[] {
+  const keys = [subjectKey(principal)];
+  if (principal.emailVerified === true && principal.email !== undefined) {
+    const key = `email:${foldEmail(principal.email)}`;
+    if (!keys.includes(key)) keys.push(key);
+  }
+  if (principal.grantedBy !== undefined) keys.push(`sub:${principal.grantedBy}`);
+  return keys;
+}
+
+/**
+ * Whether a door's people carry subjects of its own, which name their namespace (Slack's `slack:<team>:<user>`), or
+ * an issuer's (a token's `sub`, a trigger's or the library's `by`), keyed `sub:<subject>`.
+ */
+const OWN_SUBJECTS: Record<Via, boolean> = {
+  api: false,
+  link: false,
+  slack: true,
+  'step-functions': false,
+  sqs: false,
+  eventbridge: false,
+  sweep: false,
+  library: false,
+  policy: false,
+};
+
+function subjectKey({ kind, subject, via }: Identity): string {
+  if (kind === 'link') return subject.startsWith('email:') ? `email:${foldEmail(subject.slice(6))}` : subject;
+  if (kind === 'service' || OWN_SUBJECTS[via]) return subject;
+  return `sub:${subject}`;
+}
+
+/** Whether two principals are the same person (§16): they share an identity key. The one place this is decided. */
+export function samePerson(a: Identity, b: Identity): boolean {
+  const mine = identityKeys(a);
+  return identityKeys(b).some((key) => mine.includes(key));
+}
+
+/** Whether two principals came through the same door as the same principal: then the same vote again is a replay. */
+export function sameDoor(a: Identity, b: Identity): boolean {
+  return a.kind === b.kind && a.via === b.via && a.subject === b.subject;
+}
+
+/** Whether `principal` is the library's default one. */
+export function isLibrary(principal: Principal): boolean {
+  return (
+    principal.kind === LIBRARY_PRINCIPAL.kind &&
+    principal.subject === LIBRARY_PRINCIPAL.subject &&
+    principal.via === LIBRARY_PRINCIPAL.via &&
+    principal.email === undefined &&
+    principal.name === undefined &&
+    principal.grantedBy === undefined &&
+    principal.for === undefined
+  );
+}
+
+/** Whether `actor` is the anonymous principal of a service without auth. */
+export function isAnonymous(actor: Pick<Principal, 'kind' | 'subject'>): boolean {
+  return actor.kind === ANONYMOUS_PRINCIPAL.kind && actor.subject === ANONYMOUS_PRINCIPAL.subject;
+}
+
+/** Whether `actor` decides through a pause's unattributed link (the lifecycle events' `answerUrl`): no one it proves. */
+export function isUnattributedLink(actor: Pick<Principal, 'kind' | 'subject'>): boolean {
+  return actor.kind === 'link' && actor.subject.startsWith('link:');
+}

@@ -1,0 +1,392 @@
+import { type AnswerFailure, BadRequestError, InvalidAnswerError, PayloadTooLargeError } from './errors.ts';
+import {
+  actor,
+  answer,
+  approvers,
+  format,
+  type InputProblem,
+  jsonObject,
+  jsonSchema,
+  linkRecipient,
+  notifyList,
+  reason,
+} from './fields.ts';
+import { jsonBytes, jsonProblem } from './json.ts';
+import { ASK_KINDS, CLAUDE_RUN_PATTERN, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './vocabulary.ts';
+import { decisions } from './wire.ts';
+import * as z from './zod.ts';
+
+/**
+ * What callers send, each input once: the store's inputs (what a library user, a trigger and every entry point pass
+ * to `CheckpointStore`) and the HTTP bodies, queries and paths, built from the same fields, so a bound is written once
+ * and holds at every door. `parseInput` is the one place a failure becomes an error: 400 `bad_request` naming each
+ * field, or the 413 or 422 a value's own check says it is. What stays in the service are rules between an input and
+ * the records or the deployment (who may decide, four eyes, an ask of this pause, the transcript's checks).
+ */
+
+/** A tenant: 1 to `LIMITS.tenantChars` characters of well-formed Unicode (a lone surrogate can be in no key). */
+export const tenant = z
+  .string()
+  .check(z.minLength(1), z.maxLength(LIMITS.tenantChars), z.refine(isWellFormed, 'must be well-formed Unicode'));
+
+/** Whether `text` has no lone surrogate, which no key could carry. */
+function isWellFormed(text: string): boolean {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A run id path parameter or field. */
+export const runId = z
+  .string()
+  .check(
+    z.regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-", and not "." or ".."'),
+  );
+
+/**
+ * A new pause's run id (§22): a Claude Code run's id reaches a `claude --resume` command line, so `claude-…` must be
+ * `claude-<session id>`, a UUID.
+ */
+const pausedRunId = runId.check(
+  z.refine(
+    (id) => !id.startsWith('claude-') || CLAUDE_RUN_PATTERN.test(id),
+    'a run id beginning with claude- must be claude-<session id, a UUID>',
+  ),
+);
+
+/** A server-made id (interruptId, continuationId): URL-safe, bounded. */
+export const opaqueId = z
+  .string()
+  .check(z.minLength(1), z.maxLength(LIMITS.idChars), z.regex(/^[A-Za-z0-9._~:-]+$/, 'must be URL-safe'));
+
+/** An `Idempotency-Key` (§5). */
+export const idempotencyKey = z
+  .string()
+  .check(z.regex(LIMITS.idempotencyKey, 'must be 1–255 visible ASCII characters'));
+/** Whether `key` can be an `Idempotency-Key` (the schema's check, for a header read before the body). */
+export function isIdempotencyKey(key: unknown): key is string {
+  return idempotencyKey.safeParse(key).success;
+}
+
+const nonEmpty = z.string().check(z.minLength(1));
+/** What an ask may say to the person deciding. */
+const prompt = z.string().check(z.maxLength(LIMITS.promptChars), z.describe('What the person is asked.'));
+
+/** One ask of a pause (§9, §13); what belongs to the other kind is refused, naming the field. */
+export const askBody = z
+  .object({
+    toolCallId: nonEmpty.check(z.describe('A reserved call of the paused round.')),
+    kind: z.optional(
+      z
+        .enum(ASK_KINDS)
+        .check(z.meta({ default: ASK_KINDS[0], description: 'What the person does: answer the call, or approve it.' })),
+    ),
+    prompt: z.optional(prompt),
+    answerSchema: z.optional(jsonSchema.check(z.describe("An answer ask's answer: JSON Schema 2020-12."))),
+    argsSchema: z.optional(jsonSchema.check(z.describe("An approval ask's edited arguments: JSON Schema 2020-12."))),
+    editable: z.optional(
+      z
+        .boolean()
+        .check(z.meta({ default: true, description: 'An approval ask may be approved with edited arguments.' })),
+    ),
+    approvers: z.optional(approvers),
+    approvals: z.optional(
+      z.number().check(
+        z.int(),
+        z.minimum(LIMITS.approvals.min),
+        z.maximum(LIMITS.approvals.max),
+        z.meta({
+          default: LIMITS.approvals.default,
+          description: 'Distinct people who must approve the same arguments (§13).',
+        }),
+      ),
+    ),
+  })
+  .check(
+    z.superRefine((ask, ctx) => {
+      const misplaced = (field: string, message: string) =>
+        ctx.addIssue({ code: 'custom', message, path: [field], input: ask });
+      if (ask.kind === 'approval') {
+        if (ask.answerSchema !== undefined) misplaced('answerSchema', 'answerSchema belongs to answer asks');
+        return;
+      }
+      if (ask.argsSchema !== undefined) misplaced('argsSchema', 'argsSchema belongs to approval asks');
+      if (ask.editable !== undefined) misplaced('editable', 'editable belongs to approval asks');
+      if (ask.approvals !== undefined) misplaced('approvals', 'approvals belongs to approval asks');
+    }),
+  );
+
+/** The asks of a pause: 1 to `LIMITS.asks.max`, each a distinct reserved call of the paused round (§9). */
+export const askList = z.array(askBody).check(
+  z.minLength(LIMITS.asks.min),
+  z.maxLength(LIMITS.asks.max),
+  z.superRefine((asks, ctx) => {
+    const seen = new Set<string>();
+    asks.forEach((ask, index) => {
+      if (seen.has(ask.toolCallId)) {
+        const message = `toolCallId ${JSON.stringify(ask.toolCallId)} is asked twice; asks are distinct calls`;
+        ctx.addIssue({ code: 'custom', message, path: [index, 'toolCallId'], input: ask });
+      }
+      seen.add(ask.toolCallId);
+    });
+  }),
+  z.describe('The asks, each a distinct reserved call of the paused round (§9).'),
+);
+
+/** The messages of a pause: JSON, at least one, nested no deeper than a body may be (`LIMITS.bodyDepth`). */
+const messages = z.array(z.unknown()).check(
+  z.minLength(1),
+  z.superRefine((list, ctx) => {
+    const problem = jsonProblem(list);
+    if (problem === undefined) return;
+    // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or an array hole would come back changed.
+    ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path.split('/').slice(1), input: list });
+  }),
+  z.describe('The transcript in its format, ending with the paused round; checked by the strict check (§4).'),
+);
+
+/** What a pause records (§5, §9, §10, §13, §14), whichever door it came through. */
+const pauseFields = {
+  format,
+  messages,
+  toolCallId: z.optional(nonEmpty.check(z.describe("Part one's form: the one answer ask. Not with asks."))),
+  prompt: z.optional(prompt),
+  answerSchema: z.optional(jsonSchema.check(z.describe("Part one's answer: JSON Schema 2020-12."))),
+  asks: z.optional(askList),
+  expiresInSeconds: z.optional(
+    z
+      .number()
+      .check(
+        z.int(),
+        z.minimum(LIMITS.expiresInSeconds.min),
+        z.maximum(LIMITS.expiresInSeconds.max),
+        z.meta({ default: LIMITS.expiresInSeconds.default, description: 'Seconds until it expires undecided.' }),
+      ),
+  ),
+  onExpiry: z.optional(
+    z.enum(ON_EXPIRY).check(z.meta({ default: ON_EXPIRY[0], description: 'What expiry does: fail, or reject (§10).' })),
+  ),
+  remindBeforeSeconds: z.optional(
+    z
+      .number()
+      .check(
+        z.int(),
+        z.minimum(1),
+        z.describe('Emit Pause Reminder this long before expiresAt; less than expiresInSeconds.'),
+      ),
+  ),
+  taskToken: z.optional(
+    nonEmpty.check(
+      z.maxLength(LIMITS.taskTokenChars),
+      z.describe('A Step Functions task token, completed when the pause closes.'),
+    ),
+  ),
+  callbackId: z.optional(
+    nonEmpty.check(
+      z.maxLength(LIMITS.callbackIdChars),
+      z.describe("A Lambda durable function's callback id, completed when the pause closes."),
+    ),
+  ),
+  metadata: z.optional(
+    jsonObject.check(
+      z.superRefine((value, ctx) => {
+        // Returned as given only if it is JSON, nested no deeper than a body may be.
+        const problem = jsonProblem(value);
+        if (problem !== undefined) {
+          const path = problem.path.split('/').slice(1);
+          ctx.addIssue({ code: 'custom', message: problem.message, path, input: value });
+          return;
+        }
+        const bytes = jsonBytes(value) ?? 0;
+        if (bytes <= LIMITS.metadataBytes) return;
+        const message = `is ${bytes} bytes as JSON, over the limit of ${LIMITS.metadataBytes}`;
+        ctx.addIssue({ code: 'custom', message, input: value });
+      }),
+      z.describe(`A JSON object of at most ${LIMITS.metadataBytes / 1024} KB, returned as given.`),
+    ),
+  ),
+  notify: z.optional(notifyList),
+  fourEyes: z.optional(z.boolean().check(z.describe('The principal that paused it may not decide it (§13).'))),
+};
+
+/** The rules between a pause's fields: one form of asks, and a reminder before the expiry. */
+const pauseRules = z.superRefine(
+  (pause: { toolCallId?: string; prompt?: string; answerSchema?: unknown; asks?: unknown[] } & Timing, ctx) => {
+    const partOne = pause.toolCallId !== undefined || pause.prompt !== undefined || pause.answerSchema !== undefined;
+    const fail = (path: string, message: string) =>
+      ctx.addIssue({ code: 'custom', message, path: [path], input: pause });
+    if (pause.asks !== undefined && partOne) {
+      fail('asks', 'give either toolCallId (with prompt and answerSchema) or asks, not both');
+    } else if (pause.asks === undefined && pause.toolCallId === undefined) {
+      fail('toolCallId', 'give toolCallId (or asks)');
+    }
+    const expires = pause.expiresInSeconds ?? LIMITS.expiresInSeconds.default;
+    if (pause.remindBeforeSeconds !== undefined && pause.remindBeforeSeconds >= expires) {
+      fail('remindBeforeSeconds', `must be less than expiresInSeconds (${expires})`);
+    }
+  },
+);
+type Timing = { expiresInSeconds?: number; remindBeforeSeconds?: number };
+
+/** A pause body over HTTP (§5, §9, §10): the tenant, run and principal are the request's. */
+export const pauseBody = z.object(pauseFields).check(pauseRules);
+
+/** A pause as the store takes it (`CheckpointStore.pause`). */
+export const pauseInput = z
+  .object({
+    tenant,
+    runId: pausedRunId,
+    ...pauseFields,
+    /** The request's `Idempotency-Key`: the same key with the same body returns the first pause again. */
+    idempotencyKey: z.optional(idempotencyKey),
+    /** The principal pausing (§13). @default the library's */
+    by: z.optional(actor),
+  })
+  .check(pauseRules);
+export type PauseInput = z.input<typeof pauseInput>;
+/** A pause input that passed its schema. */
+export type ParsedPause = z.output<typeof pauseInput>;
+/** One ask of a pause input. */
+export type AskInput = z.input<typeof askBody>;
+
+const ofPause = { tenant, runId, interruptId: opaqueId };
+const by = { by: z.optional(actor) };
+
+/** Names one pause of one tenant. */
+export const pauseKey = z.object(ofPause);
+export type PauseKey = z.output<typeof pauseKey>;
+/** Names one continuation of one tenant. */
+export const continuationKey = z.object({ tenant, runId, continuationId: opaqueId });
+export type ContinuationKey = z.output<typeof continuationKey>;
+/** Part one's resume: the answer to a pause's one `answer` ask (§5). */
+export const resumeInput = z.object({ ...ofPause, answer, ...by });
+export type ResumeInput = z.input<typeof resumeInput>;
+/** Decisions for some or all of a pause's asks (§9). */
+export const decideInput = z.object({ ...ofPause, decisions, ...by });
+export type DecideInput = z.input<typeof decideInput>;
+/** A cancel (§10): its reason goes into every undecided ask's rejection. */
+export const cancelInput = z.object({ ...ofPause, reason: z.optional(reason), ...by });
+export type CancelInput = z.input<typeof cancelInput>;
+
+/** A page's size: 1 to `LIMITS.pageSize.max`; the bound, once, for the store's number and the query's string. */
+const pageSizeChecks = [z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max)] as const;
+/** What lists pauses, whichever door it came through: a status, a cursor. */
+const listing = {
+  status: z.optional(z.enum(PAUSE_STATUSES)),
+  cursor: z.optional(nonEmpty),
+};
+/** A page query over one tenant's pauses (`CheckpointStore.listPauses`). */
+export const listQuery = z
+  .object({
+    tenant,
+    ...listing,
+    limit: z.optional(z.number().check(...pageSizeChecks)),
+    /**
+     * Only pauses with an ask this principal may decide and has not decided or voted on (§13, `mine=true`); read
+     * from the open pauses, so give `status: 'paused'` or none with it.
+     */
+    waitingFor: z.optional(actor),
+  })
+  .check(
+    z.refine((query) => query.waitingFor === undefined || (query.status ?? 'paused') === 'paused', {
+      message: 'waitingFor (mine=true) lists open pauses only: give status "paused" or no status',
+      path: ['status'],
+    }),
+  );
+export type ListPausesQuery = z.input<typeof listQuery>;
+
+/** `GET /pauses`'s query (every parameter a string, as API Gateway sends it). */
+export const listPausesQuery = z.object({
+  ...listing,
+  limit: z.optional(z.coerce.number().check(...pageSizeChecks)),
+  /** Only the open pauses with an ask the requester may decide and has not (§13). */
+  mine: z.optional(z.enum(['true', 'false'])),
+});
+
+/** A message slice's query (§5: large bodies). */
+const sliceQuery = {
+  from: z.optional(z.coerce.number().check(z.int(), z.minimum(0))),
+  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
+};
+/** A pause's query: its messages, in slices, when asked for. */
+export const pauseQuery = z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery });
+/** A continuation's query: its messages in slices. */
+export const continuationQuery = z.object(sliceQuery);
+/** A run's path. */
+export const runParams = z.object({ runId });
+/** A pause's path. */
+export const pauseParams = z.object({ runId, interruptId: opaqueId });
+/** A continuation's path. */
+export const continuationParams = z.object({ runId, continuationId: opaqueId });
+
+/** Part one's `answer` or `decisions`, exactly one (§9). */
+const answerOrDecisions = {
+  answer: z.optional(answer.check(z.describe('The answer of a pause with one answer ask (part one).'))),
+  decisions: z.optional(decisions.check(z.describe('Decisions for some or all of its asks (§9).'))),
+};
+const exactlyOne = (message: string) =>
+  z.refine<{ decisions?: unknown }>((body) => 'answer' in body !== (body.decisions !== undefined), message);
+/** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
+export const resumeBody = z
+  .object({ interruptId: opaqueId.check(z.describe('The pause, as its 201 named it.')), ...answerOrDecisions })
+  .check(exactlyOne('give exactly one of answer (a pause with one answer ask) or decisions'));
+/** An answer link's resume body: the pause is the link's. */
+export const linkResumeBody = z.object(answerOrDecisions).check(exactlyOne('give exactly one of answer or decisions'));
+/** A cancel body (§10). */
+export const cancelBody = z.object({
+  reason: z.optional(
+    reason.check(z.describe(`Written into every undecided ask's rejection; at most ${LIMITS.reasonBytes / 1024} KB.`)),
+  ),
+});
+/** A link for a recipient (§13, §16): answered with its URL (granted), or mailed to them with `deliver: true`. */
+export const linkBody = z.extend(linkRecipient, {
+  deliver: z.optional(z.boolean().check(z.describe('Mail the link to the recipient instead of answering with it.'))),
+});
+/** A hand-off claim (§18): who claims, the same name on every retry of one claim. */
+export const claimBody = z.object({
+  claimant: z
+    .string()
+    .check(
+      z.regex(LIMITS.claimant, 'must be 1–128 visible ASCII characters'),
+      z.describe('Who claims: the same name on every retry of one claim.'),
+    ),
+});
+
+/**
+ * Parses `input` with `schema` (`at`, a JSON pointer, prefixes every failure's path), or throws what its failures
+ * are: a `BadRequestError` naming each bad field; where every failure is a value its own check calls too large or
+ * not what its ask can take (`InputProblem`), a `PayloadTooLargeError` or an `InvalidAnswerError` naming those.
+ */
+export function parseInput<S extends z.ZodMiniType>(schema: S, input: unknown, what: string, at = ''): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const failures = parsed.error.issues.map((issue) => ({
+    path: `${at}${pointer(issue.path)}`,
+    message: /received undefined$/.test(issue.message) ? 'is required' : issue.message,
+    problem: (issue as { params?: { problem?: InputProblem } }).params?.problem,
+  }));
+  const plain = failures.filter((failure) => failure.problem === undefined);
+  if (plain.length > 0) {
+    const named = plain.map((failure) => `${failure.path === '' ? what : failure.path.slice(1)} ${failure.message}`);
+    throw new BadRequestError(`Invalid ${what}: ${named.join('; ')}.`, plain.map(answerFailure));
+  }
+  const problem = failures[0]?.problem;
+  const same = failures.filter((failure) => failure.problem === problem).map(answerFailure);
+  const text = `${same.map((failure) => failure.message).join('; ')}.`;
+  const message = `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+  throw problem === 'payload_too_large'
+    ? new PayloadTooLargeError(message, same)
+    : new InvalidAnswerError(message, same);
+}
+
+function answerFailure({ path, message }: AnswerFailure): AnswerFailure {
+  return { path, message };
+}
+
+/** A zod issue's path as a JSON pointer (RFC 6901): the root is the empty string. */
+function pointer(path: readonly PropertyKey[]): string {
+  return path.map((key) => `/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+}
