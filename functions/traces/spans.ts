@@ -5,7 +5,7 @@ import { derivedSpanId, parseTraceparent } from './trace-context.ts';
 
 /**
  * The spans Handback exports (§21), pure: `handback.pause` (the request), `handback.ask` (from the pause to the ask's
- * settling decision, one event per vote, escalation and policy outcome) and `handback.execution` (§19: from the
+ * settling decision, one event per vote, escalation and policy outcome) and `handback.execution` (from the
  * claim to its end), each named, parented and attributed as docs/observability.md proposes. Only ids, tool names,
  * outcomes, counts and doors: never arguments, answers, reasons or who a person is (a trace travels further than the
  * API).
@@ -163,7 +163,7 @@ export function askSpans(change: PauseChange, escalationsOf: EscalationsOf = () 
       attributes['handback.policy.outcome'] = ask.policy.outcome;
       if (ask.policy.policyIds.length > 0) attributes['handback.policy.id'] = ask.policy.policyIds;
     }
-    // §19 records the policies' version on the principal of each decision they made (`by.policyVersion`).
+    // The policies record their version on the principal of each decision they made (`by.policyVersion`).
     const version = (decision?.by as { policyVersion?: unknown } | undefined)?.policyVersion;
     if (typeof version === 'string') attributes['handback.policy.version'] = version;
     const events: SpanEvent[] = [];
@@ -216,10 +216,10 @@ function isPersonal(outcome: AskOutcome): boolean {
   return outcome !== 'policy' && outcome !== 'expired' && outcome !== 'cancelled';
 }
 
-/** The statuses an execution ends in (§19). */
+/** The statuses a call's execution ends in. */
 export type ExecutionStatus = 'succeeded' | 'failed' | 'refused';
 
-/** A call's execution (§19), from its claim to its end, for `executionSpan`. */
+/** A call's execution after its approval, from its claim to its end, for `executionSpan`. */
 export interface ExecutionTrace {
   /** The pause's `traceparent` (the continuation's): the trace the span joins. */
   traceparent: string | undefined;
@@ -239,7 +239,7 @@ export interface ExecutionTrace {
 }
 
 /**
- * The `handback.execution` span of a call run after its approval (§19): in the pause's trace as a child of its span,
+ * The `handback.execution` span of a call run after its approval: in the pause's trace as a child of its span,
  * its id the execution's own, so the finish and any retry of it export one span; undefined outside a sampled trace.
  */
 export function executionSpan(execution: ExecutionTrace): Span | undefined {

@@ -34,7 +34,7 @@ export interface Traces {
   pause(request: { runId: string; traceparent?: unknown }, startMs: number): Promise<PauseTrace>;
   /** Exports the `handback.ask` spans of the asks a committed change settled (`askSpans`). */
   changed(change: PauseChange): void;
-  /** Exports the `handback.execution` span of a call's execution (§19), once it ended or was refused. */
+  /** Exports the `handback.execution` span of a call's execution (its claim to its end), once it ended or was refused. */
   execution(execution: ExecutionTrace): void;
   /** Waits for every export begun so far. */
   flush(): Promise<void>;
