@@ -160,7 +160,7 @@ describe('a pause made in the caller’s trace (§21)', () => {
     const [pause] = await receiver.waitFor(1, 'handback.pause');
     expect(pause?.parentSpanId).toBeUndefined();
     expect(pause?.traceId).toMatch(/^(?!0{32})[0-9a-f]{32}$/);
-    const closed = await call('POST', '/runs/run-1/pauses/' + created.body.interruptId + '/cancel', {});
+    const closed = await call('POST', `/runs/run-1/pauses/${created.body.interruptId}/cancel`, {});
     expect(closed.body.traceparent).toBe(`00-${pause?.traceId}-${pause?.spanId}-01`);
   });
 
