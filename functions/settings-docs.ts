@@ -221,7 +221,7 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
   traceEnabled: { description: "`false` sends no X-Ray subsegment of the functions' AWS calls" },
   otlpEndpoint: {
     description:
-      'export the spans `handback.pause`, `handback.ask` and `handback.execution` over OTLP/HTTP (JSON) to this base URL (`/v1/traces` is appended) ([observability](observability.md))',
+      'export the spans `handback.pause` and `handback.ask` over OTLP/HTTP (JSON) to this base URL (`/v1/traces` is appended) ([observability](observability.md))',
     unset: 'none: no span is made, and no tracing code is loaded',
   },
   lambdaFunctionName: { description: "the function's name: set on Lambda only" },
