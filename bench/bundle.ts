@@ -164,7 +164,22 @@ export interface BuiltBundle extends BundleSpec {
   mapBytes: number;
   /** Minified bytes by package (`node_modules/<name>`, or `handback` for the repo's own code), largest first. */
   byPackage: Array<{ name: string; bytes: number }>;
+  /** What the traces (§21) weigh in it: absent in results from before them. */
+  traces?: TracesWeight;
 }
+
+/** The traces' share of a bundle (§21): what init reads of them, and the chunk read with the first span. */
+export interface TracesWeight {
+  /** `functions/traces/traces.ts`, the front every entry point imports, minified. */
+  frontAtInitBytes: number;
+  /** The rest of `functions/traces/` (the spans, the exporter) and any `@opentelemetry/*` package at init, minified. */
+  spanCodeAtInitBytes: number;
+  /** The chunks holding the spans' code, loaded with the first span, gzip. */
+  chunkGzipBytes: number;
+}
+
+const TRACES_FRONT = /functions\/traces\/traces\.ts$/;
+const SPAN_CODE = /functions\/traces\/|node_modules\/@opentelemetry\//;
 
 function packageOf(path: string): string {
   const at = path.lastIndexOf('node_modules/');
@@ -191,6 +206,20 @@ export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
       sizes.set(packageOf(path), (sizes.get(packageOf(path)) ?? 0) + input.bytesInOutput);
     }
   }
+  const traces: TracesWeight = { frontAtInitBytes: 0, spanCodeAtInitBytes: 0, chunkGzipBytes: 0 };
+  for (const [name, output] of Object.entries(outputs)) {
+    const inputs = Object.entries(output.inputs);
+    if (!eager.has(name)) {
+      if (name.endsWith('.mjs') && inputs.some(([path]) => SPAN_CODE.test(path))) {
+        traces.chunkGzipBytes += gzip(join(process.cwd(), name));
+      }
+      continue;
+    }
+    for (const [path, input] of inputs) {
+      if (TRACES_FRONT.test(path)) traces.frontAtInitBytes += input.bytesInOutput;
+      else if (SPAN_CODE.test(path)) traces.spanCodeAtInitBytes += input.bytesInOutput;
+    }
+  }
   const mapBytes = readdirSync(dir, { recursive: true })
     .map(String)
     .filter((f) => f.endsWith('.map'))
@@ -212,5 +241,6 @@ export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
       .map(([name, bytes]) => ({ name, bytes }))
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 15),
+    traces,
   };
 }

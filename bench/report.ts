@@ -347,6 +347,16 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
         : '–',
     met: nowCheck && beforeCheck ? nowCheck.totalMs <= beforeCheck.totalMs * 1.05 : undefined,
   });
+  // §21: a deployment without an OTLP endpoint reads the traces' front alone at init, none of the spans' code.
+  const traced = rows.filter((r) => r.kind === 'handler' && !r.error && r.traces !== undefined);
+  verdicts.push({
+    target: 'Traces (§21): without an OTLP endpoint, init reads none of the spans’ code and no OpenTelemetry package',
+    measured:
+      traced.length === 0
+        ? 'measured after merge (not in these results)'
+        : `${traced.filter((r) => r.traces?.spanCodeAtInitBytes === 0).length} of ${traced.length} functions read none (the front, ${kb(Math.max(...traced.map((r) => r.traces?.frontAtInitBytes ?? 0)))} minified at most)`,
+    met: traced.length === 0 ? undefined : traced.every((r) => r.traces?.spanCodeAtInitBytes === 0),
+  });
   const before = rows.filter((r) => r.kind === 'before');
   const after = (name: string) => byName.get(name.replace(/ \(before\)$/, ''));
   const sqs = byName.get('sqs');
@@ -464,6 +474,18 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
         x(t.gzipBytes / t.floorGzipBytes),
       ]),
     ),
+    '',
+    traced.length === 0
+      ? ''
+      : table(
+          ['traces (§21)', 'front at init (minified)', 'spans’ code at init', 'span chunk, first span (gzip)'],
+          traced.map((r) => [
+            r.name,
+            kb(r.traces?.frontAtInitBytes ?? 0),
+            kb(r.traces?.spanCodeAtInitBytes ?? 0),
+            kb(r.traces?.chunkGzipBytes ?? 0),
+          ]),
+        ),
     '',
     table(
       ['bundle', 'largest packages at init (minified)'],

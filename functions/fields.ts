@@ -1,5 +1,13 @@
 import { isPlainObject, jsonBytes, jsonProblem, utf8Bytes } from './json.ts';
-import { CHANNEL_NAMES, type ChannelName, FORMAT_NAMES, LIMITS, PRINCIPAL_KINDS, VIAS } from './vocabulary.ts';
+import {
+  CHANNEL_NAMES,
+  type ChannelName,
+  FORMAT_NAMES,
+  LIMITS,
+  PRINCIPAL_KINDS,
+  TRACEPARENT_PATTERN,
+  VIAS,
+} from './vocabulary.ts';
 import * as z from './zod.ts';
 
 /**
@@ -229,6 +237,30 @@ export const notifyList = z.array(notifyEntry).check(
       seen.add(key);
     });
   }),
+);
+
+// §21 traces
+/**
+ * The W3C `traceparent` a pause joins (§21), as version `00`; undefined for anything that is not one (a version `00`
+ * with more fields, a later version's extra fields dropped). A malformed one is ignored, never refused: Trace
+ * Context says a receiver starts afresh when it cannot read the header, and no pause fails for its trace.
+ */
+export function traceparentOf(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > LIMITS.traceparentChars) return undefined;
+  const match = TRACEPARENT_PATTERN.exec(value);
+  if (match === null) return undefined;
+  const [, version, traceId, spanId, flags, rest] = match;
+  if (version === '00' && rest !== undefined) return undefined;
+  return `00-${traceId}-${spanId}-${flags}`;
+}
+
+/** A pause's `traceparent` (§21): text, and a malformed one (or anything else) is read as none (`traceparentOf`). */
+export const traceparent = z.catch(
+  z.pipe(
+    z.string(),
+    z.transform((value) => traceparentOf(value)),
+  ),
+  undefined,
 );
 
 /** The ask a decision settles: a reserved call of the paused round. */

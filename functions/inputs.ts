@@ -10,6 +10,7 @@ import {
   linkRecipient,
   notifyList,
   reason,
+  traceparent,
 } from './fields.ts';
 import { jsonBytes, jsonProblem } from './json.ts';
 import { ASK_KINDS, CLAUDE_RUN_PATTERN, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './vocabulary.ts';
@@ -244,6 +245,12 @@ export const pauseInput = z
     idempotencyKey: z.optional(idempotencyKey),
     /** The principal pausing (§13). @default the library's */
     by: z.optional(actor),
+    // §21 traces
+    /**
+     * The W3C `traceparent` of the request (§21: over HTTP its header), kept with the pause and carried back on its
+     * continuation; a malformed one is ignored.
+     */
+    traceparent: z.optional(traceparent),
   })
   .check(pauseRules);
 export type PauseInput = z.input<typeof pauseInput>;

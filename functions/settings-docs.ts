@@ -219,6 +219,11 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     unset: 'metrics written on Lambda, not locally',
   },
   traceEnabled: { description: "`false` sends no X-Ray subsegment of the functions' AWS calls" },
+  otlpEndpoint: {
+    description:
+      'export the spans `handback.pause` and `handback.ask` over OTLP/HTTP (JSON) to this base URL (`/v1/traces` is appended) ([observability](observability.md))',
+    unset: 'none: no span is made, and no tracing code is loaded',
+  },
   lambdaFunctionName: { description: "the function's name: set on Lambda only" },
   lambdaLogLevel: { description: "Lambda's application log-level control, which wins over every other level" },
   lambdaInitializationType: {

@@ -288,6 +288,13 @@ export const metricsNamespace = {
 } as const;
 export const metricsDisabled = { env: 'POWERTOOLS_METRICS_DISABLED', read: BOTH, type: 'boolean' } as const;
 export const traceEnabled = { env: 'POWERTOOLS_TRACE_ENABLED', read: LAMBDA, type: 'boolean', default: true } as const;
+// §21 traces
+export const otlpEndpoint = {
+  env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+  read: BOTH,
+  type: 'url',
+  context: 'handback:otlpEndpoint',
+} as const;
 
 // What Lambda itself sets: read, never set by you or the stack.
 
@@ -412,6 +419,7 @@ export const SETTINGS = {
   metricsNamespace,
   metricsDisabled,
   traceEnabled,
+  otlpEndpoint,
   lambdaFunctionName,
   lambdaLogLevel,
   lambdaInitializationType,

@@ -64,6 +64,9 @@ export const LIMITS = {
   emailChars: 254,
   /** Characters of the `argsHash` a decision carries back (§16). */
   argsHashChars: 128,
+  // §21 traces
+  /** The longest `traceparent` read (version `00` is 55 characters; a later version's may be longer). */
+  traceparentChars: 512,
   /** Distinct approvals an `approval` ask may require. */
   approvals: { min: 1, max: 5, default: 1 },
   /** Entries of a pause's `notify`. */
@@ -104,6 +107,14 @@ export const LIMITS = {
 export const RUN_ID_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._:-]{1,128}$/;
 /** A Claude Code session's run (§22): `claude-<session id>`, the id a UUID — all of it that reaches a `claude` command line. */
 export const CLAUDE_RUN_PATTERN = /^claude-(?<session>[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$/i;
+
+// §21 traces
+/**
+ * A W3C `traceparent` (Trace Context, version `00`): trace id and parent span id in lowercase hex, neither all
+ * zeros, then the flags. A later version (not `ff`) is read by the same four fields, as the recommendation says.
+ */
+export const TRACEPARENT_PATTERN =
+  /^(?!ff)([0-9a-f]{2})-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-([0-9a-f]{2})(-[!-~]*)?$/;
 
 /** The statuses a pause may show, in the order the API lists them. */
 export const PAUSE_STATUSES = ['paused', 'resumed', 'expired', 'cancelled'] as const;

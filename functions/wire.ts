@@ -358,6 +358,8 @@ export const continuation = z.object({
   dispatch: z.array(dispatchCall),
   messages: z.array(z.unknown()),
   resumedAt: z.string(),
+  /** The W3C `traceparent` the pause was made in (§21): the agent's next invocation joins its trace. */
+  traceparent: z.optional(z.string()),
 });
 export type Continuation = z.output<typeof continuation>;
 

@@ -118,6 +118,13 @@ export class HandbackStack extends Stack {
       putEventsPrincipals: settings.resumeEventPrincipals,
     });
 
+    // §21: every function exports its spans to the deployment's OTLP endpoint, when it has one.
+    if (settings.otlpEndpoint !== undefined) {
+      for (const fn of this.node.findAll().filter((node) => node instanceof HandbackFunction)) {
+        fn.function.addEnvironment(S.otlpEndpoint.env, settings.otlpEndpoint);
+      }
+    }
+
     const parts = { table, handoff, lifecycle, triggers, approval, resume, userPool, httpApi };
     stackAlarms(this, { ...parts, fns, inbox, channels, agent, topic: settings.alarmTopic });
     stackOutputs(this, { ...parts, inboxUrl });

@@ -80,6 +80,9 @@ export interface Settings {
    * that pause. Undefined: none, and no function carries Cedar.
    */
   policies: PolicyBundle | undefined;
+  // §21 traces
+  /** The OTLP/HTTP endpoint every function exports its spans to (`OTEL_EXPORTER_OTLP_ENDPOINT`); undefined = none. */
+  otlpEndpoint: string | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -190,7 +193,25 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? S.exampleAgentTenant.default,
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
     policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
+    otlpEndpoint: otlpEndpointOf(contextString(scope, CONTEXT.otlpEndpoint)),
   };
+}
+
+/** Context `handback:otlpEndpoint` (§21): an http(s) URL (a collector beside the functions may be plain http). */
+function otlpEndpointOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'https:' && protocol !== 'http:') {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.otlpEndpoint} must be the OTLP/HTTP base URL spans are sent to (e.g. https://otlp.example.com), not ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
 }
 
 /** The recipient domains of context `handback:recipientDomains` (a list, or comma-separated), each checked. */

@@ -12,7 +12,7 @@ import {
   pauseBody,
   resumeBody,
 } from '../functions/inputs.ts';
-import { LIMITS, LINK_HEADER } from '../functions/vocabulary.ts';
+import { LIMITS, LINK_HEADER, TRACEPARENT_PATTERN } from '../functions/vocabulary.ts';
 import * as wire from '../functions/wire.ts';
 import * as z from '../functions/zod.ts';
 import { withFieldTables } from './field-tables.ts';
@@ -166,6 +166,15 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
         description:
           '1–255 visible ASCII characters: the same key and body return the first 201 again; another body is 422 idempotency_key_reused.',
         schema: { type: 'string', pattern: LIMITS.idempotencyKey.source },
+      },
+      // §21 traces
+      {
+        name: 'traceparent',
+        in: 'header',
+        required: false,
+        description:
+          'W3C Trace Context: the pause joins this trace, keeps it, and every continuation and hand-off carries it back (`traceparent`). A malformed one is ignored, never refused.',
+        schema: { type: 'string', pattern: TRACEPARENT_PATTERN.source },
       },
     ],
     responses: {

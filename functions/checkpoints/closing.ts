@@ -148,6 +148,7 @@ function resultOf(
   };
   if (record.taskToken !== undefined) result.taskToken = record.taskToken;
   if (record.callbackId !== undefined) result.callbackId = record.callbackId;
+  if (record.traceparent !== undefined) result.traceparent = record.traceparent;
   // The hashed text is the messages' own when the rebuilt messages start at the round (the pause recorded where).
   const roundText = rebuilt.roundStart === 0 ? text : undefined;
   return withLazyMessages(result, new MessagesJson(transcript.head, transcript.before, rebuilt.messages, roundText));

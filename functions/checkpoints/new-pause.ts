@@ -88,6 +88,7 @@ export function newPauseRecord(pause: CheckedPause, parts: NewPauseParts): Pause
   if (pause.callbackId !== undefined) record.callbackId = pause.callbackId;
   if (Object.keys(pause.context).length > 0) record.context = pause.context;
   if (pause.notify !== undefined) record.notify = pause.notify;
+  if (pause.traceparent !== undefined) record.traceparent = pause.traceparent;
   if (pause.remindBeforeSeconds !== undefined) record.remindAtMs = expiresAtMs - pause.remindBeforeSeconds * 1000;
   if (pause.idempotencyKey !== undefined && requestHash !== undefined) {
     record.idempotency = { key: pause.idempotencyKey, hash: requestHash };

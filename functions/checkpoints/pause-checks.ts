@@ -40,6 +40,8 @@ export interface CheckedPause {
   by?: Actor;
   fourEyes?: true;
   notify?: ParsedPause['notify'];
+  /** The W3C `traceparent` the pause joins (§21). */
+  traceparent?: string;
   /** The request's fields its `Idempotency-Key` covers besides the transcript (hashed on its own). */
   requestFields: Record<string, unknown>;
 }
@@ -103,7 +105,8 @@ export function checkPauseInput(
     { messages: pause.messages },
     asks.map((ask) => ask.toolCallId),
   );
-  const { tenant: _, runId: __, messages: ___, idempotencyKey: ____, ...requestFields } = pause;
+  // The trace is not the request: a retry under the same key from another span is the same pause (§5, §21).
+  const { tenant: _, runId: __, messages: ___, idempotencyKey: ____, traceparent: _____, ...requestFields } = pause;
   const checked: CheckedPause = {
     tenant: pause.tenant,
     runId: pause.runId,
@@ -141,6 +144,7 @@ export function checkPauseInput(
   if (pause.metadata !== undefined) checked.metadata = pause.metadata;
   if (pause.idempotencyKey !== undefined) checked.idempotencyKey = pause.idempotencyKey;
   if (pause.notify !== undefined) checked.notify = pause.notify;
+  if (pause.traceparent !== undefined) checked.traceparent = pause.traceparent;
   return checked;
 }
 

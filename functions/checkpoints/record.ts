@@ -113,6 +113,8 @@ export interface PauseRecord {
   context?: TurnContext;
   /** Whom the channels tell (§14); absent: the deployment's defaults. */
   notify?: NotifyEntry[];
+  /** The W3C `traceparent` the pause joins (§21), carried back on its continuation. */
+  traceparent?: string;
   createdAt: string;
   expiresAtMs: number;
   onExpiry: OnExpiry;

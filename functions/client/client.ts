@@ -180,10 +180,12 @@ export function createHandbackClient(options: HandbackClientOptions): HandbackCl
 
   return {
     async pause(input) {
-      const { idempotencyKey, runId, ...body } = input;
+      const { idempotencyKey, runId, traceparent, ...body } = input;
       // One key for every attempt: a retry after an unclear failure returns the first attempt's pause (§5).
       const key = idempotencyKey ?? crypto.randomUUID();
-      const answer = await request(call('pause', { runId }, { body, headers: { 'idempotency-key': key } }));
+      // §21: the trace the pause joins travels as its W3C header, as every instrumented HTTP client sends it.
+      const headers = { 'idempotency-key': key, ...(traceparent === undefined ? {} : { traceparent }) };
+      const answer = await request(call('pause', { runId }, { body, headers }));
       const created = answer.body as ClientPauseCreated;
       // The deployment's policies decided every ask (§17): the 200 is the closed pause, its messages whole.
       if (created.status === 'resumed') return { ...created, ...(await continuationOf(created, runId)) };

@@ -48,6 +48,8 @@ export interface Config {
   policies: PolicySettings | undefined;
   /** Where the bundled policy engine's own files are (Handback's schema, Cedar's WebAssembly). */
   policyFiles: PolicyFiles;
+  /** The OTLP/HTTP endpoint spans are exported to (§21); undefined = none, and no tracing code is loaded. */
+  otlpEndpoint: string | undefined;
 }
 
 /** A setting's text: its variable trimmed, else its default; undefined when neither (an empty variable is unset). */
@@ -164,7 +166,26 @@ export function loadConfig(env: Environment = process.env): Config {
     retentionSeconds: retentionSecondsOf(env),
     policies: policySettingsOf(env),
     policyFiles: policyFilesOf(env),
+    otlpEndpoint: otlpEndpointOf(env),
   };
+}
+
+/** `OTEL_EXPORTER_OTLP_ENDPOINT` (§21): an http(s) base URL, or undefined when unset; anything else names the variable. */
+export function otlpEndpointOf(env: Environment = process.env): string | undefined {
+  const text = settingOf(S.otlpEndpoint, env);
+  if (text === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new Error(
+      `Environment variable ${S.otlpEndpoint.env} is ${JSON.stringify(text)}: use the OTLP/HTTP base URL, e.g. http://localhost:4318.`,
+    );
+  }
+  return text;
 }
 
 /** How people sign in to the inbox page: the user pool the stack made, or none (`HANDBACK_JWT_ISSUER`, …). */

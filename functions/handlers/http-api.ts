@@ -153,9 +153,18 @@ export function createApiHandler(
           { path: '/headers/idempotency-key', message: 'must be 1–255 visible ASCII characters' },
         ]);
       }
+      // §21: the W3C trace the request came in; a malformed header is ignored by the pause's schema, never refused.
+      const traceparent = event.headers?.traceparent;
       const created = await pauseTurn(
         deps,
-        { tenant, runId: params.runId, ...body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }), by },
+        {
+          tenant,
+          runId: params.runId,
+          ...body,
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+          ...(traceparent === undefined ? {} : { traceparent }),
+          by,
+        },
         { inboxUrl: inboxUrlOf(event) },
       );
       // Both ids are URL-safe by construction (the runId pattern, the server-made interruptId).

@@ -2,8 +2,9 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
 import * as S from '../settings.ts';
+import { tracesOf } from '../traces/traces.ts';
 import { loadAnswerLinks } from './answer-links.ts';
-import { requiredSetting, settingOf } from './config.ts';
+import { otlpEndpointOf, requiredSetting, settingOf } from './config.ts';
 import { logger, metrics } from './observability.ts';
 import { createLifecycleStreamHandler } from './stream.ts';
 import { traceAwsClient } from './tracing.ts';
@@ -18,6 +19,7 @@ const eventBusName = requiredSetting(S.eventBusName);
 const inboxUrl = settingOf(S.inboxUrl);
 const eventBridge = traceAwsClient(new EventBridgeClient({}));
 const links = loadAnswerLinks(settingOf(S.linkSecretArn));
+const traces = tracesOf(otlpEndpointOf(), { log: logger });
 
 export const handler = createLifecycleStreamHandler({
   emitter: createLifecycleEmitter({
@@ -28,4 +30,5 @@ export const handler = createLifecycleStreamHandler({
   }),
   logger,
   metrics,
+  ...(traces === undefined ? {} : { traces }),
 });

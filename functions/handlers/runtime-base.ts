@@ -8,6 +8,7 @@ import type { PolicySettings } from '../policies/config.ts';
 import type { PolicyEngine } from '../policies/engine.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { type BundleDefines, policies as POLICIES } from '../settings.ts';
+import { tracesOf } from '../traces/traces.ts';
 import { loadConfig } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
@@ -38,6 +39,9 @@ if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && confi
 
 /** The document client every entry point of this wiring shares (the Slack interactions function's delivery log too). */
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
+
+/** The spans of this container's requests (§21), when an OTLP endpoint is configured; flushed as each invocation ends. */
+const traces = tracesOf(config.otlpEndpoint, { log: logger });
 
 /** What the entry points of the Lambda wiring run on: the use cases' dependencies and how tokens are read. */
 export type LambdaUseCaseDeps = UseCaseDeps &
@@ -78,6 +82,7 @@ export function useCaseDepsWith(
     groupsClaim: config.groupsClaim,
     ...(config.verifiedEmailIssuer === undefined ? {} : { verifiedEmailIssuer: config.verifiedEmailIssuer }),
     ...(config.inboxUrl === undefined ? {} : { inboxUrl: config.inboxUrl }),
+    ...(traces === undefined ? {} : { traces }),
   };
 }
 

@@ -5,6 +5,7 @@ import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { ItemKind, recordOf } from '../checkpoints/dynamodb/items.ts';
 import type { LifecycleEmitter } from '../events/emitter.ts';
 import { Metric, MetricUnit } from '../resume/telemetry.ts';
+import type { Traces } from '../traces/traces.ts';
 import { type EntryTelemetry, streamBatchResponse, withTelemetry } from './telemetry.ts';
 
 /**
@@ -17,6 +18,8 @@ import { type EntryTelemetry, streamBatchResponse, withTelemetry } from './telem
 /** What the stream handler runs on. */
 export interface StreamDeps extends EntryTelemetry {
   emitter: LifecycleEmitter;
+  /** The `handback.ask` spans of the asks each change settled (§21), when an OTLP endpoint is configured. */
+  traces?: Traces;
 }
 
 /** The change a stream record carries, or undefined for an item that is not a pause (a transcript part). */
@@ -36,6 +39,8 @@ export function createLifecycleStreamHandler(deps: StreamDeps) {
   const handle = async (record: DynamoDBRecord): Promise<void> => {
     const change = changeOf(record);
     if (change === undefined) return;
+    // Every committed change passes here once (or again on a retry, which exports the same spans): the asks' spans.
+    deps.traces?.changed(change);
     try {
       await deps.emitter.emitChanges([change]);
     } catch (error) {

@@ -298,10 +298,11 @@ export interface EntryTelemetry {
 
 /**
  * `handler` with its invocation's Lambda context on every log line and its metrics written once it ends, returned or
- * thrown (what Powertools' `injectLambdaContext` and `logMetrics` middlewares did). Without `metrics`, only the context.
+ * thrown (what Powertools' `injectLambdaContext` and `logMetrics` middlewares did), and its spans sent (§21). Without
+ * `metrics`, only the context.
  */
 export function withTelemetry<E, R>(
-  telemetry: { logger: JsonLogger; metrics?: EmfMetrics },
+  telemetry: { logger: JsonLogger; metrics?: EmfMetrics; traces?: { flush(): Promise<void> } },
   handler: (event: E, context: Context) => Promise<R>,
 ): (event: E, context: Context) => Promise<R> {
   return async (event, context) => {
@@ -310,6 +311,8 @@ export function withTelemetry<E, R>(
       return await handler(event, context);
     } finally {
       telemetry.metrics?.publish();
+      // §21: the invocation's spans are sent before Lambda freezes the container (a failed export is only logged).
+      await telemetry.traces?.flush();
     }
   };
 }

@@ -64,8 +64,9 @@ export function handoffPointer(continuation: Continuation, limitBytes = HANDOFF_
  * JSON unparsed (a 10 MB transcript is never parsed to learn it does not fit, nor serialized again when it does).
  */
 function pointerWithJson(continuation: Continuation, limitBytes: number): { pointer: HandoffPointer; json: string } {
-  const { runId, interruptId, continuationId, format, outcome, dispatch } = continuation;
+  const { runId, interruptId, continuationId, format, outcome, dispatch, traceparent } = continuation;
   const pointer: HandoffPointer = { runId, interruptId, continuationId, format, outcome, dispatch };
+  if (traceparent !== undefined) pointer.traceparent = traceparent;
   const whole = carryMessages({ ...pointer, messages: [] as unknown[] }, continuation);
   return jsonByteLength(whole) < limitBytes
     ? { pointer: whole, json: stringifyWithMessages(whole) }
@@ -215,7 +216,7 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
       const ids = { runId: pointer.runId, interruptId: pointer.interruptId, continuationId: pointer.continuationId };
       const cancelled = pointer.outcome === 'cancelled';
       const deliveries: Promise<void>[] = [
-        send(body).then(
+        send(body, pointer.traceparent).then(
           () =>
             log.info('Handed off the continuation', {
               ...ids,
@@ -245,7 +246,10 @@ export function createHandoff(config: HandoffConfig, clients: HandoffClients, lo
  * `sendToTarget`, from the module the clients carry (loaded on the first hand-off when they carry a loader). A
  * missing client or module is a wiring mistake, thrown here, when the hand-off is made.
  */
-function targetSender(config: HandoffConfig, clients: HandoffClients): (body: string) => Promise<void> {
+function targetSender(
+  config: HandoffConfig,
+  clients: HandoffClients,
+): (body: string, traceparent?: string) => Promise<void> {
   if (config.target === 'none') return async () => {};
   if (
     (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET !== undefined &&
@@ -262,9 +266,9 @@ function targetSender(config: HandoffConfig, clients: HandoffClients): (body: st
     );
   }
   const sender = typeof module === 'function' ? module : async () => module;
-  return async (body) => {
+  return async (body, traceparent) => {
     const [{ sendToTarget }, made] = await Promise.all([sender(), client()]);
-    await sendToTarget(config, made, body);
+    await sendToTarget(config, made, body, traceparent);
   };
 }
 

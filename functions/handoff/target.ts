@@ -47,15 +47,30 @@ export function targetClient(target: Exclude<HandoffConfig['target'], 'none'>): 
 
 /**
  * Sends a pointer's JSON to the configured target with its client: `SendMessage`, `PutEvents` (whose refusal of the
- * entry, answered with a 200, is thrown) or an asynchronous `Invoke`. The `none` target sends nothing.
+ * entry, answered with a 200, is thrown) or an asynchronous `Invoke`. The `none` target sends nothing. A pointer's
+ * `traceparent` (§21) is in its JSON for every target, and an SQS message attribute of that name too, where a
+ * consumer's instrumentation reads it without parsing the body.
  */
-export async function sendToTarget(config: HandoffConfig, client: TargetClient | undefined, body: string) {
+export async function sendToTarget(
+  config: HandoffConfig,
+  client: TargetClient | undefined,
+  body: string,
+  traceparent?: string,
+) {
   if (
     config.target === 'sqs' &&
     ((globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === undefined ||
       (globalThis as BundleDefines).HANDBACK_BUNDLED_HANDOFF_TARGET === 'sqs')
   ) {
-    await (client as SQSClient).send(new SendMessageCommand({ QueueUrl: config.queueUrl, MessageBody: body }));
+    await (client as SQSClient).send(
+      new SendMessageCommand({
+        QueueUrl: config.queueUrl,
+        MessageBody: body,
+        ...(traceparent === undefined
+          ? {}
+          : { MessageAttributes: { traceparent: { DataType: 'String', StringValue: traceparent } } }),
+      }),
+    );
     return;
   }
   if (

@@ -1,7 +1,13 @@
 import type { LocalChannelSettings } from '../channels/config.ts';
 import { parseDefaults, senderAddress } from '../checkpoints/notify.ts';
 import { parseRecipientDomains } from '../checkpoints/recipients.ts';
-import { type Environment, type EnvSetting, loadHandoffConfig, policySettingsOf } from '../handlers/config.ts';
+import {
+  type Environment,
+  type EnvSetting,
+  loadHandoffConfig,
+  otlpEndpointOf,
+  policySettingsOf,
+} from '../handlers/config.ts';
 import type { HandoffConfig } from '../handoff/handoff.ts';
 import type { InboxSignIn } from '../inbox/assets.ts';
 import { MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
@@ -78,6 +84,8 @@ export interface LocalSettings {
   webhookUrl: string | undefined;
   sweepIntervalMs: number;
   inboxSignIn: InboxSignIn;
+  /** The OTLP/HTTP endpoint spans are exported to (§21); undefined = none. */
+  otlpEndpoint: string | undefined;
 }
 
 /** The local service's settings from `env`; throws a `StartError` naming the first that cannot work. */
@@ -122,6 +130,7 @@ export function localSettings(env: Environment = process.env): LocalSettings {
       scopes: text(S.oidcScopes),
       endpointOrigins: text(S.oidcEndpointOrigins),
     },
+    otlpEndpoint: checked(() => otlpEndpointOf(env)),
   };
 }
 

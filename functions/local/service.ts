@@ -19,6 +19,7 @@ import { once } from '../once.ts';
 import type { PolicyEngine } from '../policies/port.ts';
 import { sweepDue } from '../resume/resume.ts';
 import * as S from '../settings.ts';
+import { tracesOf } from '../traces/traces.ts';
 import { type Environment, localSettings, MIN_JWT_SECRET_BYTES, quietAwsSdk, StartError } from './config.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { allowedHostsOf, createLocalServer } from './server.ts';
@@ -100,13 +101,18 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   const { tenantClaim, recipientDomains } = settings;
+  // §21: spans to an OTLP endpoint, when one is set: the pause requests', and the asks' as changes settle them.
+  const traces = tracesOf(settings.otlpEndpoint, { log: logger });
   // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
   let observe: (change: PauseChange) => void = () => {};
   const deps: ApiDeps = {
     store: createDynamoDBCheckpointStore({
       client,
       tableName,
-      onChange: (change) => observe(change),
+      onChange: (change) => {
+        observe(change);
+        traces?.changed(change);
+      },
       ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
       recipientDomains,
     }),
@@ -115,6 +121,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     logger,
     metrics,
     tenantClaim,
+    ...(traces === undefined ? {} : { traces }),
     ...(links === undefined ? {} : { links }),
     ...(auth.anonymous ? { anonymous: true } : {}),
     ...(auth.requireScopes ? { requireScopes: true } : {}),
@@ -202,6 +209,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     async close() {
       clearInterval(sweeper);
       await sweeping;
+      await traces?.flush();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -106,6 +106,8 @@ async function decide(
         runId,
         context,
         prompt: `Claude Code wants to run ${input.tool_name}.`,
+        // §21: the hook's environment carries the trace Claude Code runs in, when it is traced.
+        traceparent: deps.env.TRACEPARENT,
         // §22: the person deciding sees where the session works: its directory, and the project (its name).
         metadata: {
           source: 'claude-code',

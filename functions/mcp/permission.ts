@@ -1,4 +1,5 @@
 import type { ClientContinuation, ClientPauseInput } from '../client/types.ts';
+import { traceparentOf } from '../fields.ts';
 import { rejectionText } from '../rehydrate/texts.ts';
 import type { PauseView } from '../wire.ts';
 
@@ -35,8 +36,11 @@ export function permissionPause(
     said?: string;
     editable?: false;
     metadata?: Record<string, unknown>;
+    /** The W3C trace the call was made in (§21); a malformed one is left out. */
+    traceparent?: string | undefined;
   },
 ): ClientPauseInput {
+  const traceparent = traceparentOf(options.traceparent);
   const said = options.said === undefined || options.said === '' ? [] : [{ type: 'text', text: options.said }];
   return {
     runId: options.runId,
@@ -57,6 +61,7 @@ export function permissionPause(
       },
     ],
     ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+    ...(traceparent === undefined ? {} : { traceparent }),
     // The same call asked again meets its own pause: the same key and body return it, open or closed (§5).
     idempotencyKey: call.toolUseId,
   };

@@ -12,6 +12,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientPauseInput } from '../client/types.ts';
+import { traceparentOf } from '../fields.ts';
 import type { PauseView } from '../wire.ts';
 import * as z from '../zod.ts';
 import { type HandbackBackend, pauseOrMeet } from './backend.ts';
@@ -87,6 +88,9 @@ export function createHandbackMcpServer(deps: McpServerDeps): Server {
           `Tool ${name} not found: this server has ${TOOLS.map((tool) => tool.name).join(', ')}.`,
         );
     }
+    // §21: a call made in a trace (`_meta.traceparent`) pauses in it; a malformed one is ignored.
+    const traceparent = traceparentOf(request.params._meta?.traceparent);
+    if (traceparent !== undefined) planned.pause.traceparent = traceparent;
     if (task !== undefined) return asTask(deps, planned);
     return waitHere(deps, server, planned, extra);
   });

@@ -38,8 +38,9 @@ export function pendingBody({ runId, interruptId, status, decided, pending, vote
  * `limitBytes`. Messages still held as JSON stay so (sized and written without parsing them).
  */
 export function resumeBody(continuation: Continuation, limitBytes: number): ResumeBody {
-  const { runId, interruptId, continuationId, format, outcome, dispatch, resumedAt } = continuation;
+  const { runId, interruptId, continuationId, format, outcome, dispatch, resumedAt, traceparent } = continuation;
   const body = { runId, interruptId, continuationId, format, outcome, dispatch, messages: [] as unknown[], resumedAt };
+  if (traceparent !== undefined) Object.assign(body, { traceparent });
   return fitMessages(carryMessages(body, continuation), limitBytes);
 }
 

@@ -31,6 +31,7 @@ import {
 import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
+import type { Traces } from '../traces/traces.ts';
 import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
 import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
 import { jsonBytes } from './request.ts';
@@ -61,6 +62,8 @@ export interface UseCaseDeps extends Telemetry {
   deliverLink?: LinkMailer;
   /** Where closed pauses' hand-offs are claimed (§18); without it the claim route is not configured. */
   claims?: HandoffClaims;
+  /** The spans exported to an OTLP endpoint (§21), when one is configured. */
+  traces?: Traces;
 }
 
 /** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */
@@ -80,7 +83,7 @@ export async function pauseTurn(
 ): Promise<PauseCreatedBody | PauseClosed> {
   const bytes = jsonBytes(input.messages);
   checkNotifyConfigured(notifyOf(input), deps.channels ?? []);
-  const created = await deps.store.pause(input);
+  const created = await tracedPause(deps, input);
   if (!created.replayed) {
     deps.metrics.addMetric(Metric.Pauses, MetricUnit.Count, 1);
     deps.metrics.addMetric(Metric.PauseBytes, MetricUnit.Bytes, bytes);
@@ -126,6 +129,30 @@ export async function pauseTurn(
       interruptId: created.interruptId,
     });
     return body;
+  }
+}
+
+/**
+ * The store's pause inside its `handback.pause` span (§21), when traces are configured: the pause keeps the span's
+ * `traceparent`, so its asks' spans and the agent's next invocation are its children.
+ */
+async function tracedPause(deps: UseCaseDeps, input: PauseInput): Promise<PauseCreated | PauseClosed> {
+  if (deps.traces === undefined) return deps.store.pause(input);
+  const now = deps.now ?? Date.now;
+  const span = await deps.traces.pause({ runId: input.runId, traceparent: input.traceparent }, now());
+  try {
+    const created = await deps.store.pause(
+      span.traceparent === undefined ? input : { ...input, traceparent: span.traceparent },
+    );
+    const { interruptId, asks, status } = created;
+    span.end(
+      { created: { interruptId, asks, closed: status === 'resumed', replayed: created.replayed === true } },
+      now(),
+    );
+    return created;
+  } catch (error) {
+    span.end({ errorCode: error instanceof HandbackError ? error.code : 'internal_error' }, now());
+    throw error;
   }
 }
 

@@ -58,9 +58,11 @@ describe('the readers of the environment', () => {
   it('npm start reads exactly the settings marked local', () => {
     const loader = readPage('functions/local/config.ts');
     const handlers = readPage('functions/handlers/config.ts');
-    // It takes the hand-off's and the policies' settings from the functions' own readers.
-    const shared = ['loadHandoffConfig', 'policySettingsOf'].filter((name) => loader.includes(`${name}(env)`));
-    expect(shared).toEqual(['loadHandoffConfig', 'policySettingsOf']);
+    // It takes the hand-off's, the policies' and the OTLP endpoint's settings from the functions' own readers.
+    const shared = ['loadHandoffConfig', 'policySettingsOf', 'otlpEndpointOf'].filter((name) =>
+      loader.includes(`${name}(env)`),
+    );
+    expect(shared).toEqual(['loadHandoffConfig', 'policySettingsOf', 'otlpEndpointOf']);
     const read = new Set([
       ...settingsNamed(loader),
       ...shared.flatMap((name) => settingsNamed(functionBody(handlers, name))),

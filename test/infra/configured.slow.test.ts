@@ -4,6 +4,7 @@ import { synthesize } from './synth.ts';
 
 const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/11111111-2222-3333-4444-555555555555';
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:111122223333:handback-alarms';
+const OTLP_ENDPOINT = 'http://localhost:4318';
 
 /** Every setting changed from its default, through context as a deployment would: one synthesis for the file. */
 const { template, violations } = synthesize(
@@ -24,6 +25,7 @@ const { template, violations } = synthesize(
       'handback:eventBusName': 'handback-lifecycle',
       'handback:notifyEmail': 'approvers@example.org',
       'handback:inboxUrl': 'https://decide.example.org/inbox',
+      'handback:otlpEndpoint': OTLP_ENDPOINT,
     },
   },
 );
@@ -259,6 +261,15 @@ describe('a stack configured through context', () => {
 
   it('gives the configured inbox as the InboxUrl output', () => {
     template.hasOutput('InboxUrl', { Value: 'https://decide.example.org/inbox' });
+  });
+
+  // §21
+  it('gives every function the OTLP endpoint its spans go to', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(8);
+    for (const [id, fn] of functions) {
+      expect([id, fn.Properties.Environment?.Variables?.OTEL_EXPORTER_OTLP_ENDPOINT]).toEqual([id, OTLP_ENDPOINT]);
+    }
   });
 
   it('still has no unacknowledged cdk-nag finding', () => {

@@ -219,6 +219,22 @@ describe('resolveSettings', () => {
     );
   });
 
+  // §21
+  it('exports no spans unless context names an OTLP endpoint, and reads a plain-http collector beside the functions', () => {
+    expect(resolveSettings(stackWith(), JWT).otlpEndpoint).toBeUndefined();
+    expect(resolveSettings(stackWith({ [CONTEXT.otlpEndpoint]: 'http://localhost:4318' }), JWT).otlpEndpoint).toBe(
+      'http://localhost:4318',
+    );
+  });
+
+  it('refuses an OTLP endpoint that is not an http(s) URL, naming the key', () => {
+    for (const value of ['localhost:4318', 'grpc://collector:4317', 'not a url']) {
+      expect(() => resolveSettings(stackWith({ [CONTEXT.otlpEndpoint]: value }), JWT)).toThrow(
+        `Context handback:otlpEndpoint must be the OTLP/HTTP base URL spans are sent to (e.g. https://otlp.example.com), not ${JSON.stringify(value)}.`,
+      );
+    }
+  });
+
   it('imports the lifecycle bus named by context', () => {
     const settings = resolveSettings(stackWith({ [CONTEXT.eventBusName]: 'handback-lifecycle' }), JWT);
     expect(settings.eventBus?.eventBusName).toBe('handback-lifecycle');

@@ -115,6 +115,7 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
   if (record.metadata !== undefined) item.metadata = JSON.stringify(record.metadata);
   if (record.taskToken !== undefined) item.taskToken = record.taskToken;
   if (record.callbackId !== undefined) item.callbackId = record.callbackId;
+  if (record.traceparent !== undefined) item.traceparent = record.traceparent;
   if (record.context !== undefined) item.context = JSON.stringify(record.context);
   if (record.notify !== undefined) item.notify = JSON.stringify(record.notify);
   if (record.remindAtMs !== undefined) item.remindAtMs = record.remindAtMs;
@@ -236,6 +237,7 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   if (notify !== undefined) record.notify = notify;
   if (typeof raw.taskToken === 'string') record.taskToken = raw.taskToken;
   if (typeof raw.callbackId === 'string') record.callbackId = raw.callbackId;
+  if (typeof raw.traceparent === 'string') record.traceparent = raw.traceparent;
   if (typeof raw.remindAtMs === 'number') record.remindAtMs = raw.remindAtMs;
   if (typeof raw.remindedAt === 'string') record.remindedAt = raw.remindedAt;
   if (typeof raw.idemKey === 'string' && typeof raw.idemHash === 'string') {
