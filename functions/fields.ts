@@ -115,6 +115,29 @@ export const CHANNEL_ADDRESSES: Record<ChannelName, ChannelAddress> = {
   email: { to: emailAddress, key: (to) => to.toLowerCase(), heldToDomains: true },
 };
 
+/** A tenant: 1 to `LIMITS.tenantChars` characters of well-formed Unicode (a lone surrogate can be in no key). */
+export const tenant = z
+  .string()
+  .check(z.minLength(1), z.maxLength(LIMITS.tenantChars), z.refine(isWellFormed, 'must be well-formed Unicode'));
+
+/** Whether `text` has no lone surrogate, which no key could carry. */
+function isWellFormed(text: string): boolean {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An email with ASCII case folding only (`A`–`Z` to `a`–`z`): every other character must be equal, so no look-alike
+ * or compatibility character (the Kelvin sign, a dotless i) ever matches a letter it is not.
+ */
+export function foldEmail(email: string): string {
+  return email.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
+}
+
 /** Characters of a principal's text fields (its subject, email, name, grantor). */
 const principalText = z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars));
 

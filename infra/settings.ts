@@ -18,6 +18,7 @@ import {
   contextWord,
   oneOf,
 } from './context.ts';
+import { type DirectoryBundle, directoryBundleOf } from './directory.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 import { type PolicyBundle, policyBundleOf } from './policies.ts';
 import type { HandbackStackProps } from './stack-props.ts';
@@ -80,6 +81,8 @@ export interface Settings {
    * that pause. Undefined: none, and no function carries Cedar.
    */
   policies: PolicyBundle | undefined;
+  /** The deployment's directory file of persons (§20, `handback:directory`), checked: bundled with the functions that decide. */
+  directory: DirectoryBundle | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -190,6 +193,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? S.exampleAgentTenant.default,
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
     policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
+    directory: directoryBundleOf(scope, (message) => new ConfigurationError(message)),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Via } from '../vocabulary.ts';
-import type { Actor, Principal } from '../wire.ts';
+import { type Actor, foldEmail, type Principal } from '../wire.ts';
 
 /**
  * Who a principal is (§13, §16), pure and in one place: the principals Handback itself acts as, what of a principal is
@@ -27,13 +27,8 @@ export function recorded(actor: Actor): Principal {
   return principal;
 }
 
-/**
- * An email with ASCII case folding only (`A`–`Z` to `a`–`z`): every other character must be equal, so no look-alike
- * or compatibility character (the Kelvin sign, a dotless i) ever matches a letter it is not.
- */
-export function foldEmail(email: string): string {
-  return email.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
-}
+/** Emails compare with ASCII case folding only (`fields.ts`, where the directory's words fold them too). */
+export { foldEmail };
 
 /** What a principal's identity keys are read from. */
 export type Identity = Pick<Principal, 'kind' | 'subject' | 'via' | 'email' | 'emailVerified' | 'grantedBy'>;

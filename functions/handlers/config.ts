@@ -48,6 +48,8 @@ export interface Config {
   policies: PolicySettings | undefined;
   /** Where the bundled policy engine's own files are (Handback's schema, Cedar's WebAssembly). */
   policyFiles: PolicyFiles;
+  /** The directory file of persons (§20), bundled with the functions that decide; undefined = none. */
+  directory: string | undefined;
 }
 
 /** A setting's text: its variable trimmed, else its default; undefined when neither (an empty variable is unset). */
@@ -164,6 +166,7 @@ export function loadConfig(env: Environment = process.env): Config {
     retentionSeconds: retentionSecondsOf(env),
     policies: policySettingsOf(env),
     policyFiles: policyFilesOf(env),
+    directory: settingOf(S.directory, env),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
+import { readDirectoryFile } from '../directory/file.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';
@@ -95,6 +96,13 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
       const { loadLoggedPolicyEngine } = await import('../policies/engine-files.ts');
       engine = loadLoggedPolicyEngine(settings.policies, logger);
     }
+  } catch (error) {
+    await embedded?.close();
+    throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  // The directory of persons (§20): read and checked now, so a bad file stops the start, naming the entry.
+  try {
+    if (settings.directory !== undefined) readDirectoryFile(settings.directory);
   } catch (error) {
     await embedded?.close();
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
