@@ -9,6 +9,7 @@ import {
   jsonSchema,
   linkRecipient,
   notifyEntry,
+  personId,
   principal,
   principalGroups,
   reason,
@@ -53,6 +54,7 @@ export {
   type JsonSchema,
   jsonObject,
   jsonSchema,
+  type KnownPerson,
   type LinkRecipient,
   linkRecipient,
   type NotifyEntry,
@@ -60,6 +62,7 @@ export {
   notifyEntryKey,
   notifyList,
   type Principal,
+  personId,
   principal,
   principalGroups,
   reason,
@@ -247,6 +250,8 @@ export const REFUSAL_CODES = [
   'pause_cancelled',
   'pause_expired',
   'unsupported_record',
+  // §20
+  'unknown_person',
 ] as const;
 export const refusalCode = z.enum(REFUSAL_CODES);
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
@@ -443,7 +448,10 @@ export const problem = z.object({
   code: z.string(),
   /** already_resumed, handoff_failed, pause_cancelled: the continuation. */
   continuationId: z.optional(z.string()),
-  /** The ask a refusal is about (already_decided, not_an_approver, self_decision, already_voted, args_changed). */
+  /**
+   * The ask a refusal is about (already_decided, not_an_approver, self_decision, already_voted, args_changed,
+   * unknown_person).
+   */
   toolCallId: z.optional(z.string()),
   /** args_changed: the ask's current arguments' hash. */
   argsHash: z.optional(z.string()),
@@ -478,16 +486,6 @@ export const jsonRpcMessage = z
   .check(z.describe('A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them.'));
 
 // §20: persons known to a directory.
-
-/** A person's id in a directory: 1 to `LIMITS.directory.idChars` visible ASCII characters (a file's, or SCIM's). */
-export const personId = z
-  .string()
-  .check(
-    z.regex(
-      new RegExp(`^[\\x21-\\x7e]{1,${LIMITS.directory.idChars}}$`),
-      `must be 1–${LIMITS.directory.idChars} visible ASCII characters`,
-    ),
-  );
 
 /** A moment, as an RFC 3339 date-time with its offset (`2025-07-01T09:00:00Z`). */
 const instant = z.iso.datetime({ offset: true });

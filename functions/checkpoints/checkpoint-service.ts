@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import type { Directory } from '../directory/port.ts';
 import { AlreadyResumedError, OpenPauseExistsError, PayloadTooLargeError } from '../errors.ts';
 import { cancelInput, continuationKey, decideInput, listQuery, parseInput, pauseKey, resumeInput } from '../inputs.ts';
 import { canonicalJson, capitalize } from '../json.ts';
@@ -47,6 +48,7 @@ import { pauseIdOf, randomToken } from './ids.ts';
 import { listPage } from './listing.ts';
 import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
+import { resolveActor } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
 import { awaitingHandoff, sweepStep } from './sweep-step.ts';
@@ -94,6 +96,11 @@ export interface CheckpointServiceOptions {
    * otherwise); absent: no policy applies, and no default either.
    */
   policies?: () => Promise<PolicyEngine>;
+  /**
+   * The deployment's directory of persons (§20): each request's principal is resolved through it, on that request.
+   * @default none: tokens' subjects and Slack users are persons, an address alone is not
+   */
+  directory?: Directory;
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -116,6 +123,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #checks: CheckpointChecks;
   readonly #recipientDomains: readonly string[];
   readonly #policies: (() => Promise<PolicyEngine>) | undefined;
+  readonly #directory: Directory | undefined;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -127,6 +135,7 @@ export class CheckpointService implements CheckpointStore {
     this.#checks = options.checks;
     this.#recipientDomains = options.recipientDomains ?? [];
     this.#policies = options.policies;
+    this.#directory = options.directory;
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
@@ -136,7 +145,9 @@ export class CheckpointService implements CheckpointStore {
       this.#checks.pause(),
       isFormatName(input?.format) ? loadFormat(input.format) : undefined,
     ]);
-    const pause = checks.checkPauseInput(input, format, { recipientDomains: this.#recipientDomains });
+    const checked = checks.checkPauseInput(input, format, { recipientDomains: this.#recipientDomains });
+    const by = checked.by && (await this.#who(checked.tenant, checked.by));
+    const pause = by === undefined ? checked : { ...checked, by, pausedBy: recorded(by) };
     const json = serializeTranscript(pause.messages);
     if (json.length > LIMITS.transcriptBytes) {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
@@ -240,7 +251,8 @@ export class CheckpointService implements CheckpointStore {
 
   async getPause(key: PauseKey, options: { includeMessages?: boolean; by?: Actor } = {}): Promise<PauseView> {
     const { tenant, runId, interruptId } = parseInput(pauseKey, key, 'pause key');
-    const viewer = options.by === undefined ? undefined : parseInput(actor, options.by, 'principal', '/by');
+    const by = options.by === undefined ? undefined : parseInput(actor, options.by, 'principal', '/by');
+    const viewer = by && (await this.#who(tenant, by));
     const id = pauseIdOf(runId, interruptId);
     const shown = { includeMessages: options.includeMessages === true, viewer, nowMs: () => this.#clock().getTime() };
     return this.#reader.view({ tenant, runId, seq: id.seq }, id, shown);
@@ -252,7 +264,9 @@ export class CheckpointService implements CheckpointStore {
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
-    return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime());
+    const { waitingFor, ...parsed } = parseInput(listQuery, query, 'listing');
+    const viewer = waitingFor && { waitingFor: await this.#who(parsed.tenant, waitingFor) };
+    return listPage(this.#persistence, { ...parsed, ...viewer }, this.#clock().getTime());
   }
 
   async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
@@ -342,8 +356,9 @@ export class CheckpointService implements CheckpointStore {
   async #decide(
     input: { tenant: string; runId: string; interruptId: string },
     request: { decisions: Decision[] } | { answer: unknown },
-    actor: Actor,
+    caller: Actor,
   ): Promise<DecideResult> {
+    const actor = await this.#who(input.tenant, caller);
     const id = pauseIdOf(input.runId, input.interruptId);
     const key = { tenant: input.tenant, runId: input.runId, seq: id.seq };
     const answerForm = 'answer' in request;
@@ -396,6 +411,11 @@ export class CheckpointService implements CheckpointStore {
         };
       },
     );
+  }
+
+  /** Who `actor` is in the directory (§20), read now: once per request, before anything is decided. */
+  #who(tenant: string, actor: Actor): Promise<Actor> {
+    return resolveActor(this.#directory, tenant, actor, this.#clock().getTime());
   }
 
   /** What a pause retried under its `Idempotency-Key` answers: the first answer again, open or closed at once. */

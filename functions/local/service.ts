@@ -9,6 +9,7 @@ import {
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
 import { readDirectoryFile } from '../directory/file.ts';
+import type { Directory } from '../directory/port.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';
@@ -101,8 +102,9 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   // The directory of persons (§20): read and checked now, so a bad file stops the start, naming the entry.
+  let directory: Directory | undefined;
   try {
-    if (settings.directory !== undefined) readDirectoryFile(settings.directory);
+    if (settings.directory !== undefined) directory = readDirectoryFile(settings.directory);
   } catch (error) {
     await embedded?.close();
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
@@ -116,6 +118,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
       tableName,
       onChange: (change) => observe(change),
       ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
+      ...(directory === undefined ? {} : { directory }),
       recipientDomains,
     }),
     handoff,

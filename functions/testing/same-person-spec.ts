@@ -4,6 +4,7 @@ import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { PauseInput } from '../checkpoints/checkpoint-store.ts';
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
 import type { CheckpointPersistence } from '../checkpoints/persistence.ts';
+import { MemoryDirectory } from '../directory/memory.ts';
 import {
   AlreadyVotedError,
   ArgsChangedError,
@@ -11,8 +12,10 @@ import {
   NotAnApproverError,
   RecipientNotAllowedError,
   SelfDecisionError,
+  UnknownPersonError,
 } from '../errors.ts';
-import type { Actor, Decision } from '../wire.ts';
+import type { Actor, Decision, Person } from '../wire.ts';
+import { personOf } from './directory-spec.ts';
 import { testClock } from './fixtures.ts';
 import type { SpecInitializer } from './persistence-spec.ts';
 import { approvalTranscript } from './service-spec.ts';
@@ -83,6 +86,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 export function approvalStores<T extends CheckpointPersistence>(
   initializer: SpecInitializer<T>,
   defaults: Pick<PauseInput, 'asks' | 'by'>,
+  options: { people?: readonly Person[] } = {},
 ) {
   const made: T[] = [];
   afterAll(async () => {
@@ -92,11 +96,15 @@ export function approvalStores<T extends CheckpointPersistence>(
     const clock = testClock();
     const persistence = await initializer.create();
     made.push(persistence);
+    // With `people`, a directory of them (§20), read by the store on each request; changed through `directory`.
+    const directory = options.people === undefined ? undefined : new MemoryDirectory();
+    for (const person of options.people ?? []) directory?.createNow(person);
     const store = new CheckpointService({
       checks: ALL_CHECKS,
       clock: clock.now,
       persistence,
       recipientDomains: ['example.com'],
+      ...(directory === undefined ? {} : { directory }),
     });
     const pause = async (overrides: Partial<PauseInput> = {}) => {
       const input: PauseInput = {
@@ -115,9 +123,21 @@ export function approvalStores<T extends CheckpointPersistence>(
       const view = await store.getPause(key);
       return { votes: view.asks[0]?.votes, decision: view.asks[0]?.decision, status: view.status };
     };
-    return { store, clock, pause, state };
+    return { store, clock, pause, state, directory };
   };
 }
+
+/** A link Handback delivered to `email`: it proves the address, no person (§20). */
+function deliveredTo(email: string): Actor {
+  return { kind: 'link', subject: `email:${email}`, email, emailVerified: true, via: 'link' };
+}
+
+/** The directory of the §20 cases: Ann (two addresses, a token's subject, a Slack user, in finance), Bob and Cyd. */
+const PEOPLE: Person[] = [
+  personOf('acme'),
+  personOf('acme', { id: 'bob', name: 'Bob', emails: ['bob@example.com'], subjects: ['u-bob'], slack: [], groups: [] }),
+  personOf('acme', { id: 'cyd', name: 'Cyd', emails: ['cyd@example.com'], subjects: ['u-cyd'], slack: [], groups: [] }),
+];
 
 /** The same-person suite (§16): every case through `CheckpointService` on a fresh persistence. */
 export function samePersonSpec<T extends CheckpointPersistence>(initializer: SpecInitializer<T>): void {
@@ -133,7 +153,8 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       expect(await state(key)).toEqual(before);
     });
 
-    it.each(Object.entries(ANN).filter(([door]) => door !== 'token'))(
+    // A link delivered to her is an address, which a quorum does not count (§20): the directory's suite shows it.
+    it.each(Object.entries(ANN).filter(([door]) => door !== 'token' && door !== 'delivered'))(
       'counts Ann once on a quorum: her vote through %s after her token’s is already_voted',
       async (_door, by) => {
         const { store, pause, state } = await setup();
@@ -298,7 +319,7 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       for (let round = 0; round < 10; round++) {
         const key = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 2 }] });
         const results = await Promise.allSettled(
-          [ANN.token, ANN.delivered].map((by) => store.decide({ ...key, decisions: approve(), by })),
+          [ANN.token, ANN.slack].map((by) => store.decide({ ...key, decisions: approve(), by })),
         );
         const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
         expect(refused).toHaveLength(1);
@@ -375,6 +396,155 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       const { pause } = await setup();
       const anonymous: Actor = { kind: 'person', subject: 'anonymous', via: 'api' };
       await expect(pause({ by: anonymous, ...overrides })).rejects.toBeInstanceOf(BadRequestError);
+    });
+  });
+
+  describe(`an address is not a person, without a directory (§20) on ${initializer.name}`, () => {
+    it.each([
+      ['a plus alias', ANN.token, 'ann+1@example.com'],
+      ['her private address', ANN.token, 'ann.private@example.org'],
+      ['her own address, her token’s being unverified', { ...ANN.token, emailVerified: undefined }, 'ann@example.com'],
+    ])(
+      'refuses a link delivered to %s on Ann’s four-eyes pause: unknown_person, nothing changed',
+      async (_what, by, to) => {
+        const { store, pause, state } = await setup();
+        const key = await pause({ by, fourEyes: true });
+        const before = await state(key);
+        const error = await rejection(store.decide({ ...key, decisions: approve(), by: deliveredTo(to) }));
+        expect(error).toBeInstanceOf(UnknownPersonError);
+        expect(await state(key)).toEqual(before);
+        expect((await store.getPause(key, { by: deliveredTo(to) })).asks[0]).toMatchObject({
+          mayDecide: false,
+          refusal: 'unknown_person',
+        });
+        // The control: another person, by token.
+        expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+      },
+    );
+
+    it('refuses Ann’s aliases on a quorum of three, and counts Bob and Cyd', async () => {
+      const { store, pause, state } = await setup();
+      const key = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 3 }] });
+      await store.decide({ ...key, decisions: approve(), by: ANN.token });
+      const before = await state(key);
+      for (const alias of ['ann+2@example.com', 'ann+3@example.com']) {
+        const error = await rejection(store.decide({ ...key, decisions: approve(), by: deliveredTo(alias) }));
+        expect(error).toBeInstanceOf(UnknownPersonError);
+      }
+      expect(await state(key)).toEqual(before);
+      expect(before.votes).toHaveLength(1);
+      await store.decide({ ...key, decisions: approve(), by: bob });
+      expect((await store.decide({ ...key, decisions: approve(), by: cyd })).kind).toBe('closed');
+    });
+
+    it('lets a delivered link decide an ask with neither four eyes nor a quorum: whoever holds the address is enough', async () => {
+      const { store, pause } = await setup();
+      const key = await pause({ by: ANN.token });
+      expect(await store.decide({ ...key, decisions: approve(), by: deliveredTo('ann+1@example.com') })).toMatchObject({
+        kind: 'closed',
+      });
+    });
+  });
+
+  const withPeople = approvalStores(
+    initializer,
+    { asks: [{ toolCallId: 'call_refund', kind: 'approval' }], by: agent },
+    { people: PEOPLE },
+  );
+
+  describe(`persons known to a directory (§20) on ${initializer.name}`, () => {
+    it.each([
+      ['a link delivered to her private address', deliveredTo('ANN.private@example.org'), SelfDecisionError],
+      ['her Slack user', { kind: 'person', subject: 'slack:T0TEAM:U0ANN', via: 'slack' } as Actor, SelfDecisionError],
+      [
+        'a link delivered to an address the directory does not know',
+        deliveredTo('ann+1@example.com'),
+        UnknownPersonError,
+      ],
+      [
+        'a token the directory does not know',
+        { kind: 'person', subject: 'u-zed', via: 'api' } as Actor,
+        UnknownPersonError,
+      ],
+    ])('keeps four eyes on Ann’s pause against %s, and changes nothing', async (_what, by, refusal) => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({ by: ANN.token, fourEyes: true });
+      const before = await state(key);
+      await expect(store.decide({ ...key, decisions: approve(), by })).rejects.toBeInstanceOf(refusal);
+      expect(await state(key)).toEqual(before);
+      const closed = await store.decide({ ...key, decisions: approve(), by: { ...bob, email: undefined } });
+      expect(closed.kind).toBe('closed');
+    });
+
+    it('counts a person once on a quorum whatever identity they come with, and records person:<id>', async () => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 2 }] });
+      await store.decide({ ...key, decisions: approve(), by: ANN.token });
+      const before = await state(key);
+      const second = await rejection(
+        store.decide({ ...key, decisions: approve(), by: deliveredTo('ann.private@example.org') }),
+      );
+      expect(second).toBeInstanceOf(AlreadyVotedError);
+      expect(await state(key)).toEqual(before);
+      expect(before.votes?.[0]?.by).toMatchObject({ subject: 'u-ann', person: 'ann' });
+      expect((await store.decide({ ...key, decisions: approve(), by: deliveredTo('bob@example.com') })).kind).toBe(
+        'closed',
+      );
+    });
+
+    it('lets an unknown person decide a plain ask only', async () => {
+      const { store, pause } = await withPeople();
+      const key = await pause();
+      const zed: Actor = { kind: 'person', subject: 'u-zed', via: 'api' };
+      expect((await store.decide({ ...key, decisions: approve(), by: zed })).kind).toBe('closed');
+    });
+
+    it('refuses a deactivated person every ask from the moment the directory says so, and again once reactivated not', async () => {
+      const { store, pause, state, directory } = await withPeople();
+      const key = await pause();
+      await directory?.patch('acme', 'bob', { active: false });
+      const before = await state(key);
+      await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(UnknownPersonError);
+      expect(await state(key)).toEqual(before);
+      expect((await store.getPause(key, { by: bob })).asks[0]?.refusal).toBe('unknown_person');
+      await directory?.patch('acme', 'bob', { active: true });
+      expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+    });
+
+    it('matches approvers by the directory’s groups, not the token’s', async () => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({
+        asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { groups: ['finance'] } }],
+      });
+      const before = await state(key);
+      const bobClaimingFinance: Actor = { ...bob, groups: ['finance'] };
+      await expect(store.decide({ ...key, decisions: approve(), by: bobClaimingFinance })).rejects.toBeInstanceOf(
+        NotAnApproverError,
+      );
+      expect(await state(key)).toEqual(before);
+      const annWithoutGroups: Actor = { ...ANN.token, groups: [] };
+      expect((await store.decide({ ...key, decisions: approve(), by: annWithoutGroups })).kind).toBe('closed');
+    });
+
+    it('matches an approver’s subject or email by any identity of the person', async () => {
+      const { store, pause } = await withPeople();
+      const key = await pause({
+        by: bob,
+        asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { emails: ['ann.private@example.org'] } }],
+      });
+      const slack: Actor = { kind: 'person', subject: 'slack:T0TEAM:U0ANN', via: 'slack' };
+      expect((await store.decide({ ...key, decisions: approve(), by: slack })).kind).toBe('closed');
+    });
+
+    it('never takes a person from the caller: a principal claiming person:ann is who the directory says', async () => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({ by: ANN.token, fourEyes: true });
+      const before = await state(key);
+      const zedAsAnn: Actor = { kind: 'person', subject: 'u-zed', via: 'api', person: 'bob' };
+      await expect(store.decide({ ...key, decisions: approve(), by: zedAsAnn })).rejects.toBeInstanceOf(
+        UnknownPersonError,
+      );
+      expect(await state(key)).toEqual(before);
     });
   });
 }
