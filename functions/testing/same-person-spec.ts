@@ -446,6 +446,36 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
     });
   });
 
+  describe(`an agent on behalf of a person (§20) on ${initializer.name}`, () => {
+    const forAnn: Actor = { ...agent, onBehalfOf: { kind: 'person', subject: 'u-ann', via: 'api' } };
+
+    it.each(Object.entries(ANN))(
+      'keeps four eyes against the person the agent paused for, coming through %s',
+      async (_door, by) => {
+        const { store, pause, state } = await setup();
+        // Without a directory the person is their subject: the doors that carry it (or her verified email, joined
+        // with the token's on the pause's `onBehalfOf`) are hers.
+        const key = await pause({ by: { ...forAnn, onBehalfOf: { ...ANN.token } }, fourEyes: true });
+        expect((await store.getPause(key)).pausedBy).toMatchObject({
+          kind: 'agent',
+          subject: 'agent-1',
+          onBehalfOf: { subject: 'u-ann' },
+        });
+        const before = await state(key);
+        const error = await rejection(store.decide({ ...key, decisions: approve(), by }));
+        expect(error).toBeInstanceOf(SelfDecisionError);
+        expect(await state(key)).toEqual(before);
+        expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+      },
+    );
+
+    it('lets the person decide their agent’s pause without four eyes', async () => {
+      const { store, pause } = await setup();
+      const key = await pause({ by: forAnn });
+      expect((await store.decide({ ...key, decisions: approve(), by: ANN.token })).kind).toBe('closed');
+    });
+  });
+
   const withPeople = approvalStores(
     initializer,
     { asks: [{ toolCallId: 'call_refund', kind: 'approval' }], by: agent },
@@ -534,6 +564,19 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       });
       const slack: Actor = { kind: 'person', subject: 'slack:T0TEAM:U0ANN', via: 'slack' };
       expect((await store.decide({ ...key, decisions: approve(), by: slack })).kind).toBe('closed');
+    });
+
+    it('keeps four eyes against every identity of the person an agent paused for', async () => {
+      const { store, pause, state } = await withPeople();
+      const forAnn: Actor = { ...agent, onBehalfOf: { kind: 'person', subject: 'u-ann', via: 'api' } };
+      const key = await pause({ by: forAnn, fourEyes: true });
+      expect((await store.getPause(key)).pausedBy?.onBehalfOf).toMatchObject({ subject: 'u-ann', person: 'ann' });
+      const before = await state(key);
+      await expect(
+        store.decide({ ...key, decisions: approve(), by: deliveredTo('ann.private@example.org') }),
+      ).rejects.toBeInstanceOf(SelfDecisionError);
+      expect(await state(key)).toEqual(before);
+      expect((await store.decide({ ...key, decisions: approve(), by: cyd })).kind).toBe('closed');
     });
 
     it('never takes a person from the caller: a principal claiming person:ann is who the directory says', async () => {

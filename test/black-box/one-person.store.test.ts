@@ -158,7 +158,7 @@ const state = async (key: Paused) => {
   return { status: view.status, decided: view.decided, votes: view.asks[0].votes, tally: view.asks[0].tally };
 };
 
-const decide = async (who: string, key: Paused, decision: object) =>
+const decide = async (who: string | Record<string, unknown>, key: Paused, decision: object) =>
   request(
     `${service.url}/runs/${key.runId}/resume`,
     'POST',
@@ -619,6 +619,52 @@ describe('an address is not a person, without a directory (§20, issue 38)', () 
     const key = await pause('alice', {}, { notify: [{ channel: 'email', to: 'alice+plain@example.com' }] });
     const link = await mailedLink('alice+plain@example.com', key.runId);
     expect(await throughLink(link, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+});
+
+describe('an agent on behalf of a person (§20, issue 38)', () => {
+  it('case 3: keeps four eyes against the person an act token’s agent paused for; the agent decides nothing', async () => {
+    const actingForAlice = { ...PEOPLE.alice, act: { sub: 'agent-9' } };
+    const runId = `one-person-act-${Date.now()}`;
+    const created = await request(
+      `${service.url}/runs/${runId}/pauses`,
+      'POST',
+      {
+        format: 'openai-chat',
+        messages: transcript(),
+        asks: [{ toolCallId: 'call_refund', kind: 'approval' }],
+        fourEyes: true,
+      },
+      await as(actingForAlice),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).not.toHaveProperty('answerUrl');
+    const path = `${service.url}/runs/${runId}/pauses/${created.body.interruptId}`;
+    const key = { runId, interruptId: created.body.interruptId, path };
+    expect((await read(key)).pausedBy).toEqual({
+      kind: 'agent',
+      subject: 'agent-9',
+      via: 'api',
+      onBehalfOf: {
+        kind: 'person',
+        subject: 'u-alice',
+        email: 'alice@example.com',
+        emailVerified: true,
+        name: 'Alice',
+        via: 'api',
+      },
+    });
+    const before = await state(key);
+    expect(await decide('alice', key, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'self_decision' },
+    });
+    expect(await decide(actingForAlice, key, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden' },
+    });
+    expect(await state(key)).toEqual(before);
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 200 });
   });
 });
 
