@@ -127,10 +127,10 @@ const answered = z.object({ answer: z.unknown() });
 const approved = z.object({ decision: z.literal('approve') });
 const edited = z.object({ decision: z.literal('edit'), args: recordedArgs });
 const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
-/** Who made a recorded decision (§13). */
-const recordedBy = { by: z.optional(principal) };
-/** Who voted, and when (§13). */
-const votedBy = { by: principal, at: z.string() };
+/** Who made a recorded decision (§13), and the person a delegate made it for (§20). */
+const recordedBy = { by: z.optional(principal), for: z.optional(principal) };
+/** Who voted, for whom when a delegate voted (§20), and when (§13). */
+const votedBy = { by: principal, for: z.optional(principal), at: z.string() };
 
 /**
  * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,

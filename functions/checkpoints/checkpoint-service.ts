@@ -376,7 +376,7 @@ export class CheckpointService implements CheckpointStore {
         plan(await loadFormat(record.format), roundOfAsks(record), record.asks, decisions);
         const matched = matchDecisions(record, decisions, hashes);
         // Who may decide (§13), for every decision of the request, before anything is written.
-        checkAuthority(record, matched, actor);
+        const delegated = checkAuthority(record, matched, actor);
         const status = statusAt(record, nowMs);
         const conflict = conflictOf(matched);
         // Every ask is decided once resumed: each decision here is a replay of its recorded one, or a conflict.
@@ -400,7 +400,7 @@ export class CheckpointService implements CheckpointStore {
             checkAgainstAskSchema(schemaFailures, match, answerForm ? undefined : `/decisions/${match.position}`);
           }
         }
-        const { after, complete } = recordDecisions(record, fresh, actor, nowMs);
+        const { after, complete } = recordDecisions(record, fresh, actor, nowMs, delegated);
         if (after === undefined) return { result: { kind: 'pending', ...pendingOf(record, true, hashes) } };
         const write = { before: record, after };
         if (!complete) return { write, result: { kind: 'pending', ...pendingOf(after, false, hashes) } };

@@ -3,7 +3,7 @@ import {
   AlreadyVotedError,
   ArgsChangedError,
   ForbiddenError,
-  type HandbackError,
+  HandbackError,
   NotAnApproverError,
   PauseCancelledError,
   PauseExpiredError,
@@ -12,7 +12,7 @@ import {
   UnsupportedRecordError,
 } from '../errors.ts';
 import { Status } from '../vocabulary.ts';
-import type { Actor, Approvers, Decision, RefusalCode } from '../wire.ts';
+import type { Actor, Approvers, Decision, KnownPerson, RefusalCode } from '../wire.ts';
 import { foldEmail, isEmailOnly, isUnattributedLink, sameDoor, samePerson } from './identity.ts';
 import { type Ask, expiresAtOf, interruptIdOf, type PauseRecord } from './record.ts';
 import { approvalsNeeded, VOTES } from './tally.ts';
@@ -132,10 +132,52 @@ export function voteRefusal(
   actor: Actor,
   hash?: string,
 ): 'replay' | HandbackError | undefined {
-  const mine = record.votes?.[index]?.find((vote) => samePerson(vote.by, actor));
-  if (mine === undefined) return undefined;
-  if (hash !== undefined && mine.hash === hash && sameDoor(mine.by, actor)) return 'replay';
+  const votes = record.votes?.[index] ?? [];
+  const mine = votes.find((vote) => samePerson(vote.by, actor));
+  // A delegate's vote for them is their voice too (§20): one person, one vote, whoever cast it.
+  const forMe = mine === undefined && votes.some((vote) => vote.for !== undefined && samePerson(vote.for, actor));
+  if (mine === undefined && !forMe) return undefined;
+  if (mine !== undefined && hash !== undefined && mine.hash === hash && sameDoor(mine.by, actor)) return 'replay';
   return new AlreadyVotedError(record.runId, interruptIdOf(record), (record.asks[index] as Ask).toolCallId);
+}
+
+/**
+ * Whom a decision by `actor` on ask `index` is for (§20): undefined — themselves — when they may decide it in their
+ * own right; else the first active person who delegated to them (by id) who may decide it and has no vote on it yet,
+ * as that person; else the refusal they would get in their own right (`already_voted` when every such delegator has
+ * voted). No chains (a delegator's own delegators are not followed), and a delegate who is the pauser, or the person
+ * an agent paused for, votes for no one.
+ */
+export function voiceOf(record: PauseRecord, index: number, actor: Actor): { for?: Actor } | HandbackError {
+  const ask = record.asks[index] as Ask;
+  const own = authorityRefusal(record, ask, actor);
+  if (own === undefined) return {};
+  const delegators = actor.directory?.delegators ?? [];
+  if (!(own instanceof NotAnApproverError) || delegators.length === 0 || isPauser(record, actor)) return own;
+  let voted = false;
+  for (const person of delegators) {
+    const delegator = delegatorActor(actor, person);
+    if (authorityRefusal(record, ask, delegator) !== undefined) continue;
+    if (approvalsNeeded(ask) > 1 && voteRefusal(record, index, delegator) !== undefined) {
+      voted = true;
+      continue;
+    }
+    return { for: delegator };
+  }
+  return voted ? new AlreadyVotedError(record.runId, interruptIdOf(record), ask.toolCallId) : own;
+}
+
+/** A delegator as the rules match them (§20): the directory's person, every identity of theirs, their groups. */
+function delegatorActor(delegate: Actor, person: KnownPerson): Actor {
+  return {
+    kind: 'person',
+    subject: person.subjects[0] ?? `person:${person.id}`,
+    via: delegate.via,
+    name: person.name,
+    person: person.id,
+    groups: person.groups,
+    directory: { person, delegators: [] },
+  };
 }
 
 /**
@@ -156,8 +198,9 @@ export function argsRefusal(record: PauseRecord, ask: Ask, decision: Decision, c
 export function refusalOf(record: PauseRecord, index: number, actor: Actor, status: string): RefusalCode | undefined {
   const ask = record.asks[index];
   if (ask === undefined) return undefined;
+  const voice = voiceOf(record, index, actor);
   const refusal =
-    authorityRefusal(record, ask, actor) ??
+    (voice instanceof HandbackError ? voice : undefined) ??
     closedRefusal(record, status) ??
     (record.decisions[index] !== undefined
       ? new AlreadyDecidedError(record.runId, interruptIdOf(record), ask.toolCallId)

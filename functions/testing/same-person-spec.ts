@@ -136,7 +136,14 @@ function deliveredTo(email: string): Actor {
 const PEOPLE: Person[] = [
   personOf('acme'),
   personOf('acme', { id: 'bob', name: 'Bob', emails: ['bob@example.com'], subjects: ['u-bob'], slack: [], groups: [] }),
-  personOf('acme', { id: 'cyd', name: 'Cyd', emails: ['cyd@example.com'], subjects: ['u-cyd'], slack: [], groups: [] }),
+  personOf('acme', {
+    id: 'cyd',
+    name: 'Cyd',
+    emails: ['cyd@example.com'],
+    subjects: ['u-cyd'],
+    slack: [],
+    groups: ['finance'],
+  }),
 ];
 
 /** The same-person suite (§16): every case through `CheckpointService` on a fresh persistence. */
@@ -577,6 +584,114 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       ).rejects.toBeInstanceOf(SelfDecisionError);
       expect(await state(key)).toEqual(before);
       expect((await store.decide({ ...key, decisions: approve(), by: cyd })).kind).toBe('closed');
+    });
+
+    describe('delegation', () => {
+      // Ann hands her approvals to Bob until the test clock's far future; the clock starts in 2026.
+      const week = { to: 'bob', from: '2025-12-31T00:00:00Z', until: '2026-01-08T00:00:00Z', reason: 'on leave' };
+      const onlyAnn = {
+        asks: [{ toolCallId: 'call_refund', kind: 'approval' as const, approvers: { subjects: ['u-ann'] } }],
+      };
+      const financeQuorum = {
+        asks: [
+          { toolCallId: 'call_refund', kind: 'approval' as const, approvers: { groups: ['finance'] }, approvals: 2 },
+        ],
+      };
+
+      it('lets the delegate decide for the delegator, recording by and for; no one else', async () => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause(onlyAnn);
+        const before = await state(key);
+        await expect(store.decide({ ...key, decisions: approve(), by: cyd })).rejects.toBeInstanceOf(
+          NotAnApproverError,
+        );
+        expect(await state(key)).toEqual(before);
+        expect((await store.getPause(key, { by: bob })).asks[0]).toMatchObject({ mayDecide: true });
+        expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+        expect((await store.getPause(key)).asks[0]?.decision).toMatchObject({
+          by: { subject: 'u-bob', person: 'bob' },
+          for: { subject: 'u-ann', person: 'ann', name: 'Ann Example' },
+        });
+      });
+
+      it('lets a delegate who may decide in their own right vote for themselves', async () => {
+        const { store, pause, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause({
+          asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { subjects: ['u-ann', 'u-bob'] } }],
+        });
+        await store.decide({ ...key, decisions: approve(), by: bob });
+        expect((await store.getPause(key)).asks[0]?.decision).not.toHaveProperty('for');
+      });
+
+      it.each([
+        ['before it begins', { ...week, from: '2026-01-02T00:00:00Z' }],
+        ['after it ends', { ...week, from: undefined, until: '2025-12-31T00:00:00Z' }],
+      ])('gives the delegate nothing %s', async (_when, delegation) => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', JSON.parse(JSON.stringify(delegation)));
+        const key = await pause(onlyAnn);
+        const before = await state(key);
+        await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          NotAnApproverError,
+        );
+        expect(await state(key)).toEqual(before);
+      });
+
+      it('gives an inactive delegate nothing, and a delegation from the four-eyes pauser none of her rights', async () => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause({ ...onlyAnn, by: ANN.token, fourEyes: true });
+        const before = await state(key);
+        await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          NotAnApproverError,
+        );
+        await directory?.patch('acme', 'bob', { active: false });
+        await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          UnknownPersonError,
+        );
+        expect(await state(key)).toEqual(before);
+      });
+
+      it('counts one voice for the delegator: her own vote after her delegate’s is already_voted, and the reverse', async () => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const first = await pause(financeQuorum);
+        await store.decide({ ...first, decisions: approve(), by: bob });
+        const before = await state(first);
+        await expect(store.decide({ ...first, decisions: approve(), by: ANN.token })).rejects.toBeInstanceOf(
+          AlreadyVotedError,
+        );
+        expect(await state(first)).toEqual(before);
+        expect(before.votes?.[0]).toMatchObject({ by: { person: 'bob' }, for: { person: 'ann' } });
+        expect((await store.decide({ ...first, decisions: approve(), by: cyd })).kind).toBe('closed');
+
+        const second = await pause(financeQuorum);
+        await store.decide({ ...second, decisions: approve(), by: ANN.token });
+        const after = await state(second);
+        await expect(store.decide({ ...second, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          AlreadyVotedError,
+        );
+        expect(await state(second)).toEqual(after);
+      });
+
+      it('counts one vote when the delegate and the delegator vote at once', async () => {
+        const { store, pause, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        for (let round = 0; round < 10; round++) {
+          const key = await pause(financeQuorum);
+          const results = await Promise.allSettled(
+            [bob, ANN.token].map((by) => store.decide({ ...key, decisions: approve(), by })),
+          );
+          const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+          expect(refused).toHaveLength(1);
+          expect(refused[0]).toBeInstanceOf(AlreadyVotedError);
+          const view = await store.getPause(key);
+          expect(view.asks[0]?.votes).toHaveLength(1);
+          expect(view.asks[0]?.tally).toEqual({ have: 1, need: 2 });
+        }
+      });
     });
 
     it('never takes a person from the caller: a principal claiming person:ann is who the directory says', async () => {

@@ -686,7 +686,13 @@ describe('persons known to a directory (§20, issue 38)', () => {
           }),
           // Bob's Slack user (bob@example.com in users.info) is not his in the directory: there it is no one.
           person('bob', { subjects: ['u-bob'], emails: ['bob@corp.example'] }),
-          person('cyd', { subjects: ['u-cyd'], emails: ['cyd@example.com'] }),
+          // Cyd hands her approvals to Bob for the week (by his id), as a directory entry may (§20).
+          person('cyd', {
+            subjects: ['u-cyd'],
+            emails: ['cyd@example.com'],
+            groups: ['finance'],
+            delegation: { to: 'bob', until: new Date(Date.now() + 7 * 86_400_000).toISOString(), reason: 'on leave' },
+          }),
           person('mallory', { subjects: ['u-mallory'], emails: ['mallory@example.com'], active: false }),
         ],
       }),
@@ -747,6 +753,43 @@ describe('persons known to a directory (§20, issue 38)', () => {
     });
     expect(await state(key)).toEqual(before);
     expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+
+  it('case 4: lets a delegate vote for the person on leave, once, and records by and for', async () => {
+    const finance = { approvers: { groups: ['finance'] }, approvals: 2 };
+    const key = await pause('alice', finance);
+    const before = await state(key);
+    // The control: Alice is no one's delegate and not in finance.
+    expect(await decide('alice', key, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'not_an_approver' },
+    });
+    expect(await state(key)).toEqual(before);
+    expect((await read(key, 'bob')).asks[0]).toMatchObject({ mayDecide: true });
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 202 });
+    const voted = await state(key);
+    expect(voted.votes[0]).toMatchObject({ by: { subject: 'u-bob', person: 'bob' }, for: { person: 'cyd' } });
+    // Cyd's voice is spent: her own vote is already_voted.
+    expect(await decide('cyd', key, { decision: 'approve' })).toMatchObject({
+      status: 409,
+      body: { code: 'already_voted' },
+    });
+    expect(await state(key)).toEqual(voted);
+  });
+
+  it('case 4: counts one vote when the delegate and the delegator vote at once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const key = await pause('alice', { approvers: { groups: ['finance'] }, approvals: 2 });
+      const answers = await Promise.all([
+        decide('bob', key, { decision: 'approve' }),
+        decide('cyd', key, { decision: 'approve' }),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409]);
+      expect(answers.find((answer) => answer.status === 409)?.body.code).toBe('already_voted');
+      const view = await read(key);
+      expect(view.asks[0].votes).toHaveLength(1);
+      expect(view.asks[0].tally).toEqual({ have: 1, need: 2 });
+    }
   });
 
   it('refuses a person the directory says is not active on any ask, and shows why', async () => {
