@@ -48,7 +48,7 @@ import { pauseIdOf, randomToken } from './ids.ts';
 import { listPage } from './listing.ts';
 import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
-import { resolveActor } from './people.ts';
+import { resolveActor, withPauser } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
 import { awaitingHandoff, sweepStep } from './sweep-step.ts';
@@ -96,10 +96,7 @@ export interface CheckpointServiceOptions {
    * otherwise); absent: no policy applies, and no default either.
    */
   policies?: () => Promise<PolicyEngine>;
-  /**
-   * The deployment's directory of persons (§20): each request's principal is resolved through it, on that request.
-   * @default none: tokens' subjects and Slack users are persons, an address alone is not
-   */
+  /** The deployment's directory of persons (§20), read on each request. @default none */
   directory?: Directory;
 }
 
@@ -123,7 +120,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #checks: CheckpointChecks;
   readonly #recipientDomains: readonly string[];
   readonly #policies: (() => Promise<PolicyEngine>) | undefined;
-  readonly #directory: Directory | undefined;
+  readonly #who: (tenant: string, actor: Actor) => Promise<Actor>;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -135,7 +132,7 @@ export class CheckpointService implements CheckpointStore {
     this.#checks = options.checks;
     this.#recipientDomains = options.recipientDomains ?? [];
     this.#policies = options.policies;
-    this.#directory = options.directory;
+    this.#who = (tenant, actor) => resolveActor(options.directory, tenant, actor, this.#clock().getTime());
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
@@ -146,8 +143,7 @@ export class CheckpointService implements CheckpointStore {
       isFormatName(input?.format) ? loadFormat(input.format) : undefined,
     ]);
     const checked = checks.checkPauseInput(input, format, { recipientDomains: this.#recipientDomains });
-    const by = checked.by && (await this.#who(checked.tenant, checked.by));
-    const pause = by === undefined ? checked : { ...checked, by, pausedBy: recorded(by) };
+    const pause = await withPauser(checked, this.#who);
     const json = serializeTranscript(pause.messages);
     if (json.length > LIMITS.transcriptBytes) {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
@@ -251,8 +247,7 @@ export class CheckpointService implements CheckpointStore {
 
   async getPause(key: PauseKey, options: { includeMessages?: boolean; by?: Actor } = {}): Promise<PauseView> {
     const { tenant, runId, interruptId } = parseInput(pauseKey, key, 'pause key');
-    const by = options.by === undefined ? undefined : parseInput(actor, options.by, 'principal', '/by');
-    const viewer = by && (await this.#who(tenant, by));
+    const viewer = options.by && (await this.#who(tenant, parseInput(actor, options.by, 'principal', '/by')));
     const id = pauseIdOf(runId, interruptId);
     const shown = { includeMessages: options.includeMessages === true, viewer, nowMs: () => this.#clock().getTime() };
     return this.#reader.view({ tenant, runId, seq: id.seq }, id, shown);
@@ -264,9 +259,7 @@ export class CheckpointService implements CheckpointStore {
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
-    const { waitingFor, ...parsed } = parseInput(listQuery, query, 'listing');
-    const viewer = waitingFor && { waitingFor: await this.#who(parsed.tenant, waitingFor) };
-    return listPage(this.#persistence, { ...parsed, ...viewer }, this.#clock().getTime());
+    return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime(), this.#who);
   }
 
   async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
@@ -411,11 +404,6 @@ export class CheckpointService implements CheckpointStore {
         };
       },
     );
-  }
-
-  /** Who `actor` is in the directory (§20), read now: once per request, before anything is decided. */
-  #who(tenant: string, actor: Actor): Promise<Actor> {
-    return resolveActor(this.#directory, tenant, actor, this.#clock().getTime());
   }
 
   /** What a pause retried under its `Idempotency-Key` answers: the first answer again, open or closed at once. */

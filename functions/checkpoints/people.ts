@@ -1,6 +1,6 @@
 import type { Directory, PersonKey } from '../directory/port.ts';
 import type { Actor, Delegation, KnownPerson, Person, Principal } from '../wire.ts';
-import { isUnattributedLink } from './identity.ts';
+import { isUnattributedLink, recorded } from './identity.ts';
 
 /**
  * Who a principal is in the deployment's directory (§20): each request's principal resolved to at most one person —
@@ -42,6 +42,16 @@ export async function resolveActor(
       : [];
   // The directory's groups replace the token's for approvers and policies (§20).
   return { ...resolved, person: person.id, groups: person.groups, directory: { person, delegators } };
+}
+
+/** A checked pause with its pauser as the directory says they are (§20): `by`, and `pausedBy` recorded from it. */
+export async function withPauser<T extends { tenant: string; by?: Actor; pausedBy: Principal }>(
+  pause: T,
+  who: (tenant: string, actor: Actor) => Promise<Actor>,
+): Promise<T> {
+  if (pause.by === undefined) return pause;
+  const by = await who(pause.tenant, pause.by);
+  return { ...pause, by, pausedBy: recorded(by) };
 }
 
 /** Whether a delegation holds at `nowMs`: from its beginning (at once without one) until, not including, its end. */

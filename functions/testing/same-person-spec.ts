@@ -615,6 +615,16 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
         });
       });
 
+      it('lists the ask among those waiting for the delegate, and not for another', async () => {
+        const { store, pause, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause(onlyAnn);
+        const waiting = async (by: Actor) =>
+          (await store.listPauses({ tenant: 'acme', waitingFor: by, limit: 100 })).items.map((item) => item.runId);
+        expect(await waiting(bob)).toContain(key.runId);
+        expect(await waiting(cyd)).not.toContain(key.runId);
+      });
+
       it('lets a delegate who may decide in their own right vote for themselves', async () => {
         const { store, pause, directory } = await withPeople();
         await directory?.setDelegation('acme', 'ann', week);
