@@ -40,6 +40,8 @@ export const ErrorCode = {
   GraphCheckpointNotFound: 'graph_checkpoint_not_found',
   InvalidPolicies: 'invalid_policies',
   PauseOpen: 'pause_open',
+  // §20
+  UnknownPerson: 'unknown_person',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -402,6 +404,29 @@ export class AlreadyVotedError extends HandbackError {
 }
 
 /**
+ * A decision by no known person on an ask that needs one (§20): an email-only identity (a delivered link) on an ask
+ * with four eyes or a quorum, or with a directory a principal it knows no person for; or a person the directory says
+ * is not active, on any ask. Nothing was recorded.
+ */
+export class UnknownPersonError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+
+  constructor(runId: string, interruptId: string, toolCallId: string, why: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.UnknownPerson,
+      `The ask ${toolCallId} of pause ${interruptId} (run ${runId}) needs a known person, and ${why}. Nothing was recorded.`,
+      options,
+    );
+    this.name = 'UnknownPersonError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+  }
+}
+
+/**
  * An agent named an email address (an approver, or an email `notify` recipient) outside the deployment's recipient
  * domains (§16): an agent never chooses who approves it. Nothing was recorded or sent.
  */
@@ -630,6 +655,8 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
   // A deployment's own files: they are checked before it runs (start, synth), so a request never meets this.
   invalid_policies: { name: 'InvalidPoliciesError', status: 500, title: 'Invalid policies', retryable: false },
   pause_open: { name: 'PauseOpenError', status: 409, title: 'Pause open', retryable: true },
+  // §20
+  unknown_person: { name: 'UnknownPersonError', status: 403, title: 'Unknown person', retryable: false },
 };
 
 /** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */

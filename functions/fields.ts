@@ -123,6 +123,39 @@ export const CHANNEL_ADDRESSES: Record<ChannelName, ChannelAddress> = {
   email: { to: emailAddress, key: (to) => to.toLowerCase(), heldToDomains: true },
 };
 
+/** A tenant: 1 to `LIMITS.tenantChars` characters of well-formed Unicode (a lone surrogate can be in no key). */
+export const tenant = z
+  .string()
+  .check(z.minLength(1), z.maxLength(LIMITS.tenantChars), z.refine(isWellFormed, 'must be well-formed Unicode'));
+
+/** Whether `text` has no lone surrogate, which no key could carry. */
+function isWellFormed(text: string): boolean {
+  try {
+    encodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An email with ASCII case folding only (`A`–`Z` to `a`–`z`): every other character must be equal, so no look-alike
+ * or compatibility character (the Kelvin sign, a dotless i) ever matches a letter it is not.
+ */
+export function foldEmail(email: string): string {
+  return email.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
+}
+
+/** A person's id in a directory (§20): 1 to `LIMITS.directory.idChars` visible ASCII characters (a file's, or SCIM's). */
+export const personId = z
+  .string()
+  .check(
+    z.regex(
+      new RegExp(`^[\\x21-\\x7e]{1,${LIMITS.directory.idChars}}$`),
+      `must be 1–${LIMITS.directory.idChars} visible ASCII characters`,
+    ),
+  );
+
 /** Characters of a principal's text fields (its subject, email, name, grantor). */
 const principalText = z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars));
 
@@ -138,7 +171,7 @@ export type LinkRecipient = z.output<typeof linkRecipient>;
  * bearer JWT, `subject` is `sub`; a link's is `email:<address>` or `link:<interruptId>`; a trigger's without `by` is
  * `service:<trigger>`; the sweep's `service:sweep`; the library's default `library`.
  */
-export const principal = z.object({
+const principalFields = {
   kind: z.enum(PRINCIPAL_KINDS),
   subject: principalText,
   email: z.optional(principalText),
@@ -160,6 +193,19 @@ export const principal = z.object({
    * they still count as that person's; §16's granted links record the grantor as the principal itself.
    */
   grantedBy: z.optional(principalText),
+  /**
+   * The directory's person the principal was when it acted (§20): `person:<id>` is then its identity key. Set by the
+   * store from the directory, never taken from a caller.
+   */
+  person: z.optional(personId),
+};
+export const principal = z.object({
+  ...principalFields,
+  /**
+   * An agent acting for a person (§20: a token with RFC 8693's `act` claim): the person its `sub` names. Four eyes
+   * refuses them as it refuses the pauser; policies see them as `context.onBehalfOf`.
+   */
+  onBehalfOf: z.optional(z.object(principalFields)),
 });
 export type Principal = z.output<typeof principal>;
 
@@ -171,6 +217,30 @@ export const principalGroups = z
 /** A principal as a request brings it: what is recorded, plus the groups its token names (matched, not recorded). */
 export interface Actor extends Principal {
   groups?: readonly string[];
+  /**
+   * What the deployment's directory says of this principal (§20), set by the store when it resolves one (never read
+   * from a caller, never recorded); absent without a directory.
+   */
+  directory?: Resolution;
+}
+
+/** A person as the rules match them (§20): the fields of a directory's `Person` they read. */
+export interface KnownPerson {
+  id: string;
+  name: string;
+  emails: readonly string[];
+  subjects: readonly string[];
+  slack: ReadonlyArray<{ team: string; user: string }>;
+  groups: readonly string[];
+  active: boolean;
+}
+
+/** What the directory says of a principal (§20). */
+export interface Resolution {
+  /** The person it resolved to; absent: the directory knows no one it could be (an unknown person). */
+  person?: KnownPerson;
+  /** The active persons whose delegation to this one holds now, by id; none for an unknown or inactive person. */
+  delegators: readonly KnownPerson[];
 }
 /** `Actor`'s schema (typed so that a read-only list of groups may be given). */
 export const actor = z.extend(principal, { groups: z.optional(principalGroups) }) as unknown as z.ZodMiniType<

@@ -77,6 +77,7 @@ export {
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
+  UnknownPersonError,
   UnsupportedRecordError,
 } from './errors.ts';
 export { checkTranscript } from './rehydrate/check-transcript.ts';

@@ -11,6 +11,7 @@ import {
   notifyList,
   reason,
   traceparent,
+  tenant,
 } from './fields.ts';
 import { jsonBytes, jsonProblem } from './json.ts';
 import { ASK_KINDS, CLAUDE_RUN_PATTERN, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './vocabulary.ts';
@@ -25,20 +26,8 @@ import * as z from './zod.ts';
  * the records or the deployment (who may decide, four eyes, an ask of this pause, the transcript's checks).
  */
 
-/** A tenant: 1 to `LIMITS.tenantChars` characters of well-formed Unicode (a lone surrogate can be in no key). */
-export const tenant = z
-  .string()
-  .check(z.minLength(1), z.maxLength(LIMITS.tenantChars), z.refine(isWellFormed, 'must be well-formed Unicode'));
-
-/** Whether `text` has no lone surrogate, which no key could carry. */
-function isWellFormed(text: string): boolean {
-  try {
-    encodeURIComponent(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** A tenant (`fields.ts`: a directory's person names one too). */
+export { tenant };
 
 /** A run id path parameter or field. */
 export const runId = z

@@ -211,6 +211,12 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     description: "Cedar's WebAssembly module, the copy in the function's asset",
     unset: "the installed package's",
   },
+  // §20
+  directory: {
+    description:
+      'a directory file of persons, `{"people": [...]}` (§20): principals resolve to them, an address alone is no person; checked at start (on AWS at synthesis) and bundled with the functions that decide ([identities](identities.md#the-directory))',
+    unset: 'none: tokens and Slack users are persons, an address alone decides no four-eyes or quorum ask',
+  },
   logLevel: { description: '`DEBUG`, `INFO`, `WARN`, `ERROR`, `SILENT`' },
   powertoolsLogLevel: { description: "the level of the functions' logs, below Lambda's own log-level control" },
   metricsNamespace: { description: "the CloudWatch namespace of Handback's metrics" },

@@ -263,6 +263,15 @@ export const policyDefault = {
 export const cedarSchema = { env: 'HANDBACK_CEDAR_SCHEMA', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 export const cedarWasm = { env: 'HANDBACK_CEDAR_WASM', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 
+// §20: persons known to a directory (docs/identities.md).
+
+export const directory = {
+  env: 'HANDBACK_DIRECTORY',
+  read: BOTH,
+  type: 'path',
+  context: 'handback:directory',
+} as const;
+
 // Logs, metrics and traces.
 
 export const logLevel = {
@@ -414,6 +423,8 @@ export const SETTINGS = {
   policyDefault,
   cedarSchema,
   cedarWasm,
+  // §20
+  directory,
   logLevel,
   powertoolsLogLevel,
   metricsNamespace,

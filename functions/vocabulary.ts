@@ -99,6 +99,13 @@ export const LIMITS = {
   mcpWaitSeconds: { default: 240, http: 25 },
   /** A hand-off claimant's name (§18: the one consumer a closed pause is handed to): 1–128 visible ASCII characters. */
   claimant: /^[\x21-\x7e]{1,128}$/,
+  // §20: persons known to a directory.
+  /**
+   * A directory (§20): its people (a file's, or a tenant's kept in the table), a person's id (1–128 visible ASCII
+   * characters), name, and the emails, issuer subjects and Slack users each may hold (their groups are a principal's,
+   * `principalGroups`); a delegation's reason, in characters.
+   */
+  directory: { people: 20_000, idChars: 128, nameChars: 256, emails: 20, subjects: 20, slack: 20, reasonChars: 512 },
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */

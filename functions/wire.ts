@@ -3,13 +3,18 @@ import {
   approvers,
   decidedCall,
   editedArgs,
+  emailAddress,
+  foldEmail,
   format,
   jsonSchema,
   linkRecipient,
   notifyEntry,
+  personId,
   principal,
+  principalGroups,
   reason,
   seen,
+  tenant,
 } from './fields.ts';
 import {
   ASK_KINDS,
@@ -42,12 +47,14 @@ export {
   approvers,
   CHANNEL_ADDRESSES,
   emailAddress,
+  foldEmail,
   format,
   type InputProblem,
   isEmailAddress,
   type JsonSchema,
   jsonObject,
   jsonSchema,
+  type KnownPerson,
   type LinkRecipient,
   linkRecipient,
   type NotifyEntry,
@@ -55,9 +62,11 @@ export {
   notifyEntryKey,
   notifyList,
   type Principal,
+  personId,
   principal,
   principalGroups,
   reason,
+  tenant,
 } from './fields.ts';
 
 /** A tool call of the paused round, in a format-neutral shape. */
@@ -118,10 +127,10 @@ const answered = z.object({ answer: z.unknown() });
 const approved = z.object({ decision: z.literal('approve') });
 const edited = z.object({ decision: z.literal('edit'), args: recordedArgs });
 const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
-/** Who made a recorded decision (§13). */
-const recordedBy = { by: z.optional(principal) };
-/** Who voted, and when (§13). */
-const votedBy = { by: principal, at: z.string() };
+/** Who made a recorded decision (§13), and the person a delegate made it for (§20). */
+const recordedBy = { by: z.optional(principal), for: z.optional(principal) };
+/** Who voted, for whom when a delegate voted (§20), and when (§13). */
+const votedBy = { by: principal, for: z.optional(principal), at: z.string() };
 
 /**
  * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,
@@ -241,6 +250,8 @@ export const REFUSAL_CODES = [
   'pause_cancelled',
   'pause_expired',
   'unsupported_record',
+  // §20
+  'unknown_person',
 ] as const;
 export const refusalCode = z.enum(REFUSAL_CODES);
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
@@ -439,7 +450,10 @@ export const problem = z.object({
   code: z.string(),
   /** already_resumed, handoff_failed, pause_cancelled: the continuation. */
   continuationId: z.optional(z.string()),
-  /** The ask a refusal is about (already_decided, not_an_approver, self_decision, already_voted, args_changed). */
+  /**
+   * The ask a refusal is about (already_decided, not_an_approver, self_decision, already_voted, args_changed,
+   * unknown_person).
+   */
   toolCallId: z.optional(z.string()),
   /** args_changed: the ask's current arguments' hash. */
   argsHash: z.optional(z.string()),
@@ -472,3 +486,119 @@ export type ClaimResult = z.output<typeof claimResult>;
 export const jsonRpcMessage = z
   .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
   .check(z.describe('A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them.'));
+
+// §20: persons known to a directory.
+
+/** A moment, as an RFC 3339 date-time with its offset (`2025-07-01T09:00:00Z`). */
+const instant = z.iso.datetime({ offset: true });
+
+/**
+ * A delegation (§20): a person hands their approvals to another person (`to`, a person's id) from `from` (absent: at
+ * once) until `until`, for a `reason` shown to those who see it.
+ */
+export const delegation = z
+  .strictObject({
+    to: personId.check(z.describe("The delegate: a person's id.")),
+    from: z.optional(instant.check(z.describe('When it begins; absent: at once.'))),
+    until: instant.check(z.describe('When it ends.')),
+    reason: z.optional(
+      z
+        .string()
+        .check(
+          z.minLength(1),
+          z.maxLength(LIMITS.directory.reasonChars),
+          z.describe('Why, shown to those it concerns.'),
+        ),
+    ),
+  })
+  .check(
+    z.refine(
+      (given) => given.from === undefined || Date.parse(given.from) < Date.parse(given.until),
+      'must begin (from) before it ends (until)',
+    ),
+  );
+export type Delegation = z.output<typeof delegation>;
+
+/** A Slack user (§14): the workspace's team id and the user's id, as Slack's payloads name them. */
+export const slackUser = z.strictObject({
+  team: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack team id such as T0123ABCD')),
+  user: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack user id such as U0123ABCD')),
+});
+export type SlackUser = z.output<typeof slackUser>;
+
+/** A person's issuer subject (a token's `sub`): the characters of a principal's subject. */
+const personSubject = z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars));
+
+/** A list of at most `max` entries of which no two are the same once `key` folds them. */
+const distinctList = <T>(entry: z.ZodMiniType<T>, max: number, key: (value: T) => string, what: string) =>
+  z.array(entry).check(
+    z.maxLength(max),
+    z.superRefine((values, ctx) => {
+      const seen = new Set<string>();
+      values.forEach((value, index) => {
+        const folded = key(value);
+        if (seen.has(folded))
+          ctx.addIssue({ code: 'custom', message: `names ${what} twice`, path: [index], input: value });
+        seen.add(folded);
+      });
+    }),
+  );
+
+/** The fields of a person, each as a directory's source gives it. */
+const personFields = {
+  id: personId,
+  /** The name people see. */
+  name: z.string().check(z.minLength(1), z.maxLength(LIMITS.directory.nameChars)),
+  /** Addresses the directory's source verified; each resolves to this person, with ASCII case folding (§16). */
+  emails: distinctList(emailAddress, LIMITS.directory.emails, foldEmail, 'an email'),
+  /** Issuer subjects (a token's `sub`) that are this person. */
+  subjects: distinctList(personSubject, LIMITS.directory.subjects, (subject) => subject, 'a subject'),
+  /** Slack users that are this person. */
+  slack: distinctList(slackUser, LIMITS.directory.slack, ({ team, user }) => `${team}:${user}`, 'a Slack user'),
+  /** The person's groups: for approvers and policies, they replace a token's (§20). */
+  groups: principalGroups,
+  /** Another person's id. */
+  manager: z.optional(personId),
+  /** A person who is not active decides nothing (§20). */
+  active: z.boolean(),
+  delegation: z.optional(delegation),
+  tenant,
+};
+
+/** What a person may not say of themselves: to be their own manager or delegate. */
+const notThemselves = z.refine<{ id: string; manager?: string | undefined; delegation?: { to: string } | undefined }>(
+  (given) => given.manager !== given.id && given.delegation?.to !== given.id,
+  'names themselves as their own manager or delegate',
+);
+
+/**
+ * A person known to a directory (§20): who they are (`id`, `name`), every identity that is them — the emails its
+ * source verified, issuer subjects, Slack users — their groups, manager, whether they are active, and a delegation.
+ * Every principal resolves to at most one person of its tenant; `person:<id>` is then its identity key.
+ */
+export const person = z.strictObject(personFields).check(notThemselves);
+export type Person = z.output<typeof person>;
+
+/**
+ * A person as a directory file names them (`HANDBACK_DIRECTORY`, §20): a `Person` whose lists may be left out (none),
+ * `active` too (true), and `tenant` (the default tenant); a delegation's `to` may name the delegate by an email of
+ * theirs (written as an id is), which the file's reader resolves to their id.
+ */
+export const directoryEntry = z
+  .strictObject({
+    ...personFields,
+    emails: z._default(personFields.emails, []),
+    subjects: z._default(personFields.subjects, []),
+    slack: z._default(personFields.slack, []),
+    groups: z._default(personFields.groups, []),
+    active: z._default(z.boolean(), true),
+    tenant: z._default(tenant, LIMITS.defaultTenant),
+  })
+  .check(notThemselves);
+export type DirectoryEntry = z.output<typeof directoryEntry>;
+
+/** A directory file (`HANDBACK_DIRECTORY`, context `handback:directory`): `{"people": [...]}`. */
+export const directoryFile = z.strictObject({
+  people: z.array(directoryEntry).check(z.maxLength(LIMITS.directory.people)),
+});
+export type DirectoryFile = z.output<typeof directoryFile>;

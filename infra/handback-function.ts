@@ -22,6 +22,7 @@ import { Construct } from 'constructs';
 import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { INDEXES } from '../functions/checkpoints/table.ts';
 import * as S from '../functions/settings.ts';
+import { copyDirectoryFile, type DirectoryBundle, directoryEnvironment } from './directory.ts';
 import { type BundledHandoffTarget, buildLambdaBundle, bundleDefines } from './lambda-bundle.ts';
 import { repoPath } from './paths.ts';
 import { copyPolicyFiles, type PolicyBundle, policyEnvironment } from './policies.ts';
@@ -137,6 +138,12 @@ export interface HandbackFunctionProps {
    * @default - none: the function carries no policy file and loads no Cedar
    */
   readonly policies?: PolicyBundle;
+  /**
+   * The deployment's directory file of persons (§20), for a function that decides: the file goes into its asset
+   * (`directory/people.json`) and `HANDBACK_DIRECTORY` names it.
+   * @default - none: no directory file
+   */
+  readonly directory?: DirectoryBundle;
 }
 
 /**
@@ -183,6 +190,7 @@ export class HandbackFunction extends Construct {
     const entry = props.entry;
     const handoffTarget = props.handoffTarget;
     const policies = props.policies;
+    const people = props.directory;
     this.function = new LambdaFunction(this, 'Function', {
       code: Code.fromAsset(repoPath(''), {
         assetHashType: AssetHashType.OUTPUT,
@@ -193,6 +201,7 @@ export class HandbackFunction extends Construct {
             HANDBACK_ENTRY: relative(repoPath(''), entry),
             HANDBACK_HANDOFF_TARGET: handoffTarget ?? '',
             ...(policies === undefined ? {} : { HANDBACK_POLICY_FILES: policies.hash }),
+            ...(people === undefined ? {} : { HANDBACK_DIRECTORY_FILE: people.hash }),
           },
           // Never pulled: the local bundling below always succeeds or throws.
           image: DockerImage.fromRegistry('dummy'),
@@ -200,6 +209,7 @@ export class HandbackFunction extends Construct {
             tryBundle(outputDir: string): boolean {
               buildLambdaBundle(entry, outputDir, handoffTarget, policies !== undefined);
               if (policies !== undefined) copyPolicyFiles(outputDir, policies);
+              if (people !== undefined) copyDirectoryFile(outputDir, people);
               return true;
             },
           },
@@ -224,6 +234,7 @@ export class HandbackFunction extends Construct {
         [S.metricsNamespace.env]: S.metricsNamespace.default,
         [S.powertoolsLogLevel.env]: logLevel,
         ...(policies === undefined ? {} : policyEnvironment(policies)),
+        ...(people === undefined ? {} : directoryEnvironment()),
         ...props.environment,
       },
     });

@@ -60,6 +60,8 @@ export function pauseFunctions(
     const pauses = access === 'readWrite' && settings.policies !== undefined;
     const fn = new HandbackFunction(stack, name, {
       ...(pauses ? { policies: settings.policies } : {}),
+      // Every function that decides or pauses resolves principals to the deployment's persons (§20).
+      ...(settings.directory === undefined ? {} : { directory: settings.directory }),
       entry,
       description,
       timeout: Duration.seconds(timeoutSeconds),

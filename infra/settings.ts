@@ -18,6 +18,7 @@ import {
   contextWord,
   oneOf,
 } from './context.ts';
+import { type DirectoryBundle, directoryBundleOf } from './directory.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 import { type PolicyBundle, policyBundleOf } from './policies.ts';
 import type { HandbackStackProps } from './stack-props.ts';
@@ -83,6 +84,8 @@ export interface Settings {
   // §21 traces
   /** The OTLP/HTTP endpoint every function exports its spans to (`OTEL_EXPORTER_OTLP_ENDPOINT`); undefined = none. */
   otlpEndpoint: string | undefined;
+  /** The deployment's directory file of persons (§20, `handback:directory`), checked: bundled with the functions that decide. */
+  directory: DirectoryBundle | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -194,6 +197,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
     policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
     otlpEndpoint: otlpEndpointOf(contextString(scope, CONTEXT.otlpEndpoint)),
+    directory: directoryBundleOf(scope, (message) => new ConfigurationError(message)),
   };
 }
 

@@ -34,6 +34,7 @@ import {
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
+  UnknownPersonError,
   UnsupportedRecordError,
 } from '../functions/errors.ts';
 
@@ -75,6 +76,7 @@ const everyError: Array<[string, HandbackError]> = [
   ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
   ['InvalidPoliciesError', new InvalidPoliciesError('policies.cedar', 3, 14, 'unexpected token', { cause })],
   ['PauseOpenError', new PauseOpenError('run-1', 'int-1', { cause })],
+  ['UnknownPersonError', new UnknownPersonError('run-1', 'int-1', 'call-1', 'the directory knows no one', { cause })],
 ];
 
 describe('errors', () => {

@@ -1,5 +1,5 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
-import { HandbackError, InvalidAnswerError, NotAnApproverError } from '../errors.ts';
+import { HandbackError, InvalidAnswerError, NotAnApproverError, UnknownPersonError } from '../errors.ts';
 import { decideTurn, getPause } from '../resume/resume.ts';
 import type { Actor, Decision } from '../wire.ts';
 import type { DeliveryKey, MessageRef, PauseOfMessage } from './delivery-log.ts';
@@ -311,6 +311,9 @@ const UNIDENTIFIED = 'Not recorded: Handback could not identify you in Slack, so
 function refusalText(error: unknown): string {
   // Whoever clicks in a channel is told, so who the approvers are (their addresses) stays out of it.
   if (error instanceof NotAnApproverError) return 'Not recorded: you are not one of the approvers of this ask.';
+  if (error instanceof UnknownPersonError) {
+    return 'Not recorded: Handback’s directory does not list your Slack user as an active person, and this ask needs one.';
+  }
   if (error instanceof HandbackError || error instanceof ClosedClick) return `Not recorded: ${error.message}`;
   return 'Not recorded: something went wrong; try the inbox.';
 }

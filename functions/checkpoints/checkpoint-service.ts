@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import type { Directory } from '../directory/port.ts';
 import { AlreadyResumedError, OpenPauseExistsError, PayloadTooLargeError } from '../errors.ts';
 import { cancelInput, continuationKey, decideInput, listQuery, parseInput, pauseKey, resumeInput } from '../inputs.ts';
 import { canonicalJson, capitalize } from '../json.ts';
@@ -47,6 +48,7 @@ import { pauseIdOf, randomToken } from './ids.ts';
 import { listPage } from './listing.ts';
 import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
+import { resolveActor, withPauser } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
 import { awaitingHandoff, sweepStep } from './sweep-step.ts';
@@ -94,6 +96,8 @@ export interface CheckpointServiceOptions {
    * otherwise); absent: no policy applies, and no default either.
    */
   policies?: () => Promise<PolicyEngine>;
+  /** The deployment's directory of persons (§20), read on each request. @default none */
+  directory?: Directory;
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -116,6 +120,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #checks: CheckpointChecks;
   readonly #recipientDomains: readonly string[];
   readonly #policies: (() => Promise<PolicyEngine>) | undefined;
+  readonly #who: (tenant: string, actor: Actor) => Promise<Actor>;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -127,6 +132,7 @@ export class CheckpointService implements CheckpointStore {
     this.#checks = options.checks;
     this.#recipientDomains = options.recipientDomains ?? [];
     this.#policies = options.policies;
+    this.#who = (tenant, actor) => resolveActor(options.directory, tenant, actor, this.#clock().getTime());
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
@@ -136,7 +142,8 @@ export class CheckpointService implements CheckpointStore {
       this.#checks.pause(),
       isFormatName(input?.format) ? loadFormat(input.format) : undefined,
     ]);
-    const pause = checks.checkPauseInput(input, format, { recipientDomains: this.#recipientDomains });
+    const checked = checks.checkPauseInput(input, format, { recipientDomains: this.#recipientDomains });
+    const pause = await withPauser(checked, this.#who);
     const json = serializeTranscript(pause.messages);
     if (json.length > LIMITS.transcriptBytes) {
       const message = `the transcript is ${json.length} bytes as JSON, over the limit of ${LIMITS.transcriptBytes}`;
@@ -240,7 +247,7 @@ export class CheckpointService implements CheckpointStore {
 
   async getPause(key: PauseKey, options: { includeMessages?: boolean; by?: Actor } = {}): Promise<PauseView> {
     const { tenant, runId, interruptId } = parseInput(pauseKey, key, 'pause key');
-    const viewer = options.by === undefined ? undefined : parseInput(actor, options.by, 'principal', '/by');
+    const viewer = options.by && (await this.#who(tenant, parseInput(actor, options.by, 'principal', '/by')));
     const id = pauseIdOf(runId, interruptId);
     const shown = { includeMessages: options.includeMessages === true, viewer, nowMs: () => this.#clock().getTime() };
     return this.#reader.view({ tenant, runId, seq: id.seq }, id, shown);
@@ -252,7 +259,7 @@ export class CheckpointService implements CheckpointStore {
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
-    return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime());
+    return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime(), this.#who);
   }
 
   async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
@@ -342,8 +349,9 @@ export class CheckpointService implements CheckpointStore {
   async #decide(
     input: { tenant: string; runId: string; interruptId: string },
     request: { decisions: Decision[] } | { answer: unknown },
-    actor: Actor,
+    caller: Actor,
   ): Promise<DecideResult> {
+    const actor = await this.#who(input.tenant, caller);
     const id = pauseIdOf(input.runId, input.interruptId);
     const key = { tenant: input.tenant, runId: input.runId, seq: id.seq };
     const answerForm = 'answer' in request;
@@ -361,7 +369,7 @@ export class CheckpointService implements CheckpointStore {
         plan(await loadFormat(record.format), roundOfAsks(record), record.asks, decisions);
         const matched = matchDecisions(record, decisions, hashes);
         // Who may decide (§13), for every decision of the request, before anything is written.
-        checkAuthority(record, matched, actor);
+        const delegated = checkAuthority(record, matched, actor);
         const status = statusAt(record, nowMs);
         const conflict = conflictOf(matched);
         // Every ask is decided once resumed: each decision here is a replay of its recorded one, or a conflict.
@@ -385,7 +393,7 @@ export class CheckpointService implements CheckpointStore {
             checkAgainstAskSchema(schemaFailures, match, answerForm ? undefined : `/decisions/${match.position}`);
           }
         }
-        const { after, complete } = recordDecisions(record, fresh, actor, nowMs);
+        const { after, complete } = recordDecisions(record, fresh, actor, nowMs, delegated);
         if (after === undefined) return { result: { kind: 'pending', ...pendingOf(record, true, hashes) } };
         const write = { before: record, after };
         if (!complete) return { write, result: { kind: 'pending', ...pendingOf(after, false, hashes) } };

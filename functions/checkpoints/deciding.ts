@@ -3,6 +3,7 @@ import {
   AlreadyResumedError,
   type AnswerFailure,
   BadRequestError,
+  HandbackError,
   InvalidAnswerError,
   PayloadTooLargeError,
 } from '../errors.ts';
@@ -14,7 +15,7 @@ import { sha256 } from './codec.ts';
 import { recorded } from './identity.ts';
 import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
 import { approvalsNeeded, argsHashOf, countingVoters, currentArgsHash, tallyOf, VOTES } from './tally.ts';
-import { argsRefusal, authorityRefusal, voteRefusal } from './who-decides.ts';
+import { argsRefusal, voiceOf, voteRefusal } from './who-decides.ts';
 
 /**
  * What a decision request does to a pause record (§9, §13), pure: the decisions matched to their asks, every refusal
@@ -82,12 +83,22 @@ export function conflictError(record: PauseRecord, conflict: MatchedDecision, an
     : new AlreadyDecidedError(record.runId, interruptIdOf(record), conflict.ask.toolCallId);
 }
 
-/** Throws the first refusal of any decision in the request (§13): a request with one refused decision records none. */
-export function checkAuthority(record: PauseRecord, matched: readonly MatchedDecision[], actor: Actor): void {
+/**
+ * Throws the first refusal of any decision in the request (§13): a request with one refused decision records none.
+ * Answers, by ask index, the delegators a delegate decides for where they may not in their own right (§20).
+ */
+export function checkAuthority(
+  record: PauseRecord,
+  matched: readonly MatchedDecision[],
+  actor: Actor,
+): Map<number, Actor> {
+  const delegated = new Map<number, Actor>();
   for (const match of matched) {
-    const refusal = authorityRefusal(record, match.ask, actor);
-    if (refusal !== undefined) throw refusal;
+    const voice = voiceOf(record, match.index, actor);
+    if (voice instanceof HandbackError) throw voice;
+    if (voice.for !== undefined) delegated.set(match.index, voice.for);
   }
+  return delegated;
 }
 
 /**
@@ -176,6 +187,7 @@ export function recordDecisions(
   matched: readonly MatchedDecision[],
   actor: Actor,
   nowMs: number,
+  delegated: ReadonlyMap<number, Actor> = new Map(),
 ): RecordedRequest {
   const at = new Date(nowMs).toISOString();
   const by = recorded(actor);
@@ -184,13 +196,17 @@ export function recordDecisions(
   for (const match of matched) {
     if (match.recorded !== undefined) continue;
     const body = bodyOf(match.decision);
+    // §20: a delegate's decision records whom it is for.
+    const delegator = delegated.get(match.index);
+    const forWhom = delegator === undefined ? {} : { for: recorded(delegator) };
     if (approvalsNeeded(match.ask) === 1 || 'answer' in body) {
-      after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by };
+      after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by, ...forWhom };
       changed = true;
       continue;
     }
     const votes = after.votes?.[match.index] ?? [];
-    const vote: RecordedVote = { body, hash: match.hash, argsHash: voteArgsHash(body, votes, match.modelHash), by, at };
+    const argsHash = voteArgsHash(body, votes, match.modelHash);
+    const vote: RecordedVote = { body, hash: match.hash, argsHash, by, ...forWhom, at };
     const next = [...votes, vote];
     after.votes = Array.from({ length: record.asks.length }, (_, index) =>
       index === match.index ? next : after.votes?.[index],

@@ -1,5 +1,5 @@
 import type { Via } from '../vocabulary.ts';
-import type { Actor, Principal } from '../wire.ts';
+import { type Actor, foldEmail, type KnownPerson, type Principal } from '../wire.ts';
 
 /**
  * Who a principal is (§13, §16), pure and in one place: the principals Handback itself acts as, what of a principal is
@@ -24,34 +24,56 @@ export function recorded(actor: Actor): Principal {
   if (actor.name !== undefined) principal.name = actor.name;
   if (actor.for !== undefined) principal.for = actor.for;
   if (actor.grantedBy !== undefined) principal.grantedBy = actor.grantedBy;
+  if (actor.person !== undefined) principal.person = actor.person;
+  if (actor.onBehalfOf !== undefined) principal.onBehalfOf = actor.onBehalfOf;
   return principal;
 }
 
-/**
- * An email with ASCII case folding only (`A`–`Z` to `a`–`z`): every other character must be equal, so no look-alike
- * or compatibility character (the Kelvin sign, a dotless i) ever matches a letter it is not.
- */
-export function foldEmail(email: string): string {
-  return email.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
-}
+/** Emails compare with ASCII case folding only (`fields.ts`, where the directory's words fold them too). */
+export { foldEmail };
 
 /** What a principal's identity keys are read from. */
-export type Identity = Pick<Principal, 'kind' | 'subject' | 'via' | 'email' | 'emailVerified' | 'grantedBy'>;
+export type Identity = Pick<
+  Principal,
+  'kind' | 'subject' | 'via' | 'email' | 'emailVerified' | 'grantedBy' | 'person'
+> &
+  Pick<Actor, 'directory'>;
 
 /**
- * A principal's identity keys (§16): `slack:<team>:<user>` for a Slack user, `email:<address>` for a link Handback
- * delivered (and for every verified email), `link:<interruptId>` for a pause's unattributed link, the subject of a
- * service, and `sub:<subject>` for everyone else (a token's `sub`, a trigger's or the library's `by`, a granted link's
- * grantor). Part three's recipient links recorded `grantedBy`: theirs count as that person's too.
+ * A principal's identity keys (§16, §20): `slack:<team>:<user>` for a Slack user, `email:<address>` for a link
+ * Handback delivered (and for every verified email), `link:<interruptId>` for a pause's unattributed link, the subject
+ * of a service, and `sub:<subject>` for everyone else (a token's `sub`, a trigger's or the library's `by`, a granted
+ * link's grantor). Part three's recipient links recorded `grantedBy`: theirs count as that person's too. A principal
+ * the directory knew when it acted adds `person:<id>`; one it resolves now adds every identity of that person, so it
+ * is the same person as whatever any of them recorded before.
  */
 export function identityKeys(principal: Identity): string[] {
-  const keys = [subjectKey(principal)];
-  if (principal.emailVerified === true && principal.email !== undefined) {
-    const key = `email:${foldEmail(principal.email)}`;
-    if (!keys.includes(key)) keys.push(key);
-  }
-  if (principal.grantedBy !== undefined) keys.push(`sub:${principal.grantedBy}`);
-  return keys;
+  const keys = new Set([subjectKey(principal)]);
+  if (principal.emailVerified === true && principal.email !== undefined)
+    keys.add(`email:${foldEmail(principal.email)}`);
+  if (principal.grantedBy !== undefined) keys.add(`sub:${principal.grantedBy}`);
+  if (principal.person !== undefined) keys.add(`person:${principal.person}`);
+  const known = principal.directory?.person;
+  if (known !== undefined) for (const key of personKeys(known)) keys.add(key);
+  return [...keys];
+}
+
+/** Every identity key of a directory's person (§20): theirs, and each identity the directory says is them. */
+export function personKeys(person: KnownPerson): string[] {
+  return [
+    `person:${person.id}`,
+    ...person.subjects.map((subject) => `sub:${subject}`),
+    ...person.slack.map(({ team, user }) => `slack:${team}:${user}`),
+    ...person.emails.map((email) => `email:${foldEmail(email)}`),
+  ];
+}
+
+/**
+ * Whether a principal is made only of email addresses (§20): a link Handback delivered, which proves the address and
+ * no person — one human may hold many addresses.
+ */
+export function isEmailOnly(principal: Identity): boolean {
+  return identityKeys(principal).every((key) => key.startsWith('email:'));
 }
 
 /**
@@ -96,7 +118,9 @@ export function isLibrary(principal: Principal): boolean {
     principal.email === undefined &&
     principal.name === undefined &&
     principal.grantedBy === undefined &&
-    principal.for === undefined
+    principal.for === undefined &&
+    principal.person === undefined &&
+    principal.onBehalfOf === undefined
   );
 }
 

@@ -19,10 +19,12 @@ const LIST_ROUNDS = 10;
 /** The page `query` (parsed) asks for at `nowMs`, each pause as `viewer` (the `waitingFor` principal) would see it. */
 export async function listPage(
   persistence: CheckpointPersistence,
-  query: z.output<typeof listQuery> & { waitingFor?: Actor },
+  query: z.output<typeof listQuery>,
   nowMs: number,
+  who: (tenant: string, actor: Actor) => Promise<Actor> = async (_tenant, actor) => actor,
 ): Promise<PausePage> {
-  const viewer = query.waitingFor;
+  // The `waitingFor` principal as the directory says they are (§20), read once for the page.
+  const viewer = query.waitingFor && (await who(query.tenant, query.waitingFor));
   const limit = query.limit ?? LIMITS.pageSize.default;
   // Only an open pause waits for anyone: `waitingFor` reads the open pauses.
   const status = viewer === undefined ? query.status : Status.Paused;

@@ -27,6 +27,11 @@ export interface CheckpointStoreOptions {
    * @default - no policy applies
    */
   policies?: CheckpointServiceOptions['policies'];
+  /**
+   * The deployment's directory of persons (§20), read on each request: e.g. `readDirectoryFile('people.json')`.
+   * @default none: tokens' subjects and Slack users are persons, an address alone is not
+   */
+  directory?: CheckpointServiceOptions['directory'];
 }
 
 /**

@@ -29,6 +29,7 @@ export function judgeAsks(
     subject: pause.pausedBy.subject,
     ...(by?.groups === undefined ? {} : { groups: by.groups }),
   };
+  const { onBehalfOf } = pause.pausedBy;
   return pause.asks.map((ask) => {
     if (ask.kind !== 'approval') return undefined;
     const verdict = engine.evaluate({
@@ -38,6 +39,7 @@ export function judgeAsks(
       runId: pause.runId,
       tenant: pause.tenant,
       format: pause.format,
+      ...(onBehalfOf === undefined ? {} : { onBehalfOf: { subject: onBehalfOf.subject } }),
     });
     const agent: AgentAsk = {};
     if (ask.approvers !== undefined) agent.approvers = ask.approvers;

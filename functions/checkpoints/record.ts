@@ -53,6 +53,8 @@ export interface RecordedDecision {
   decidedAt: string;
   /** Who decided it (§13); absent on decisions recorded before principals were. */
   by?: Principal;
+  /** The person a delegate decided it for (§20), as the rules matched them. */
+  for?: Principal;
 }
 
 /** One vote on an `approval` ask with a quorum (§13), in the order recorded. */
@@ -66,6 +68,8 @@ export interface RecordedVote {
    */
   argsHash: string;
   by: Principal;
+  /** The person a delegate voted for (§20): their vote, cast by `by`. */
+  for?: Principal;
   at: string;
 }
 

@@ -32,7 +32,12 @@ export function toPauseView(
     const view = toAskView(ask, record.decisions[index], calls);
     const votes = record.votes?.[index];
     if (votes !== undefined && votes.length > 0) {
-      view.votes = votes.map((vote) => ({ ...vote.body, by: vote.by, at: vote.at }));
+      view.votes = votes.map((vote) => ({
+        ...vote.body,
+        by: vote.by,
+        ...(vote.for === undefined ? {} : { for: vote.for }),
+        at: vote.at,
+      }));
     }
     const modelHash = hashes[index] as string;
     const argsHash = currentArgsHash(votes, modelHash);
@@ -97,7 +102,10 @@ function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: Rea
   if (ask.fourEyes === true) view.fourEyes = true;
   if (ask.policy !== undefined) view.policy = ask.policy;
   if (recorded !== undefined) {
-    view.decision = recorded.by === undefined ? recorded.body : { ...recorded.body, by: recorded.by };
+    view.decision =
+      recorded.by === undefined
+        ? recorded.body
+        : { ...recorded.body, by: recorded.by, ...(recorded.for === undefined ? {} : { for: recorded.for }) };
     view.decidedAt = recorded.decidedAt;
   }
   return view;

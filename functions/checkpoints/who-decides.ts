@@ -3,16 +3,17 @@ import {
   AlreadyVotedError,
   ArgsChangedError,
   ForbiddenError,
-  type HandbackError,
+  HandbackError,
   NotAnApproverError,
   PauseCancelledError,
   PauseExpiredError,
   SelfDecisionError,
+  UnknownPersonError,
   UnsupportedRecordError,
 } from '../errors.ts';
 import { Status } from '../vocabulary.ts';
-import type { Actor, Approvers, Decision, RefusalCode } from '../wire.ts';
-import { foldEmail, isUnattributedLink, sameDoor, samePerson } from './identity.ts';
+import type { Actor, Approvers, Decision, KnownPerson, RefusalCode } from '../wire.ts';
+import { foldEmail, isEmailOnly, isUnattributedLink, sameDoor, samePerson } from './identity.ts';
 import { type Ask, expiresAtOf, interruptIdOf, type PauseRecord } from './record.ts';
 import { approvalsNeeded, VOTES } from './tally.ts';
 
@@ -30,19 +31,62 @@ import { approvalsNeeded, VOTES } from './tally.ts';
  */
 export function matchesApprovers(approvers: Approvers, actor: Actor): boolean {
   if (actor.kind === 'service' || actor.kind === 'agent') return false;
-  const email = actor.emailVerified === true && actor.email !== undefined ? foldEmail(actor.email) : undefined;
-  if (email !== undefined && approvers.emails?.some((entry) => foldEmail(entry) === email)) return true;
-  if (actor.kind === 'link') return false;
-  if (approvers.subjects?.includes(actor.subject)) return true;
+  // A principal the directory resolved is its person (§20): every subject and email the directory says is theirs.
+  const person = actor.directory?.person;
+  const emails = new Set(person?.emails.map(foldEmail));
+  if (actor.emailVerified === true && actor.email !== undefined) emails.add(foldEmail(actor.email));
+  if (approvers.emails?.some((entry) => emails.has(foldEmail(entry)))) return true;
+  if (actor.kind === 'link' && person === undefined) return false;
+  const subjects = new Set(person?.subjects);
+  if (actor.kind !== 'link') subjects.add(actor.subject);
+  if (approvers.subjects?.some((subject) => subjects.has(subject))) return true;
   const groups = new Set(actor.groups ?? []);
   return approvers.groups?.some((group) => groups.has(group)) ?? false;
 }
 
 /**
+ * Whether an ask needs a known person to decide it (§20): four eyes (the pause's or the ask's) or a quorum, where one
+ * human holding two addresses would count twice or pass as someone else.
+ */
+export function needsKnownPerson(record: PauseRecord, ask: Ask): boolean {
+  return record.fourEyes === true || ask.fourEyes === true || approvalsNeeded(ask) > 1;
+}
+
+/**
+ * `unknown_person` (§20), or undefined: a person the directory says is not active decides nothing; on an ask that
+ * needs a known person, neither does a principal the directory knows no one for, nor — without a directory — an
+ * email-only identity (a link Handback delivered proves the address, not a distinct person). Tokens' subjects and
+ * Slack users stay persons without a directory.
+ */
+export function personRefusal(record: PauseRecord, ask: Ask, actor: Actor): HandbackError | undefined {
+  const ids = [record.runId, interruptIdOf(record), ask.toolCallId] as const;
+  const resolution = actor.directory;
+  if (resolution?.person?.active === false) {
+    return new UnknownPersonError(...ids, `the directory says ${resolution.person.id} is not active`);
+  }
+  if (!needsKnownPerson(record, ask) || actor.kind === 'service' || isUnattributedLink(actor)) return undefined;
+  if (resolution !== undefined && resolution.person === undefined) {
+    return new UnknownPersonError(
+      ...ids,
+      'the directory knows no person for you (four eyes or a quorum count persons): decide as someone it knows',
+    );
+  }
+  if (resolution === undefined && isEmailOnly(actor)) {
+    return new UnknownPersonError(
+      ...ids,
+      `${actor.email ?? 'an address'} is an address, not a known person (four eyes or a quorum count persons, and one person may hold many addresses): decide signed in, or in Slack`,
+    );
+  }
+  return undefined;
+}
+
+/**
  * Whether `actor` may decide `ask` at all, as the error to throw, or undefined when it may: an agent never decides;
- * four eyes (the pause's, or a policy's on the ask) keep anyone who is the same person as the pauser away, and an
- * unattributed link, which proves no one; approvers name who may; a quorum takes people, never an unattributed link.
- * Four eyes come first: a pauser who is not an approver is told `self_decision`.
+ * nor does a person the directory says is not active (§20); four eyes (the pause's, or a policy's on the ask) keep
+ * anyone who is the same person as the pauser (or as the person an agent paused for) away, and an unattributed link,
+ * which proves no one; an ask that needs a known person takes no unknown one (§20); approvers name who may; a quorum
+ * takes people, never an unattributed link. Four eyes come first: a pauser who is not an approver is told
+ * `self_decision`.
  */
 export function authorityRefusal(record: PauseRecord, ask: Ask, actor: Actor): HandbackError | undefined {
   const ids = [record.runId, interruptIdOf(record), ask.toolCallId] as const;
@@ -52,10 +96,12 @@ export function authorityRefusal(record: PauseRecord, ask: Ask, actor: Actor): H
       { scope: 'handback/decide' },
     );
   }
+  const inactive = actor.directory?.person?.active === false ? personRefusal(record, ask, actor) : undefined;
+  if (inactive !== undefined) return inactive;
   const fourEyes = record.fourEyes === true || ask.fourEyes === true;
-  if (fourEyes && (samePerson(actor, record.pausedBy) || isUnattributedLink(actor))) {
-    return new SelfDecisionError(...ids);
-  }
+  if (fourEyes && (isPauser(record, actor) || isUnattributedLink(actor))) return new SelfDecisionError(...ids);
+  const unknown = personRefusal(record, ask, actor);
+  if (unknown !== undefined) return unknown;
   if (ask.approvers !== undefined && !matchesApprovers(ask.approvers, actor)) {
     return new NotAnApproverError(...ids, `its approvers are ${describeApprovers(ask.approvers)}`);
   }
@@ -69,6 +115,12 @@ export function authorityRefusal(record: PauseRecord, ask: Ask, actor: Actor): H
   return undefined;
 }
 
+/** Whether `actor` is the same person as the pauser, or as the person an agent paused for (`onBehalfOf`, §20). */
+export function isPauser(record: PauseRecord, actor: Actor): boolean {
+  const { pausedBy } = record;
+  return samePerson(actor, pausedBy) || (pausedBy.onBehalfOf !== undefined && samePerson(actor, pausedBy.onBehalfOf));
+}
+
 /**
  * What the votes already on ask `index` say to a vote by `actor` whose recorded body hashes to `hash` (§13, §16): a
  * replay (the same vote again, through the same door), `already_voted` (the same person voted, through this door or
@@ -80,10 +132,52 @@ export function voteRefusal(
   actor: Actor,
   hash?: string,
 ): 'replay' | HandbackError | undefined {
-  const mine = record.votes?.[index]?.find((vote) => samePerson(vote.by, actor));
-  if (mine === undefined) return undefined;
-  if (hash !== undefined && mine.hash === hash && sameDoor(mine.by, actor)) return 'replay';
+  const votes = record.votes?.[index] ?? [];
+  const mine = votes.find((vote) => samePerson(vote.by, actor));
+  // A delegate's vote for them is their voice too (§20): one person, one vote, whoever cast it.
+  const forMe = mine === undefined && votes.some((vote) => vote.for !== undefined && samePerson(vote.for, actor));
+  if (mine === undefined && !forMe) return undefined;
+  if (mine !== undefined && hash !== undefined && mine.hash === hash && sameDoor(mine.by, actor)) return 'replay';
   return new AlreadyVotedError(record.runId, interruptIdOf(record), (record.asks[index] as Ask).toolCallId);
+}
+
+/**
+ * Whom a decision by `actor` on ask `index` is for (§20): undefined — themselves — when they may decide it in their
+ * own right; else the first active person who delegated to them (by id) who may decide it and has no vote on it yet,
+ * as that person; else the refusal they would get in their own right (`already_voted` when every such delegator has
+ * voted). No chains (a delegator's own delegators are not followed), and a delegate who is the pauser, or the person
+ * an agent paused for, votes for no one.
+ */
+export function voiceOf(record: PauseRecord, index: number, actor: Actor): { for?: Actor } | HandbackError {
+  const ask = record.asks[index] as Ask;
+  const own = authorityRefusal(record, ask, actor);
+  if (own === undefined) return {};
+  const delegators = actor.directory?.delegators ?? [];
+  if (!(own instanceof NotAnApproverError) || delegators.length === 0 || isPauser(record, actor)) return own;
+  let voted = false;
+  for (const person of delegators) {
+    const delegator = delegatorActor(actor, person);
+    if (authorityRefusal(record, ask, delegator) !== undefined) continue;
+    if (approvalsNeeded(ask) > 1 && voteRefusal(record, index, delegator) !== undefined) {
+      voted = true;
+      continue;
+    }
+    return { for: delegator };
+  }
+  return voted ? new AlreadyVotedError(record.runId, interruptIdOf(record), ask.toolCallId) : own;
+}
+
+/** A delegator as the rules match them (§20): the directory's person, every identity of theirs, their groups. */
+function delegatorActor(delegate: Actor, person: KnownPerson): Actor {
+  return {
+    kind: 'person',
+    subject: person.subjects[0] ?? `person:${person.id}`,
+    via: delegate.via,
+    name: person.name,
+    person: person.id,
+    groups: person.groups,
+    directory: { person, delegators: [] },
+  };
 }
 
 /**
@@ -104,8 +198,9 @@ export function argsRefusal(record: PauseRecord, ask: Ask, decision: Decision, c
 export function refusalOf(record: PauseRecord, index: number, actor: Actor, status: string): RefusalCode | undefined {
   const ask = record.asks[index];
   if (ask === undefined) return undefined;
+  const voice = voiceOf(record, index, actor);
   const refusal =
-    authorityRefusal(record, ask, actor) ??
+    (voice instanceof HandbackError ? voice : undefined) ??
     closedRefusal(record, status) ??
     (record.decisions[index] !== undefined
       ? new AlreadyDecidedError(record.runId, interruptIdOf(record), ask.toolCallId)

@@ -35,6 +35,7 @@ export {
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
+  UnknownPersonError,
   UnsupportedRecordError,
 } from '../errors.ts';
 export { createHandbackClient, type HandbackClientOptions } from './client.ts';

@@ -50,6 +50,8 @@ export interface Config {
   policyFiles: PolicyFiles;
   /** The OTLP/HTTP endpoint spans are exported to (§21); undefined = none, and no tracing code is loaded. */
   otlpEndpoint: string | undefined;
+  /** The directory file of persons (§20), bundled with the functions that decide; undefined = none. */
+  directory: string | undefined;
 }
 
 /** A setting's text: its variable trimmed, else its default; undefined when neither (an empty variable is unset). */
@@ -167,6 +169,7 @@ export function loadConfig(env: Environment = process.env): Config {
     policies: policySettingsOf(env),
     policyFiles: policyFilesOf(env),
     otlpEndpoint: otlpEndpointOf(env),
+    directory: settingOf(S.directory, env),
   };
 }
 

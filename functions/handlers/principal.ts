@@ -47,15 +47,63 @@ export function principalOf(claims: TokenClaims | undefined, options: PrincipalO
   const scopes = scopesOf(claims);
   const agentOnly = scopes?.includes(SCOPES.agent) === true && !scopes.includes(SCOPES.decide);
   const hasEmail = typeof email === 'string' && email !== '';
-  return {
-    kind: agentOnly ? 'agent' : 'person',
+  const person = {
+    kind: 'person' as const,
     subject: sub,
     ...(hasEmail ? { email } : {}),
     ...(hasEmail && isEmailVerified(claims, options) ? { emailVerified: true as const } : {}),
     ...(typeof name === 'string' && name !== '' ? { name } : {}),
-    via: 'api',
-    groups: listClaim(claims[options.groupsClaim ?? DEFAULT_GROUPS_CLAIM]),
+    via: 'api' as const,
   };
+  const groups = listClaim(claims[options.groupsClaim ?? DEFAULT_GROUPS_CLAIM]);
+  // RFC 8693's `act` (§20): the token is its actor's, an agent, acting for the person `sub` names.
+  const actor = actorOf(claims.act);
+  if (actor !== undefined) return { kind: 'agent', subject: actor, via: 'api', onBehalfOf: person, groups };
+  return { ...person, kind: agentOnly ? 'agent' : 'person', groups };
+}
+
+/**
+ * The current actor's subject of an RFC 8693 `act` claim (`{"sub": "<agent>"}`), or undefined without one: as an object,
+ * its JSON text, or the `map[sub:<agent>]` text API Gateway's JWT authorizer makes of an object claim (Go's map
+ * formatting, keys sorted, a nested `act` of earlier actors inside). An `act` that names no actor is 401: a token that
+ * says someone acts, but not who, names no one.
+ */
+function actorOf(act: unknown): string | undefined {
+  if (act === undefined || act === null) return undefined;
+  let value: unknown = act;
+  if (typeof act === 'string') value = act.startsWith('map[') ? { sub: goMapSub(act) } : jsonOf(act);
+  const sub = typeof value === 'object' && value !== null ? (value as { sub?: unknown }).sub : undefined;
+  if (typeof sub === 'string' && sub !== '') return sub;
+  throw new HttpProblem(401, EdgeCode.Unauthorized, 'The bearer token has an act claim that names no actor (no sub).', {
+    'WWW-Authenticate': 'Bearer error="invalid_token", error_description="The act claim names no actor."',
+  });
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The top-level `sub` of Go's `map[k:v k2:map[…]]` text, read in one pass; undefined without one. */
+function goMapSub(text: string): string | undefined {
+  if (!text.endsWith(']')) return undefined;
+  const inner = text.slice(4, -1);
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index <= inner.length; index++) {
+    const char = inner[index];
+    if (char === '[') depth++;
+    else if (char === ']') depth--;
+    else if ((char === ' ' || char === undefined) && depth === 0) {
+      const entry = inner.slice(start, index);
+      if (entry.startsWith('sub:')) return entry.slice(4);
+      start = index + 1;
+    }
+  }
+  return undefined;
 }
 
 /** Whether the token vouches for its `email` (§16). */

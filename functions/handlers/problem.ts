@@ -24,6 +24,7 @@ import {
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
+  UnknownPersonError,
 } from '../errors.ts';
 
 /**
@@ -176,7 +177,8 @@ function extensions(error: HandbackError): Record<string, unknown> {
     error instanceof AlreadyDecidedError ||
     error instanceof NotAnApproverError ||
     error instanceof SelfDecisionError ||
-    error instanceof AlreadyVotedError
+    error instanceof AlreadyVotedError ||
+    error instanceof UnknownPersonError
   ) {
     return { toolCallId: error.toolCallId };
   }

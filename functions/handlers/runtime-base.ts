@@ -1,6 +1,7 @@
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { readDirectoryFile } from '../directory/file.ts';
 import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import { once } from '../once.ts';
@@ -37,6 +38,12 @@ if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && confi
   );
 }
 
+/**
+ * The directory file bundled with this function (§20), read and checked at cold start (synthesis checked it too). A
+ * file's people change only with a deploy, so keeping them for the container outlives no change.
+ */
+const directory = config.directory === undefined ? undefined : readDirectoryFile(config.directory);
+
 /** The document client every entry point of this wiring shares (the Slack interactions function's delivery log too). */
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
@@ -72,6 +79,7 @@ export function useCaseDepsWith(
       }),
       checks,
       recipientDomains: config.recipientDomains,
+      ...(directory === undefined ? {} : { directory }),
       ...(config.policies === undefined ? {} : { policies: policiesOnFirstUse(config.policies) }),
     }),
     handoff: createHandoff(config.handoff, clients, logger),

@@ -76,6 +76,8 @@ export interface LocalSettings {
   /** Whether task tokens and durable callbacks can be completed: only with a region to call. */
   awsCalls: boolean;
   policies: PolicySettings | undefined;
+  /** The directory file of persons (§20); undefined = none. */
+  directory: string | undefined;
   recipientDomains: string[];
   channels: LocalChannelSettings;
   mcpWaitMs: number;
@@ -118,6 +120,7 @@ export function localSettings(env: Environment = process.env): LocalSettings {
     handoff: checked(() => loadHandoffConfig(env)),
     awsCalls: text(S.awsRegion) !== undefined,
     policies: checked(() => policySettingsOf(env)),
+    directory: text(S.directory),
     recipientDomains: checked(() => parseRecipientDomains(text(S.recipientDomains)), S.recipientDomains),
     channels: channelSettings(env, linkSecret !== undefined),
     mcpWaitMs: checked(() => mcpWaitMs(text(S.mcpWaitSeconds), LIMITS.mcpWaitSeconds.http)),

@@ -185,9 +185,19 @@ async function verify(authorization: string | undefined, keys: Verifiers): Promi
     for (const [name, value] of Object.entries(payload)) {
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') claims[name] = value;
       else if (Array.isArray(value)) claims[name] = value.map(String);
+      // An object claim (RFC 8693's `act`, §20) as API Gateway's JWT authorizer passes it: Go's `map[k:v]` text.
+      else if (typeof value === 'object' && value !== null) claims[name] = goMapText(value);
     }
     return claims;
   }
+}
+
+/** `value` as Go's `fmt` prints a map: `map[k:v k2:map[…]]`, keys sorted, lists `[a b]`. */
+function goMapText(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(goMapText).join(' ')}]`;
+  if (typeof value !== 'object' || value === null) return String(value);
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `map[${entries.map(([key, item]) => `${key}:${goMapText(item)}`).join(' ')}]`;
 }
 
 /** An HS256 token of the local secret (§16): it must expire (`exp`), and name a listed audience where any are set. */

@@ -8,6 +8,8 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
+import { readDirectoryFile } from '../directory/file.ts';
+import type { Directory } from '../directory/port.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';
@@ -100,6 +102,14 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     await embedded?.close();
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
+  // The directory of persons (§20): read and checked now, so a bad file stops the start, naming the entry.
+  let directory: Directory | undefined;
+  try {
+    if (settings.directory !== undefined) directory = readDirectoryFile(settings.directory);
+  } catch (error) {
+    await embedded?.close();
+    throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
   const { tenantClaim, recipientDomains } = settings;
   // §21: spans to an OTLP endpoint, when one is set: the pause requests', and the asks' as changes settle them.
   const traces = tracesOf(settings.otlpEndpoint, { log: logger });
@@ -114,6 +124,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
         traces?.changed(change);
       },
       ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
+      ...(directory === undefined ? {} : { directory }),
       recipientDomains,
     }),
     handoff,

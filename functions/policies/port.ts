@@ -11,6 +11,8 @@ import type { AskPolicy } from '../wire.ts';
 /** What a request is made of: who paused, which call, where it comes from. */
 export interface PolicyRequest {
   principal: { kind: string; subject: string; groups?: readonly string[] };
+  /** The person an agent pauses for (§20: a token's RFC 8693 `act`), as its subject; policies see `context.onBehalfOf`. */
+  onBehalfOf?: { subject: string };
   tool: string;
   args: unknown;
   runId: string;

@@ -4,7 +4,7 @@ import type { PolicyRequest } from './port.ts';
 
 /**
  * The Cedar request of one `approval` ask (§17), pure: the principal that paused (an `Agent`, or a `Person`, with its
- * groups as parents), the tool, and the context `{args, runId, tenant, format, kind}` — `args` as the deployment's
+ * groups as parents), the tool, and the context `{args, runId, tenant, format, kind, onBehalfOf?}` — `args` as the deployment's
  * `Args` type declares them: undeclared arguments left out, each declared one in the type it declares (a JSON number
  * a `Long` or a `decimal`). A value that cannot be that type is an `ArgsError`: the evaluation fails, closed.
  */
@@ -31,7 +31,10 @@ export function principalUid(principal: PolicyRequest['principal']): Uid {
 /** The request's entities: the principal with its groups as parents, each group, and the tool. */
 export function entitiesOf(request: PolicyRequest): EntityJson[] {
   const groups = [...new Set(request.principal.groups ?? [])].map((id) => ({ type: CEDAR_NAMES.group, id }));
+  // §20: the person an agent pauses for, a `Person` of no group (its groups are the token's, on the principal).
+  const onBehalfOf = request.onBehalfOf === undefined ? [] : [{ uid: onBehalfOfUid(request), attrs: {}, parents: [] }];
   return [
+    ...onBehalfOf,
     { uid: principalUid(request.principal), attrs: {}, parents: groups },
     ...groups.map((uid) => ({ uid, attrs: {}, parents: [] })),
     { uid: { type: CEDAR_NAMES.tool, id: request.tool }, attrs: {}, parents: [] },
@@ -47,7 +50,14 @@ export function contextOf(request: PolicyRequest, schema: SchemaJson<string>): R
     tenant: request.tenant,
     format: request.format,
     kind: 'approval',
+    // §20
+    ...(request.onBehalfOf === undefined ? {} : { onBehalfOf: { __entity: onBehalfOfUid(request) } }),
   };
+}
+
+/** The uid of the person an agent pauses for (§20). */
+function onBehalfOfUid(request: PolicyRequest): Uid {
+  return { type: CEDAR_NAMES.person, id: request.onBehalfOf?.subject as string };
 }
 
 /** The schema's common types, to resolve a named one. */

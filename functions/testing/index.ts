@@ -13,6 +13,7 @@
  * ```
  */
 
+export { directorySpec, personOf } from './directory-spec.ts';
 export { chatTranscript, pauseInput, testClock } from './fixtures.ts';
 export { persistenceSpec, recordOf, type SpecInitializer } from './persistence-spec.ts';
 export { policySpec, policyTranscript, SPEC_ARGS, SPEC_POLICIES } from './policy-spec.ts';

@@ -4,6 +4,7 @@ import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { PauseInput } from '../checkpoints/checkpoint-store.ts';
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
 import type { CheckpointPersistence } from '../checkpoints/persistence.ts';
+import { MemoryDirectory } from '../directory/memory.ts';
 import {
   AlreadyVotedError,
   ArgsChangedError,
@@ -11,8 +12,10 @@ import {
   NotAnApproverError,
   RecipientNotAllowedError,
   SelfDecisionError,
+  UnknownPersonError,
 } from '../errors.ts';
-import type { Actor, Decision } from '../wire.ts';
+import type { Actor, Decision, Person } from '../wire.ts';
+import { personOf } from './directory-spec.ts';
 import { testClock } from './fixtures.ts';
 import type { SpecInitializer } from './persistence-spec.ts';
 import { approvalTranscript } from './service-spec.ts';
@@ -83,6 +86,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 export function approvalStores<T extends CheckpointPersistence>(
   initializer: SpecInitializer<T>,
   defaults: Pick<PauseInput, 'asks' | 'by'>,
+  options: { people?: readonly Person[] } = {},
 ) {
   const made: T[] = [];
   afterAll(async () => {
@@ -92,11 +96,15 @@ export function approvalStores<T extends CheckpointPersistence>(
     const clock = testClock();
     const persistence = await initializer.create();
     made.push(persistence);
+    // With `people`, a directory of them (§20), read by the store on each request; changed through `directory`.
+    const directory = options.people === undefined ? undefined : new MemoryDirectory();
+    for (const person of options.people ?? []) directory?.createNow(person);
     const store = new CheckpointService({
       checks: ALL_CHECKS,
       clock: clock.now,
       persistence,
       recipientDomains: ['example.com'],
+      ...(directory === undefined ? {} : { directory }),
     });
     const pause = async (overrides: Partial<PauseInput> = {}) => {
       const input: PauseInput = {
@@ -115,9 +123,28 @@ export function approvalStores<T extends CheckpointPersistence>(
       const view = await store.getPause(key);
       return { votes: view.asks[0]?.votes, decision: view.asks[0]?.decision, status: view.status };
     };
-    return { store, clock, pause, state };
+    return { store, clock, pause, state, directory };
   };
 }
+
+/** A link Handback delivered to `email`: it proves the address, no person (§20). */
+function deliveredTo(email: string): Actor {
+  return { kind: 'link', subject: `email:${email}`, email, emailVerified: true, via: 'link' };
+}
+
+/** The directory of the §20 cases: Ann (two addresses, a token's subject, a Slack user, in finance), Bob and Cyd. */
+const PEOPLE: Person[] = [
+  personOf('acme'),
+  personOf('acme', { id: 'bob', name: 'Bob', emails: ['bob@example.com'], subjects: ['u-bob'], slack: [], groups: [] }),
+  personOf('acme', {
+    id: 'cyd',
+    name: 'Cyd',
+    emails: ['cyd@example.com'],
+    subjects: ['u-cyd'],
+    slack: [],
+    groups: ['finance'],
+  }),
+];
 
 /** The same-person suite (§16): every case through `CheckpointService` on a fresh persistence. */
 export function samePersonSpec<T extends CheckpointPersistence>(initializer: SpecInitializer<T>): void {
@@ -133,7 +160,8 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       expect(await state(key)).toEqual(before);
     });
 
-    it.each(Object.entries(ANN).filter(([door]) => door !== 'token'))(
+    // A link delivered to her is an address, which a quorum does not count (§20): the directory's suite shows it.
+    it.each(Object.entries(ANN).filter(([door]) => door !== 'token' && door !== 'delivered'))(
       'counts Ann once on a quorum: her vote through %s after her token’s is already_voted',
       async (_door, by) => {
         const { store, pause, state } = await setup();
@@ -298,7 +326,7 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       for (let round = 0; round < 10; round++) {
         const key = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 2 }] });
         const results = await Promise.allSettled(
-          [ANN.token, ANN.delivered].map((by) => store.decide({ ...key, decisions: approve(), by })),
+          [ANN.token, ANN.slack].map((by) => store.decide({ ...key, decisions: approve(), by })),
         );
         const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
         expect(refused).toHaveLength(1);
@@ -375,6 +403,316 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
       const { pause } = await setup();
       const anonymous: Actor = { kind: 'person', subject: 'anonymous', via: 'api' };
       await expect(pause({ by: anonymous, ...overrides })).rejects.toBeInstanceOf(BadRequestError);
+    });
+  });
+
+  describe(`an address is not a person, without a directory (§20) on ${initializer.name}`, () => {
+    it.each([
+      ['a plus alias', ANN.token, 'ann+1@example.com'],
+      ['her private address', ANN.token, 'ann.private@example.org'],
+      ['her own address, her token’s being unverified', { ...ANN.token, emailVerified: undefined }, 'ann@example.com'],
+    ])(
+      'refuses a link delivered to %s on Ann’s four-eyes pause: unknown_person, nothing changed',
+      async (_what, by, to) => {
+        const { store, pause, state } = await setup();
+        const key = await pause({ by, fourEyes: true });
+        const before = await state(key);
+        const error = await rejection(store.decide({ ...key, decisions: approve(), by: deliveredTo(to) }));
+        expect(error).toBeInstanceOf(UnknownPersonError);
+        expect(await state(key)).toEqual(before);
+        expect((await store.getPause(key, { by: deliveredTo(to) })).asks[0]).toMatchObject({
+          mayDecide: false,
+          refusal: 'unknown_person',
+        });
+        // The control: another person, by token.
+        expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+      },
+    );
+
+    it('refuses Ann’s aliases on a quorum of three, and counts Bob and Cyd', async () => {
+      const { store, pause, state } = await setup();
+      const key = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 3 }] });
+      await store.decide({ ...key, decisions: approve(), by: ANN.token });
+      const before = await state(key);
+      for (const alias of ['ann+2@example.com', 'ann+3@example.com']) {
+        const error = await rejection(store.decide({ ...key, decisions: approve(), by: deliveredTo(alias) }));
+        expect(error).toBeInstanceOf(UnknownPersonError);
+      }
+      expect(await state(key)).toEqual(before);
+      expect(before.votes).toHaveLength(1);
+      await store.decide({ ...key, decisions: approve(), by: bob });
+      expect((await store.decide({ ...key, decisions: approve(), by: cyd })).kind).toBe('closed');
+    });
+
+    it('lets a delivered link decide an ask with neither four eyes nor a quorum: whoever holds the address is enough', async () => {
+      const { store, pause } = await setup();
+      const key = await pause({ by: ANN.token });
+      expect(await store.decide({ ...key, decisions: approve(), by: deliveredTo('ann+1@example.com') })).toMatchObject({
+        kind: 'closed',
+      });
+    });
+  });
+
+  describe(`an agent on behalf of a person (§20) on ${initializer.name}`, () => {
+    const forAnn: Actor = { ...agent, onBehalfOf: { kind: 'person', subject: 'u-ann', via: 'api' } };
+
+    it.each(Object.entries(ANN))(
+      'keeps four eyes against the person the agent paused for, coming through %s',
+      async (_door, by) => {
+        const { store, pause, state } = await setup();
+        // Without a directory the person is their subject: the doors that carry it (or her verified email, joined
+        // with the token's on the pause's `onBehalfOf`) are hers.
+        const key = await pause({ by: { ...forAnn, onBehalfOf: { ...ANN.token } }, fourEyes: true });
+        expect((await store.getPause(key)).pausedBy).toMatchObject({
+          kind: 'agent',
+          subject: 'agent-1',
+          onBehalfOf: { subject: 'u-ann' },
+        });
+        const before = await state(key);
+        const error = await rejection(store.decide({ ...key, decisions: approve(), by }));
+        expect(error).toBeInstanceOf(SelfDecisionError);
+        expect(await state(key)).toEqual(before);
+        expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+      },
+    );
+
+    it('lets the person decide their agent’s pause without four eyes', async () => {
+      const { store, pause } = await setup();
+      const key = await pause({ by: forAnn });
+      expect((await store.decide({ ...key, decisions: approve(), by: ANN.token })).kind).toBe('closed');
+    });
+  });
+
+  const withPeople = approvalStores(
+    initializer,
+    { asks: [{ toolCallId: 'call_refund', kind: 'approval' }], by: agent },
+    { people: PEOPLE },
+  );
+
+  describe(`persons known to a directory (§20) on ${initializer.name}`, () => {
+    it.each([
+      ['a link delivered to her private address', deliveredTo('ANN.private@example.org'), SelfDecisionError],
+      ['her Slack user', { kind: 'person', subject: 'slack:T0TEAM:U0ANN', via: 'slack' } as Actor, SelfDecisionError],
+      [
+        'a link delivered to an address the directory does not know',
+        deliveredTo('ann+1@example.com'),
+        UnknownPersonError,
+      ],
+      [
+        'a token the directory does not know',
+        { kind: 'person', subject: 'u-zed', via: 'api' } as Actor,
+        UnknownPersonError,
+      ],
+    ])('keeps four eyes on Ann’s pause against %s, and changes nothing', async (_what, by, refusal) => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({ by: ANN.token, fourEyes: true });
+      const before = await state(key);
+      await expect(store.decide({ ...key, decisions: approve(), by })).rejects.toBeInstanceOf(refusal);
+      expect(await state(key)).toEqual(before);
+      const closed = await store.decide({ ...key, decisions: approve(), by: { ...bob, email: undefined } });
+      expect(closed.kind).toBe('closed');
+    });
+
+    it('counts a person once on a quorum whatever identity they come with, and records person:<id>', async () => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({ asks: [{ toolCallId: 'call_refund', kind: 'approval', approvals: 2 }] });
+      await store.decide({ ...key, decisions: approve(), by: ANN.token });
+      const before = await state(key);
+      const second = await rejection(
+        store.decide({ ...key, decisions: approve(), by: deliveredTo('ann.private@example.org') }),
+      );
+      expect(second).toBeInstanceOf(AlreadyVotedError);
+      expect(await state(key)).toEqual(before);
+      expect(before.votes?.[0]?.by).toMatchObject({ subject: 'u-ann', person: 'ann' });
+      expect((await store.decide({ ...key, decisions: approve(), by: deliveredTo('bob@example.com') })).kind).toBe(
+        'closed',
+      );
+    });
+
+    it('lets an unknown person decide a plain ask only', async () => {
+      const { store, pause } = await withPeople();
+      const key = await pause();
+      const zed: Actor = { kind: 'person', subject: 'u-zed', via: 'api' };
+      expect((await store.decide({ ...key, decisions: approve(), by: zed })).kind).toBe('closed');
+    });
+
+    it('refuses a deactivated person every ask from the moment the directory says so, and again once reactivated not', async () => {
+      const { store, pause, state, directory } = await withPeople();
+      const key = await pause();
+      await directory?.patch('acme', 'bob', { active: false });
+      const before = await state(key);
+      await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(UnknownPersonError);
+      expect(await state(key)).toEqual(before);
+      expect((await store.getPause(key, { by: bob })).asks[0]?.refusal).toBe('unknown_person');
+      await directory?.patch('acme', 'bob', { active: true });
+      expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+    });
+
+    it('matches approvers by the directory’s groups, not the token’s', async () => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({
+        asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { groups: ['finance'] } }],
+      });
+      const before = await state(key);
+      const bobClaimingFinance: Actor = { ...bob, groups: ['finance'] };
+      await expect(store.decide({ ...key, decisions: approve(), by: bobClaimingFinance })).rejects.toBeInstanceOf(
+        NotAnApproverError,
+      );
+      expect(await state(key)).toEqual(before);
+      const annWithoutGroups: Actor = { ...ANN.token, groups: [] };
+      expect((await store.decide({ ...key, decisions: approve(), by: annWithoutGroups })).kind).toBe('closed');
+    });
+
+    it('matches an approver’s subject or email by any identity of the person', async () => {
+      const { store, pause } = await withPeople();
+      const key = await pause({
+        by: bob,
+        asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { emails: ['ann.private@example.org'] } }],
+      });
+      const slack: Actor = { kind: 'person', subject: 'slack:T0TEAM:U0ANN', via: 'slack' };
+      expect((await store.decide({ ...key, decisions: approve(), by: slack })).kind).toBe('closed');
+    });
+
+    it('keeps four eyes against every identity of the person an agent paused for', async () => {
+      const { store, pause, state } = await withPeople();
+      const forAnn: Actor = { ...agent, onBehalfOf: { kind: 'person', subject: 'u-ann', via: 'api' } };
+      const key = await pause({ by: forAnn, fourEyes: true });
+      expect((await store.getPause(key)).pausedBy?.onBehalfOf).toMatchObject({ subject: 'u-ann', person: 'ann' });
+      const before = await state(key);
+      await expect(
+        store.decide({ ...key, decisions: approve(), by: deliveredTo('ann.private@example.org') }),
+      ).rejects.toBeInstanceOf(SelfDecisionError);
+      expect(await state(key)).toEqual(before);
+      expect((await store.decide({ ...key, decisions: approve(), by: cyd })).kind).toBe('closed');
+    });
+
+    describe('delegation', () => {
+      // Ann hands her approvals to Bob until the test clock's far future; the clock starts in 2026.
+      const week = { to: 'bob', from: '2025-12-31T00:00:00Z', until: '2026-01-08T00:00:00Z', reason: 'on leave' };
+      const onlyAnn = {
+        asks: [{ toolCallId: 'call_refund', kind: 'approval' as const, approvers: { subjects: ['u-ann'] } }],
+      };
+      const financeQuorum = {
+        asks: [
+          { toolCallId: 'call_refund', kind: 'approval' as const, approvers: { groups: ['finance'] }, approvals: 2 },
+        ],
+      };
+
+      it('lets the delegate decide for the delegator, recording by and for; no one else', async () => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause(onlyAnn);
+        const before = await state(key);
+        await expect(store.decide({ ...key, decisions: approve(), by: cyd })).rejects.toBeInstanceOf(
+          NotAnApproverError,
+        );
+        expect(await state(key)).toEqual(before);
+        expect((await store.getPause(key, { by: bob })).asks[0]).toMatchObject({ mayDecide: true });
+        expect((await store.decide({ ...key, decisions: approve(), by: bob })).kind).toBe('closed');
+        expect((await store.getPause(key)).asks[0]?.decision).toMatchObject({
+          by: { subject: 'u-bob', person: 'bob' },
+          for: { subject: 'u-ann', person: 'ann', name: 'Ann Example' },
+        });
+      });
+
+      it('lists the ask among those waiting for the delegate, and not for another', async () => {
+        const { store, pause, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause(onlyAnn);
+        const waiting = async (by: Actor) =>
+          (await store.listPauses({ tenant: 'acme', waitingFor: by, limit: 100 })).items.map((item) => item.runId);
+        expect(await waiting(bob)).toContain(key.runId);
+        expect(await waiting(cyd)).not.toContain(key.runId);
+      });
+
+      it('lets a delegate who may decide in their own right vote for themselves', async () => {
+        const { store, pause, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause({
+          asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { subjects: ['u-ann', 'u-bob'] } }],
+        });
+        await store.decide({ ...key, decisions: approve(), by: bob });
+        expect((await store.getPause(key)).asks[0]?.decision).not.toHaveProperty('for');
+      });
+
+      it.each([
+        ['before it begins', { ...week, from: '2026-01-02T00:00:00Z' }],
+        ['after it ends', { ...week, from: undefined, until: '2025-12-31T00:00:00Z' }],
+      ])('gives the delegate nothing %s', async (_when, delegation) => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', JSON.parse(JSON.stringify(delegation)));
+        const key = await pause(onlyAnn);
+        const before = await state(key);
+        await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          NotAnApproverError,
+        );
+        expect(await state(key)).toEqual(before);
+      });
+
+      it('gives an inactive delegate nothing, and a delegation from the four-eyes pauser none of her rights', async () => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const key = await pause({ ...onlyAnn, by: ANN.token, fourEyes: true });
+        const before = await state(key);
+        await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          NotAnApproverError,
+        );
+        await directory?.patch('acme', 'bob', { active: false });
+        await expect(store.decide({ ...key, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          UnknownPersonError,
+        );
+        expect(await state(key)).toEqual(before);
+      });
+
+      it('counts one voice for the delegator: her own vote after her delegate’s is already_voted, and the reverse', async () => {
+        const { store, pause, state, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        const first = await pause(financeQuorum);
+        await store.decide({ ...first, decisions: approve(), by: bob });
+        const before = await state(first);
+        await expect(store.decide({ ...first, decisions: approve(), by: ANN.token })).rejects.toBeInstanceOf(
+          AlreadyVotedError,
+        );
+        expect(await state(first)).toEqual(before);
+        expect(before.votes?.[0]).toMatchObject({ by: { person: 'bob' }, for: { person: 'ann' } });
+        expect((await store.decide({ ...first, decisions: approve(), by: cyd })).kind).toBe('closed');
+
+        const second = await pause(financeQuorum);
+        await store.decide({ ...second, decisions: approve(), by: ANN.token });
+        const after = await state(second);
+        await expect(store.decide({ ...second, decisions: approve(), by: bob })).rejects.toBeInstanceOf(
+          AlreadyVotedError,
+        );
+        expect(await state(second)).toEqual(after);
+      });
+
+      it('counts one vote when the delegate and the delegator vote at once', async () => {
+        const { store, pause, directory } = await withPeople();
+        await directory?.setDelegation('acme', 'ann', week);
+        for (let round = 0; round < 10; round++) {
+          const key = await pause(financeQuorum);
+          const results = await Promise.allSettled(
+            [bob, ANN.token].map((by) => store.decide({ ...key, decisions: approve(), by })),
+          );
+          const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+          expect(refused).toHaveLength(1);
+          expect(refused[0]).toBeInstanceOf(AlreadyVotedError);
+          const view = await store.getPause(key);
+          expect(view.asks[0]?.votes).toHaveLength(1);
+          expect(view.asks[0]?.tally).toEqual({ have: 1, need: 2 });
+        }
+      });
+    });
+
+    it('never takes a person from the caller: a principal claiming person:ann is who the directory says', async () => {
+      const { store, pause, state } = await withPeople();
+      const key = await pause({ by: ANN.token, fourEyes: true });
+      const before = await state(key);
+      const zedAsAnn: Actor = { kind: 'person', subject: 'u-zed', via: 'api', person: 'bob' };
+      await expect(store.decide({ ...key, decisions: approve(), by: zedAsAnn })).rejects.toBeInstanceOf(
+        UnknownPersonError,
+      );
+      expect(await state(key)).toEqual(before);
     });
   });
 }

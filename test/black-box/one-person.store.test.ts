@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { KnownBlock } from '@slack/types';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
@@ -44,7 +47,12 @@ beforeAll(async () => {
   closeIssuer = () => new Promise((resolve) => server.close(() => resolve()));
   slack = await startSlackStandIn(TEAM);
   smtp = await startSmtpCatcher();
-  service = await startLocalService({
+  service = await startLocalService(serviceEnv());
+}, 60_000);
+
+/** The local service's settings: the issuer, Slack, email and the recipient domains, and `extra`. */
+function serviceEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
     PORT: '0',
     DYNAMODB_ENDPOINT: table.endpoint,
     TABLE_NAME: table.tableName,
@@ -59,8 +67,9 @@ beforeAll(async () => {
     HANDBACK_SMTP_URL: smtp.url,
     HANDBACK_EMAIL_FROM: 'Handback <handback@example.com>',
     HANDBACK_RECIPIENT_DOMAINS: 'example.com',
-  });
-}, 60_000);
+    ...extra,
+  };
+}
 
 afterAll(async () => {
   await service?.close();
@@ -149,7 +158,7 @@ const state = async (key: Paused) => {
   return { status: view.status, decided: view.decided, votes: view.asks[0].votes, tally: view.asks[0].tally };
 };
 
-const decide = async (who: string, key: Paused, decision: object) =>
+const decide = async (who: string | Record<string, unknown>, key: Paused, decision: object) =>
   request(
     `${service.url}/runs/${key.runId}/resume`,
     'POST',
@@ -292,17 +301,18 @@ describe('one person at every door (§16), as issue 29 attacked it', () => {
     expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 200 });
   });
 
-  it('case 2: one person never meets a quorum alone: HTTP, her mailed link and Slack count once', async () => {
+  it('case 2: one person never meets a quorum alone: HTTP and Slack count once, her mailed link not at all', async () => {
     const key = await pause('agent', { approvals: 3 }, SLACK_AND_MAIL('alice@example.com'));
     expect(await decide('alice', key, { decision: 'approve' })).toMatchObject({
       status: 202,
       body: { votes: { call_refund: { have: 1, need: 3 } } },
     });
     const before = await state(key);
+    // Her mailed link is an address, which a quorum does not count at all (§20).
     const mailed = await mailedLink('alice@example.com', key.runId);
     expect(await throughLink(mailed, { decision: 'approve' })).toMatchObject({
-      status: 409,
-      body: { code: 'already_voted' },
+      status: 403,
+      body: { code: 'unknown_person' },
     });
     const message = await slackMessage(key.runId);
     const seen = ephemerals('U0ALICE01');
@@ -332,20 +342,18 @@ describe('one person at every door (§16), as issue 29 attacked it', () => {
       body: { recipient: { email: 'alice@example.com' }, delivered: true },
     });
     expect(delivered.body).not.toHaveProperty('answerUrl');
+    // It proves the address, and a quorum counts persons (§20): without a directory it decides only a plain ask.
     const mailed = await mailedLink('alice@example.com', key.runId);
-    expect(await throughLink(mailed, { decision: 'approve' })).toMatchObject({ status: 202 });
+    expect(await throughLink(mailed, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'unknown_person' },
+    });
+    expect(await state(key)).toEqual(before);
     // A granted link Bob makes for his assistant records him, through the link, and the assistant as a label.
     const bobs = await makeLink('bob', key, { email: 'assistant@example.com', name: 'Assistant' });
-    expect(await throughLink(bobs.body.answerUrl, { decision: 'approve' })).toMatchObject({ status: 200 });
+    expect(await throughLink(bobs.body.answerUrl, { decision: 'approve' })).toMatchObject({ status: 202 });
     const view = await read(key);
     expect(view.asks[0].votes.map((vote: { by: unknown }) => vote.by)).toEqual([
-      {
-        kind: 'link',
-        subject: 'email:alice@example.com',
-        email: 'alice@example.com',
-        emailVerified: true,
-        via: 'link',
-      },
       {
         kind: 'person',
         subject: 'u-bob',
@@ -493,8 +501,9 @@ describe('one person at every door (§16), as issue 29 attacked it', () => {
         decide('alice', key, { decision: 'approve' }),
         throughLink(mailed, { decision: 'approve' }),
       ]);
-      expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409]);
-      expect(answers.find((answer) => answer.status === 409)?.body.code).toBe('already_voted');
+      // Whichever comes first, the link is an address, which a quorum does not count (§20).
+      expect(answers.map((answer) => answer.status).sort()).toEqual([202, 403]);
+      expect(answers.find((answer) => answer.status === 403)?.body.code).toBe('unknown_person');
       const view = await read(key);
       expect(view.asks[0].votes).toHaveLength(1);
       expect(view.asks[0].tally).toEqual({ have: 1, need: 2 });
@@ -521,6 +530,278 @@ describe('one person at every door (§16), as issue 29 attacked it', () => {
         expect(view.asks[0].votes.map((vote: { decision: string }) => vote.decision)).toEqual(['approve', 'edit']);
       }
     }
+  });
+});
+
+describe('an address is not a person, without a directory (§20, issue 38)', () => {
+  it('case 1: keeps four eyes against links delivered to Alice’s aliases: 403 unknown_person, nothing changed', async () => {
+    const key = await pause(
+      'alice',
+      {},
+      { fourEyes: true, notify: [{ channel: 'email', to: 'alice+fe@example.com' }] },
+    );
+    const before = await state(key);
+    // Her own notify to an alias, a link delivered to her private address, and one to another alias.
+    const links = [await mailedLink('alice+fe@example.com', key.runId)];
+    for (const email of ['alice.private@example.org', 'alice+1@example.com']) {
+      expect(await makeLink('alice', key, { email, deliver: true })).toMatchObject({ status: 202 });
+      links.push(await mailedLink(email, key.runId));
+    }
+    for (const link of links) {
+      expect(await throughLink(link, { decision: 'approve' })).toMatchObject({
+        status: 403,
+        body: { code: 'unknown_person', toolCallId: 'call_refund' },
+      });
+    }
+    expect(await state(key)).toEqual(before);
+    // The control: another person, signed in.
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+
+  it('case 1: keeps four eyes when the pauser’s token email is unverified and a link goes to that exact address', async () => {
+    const unverified = { ...PEOPLE.alice, sub: 'u-alice-unverified', email_verified: false };
+    const runId = `one-person-unverified-${Date.now()}`;
+    const created = await request(
+      `${service.url}/runs/${runId}/pauses`,
+      'POST',
+      {
+        format: 'openai-chat',
+        messages: transcript(),
+        asks: [{ toolCallId: 'call_refund', kind: 'approval' }],
+        fourEyes: true,
+      },
+      await as(unverified),
+    );
+    expect(created.status).toBe(201);
+    const key = {
+      runId,
+      interruptId: created.body.interruptId,
+      path: `${service.url}/runs/${runId}/pauses/${created.body.interruptId}`,
+    };
+    expect(await makeLink('bob', key, { email: 'alice@example.com', deliver: true })).toMatchObject({ status: 202 });
+    const before = await state(key);
+    const link = await mailedLink('alice@example.com', runId);
+    expect(await throughLink(link, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'unknown_person' },
+    });
+    expect(await state(key)).toEqual(before);
+    expect(await decide('cyd', key, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+
+  it('case 2: never counts Ann’s aliases towards a quorum of three; Bob and Cyd complete it', async () => {
+    const key = await pause(
+      'agent',
+      { approvals: 3 },
+      {
+        notify: [
+          { channel: 'email', to: 'alice+2@example.com' },
+          { channel: 'email', to: 'alice+3@example.com' },
+        ],
+      },
+    );
+    expect(await decide('alice', key, { decision: 'approve' })).toMatchObject({ status: 202 });
+    const before = await state(key);
+    for (const alias of ['alice+2@example.com', 'alice+3@example.com']) {
+      const link = await mailedLink(alias, key.runId);
+      expect(await throughLink(link, { decision: 'approve' })).toMatchObject({
+        status: 403,
+        body: { code: 'unknown_person' },
+      });
+    }
+    expect(await state(key)).toEqual(before);
+    expect(before.tally).toEqual({ have: 1, need: 3 });
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 202 });
+    expect(await decide('cyd', key, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+
+  it('lets a delivered link decide an ask with neither four eyes nor a quorum', async () => {
+    const key = await pause('alice', {}, { notify: [{ channel: 'email', to: 'alice+plain@example.com' }] });
+    const link = await mailedLink('alice+plain@example.com', key.runId);
+    expect(await throughLink(link, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+});
+
+describe('an agent on behalf of a person (§20, issue 38)', () => {
+  it('case 3: keeps four eyes against the person an act token’s agent paused for; the agent decides nothing', async () => {
+    const actingForAlice = { ...PEOPLE.alice, act: { sub: 'agent-9' } };
+    const runId = `one-person-act-${Date.now()}`;
+    const created = await request(
+      `${service.url}/runs/${runId}/pauses`,
+      'POST',
+      {
+        format: 'openai-chat',
+        messages: transcript(),
+        asks: [{ toolCallId: 'call_refund', kind: 'approval' }],
+        fourEyes: true,
+      },
+      await as(actingForAlice),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).not.toHaveProperty('answerUrl');
+    const path = `${service.url}/runs/${runId}/pauses/${created.body.interruptId}`;
+    const key = { runId, interruptId: created.body.interruptId, path };
+    expect((await read(key)).pausedBy).toEqual({
+      kind: 'agent',
+      subject: 'agent-9',
+      via: 'api',
+      onBehalfOf: {
+        kind: 'person',
+        subject: 'u-alice',
+        email: 'alice@example.com',
+        emailVerified: true,
+        name: 'Alice',
+        via: 'api',
+      },
+    });
+    const before = await state(key);
+    expect(await decide('alice', key, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'self_decision' },
+    });
+    expect(await decide(actingForAlice, key, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden' },
+    });
+    expect(await state(key)).toEqual(before);
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+});
+
+describe('persons known to a directory (§20, issue 38)', () => {
+  let plain: LocalService;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'handback-directory-'));
+    const file = join(dir, 'people.json');
+    const person = (id: string, more: object) => ({ id, name: id, groups: [], tenant: 'acme', ...more });
+    await writeFile(
+      file,
+      JSON.stringify({
+        people: [
+          person('alice', {
+            subjects: ['u-alice'],
+            emails: ['alice@example.com', 'alice.private@example.org'],
+            slack: [{ team: TEAM, user: 'U0ALICE01' }],
+          }),
+          // Bob's Slack user (bob@example.com in users.info) is not his in the directory: there it is no one.
+          person('bob', { subjects: ['u-bob'], emails: ['bob@corp.example'] }),
+          // Cyd hands her approvals to Bob for the week (by his id), as a directory entry may (§20).
+          person('cyd', {
+            subjects: ['u-cyd'],
+            emails: ['cyd@example.com'],
+            groups: ['finance'],
+            delegation: { to: 'bob', until: new Date(Date.now() + 7 * 86_400_000).toISOString(), reason: 'on leave' },
+          }),
+          person('mallory', { subjects: ['u-mallory'], emails: ['mallory@example.com'], active: false }),
+        ],
+      }),
+    );
+    plain = service;
+    service = await startLocalService(serviceEnv({ HANDBACK_DIRECTORY: file }));
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+    service = plain;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('case 1: keeps four eyes against every identity the directory says is Alice’s, and against those it does not know', async () => {
+    const key = await pause('alice', {}, { fourEyes: true, ...SLACK_AND_MAIL('alice.private@example.org') });
+    const before = await state(key);
+    const privateLink = await mailedLink('alice.private@example.org', key.runId);
+    expect(await throughLink(privateLink, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'self_decision' },
+    });
+    expect(await makeLink('alice', key, { email: 'alice+1@example.com', deliver: true })).toMatchObject({
+      status: 202,
+    });
+    const aliasLink = await mailedLink('alice+1@example.com', key.runId);
+    expect(await throughLink(aliasLink, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'unknown_person' },
+    });
+    const message = await slackMessage(key.runId);
+    const seen = ephemerals('U0ALICE01');
+    expect(await click(message.ts, 'handback.approve', message.approve, 'U0ALICE01')).toBe(200);
+    expect((await ephemeralFor('U0ALICE01', message.ts, seen)).body.text).toMatch(/^Not recorded: .*four eyes/);
+    // A Slack user the directory does not know is no one: told so in Slack.
+    const bobSeen = ephemerals('U0BOB0002');
+    expect(await click(message.ts, 'handback.approve', message.approve, 'U0BOB0002')).toBe(200);
+    expect((await ephemeralFor('U0BOB0002', message.ts, bobSeen)).body.text).toMatch(
+      /directory does not list your Slack user/,
+    );
+    expect(await state(key)).toEqual(before);
+    expect((await read(key, 'bob')).asks[0]).toMatchObject({ mayDecide: true });
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+
+  it('case 2: counts Alice once on a quorum whatever address she comes with, and records person:<id>', async () => {
+    const key = await pause(
+      'cyd',
+      { approvals: 2 },
+      { notify: [{ channel: 'email', to: 'alice.private@example.org' }] },
+    );
+    expect(await decide('alice', key, { decision: 'approve' })).toMatchObject({ status: 202 });
+    const before = await state(key);
+    expect(before.votes[0].by).toMatchObject({ subject: 'u-alice', person: 'alice' });
+    const link = await mailedLink('alice.private@example.org', key.runId);
+    expect(await throughLink(link, { decision: 'approve' })).toMatchObject({
+      status: 409,
+      body: { code: 'already_voted' },
+    });
+    expect(await state(key)).toEqual(before);
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 200 });
+  });
+
+  it('case 4: lets a delegate vote for the person on leave, once, and records by and for', async () => {
+    const finance = { approvers: { groups: ['finance'] }, approvals: 2 };
+    const key = await pause('alice', finance);
+    const before = await state(key);
+    // The control: Alice is no one's delegate and not in finance.
+    expect(await decide('alice', key, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'not_an_approver' },
+    });
+    expect(await state(key)).toEqual(before);
+    expect((await read(key, 'bob')).asks[0]).toMatchObject({ mayDecide: true });
+    expect(await decide('bob', key, { decision: 'approve' })).toMatchObject({ status: 202 });
+    const voted = await state(key);
+    expect(voted.votes[0]).toMatchObject({ by: { subject: 'u-bob', person: 'bob' }, for: { person: 'cyd' } });
+    // Cyd's voice is spent: her own vote is already_voted.
+    expect(await decide('cyd', key, { decision: 'approve' })).toMatchObject({
+      status: 409,
+      body: { code: 'already_voted' },
+    });
+    expect(await state(key)).toEqual(voted);
+  });
+
+  it('case 4: counts one vote when the delegate and the delegator vote at once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const key = await pause('alice', { approvers: { groups: ['finance'] }, approvals: 2 });
+      const answers = await Promise.all([
+        decide('bob', key, { decision: 'approve' }),
+        decide('cyd', key, { decision: 'approve' }),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409]);
+      expect(answers.find((answer) => answer.status === 409)?.body.code).toBe('already_voted');
+      const view = await read(key);
+      expect(view.asks[0].votes).toHaveLength(1);
+      expect(view.asks[0].tally).toEqual({ have: 1, need: 2 });
+    }
+  });
+
+  it('refuses a person the directory says is not active on any ask, and shows why', async () => {
+    const key = await pause('agent');
+    const before = await state(key);
+    expect(await decide('mallory', key, { decision: 'approve' })).toMatchObject({
+      status: 403,
+      body: { code: 'unknown_person' },
+    });
+    expect((await read(key, 'mallory')).asks[0]).toMatchObject({ mayDecide: false, refusal: 'unknown_person' });
+    expect(await state(key)).toEqual(before);
+    expect(await decide('cyd', key, { decision: 'approve' })).toMatchObject({ status: 200 });
   });
 });
 

@@ -46,6 +46,14 @@ describe('npm start', () => {
     ]);
   });
 
+  it('refuses a HANDBACK_DIRECTORY file two persons share an email in, in one line naming the entry, and exits 1', async () => {
+    const { code, output } = await startFailing({ HANDBACK_DIRECTORY: 'test/fixtures/directory/shared-email.json' });
+    expect(code).toBe(1);
+    expect(lines(output)).toEqual([
+      'The directory file test/fixtures/directory/shared-email.json at /people/1: the email "ANN@example.com" is already "ann"\'s.',
+    ]);
+  });
+
   it('listens on HOST and prints its URL with it', async () => {
     const service = await startService({ HOST: 'localhost' });
     expect(service.url).toMatch(/^http:\/\/localhost:\d+$/);

@@ -10,7 +10,7 @@ import {
 } from '../../functions/channels/slack-api.ts';
 import type { CheckpointStore, PauseView } from '../../functions/checkpoints/checkpoint-store.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
-import { NotAnApproverError } from '../../functions/errors.ts';
+import { NotAnApproverError, UnknownPersonError } from '../../functions/errors.ts';
 import type { UseCaseDeps } from '../../functions/resume/resume.ts';
 import { approvalTranscript } from '../../functions/testing/index.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
@@ -268,6 +268,31 @@ describe('clicks the Slack channel cannot take', () => {
       .map((call) => String(call.body.text));
     expect(texts).toEqual(['Not recorded: you are not one of the approvers of this ask.']);
     expect(texts.join()).not.toContain('bob@example.com');
+  });
+
+  it('tells a clicker the directory does not know as an active person what that means (§20)', async () => {
+    const { channel } = await setup({
+      getPause: async () =>
+        ({
+          ...PAUSE,
+          status: 'paused',
+          asks: [{ toolCallId: 'call_refund', name: 'refund_order', args: {}, kind: 'approval', prompt: null }],
+          decided: [],
+          pending: ['call_refund'],
+        }) as unknown as PauseView,
+      decide: async () => {
+        throw new UnknownPersonError('order-9', 'p9', 'call_refund', 'the directory says bob is not active');
+      },
+    });
+    const before = slack.of('chat.postEphemeral').length;
+    expect(await channel.interactions(signed(click({})))).toEqual({ status: 200 });
+    const texts = slack
+      .of('chat.postEphemeral')
+      .slice(before)
+      .map((call) => String(call.body.text));
+    expect(texts).toEqual([
+      'Not recorded: Handback’s directory does not list your Slack user as an active person, and this ask needs one.',
+    ]);
   });
 });
 

@@ -105,8 +105,66 @@ describe('principalOf', () => {
       {},
       { kind: 'person', subject: 'p10', via: 'api', groups: ['CN=finance,OU=x', 'ops'] },
     ],
+    [
+      'a token with act (RFC 8693) is its actor, an agent, on behalf of its sub (§20)',
+      {
+        sub: 'u-ann',
+        email: 'ann@example.com',
+        email_verified: true,
+        name: 'Ann',
+        act: { sub: 'agent-7' },
+        scope: 'handback/agent handback/decide',
+      },
+      {},
+      {
+        kind: 'agent',
+        subject: 'agent-7',
+        via: 'api',
+        groups: [],
+        onBehalfOf: {
+          kind: 'person',
+          subject: 'u-ann',
+          email: 'ann@example.com',
+          emailVerified: true,
+          name: 'Ann',
+          via: 'api',
+        },
+      },
+    ],
+    [
+      'an act claim given as JSON text names its actor too',
+      { sub: 'u-ann', act: '{"sub":"agent-7","act":{"sub":"earlier"}}' },
+      {},
+      {
+        kind: 'agent',
+        subject: 'agent-7',
+        via: 'api',
+        groups: [],
+        onBehalfOf: { kind: 'person', subject: 'u-ann', via: 'api' },
+      },
+    ],
+    [
+      "an act claim as API Gateway's map[…] text, with earlier actors nested, names its actor",
+      { sub: 'u-ann', act: 'map[act:map[sub:earlier] sub:agent-7]' },
+      {},
+      {
+        kind: 'agent',
+        subject: 'agent-7',
+        via: 'api',
+        groups: [],
+        onBehalfOf: { kind: 'person', subject: 'u-ann', via: 'api' },
+      },
+    ],
   ])('%s', (_name, claims, options, expected) => {
     expect(principalOf(claims, options)).toEqual(expected);
+  });
+
+  it.each([
+    ['an act without sub', { sub: 'u-ann', act: {} }],
+    ['a map[…] act whose only sub is an earlier actor’s', { sub: 'u-ann', act: 'map[act:map[sub:earlier]]' }],
+    ['an act that is not an object', { sub: 'u-ann', act: 'agent-7' }],
+  ])('answers 401 for %s: someone acts, but no one is named', (_what, claims) => {
+    expect(() => principalOf(claims)).toThrow(/act claim that names no actor/);
   });
 });
 

@@ -286,6 +286,10 @@ describe('readRefusal', () => {
   it.each([
     ['self_decision', 'You paused this request yourself; someone else must decide it.'],
     ['already_voted', 'You have already voted on this request.'],
+    [
+      'unknown_person',
+      'This request needs someone Handback knows as a person (four eyes or several approvals), and it does not know you: an email address, or a sign-in no one is listed for, is not enough. Sign in as yourself, or decide in Slack.',
+    ],
   ])('says what %s means, on the ask', (code, message) => {
     const refusal = readRefusal(view, problem({ status: 403, code, toolCallId: 'call_refund' }), decisions, true);
     expect(refusal).toMatchObject({ kind: 'attributed', errors: [{ id: idsOf(0).ask, message }] });
@@ -385,6 +389,11 @@ describe('who may decide (§13)', () => {
     ['self_decision', {}, 'You paused this request yourself; someone else must decide it.'],
     ['already_voted', { approvals: 2 }, 'You have already voted on this request.'],
     ['forbidden', {}, 'Your sign-in may not decide requests: it is an agent’s.'],
+    [
+      'unknown_person',
+      { approvals: 2 },
+      'This request needs someone Handback knows as a person (four eyes or several approvals), and it does not know you: an email address, or a sign-in no one is listed for, is not enough. Sign in as yourself, or decide in Slack.',
+    ],
   ] satisfies Array<[NonNullable<AskView['refusal']>, Partial<AskView>, string]>)(
     'shows an ask the server refuses the person (%s) as read-only, in its words',
     (refusal, extra, text) => {

@@ -185,12 +185,13 @@ describe('a pause and its answer link', () => {
 });
 
 describe('a vote through a link is bound to what it saw (§16)', () => {
+  // A delivered link proves an address, which a quorum does not count (§20): it is refused before its arguments are.
   it.each([
-    ['granted', { kind: 'granted' as const, grantor: { ...person, groups: [] } }],
-    ['delivered', { kind: 'delivered' as const, recipient: { email: 'ada@example.com' } }],
+    ['granted', { kind: 'granted' as const, grantor: { ...person, groups: [] } }, 409, 'args_changed'],
+    ['delivered', { kind: 'delivered' as const, recipient: { email: 'ada@example.com' } }, 403, 'unknown_person'],
   ])(
-    'refuses through a %s link an approve of arguments edited since (args_changed), recording nothing',
-    async (_, how) => {
+    'refuses through a %s link an approve of arguments edited since (%i %s), recording nothing',
+    async (_, how, status, code) => {
       const store = createMemoryCheckpointStore();
       const links = createAnswerLinks(key);
       const d = deps(store, links);
@@ -220,10 +221,10 @@ describe('a vote through a link is bound to what it saw (§16)', () => {
         }),
         lambdaContext(),
       );
-      expect(response.statusCode).toBe(409);
+      expect(response.statusCode).toBe(status);
       expect(JSON.parse(String(response.body))).toMatchObject({
-        code: 'args_changed',
-        argsHash: before.asks[0]?.argsHash,
+        code,
+        ...(code === 'args_changed' ? { argsHash: before.asks[0]?.argsHash } : { toolCallId: 'call_ask' }),
       });
       expect((await store.getPause(ids)).asks[0]?.votes).toEqual(before.asks[0]?.votes);
     },

@@ -234,3 +234,26 @@ describe('what an outcome does to the ask the agent made', () => {
     });
   });
 });
+
+describe('an agent acting on behalf of a person (§20), with the real Cedar', () => {
+  const engine = engineOf(`
+@id("not-for-ann")
+@reason("Ann's own runs are not auto-approved")
+forbid(principal, action == Handback::Action::"callWithoutApproval", resource)
+when { context has onBehalfOf && context.onBehalfOf == Handback::Person::"u-ann" };
+
+@id("agents-small")
+permit(principal is Handback::Agent, action == Handback::Action::"callWithoutApproval", resource);
+`);
+
+  it('sees context.onBehalfOf, the person the agent pauses for', () => {
+    const forAnn = { ...request('refund_order', { amount: 5 }), onBehalfOf: { subject: 'u-ann' } };
+    expect(engine.evaluate(forAnn)).toMatchObject({ outcome: 'ask' });
+    const forBob = { ...request('refund_order', { amount: 5 }), onBehalfOf: { subject: 'u-bob' } };
+    expect(engine.evaluate(forBob)).toMatchObject({ outcome: 'approve', policyIds: ['agents-small'] });
+  });
+
+  it('leaves context.onBehalfOf out for an agent acting for no one', () => {
+    expect(engine.evaluate(request('refund_order', { amount: 5 }))).toMatchObject({ outcome: 'approve' });
+  });
+});

@@ -338,6 +338,8 @@ function refusalWords(code: string | undefined, ask: AskView): string | undefine
       return 'You paused this request yourself; someone else must decide it.';
     case 'already_voted':
       return 'You have already voted on this request.';
+    case 'unknown_person':
+      return 'This request needs someone Handback knows as a person (four eyes or several approvals), and it does not know you: an email address, or a sign-in no one is listed for, is not enough. Sign in as yourself, or decide in Slack.';
     case 'forbidden':
       return 'Your sign-in may not decide requests: it is an agent’s.';
     case 'already_decided':
