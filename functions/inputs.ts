@@ -10,8 +10,8 @@ import {
   linkRecipient,
   notifyList,
   reason,
-  traceparent,
   tenant,
+  traceparent,
 } from './fields.ts';
 import { jsonBytes, jsonProblem } from './json.ts';
 import { ASK_KINDS, CLAUDE_RUN_PATTERN, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './vocabulary.ts';
