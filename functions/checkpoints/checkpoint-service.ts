@@ -42,6 +42,7 @@ import {
   needsSchemaCheck,
   recordDecisions,
 } from './deciding.ts';
+import { ExecutionClaims } from './execution-claims.ts';
 import { LIBRARY_PRINCIPAL, recorded, SWEEP_PRINCIPAL } from './identity.ts';
 import { pauseIdOf, randomToken } from './ids.ts';
 import { listPage } from './listing.ts';
@@ -116,6 +117,9 @@ export class CheckpointService implements CheckpointStore {
   readonly #checks: CheckpointChecks;
   readonly #recipientDomains: readonly string[];
   readonly #policies: (() => Promise<PolicyEngine>) | undefined;
+  readonly #executions: ExecutionClaims;
+  readonly claimExecution: CheckpointStore['claimExecution'] = (input) => this.#executions.claim(input);
+  readonly finishExecution: CheckpointStore['finishExecution'] = (input) => this.#executions.finish(input);
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -127,6 +131,15 @@ export class CheckpointService implements CheckpointStore {
     this.#checks = options.checks;
     this.#recipientDomains = options.recipientDomains ?? [];
     this.#policies = options.policies;
+    const { persistence, policies } = options;
+    const changed = this.#changed.bind(this);
+    this.#executions = new ExecutionClaims({
+      persistence,
+      reader: this.#reader,
+      clock: this.#clock,
+      changed,
+      policies,
+    });
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {

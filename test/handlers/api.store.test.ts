@@ -544,6 +544,8 @@ describe('the HTTP API handler', () => {
     ['GET', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA', undefined],
     ['GET', '/pauses', undefined],
     ['POST', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA/claim', { claimant: 'run-a' }],
+    ['POST', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA/executions', { toolCallId: 'call_1' }],
+    ['PUT', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA/executions/call_1', { status: 'succeeded' }],
   ];
 
   /** A store whose every method fails with `error`. */
@@ -561,6 +563,8 @@ describe('the HTTP API handler', () => {
       listPauses: failing,
       closeDue: failing,
       acknowledgeHandoff: failing,
+      claimExecution: failing,
+      finishExecution: failing,
     };
   };
 
