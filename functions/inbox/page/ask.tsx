@@ -4,8 +4,8 @@ import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, ki
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
 import { decidedByText, votesText } from './screen.ts';
-import { Since } from './times.tsx';
 import { fullTime } from './time.ts';
+import { Since } from './times.tsx';
 import type { AskView } from './types.ts';
 
 /**
