@@ -1,20 +1,20 @@
 import { basename } from 'node:path';
-import {
-  AlreadyClaimedError,
-  ApprovalExpiredError,
-  ERROR_FATES,
-  type ErrorFate,
-  HandbackError,
-  OpenPauseExistsError,
-  PolicyEvaluationError,
-  PolicyForbidsError,
-} from '../errors.ts';
+import { ERROR_FATES, type ErrorFate, HandbackError, OpenPauseExistsError } from '../errors.ts';
 import * as z from '../zod.ts';
 import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
 import { type DeferredSession, findDeferred, forgetDeferred, recordDeferred } from './claude-deferred.ts';
 import { isSessionId } from './claude-session.ts';
 import { lastUserPrompt } from './claude-transcript.ts';
-import { decidedOf, idReused, isClosed, isSameCall, pauseUrl, permissionPause, TOOL_USE_ID } from './permission.ts';
+import {
+  claimRefusal,
+  decidedOf,
+  idReused,
+  isClosed,
+  isSameCall,
+  pauseUrl,
+  permissionPause,
+  TOOL_USE_ID,
+} from './permission.ts';
 
 /**
  * Claude Code's `PreToolUse` hook (§18), `handback claude-hook`: JSON in on stdin, JSON out on stdout, as Claude
@@ -177,12 +177,8 @@ async function decide(
       toolCallId: input.tool_use_id,
     });
   } catch (error) {
-    if (error instanceof AlreadyClaimedError) {
-      return deny(
-        `Not run here: already decided and handed to another run (pause ${key.interruptId}, claimed at ${error.claimedAt}).`,
-      );
-    }
-    if (isRunTimeRefusal(error)) return deny(`Not run: refused at run time. ${error.message}`);
+    const refused = claimRefusal(error, key);
+    if (refused !== undefined) return deny(refused);
     throw error;
   }
   return {
@@ -193,15 +189,6 @@ async function decide(
       updatedInput: claimed.args as Record<string, unknown>,
     },
   };
-}
-
-/** A claim the policies in force or the approval's validity refused (§19): recorded, and the call never runs. */
-function isRunTimeRefusal(error: unknown): error is HandbackError {
-  return (
-    error instanceof PolicyForbidsError ||
-    error instanceof PolicyEvaluationError ||
-    error instanceof ApprovalExpiredError
-  );
 }
 
 /**

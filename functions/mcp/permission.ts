@@ -1,4 +1,11 @@
 import type { ClientContinuation, ClientPauseInput } from '../client/types.ts';
+import {
+  AlreadyClaimedError,
+  ApprovalExpiredError,
+  type HandbackError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
+} from '../errors.ts';
 import { canonicalJson } from '../json.ts';
 import { rejectionText } from '../rehydrate/texts.ts';
 import type { PauseView } from '../wire.ts';
@@ -89,6 +96,26 @@ export function isSameCall(
 /** The words of a call refused for reusing an id (§19): which pause the id belongs to, and that nothing changed. */
 export function idReused(key: { runId: string; interruptId: string }, askAgain: string): string {
   return `Denied: ${ID_REUSED} (pause ${key.interruptId} of run ${key.runId}, made for another tool or other input); nothing was recorded on that pause. ${askAgain}`;
+}
+
+/**
+ * What an agent is told when the execution claim of a decided call refuses it (§19): another run claimed it, or the
+ * policies in force or the approval's validity refused it at run time (recorded). Undefined for any other failure.
+ */
+export function claimRefusal(error: unknown, key: { interruptId: string }): string | undefined {
+  if (error instanceof AlreadyClaimedError) {
+    return `Not run here: already decided and handed to another run (pause ${key.interruptId}, claimed at ${error.claimedAt}).`;
+  }
+  if (isRunTimeRefusal(error)) return `Not run: refused at run time. ${error.message}`;
+  return undefined;
+}
+
+function isRunTimeRefusal(error: unknown): error is HandbackError {
+  return (
+    error instanceof PolicyForbidsError ||
+    error instanceof PolicyEvaluationError ||
+    error instanceof ApprovalExpiredError
+  );
 }
 
 /** Whether the pause no longer waits for anyone. */
