@@ -1,4 +1,4 @@
-import type { AnswerFailure } from './wire.ts';
+import type { AnswerFailure, Principal } from './wire.ts';
 
 /**
  * Handback's errors: one base class and a few named subclasses, and the one table (`ERROR_FATES`) that decides each
@@ -42,6 +42,14 @@ export const ErrorCode = {
   PauseOpen: 'pause_open',
   // §20
   UnknownPerson: 'unknown_person',
+  // §19
+  PolicyForbids: 'policy_forbids',
+  PolicyError: 'policy_error',
+  ApprovalExpired: 'approval_expired',
+  AlreadyClaimed: 'already_claimed',
+  NotDispatched: 'not_dispatched',
+  NotClaimed: 'not_claimed',
+  AlreadyFinished: 'already_finished',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -574,6 +582,154 @@ export class PauseOpenError extends HandbackError {
   }
 }
 
+// §19
+/**
+ * A call the deployment's policies forbid now (§19): at its execution claim, the policies in force judged the
+ * dispatched call again and a `forbid` applies. `policyIds` name the forbids, `reason` the first one's `@reason`.
+ */
+export class PolicyForbidsError extends HandbackError {
+  readonly toolCallId: string | undefined;
+  readonly policyIds: string[];
+  readonly reason: string;
+
+  constructor(
+    message: string,
+    fields: { policyIds: string[]; reason: string; toolCallId?: string },
+    options?: { cause?: unknown },
+  ) {
+    super(ErrorCode.PolicyForbids, message, options);
+    this.name = 'PolicyForbidsError';
+    this.toolCallId = fields.toolCallId;
+    this.policyIds = fields.policyIds;
+    this.reason = fields.reason;
+  }
+}
+
+/** The deployment's policies could not judge a call (§19): the evaluation failed, and what fails closed is refused. */
+export class PolicyEvaluationError extends HandbackError {
+  readonly toolCallId: string | undefined;
+  /** What failed, in Cedar's words where Cedar said it. */
+  readonly reason: string;
+
+  constructor(message: string, fields: { reason: string; toolCallId?: string }, options?: { cause?: unknown }) {
+    super(ErrorCode.PolicyError, message, options);
+    this.name = 'PolicyEvaluationError';
+    this.toolCallId = fields.toolCallId;
+    this.reason = fields.reason;
+  }
+}
+
+/** A dispatched call is named by its continuation and its tool call id (§19). */
+interface ExecutionIds {
+  runId: string;
+  continuationId: string;
+  toolCallId: string;
+}
+
+/**
+ * A claim after the approval's `approvedUntil` (§19: a permit's `@validFor`): the approval no longer lets the call run.
+ * The refusal is recorded; the call never runs under this approval.
+ */
+export class ApprovalExpiredError extends HandbackError {
+  readonly runId: string;
+  readonly continuationId: string;
+  readonly toolCallId: string;
+  readonly approvedUntil: string;
+
+  constructor(ids: ExecutionIds, approvedUntil: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.ApprovalExpired,
+      `The approval of call ${ids.toolCallId} (continuation ${ids.continuationId} of run ${ids.runId}) was valid until ${approvedUntil}: it was not run, and is not run under this approval. Pause again to ask anew.`,
+      options,
+    );
+    this.name = 'ApprovalExpiredError';
+    this.runId = ids.runId;
+    this.continuationId = ids.continuationId;
+    this.toolCallId = ids.toolCallId;
+    this.approvedUntil = approvedUntil;
+  }
+}
+
+/** A second claim of one dispatched call (§19): only the first claim runs it. Nothing changed. */
+export class AlreadyClaimedError extends HandbackError {
+  readonly runId: string;
+  readonly continuationId: string;
+  readonly toolCallId: string;
+  readonly claimedAt: string;
+  readonly claimedBy: Principal;
+
+  constructor(ids: ExecutionIds, claimedAt: string, claimedBy: Principal, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.AlreadyClaimed,
+      `Call ${ids.toolCallId} of continuation ${ids.continuationId} (run ${ids.runId}) was claimed at ${claimedAt} by ${claimedBy.kind} ${claimedBy.subject}: it runs once, there. Do not run it here.`,
+      options,
+    );
+    this.name = 'AlreadyClaimedError';
+    this.runId = ids.runId;
+    this.continuationId = ids.continuationId;
+    this.toolCallId = ids.toolCallId;
+    this.claimedAt = claimedAt;
+    this.claimedBy = claimedBy;
+  }
+}
+
+/** An execution of a call that is not in its continuation's `dispatch` (§19): rejected, answered, or not asked. */
+export class NotDispatchedError extends HandbackError {
+  readonly runId: string;
+  readonly continuationId: string;
+  readonly toolCallId: string;
+
+  constructor(ids: ExecutionIds, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.NotDispatched,
+      `Continuation ${ids.continuationId} of run ${ids.runId} dispatches no call ${ids.toolCallId}: only an approved or edited call is run.`,
+      options,
+    );
+    this.name = 'NotDispatchedError';
+    this.runId = ids.runId;
+    this.continuationId = ids.continuationId;
+    this.toolCallId = ids.toolCallId;
+  }
+}
+
+/** How an execution ended, told before anyone claimed it (or after it was refused) (§19). Nothing changed. */
+export class NotClaimedError extends HandbackError {
+  readonly runId: string;
+  readonly continuationId: string;
+  readonly toolCallId: string;
+
+  constructor(ids: ExecutionIds, why: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.NotClaimed,
+      `Call ${ids.toolCallId} of continuation ${ids.continuationId} (run ${ids.runId}) ${why}: only its claimant tells how it ended, once it is claimed.`,
+      options,
+    );
+    this.name = 'NotClaimedError';
+    this.runId = ids.runId;
+    this.continuationId = ids.continuationId;
+    this.toolCallId = ids.toolCallId;
+  }
+}
+
+/** A second, different end of one execution (§19): it ended once, as recorded. Nothing changed. */
+export class AlreadyFinishedError extends HandbackError {
+  readonly runId: string;
+  readonly continuationId: string;
+  readonly toolCallId: string;
+
+  constructor(ids: ExecutionIds, status: string, at: string, options?: { cause?: unknown }) {
+    super(
+      ErrorCode.AlreadyFinished,
+      `Call ${ids.toolCallId} of continuation ${ids.continuationId} (run ${ids.runId}) already ended: ${status} at ${at}.`,
+      options,
+    );
+    this.name = 'AlreadyFinishedError';
+    this.runId = ids.runId;
+    this.continuationId = ids.continuationId;
+    this.toolCallId = ids.toolCallId;
+  }
+}
+
 /** What becomes of an error with a given code: read by the API edge, the queue handlers and the CDK workflows. */
 export interface ErrorFate {
   /** The error class's `name`, which a Step Functions `Catch` matches. */
@@ -657,6 +813,14 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
   pause_open: { name: 'PauseOpenError', status: 409, title: 'Pause open', retryable: true },
   // §20
   unknown_person: { name: 'UnknownPersonError', status: 403, title: 'Unknown person', retryable: false },
+  // §19
+  policy_forbids: { name: 'PolicyForbidsError', status: 403, title: 'Policy forbids', retryable: false },
+  policy_error: { name: 'PolicyEvaluationError', status: 422, title: 'Policy error', retryable: false },
+  approval_expired: { name: 'ApprovalExpiredError', status: 410, title: 'Approval expired', retryable: false },
+  already_claimed: { name: 'AlreadyClaimedError', status: 409, title: 'Already claimed', retryable: false },
+  not_dispatched: { name: 'NotDispatchedError', status: 404, title: 'Not dispatched', retryable: false },
+  not_claimed: { name: 'NotClaimedError', status: 409, title: 'Not claimed', retryable: false },
+  already_finished: { name: 'AlreadyFinishedError', status: 409, title: 'Already finished', retryable: false },
 };
 
 /** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */

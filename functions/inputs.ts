@@ -13,8 +13,16 @@ import {
   tenant,
   traceparent,
 } from './fields.ts';
-import { jsonBytes, jsonProblem } from './json.ts';
-import { ASK_KINDS, CLAUDE_RUN_PATTERN, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './vocabulary.ts';
+import { jsonBytes, jsonProblem, utf8Bytes } from './json.ts';
+import {
+  ASK_KINDS,
+  CLAUDE_RUN_PATTERN,
+  EXECUTION_ENDS,
+  LIMITS,
+  ON_EXPIRY,
+  PAUSE_STATUSES,
+  RUN_ID_PATTERN,
+} from './vocabulary.ts';
 import { decisions } from './wire.ts';
 import * as z from './zod.ts';
 
@@ -350,6 +358,43 @@ export const claimBody = z.object({
       z.describe('Who claims: the same name on every retry of one claim.'),
     ),
 });
+
+// §19
+/** A dispatched call's id, as an execution names it: the ask's `toolCallId`. */
+const executionCallId = nonEmpty.check(
+  z.maxLength(LIMITS.toolCallIdChars),
+  z.describe("The dispatched call's id: its ask's toolCallId."),
+);
+/** Names one dispatched call of one continuation of one tenant (§19). */
+const ofExecution = { tenant, runId, continuationId: opaqueId, toolCallId: executionCallId };
+/** An execution claim (§19): the call, and who claims it; a retry under one `Idempotency-Key` is the same claim. */
+export const claimExecutionInput = z.object({
+  ...ofExecution,
+  idempotencyKey: z.optional(idempotencyKey),
+  ...by,
+});
+export type ClaimExecutionInput = z.input<typeof claimExecutionInput>;
+/** What an execution's end says: a short text for the audit trail, at most `LIMITS.executionDetailBytes`. */
+const executionDetail = z.string().check(
+  z.refine((text) => utf8Bytes(text) <= LIMITS.executionDetailBytes, {
+    message: `must be at most ${LIMITS.executionDetailBytes} bytes (UTF-8)`,
+  }),
+  z.describe(`What the claimant says of how it ended; at most ${LIMITS.executionDetailBytes} bytes.`),
+);
+/** How a claimed execution ended (§19). */
+const executionEnd = {
+  status: z.enum(EXECUTION_ENDS).check(z.describe('How it ended: succeeded or failed.')),
+  detail: z.optional(executionDetail),
+};
+/** An execution's end, told by its claimant (§19). */
+export const finishExecutionInput = z.object({ ...ofExecution, ...executionEnd, ...by });
+export type FinishExecutionInput = z.input<typeof finishExecutionInput>;
+/** `POST …/executions`'s body. */
+export const claimExecutionBody = z.object({ toolCallId: executionCallId });
+/** `PUT …/executions/{toolCallId}`'s body. */
+export const finishExecutionBody = z.object(executionEnd);
+/** One execution's path. */
+export const executionParams = z.object({ runId, continuationId: opaqueId, toolCallId: executionCallId });
 
 /**
  * Parses `input` with `schema` (`at`, a JSON pointer, prefixes every failure's path), or throws what its failures

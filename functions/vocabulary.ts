@@ -106,6 +106,14 @@ export const LIMITS = {
    * `principalGroups`); a delegation's reason, in characters.
    */
   directory: { people: 20_000, idChars: 128, nameChars: 256, emails: 20, subjects: 20, slack: 20, reasonChars: 512 },
+  // §19
+  /**
+   * Bytes of what an execution's end says (`detail`, UTF-8), and of a refused claim's reason as recorded: a short word
+   * for the audit trail, not the tool's output — sixteen executions stay a few KB of the pause item.
+   */
+  executionDetailBytes: 512,
+  /** Characters of a tool call id an execution names in a request (§19). */
+  toolCallIdChars: 256,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
@@ -225,6 +233,9 @@ export const LIFECYCLE_TYPES = [
   'Pause Expired',
   'Pause Cancelled',
   'Pause Reminder',
+  // §19
+  'Execution Claimed',
+  'Execution Finished',
 ] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
 /** The lifecycle events by name. */
@@ -235,6 +246,9 @@ export const LifecycleType = {
   Expired: 'Pause Expired',
   Cancelled: 'Pause Cancelled',
   Reminder: 'Pause Reminder',
+  // §19
+  ExecutionClaimed: 'Execution Claimed',
+  ExecutionFinished: 'Execution Finished',
 } as const satisfies Record<string, LifecycleType>;
 
 /** The `source` of lifecycle events and hand-off events on EventBridge. */
@@ -288,7 +302,20 @@ export const POLICY_ANNOTATIONS = {
   approvers: 'approvers',
   approvals: 'approvals',
   fourEyes: 'fourEyes',
+  // §19
+  validFor: 'validFor',
 } as const;
+
+// §19
+/**
+ * Where a dispatched call's execution stands (§19): approved and waiting for the agent to claim it, claimed (running),
+ * ended as the claimant said, or refused at run time (the policies in force, or its approval's validity).
+ */
+export const EXECUTION_STATUSES = ['waiting', 'claimed', 'succeeded', 'failed', 'refused'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+/** How the claimant says a claimed execution ended (§19, `PUT …/executions/{toolCallId}`). */
+export const EXECUTION_ENDS = ['succeeded', 'failed'] as const;
+export type ExecutionEnd = (typeof EXECUTION_ENDS)[number];
 
 /**
  * The end of a `switch` over one of the lists above: where a case is missing, `value` is not `never` and the switch

@@ -20,6 +20,7 @@ import {
   ASK_KINDS,
   DECISION_KINDS,
   type DecisionKind,
+  EXECUTION_STATUSES,
   LIMITS,
   ON_EXPIRY,
   OUTCOMES,
@@ -122,6 +123,11 @@ export type RejectDecision = z.output<typeof rejectDecision>;
 /** A call the agent must now run: approved, or approved with edited arguments (then `args` are the new ones). */
 export const dispatchCall = z.object({ toolCallId: z.string(), name: z.string(), args: z.unknown() });
 export type DispatchCall = z.output<typeof dispatchCall>;
+/** A dispatched call of a stored continuation (§19): with how long its approval lets it run, when a policy says. */
+export const dispatchedCall = z.extend(dispatchCall, {
+  /** Until when its approval lets it run (a permit's `@validFor`); a claim after it is 410 `approval_expired`. */
+  approvedUntil: z.optional(z.string()),
+});
 
 const answered = z.object({ answer: z.unknown() });
 const approved = z.object({ decision: z.literal('approve') });
@@ -208,6 +214,8 @@ export const policyRequirements = z.object({
   approvals: z.optional(z.number()),
   /** Some applying permit says `@fourEyes("true")`. */
   fourEyes: z.optional(z.literal(true)),
+  /** §19: the shortest `@validFor` of the applying permits (an ISO 8601 duration): how long an approval lets it run. */
+  validFor: z.optional(z.string()),
 });
 export type PolicyRequirements = z.output<typeof policyRequirements>;
 
@@ -256,6 +264,32 @@ export const REFUSAL_CODES = [
 export const refusalCode = z.enum(REFUSAL_CODES);
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
+// §19
+/**
+ * Where a dispatched call's execution stands (§19), on its ask's view once its pause closed with it in `dispatch`:
+ * `waiting` (approved, no claim yet: `at` is when its pause closed), `claimed` (`at` the claim), `succeeded` or
+ * `failed` (`at` when its claimant said so), `refused` at run time (`at` the refused claim, `reason` why).
+ */
+export const executionView = z.object({
+  status: z.enum(EXECUTION_STATUSES),
+  at: z.string(),
+  /** Who claimed it (or whose claim was refused). */
+  by: z.optional(principal),
+  /** refused: why (the forbidding policy and its reason, the approval's end); failed: what the claimant said. */
+  reason: z.optional(z.string()),
+  /** refused: the code the claim was answered with (`policy_forbids`, `approval_expired`, `policy_error`). */
+  code: z.optional(z.string()),
+  /** succeeded, failed: when it was claimed. */
+  claimedAt: z.optional(z.string()),
+  /** succeeded: what the claimant said of it. */
+  detail: z.optional(z.string()),
+  /** waiting: until when its approval lets it run (a permit's `@validFor`). */
+  approvedUntil: z.optional(z.string()),
+  /** Shadow mode: what the policies in force would have done with the claim; nothing was refused. */
+  policy: z.optional(z.object({ outcome: z.enum(POLICY_OUTCOMES), policyIds: z.array(z.string()) })),
+});
+export type ExecutionView = z.output<typeof executionView>;
+
 /** An ask as GET shows it: what it is about, and its recorded decision (with the original args kept when edited). */
 export const askView = z.object({
   toolCallId: z.string(),
@@ -291,6 +325,8 @@ export const askView = z.object({
   tally: z.optional(tally),
   /** For the principal asking: the code a decision by them would get now (§16); absent when they may decide. */
   refusal: z.optional(refusalCode),
+  /** §19: a dispatched call's execution: waiting for the agent, claimed, ended, or refused at run time. */
+  execution: z.optional(executionView),
 });
 export type AskView = z.output<typeof askView>;
 
@@ -365,8 +401,8 @@ export const continuation = z.object({
   continuationId: z.string(),
   format,
   outcome: z.enum(OUTCOMES),
-  /** The approved and edited calls the agent must now run, in call order (§9). */
-  dispatch: z.array(dispatchCall),
+  /** The approved and edited calls the agent must now run, in call order (§9); each one claimed before it runs (§19). */
+  dispatch: z.array(dispatchedCall),
   messages: z.array(z.unknown()),
   resumedAt: z.string(),
   /** The W3C `traceparent` the pause was made in (§21): the agent's next invocation joins its trace. */
@@ -467,6 +503,15 @@ export const problem = z.object({
   failures: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
   /** internal_error: the id to quote. */
   requestId: z.optional(z.string()),
+  /** already_claimed: when the call was claimed, and by whom (§19). */
+  claimedAt: z.optional(z.string()),
+  claimedBy: z.optional(principal),
+  /** approval_expired: until when the approval let the call run (§19). */
+  approvedUntil: z.optional(z.string()),
+  /** policy_forbids: the forbidding policies (§19). */
+  policyIds: z.optional(z.array(z.string())),
+  /** policy_forbids, policy_error: the forbid's `@reason`, or what failed (§19). */
+  reason: z.optional(z.string()),
 });
 
 /** What a hand-off claim found (§18): whether this claimant has the closed pause, and who does. */
@@ -481,6 +526,25 @@ export const claimResult = z.object({
   claimedAt: z.string(),
 });
 export type ClaimResult = z.output<typeof claimResult>;
+
+// §19
+/** An execution claimed (§19, the 200 of `POST …/executions`): the call to run now, as dispatched, and when. */
+export const executionClaimed = z.object({
+  toolCallId: z.string(),
+  name: z.string(),
+  /** The arguments to run it with: the decided ones (the model's, or the person's edit). */
+  args: z.unknown(),
+  /** The hash of `args` (§16), as the pause's views show it. */
+  argsHash: z.string(),
+  claimedAt: z.string(),
+  /** Until when its approval let it run, when a permit's `@validFor` bounds it. */
+  approvedUntil: z.optional(z.string()),
+});
+export type ExecutionClaimed = z.output<typeof executionClaimed>;
+
+/** An execution's end as recorded (§19, the 200 of `PUT …/executions/{toolCallId}`). */
+export const executionEnded = z.extend(executionView, { toolCallId: z.string() });
+export type ExecutionEnded = z.output<typeof executionEnded>;
 
 /** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
 export const jsonRpcMessage = z

@@ -18,6 +18,9 @@ export const FIELD_TABLES = [
   'CancelRequest',
   'LinkRequest',
   'ClaimRequest',
+  // §19
+  'ExecutionClaimRequest',
+  'ExecutionEndRequest',
 ] as const;
 
 /** The marked regions of `markdown` with their tables written from `schemas` (the document's component schemas). */

@@ -7,6 +7,8 @@ import {
   askBody,
   cancelBody,
   claimBody,
+  claimExecutionBody,
+  finishExecutionBody,
   linkBody,
   linkResumeBody,
   pauseBody,
@@ -49,6 +51,11 @@ const SCHEMAS = {
   LinkRequest: linkBody,
   ClaimRequest: claimBody,
   ClaimResult: wire.claimResult,
+  ExecutionClaimRequest: claimExecutionBody,
+  ExecutionClaimed: wire.executionClaimed,
+  ExecutionEndRequest: finishExecutionBody,
+  ExecutionEnded: wire.executionEnded,
+  Execution: wire.executionView,
   JsonRpcMessage: wire.jsonRpcMessage,
   Decision: wire.decision,
   Approvers: wire.approvers,
@@ -69,7 +76,7 @@ const SCHEMAS = {
   TurnContext: wire.turnContext,
   PendingDecisions: wire.pendingDecisions,
   Continuation: wire.continuationBody,
-  DispatchCall: wire.dispatchCall,
+  DispatchCall: wire.dispatchedCall,
   LinkCreated: wire.createdLink,
   LinkDelivered: wire.deliveredLink,
 } satisfies Record<string, z.ZodMiniType>;
@@ -94,6 +101,15 @@ const ERRORS = {
   LinkUnauthorized:
     'unauthorized: the answer link is missing, tampered, foreign or made with another key (never says which).',
   LinkGone: "link_closed: the link's pause has closed or its time has passed.",
+  // §19
+  ExecutionForbidden:
+    "forbidden (the token's scopes; for an execution's end, a principal other than its claimant), or policy_forbids: the policies in force forbid the call now — the refusal is recorded (carries policyIds and reason).",
+  ExecutionNotFound:
+    "continuation_not_found (unknown, or another tenant's), or not_dispatched: the continuation does not dispatch that call.",
+  ExecutionConflict:
+    'already_claimed: another claim came first (carries claimedAt and claimedBy); not_claimed: no claim to end (or it was refused); already_finished: it ended otherwise.',
+  ApprovalGone: "approval_expired: past the approval's approvedUntil (a permit's @validFor) — the refusal is recorded.",
+  PolicyError: 'policy_error: the policies could not judge the call now — the refusal is recorded (carries reason).',
 } as const;
 
 /** What the document says of one operation beyond the table: its words and its responses. */
@@ -270,6 +286,50 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       ...BEARER,
       404: 'NotFound',
       409: 'Conflict',
+      ...BODY,
+    },
+  },
+  // §19
+  claimExecution: {
+    summary:
+      "Claim a dispatched call before running it (§19): judged again by the policies in force and its approval's @validFor; the first claim gets the call to run, every later one is 409 already_claimed (a retry with the first attempt's Idempotency-Key is the same claim). A refusal is recorded on the pause.",
+    requestBody: 'ExecutionClaimRequest',
+    parameters: { ...RUN, continuationId: 'The continuation that dispatches the call.' },
+    headers: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'A retry of one claim: the same key from the same principal is answered as the claim was.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+    ],
+    responses: {
+      200: body('ExecutionClaimed', 'The call to run, once, with the decided arguments.'),
+      ...BEARER,
+      403: 'ExecutionForbidden',
+      404: 'ExecutionNotFound',
+      409: 'ExecutionConflict',
+      410: 'ApprovalGone',
+      422: 'PolicyError',
+      ...BODY,
+    },
+  },
+  finishExecution: {
+    summary:
+      'Tell how a claimed execution ended (§19), its claimant only, once: the same end again is answered the same.',
+    requestBody: 'ExecutionEndRequest',
+    parameters: {
+      ...RUN,
+      continuationId: 'The continuation that dispatches the call.',
+      toolCallId: "The dispatched call: its ask's toolCallId.",
+    },
+    responses: {
+      200: body('ExecutionEnded', 'The execution as recorded.'),
+      ...BEARER,
+      403: 'ExecutionForbidden',
+      404: 'ExecutionNotFound',
+      409: 'ExecutionConflict',
       ...BODY,
     },
   },

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AlreadyClaimedError,
   AlreadyDecidedError,
+  AlreadyFinishedError,
   AlreadyResumedError,
   AlreadyVotedError,
+  ApprovalExpiredError,
   ArgsChangedError,
   BadRequestError,
   ContinuationNotFoundError,
@@ -25,12 +28,16 @@ import {
   MissingTurnStateError,
   NoChannelError,
   NotAnApproverError,
+  NotClaimedError,
+  NotDispatchedError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
   PauseNotFoundError,
   PauseOpenError,
   PayloadTooLargeError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
@@ -40,6 +47,8 @@ import {
 
 /** One of every error, made as the code that throws it makes it; the names and codes are a contract. */
 const cause = new Error('underneath');
+const EXECUTION = { runId: 'run-1', continuationId: 'cont-1', toolCallId: 'call-1' };
+const AGENT = { kind: 'agent', subject: 'bot', via: 'api' } as const;
 const everyError: Array<[string, HandbackError]> = [
   ['MissingTurnStateError', new MissingTurnStateError(undefined, { cause })],
   ['InvalidTranscriptError', new InvalidTranscriptError('bad', [{ rule: 'r', index: 1, message: 'm' }], { cause })],
@@ -77,6 +86,21 @@ const everyError: Array<[string, HandbackError]> = [
   ['InvalidPoliciesError', new InvalidPoliciesError('policies.cedar', 3, 14, 'unexpected token', { cause })],
   ['PauseOpenError', new PauseOpenError('run-1', 'int-1', { cause })],
   ['UnknownPersonError', new UnknownPersonError('run-1', 'int-1', 'call-1', 'the directory knows no one', { cause })],
+  // §19
+  [
+    'PolicyForbidsError',
+    new PolicyForbidsError(
+      'forbidden now',
+      { policyIds: ['no-big'], reason: 'too big', toolCallId: 'call-1' },
+      { cause },
+    ),
+  ],
+  ['PolicyEvaluationError', new PolicyEvaluationError('could not judge', { reason: 'args.amount' }, { cause })],
+  ['ApprovalExpiredError', new ApprovalExpiredError(EXECUTION, '2026-01-01T01:00:00.000Z', { cause })],
+  ['AlreadyClaimedError', new AlreadyClaimedError(EXECUTION, '2026-01-01T00:00:00.000Z', AGENT, { cause })],
+  ['NotDispatchedError', new NotDispatchedError(EXECUTION, { cause })],
+  ['NotClaimedError', new NotClaimedError(EXECUTION, 'was not claimed', { cause })],
+  ['AlreadyFinishedError', new AlreadyFinishedError(EXECUTION, 'succeeded', '2026-01-01T00:00:00.000Z', { cause })],
 ];
 
 describe('errors', () => {
@@ -111,6 +135,15 @@ describe('errors', () => {
     );
     expect(new IdempotencyKeyReusedError('run-1', 'int-1').message).toContain('pause int-1 of run run-1');
     expect(new UnsupportedRecordError('run-1', 'int-1', 'schema 9').message).toContain('(schema 9)');
+    expect(new AlreadyClaimedError(EXECUTION, '2026-01-01T00:00:00.000Z', AGENT)).toMatchObject({
+      ...EXECUTION,
+      claimedAt: '2026-01-01T00:00:00.000Z',
+      claimedBy: AGENT,
+      message: expect.stringContaining('claimed at 2026-01-01T00:00:00.000Z by agent bot'),
+    });
+    expect(new ApprovalExpiredError(EXECUTION, '2026-01-01T01:00:00.000Z').message).toContain(
+      'was valid until 2026-01-01T01:00:00.000Z',
+    );
   });
 
   it('tells a client when to retry a storage timeout: after 1 s unless the store says otherwise', () => {

@@ -1,4 +1,5 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView } from '@slack/types';
+import { executionText } from '../checkpoints/execution-words.ts';
 import { policyText } from '../policies/words.ts';
 import { DECISION_KINDS, type DecisionKind, INBOX_PAUSE_QUERY } from '../vocabulary.ts';
 import type { AskView, JsonSchema, PauseView } from '../wire.ts';
@@ -183,7 +184,10 @@ function stateOf(view: PauseView, ask: AskView, index: number, extras: MessageEx
   const decision = ask.decision;
   const what = decision === undefined ? 'Decided' : 'answer' in decision ? 'Answered' : DECIDED[decision.decision];
   const by = deciderOf(ask) ?? extras.deciders?.get(index);
-  return `:white_check_mark: ${what}${by === undefined ? '' : ` by ${escapeMrkdwn(by)}`}`;
+  // §19: whether the approved call ran, as its execution claim says.
+  const execution = executionText(ask.execution, (iso) => iso);
+  const ran = execution === undefined ? '' : `\n${escapeMrkdwn(execution)}`;
+  return `:white_check_mark: ${what}${by === undefined ? '' : ` by ${escapeMrkdwn(by)}`}${ran}`;
 }
 
 /** Who decided, when the store's view names it (`decision.by`, §13). */

@@ -43,6 +43,7 @@ import {
   needsSchemaCheck,
   recordDecisions,
 } from './deciding.ts';
+import { ExecutionClaims } from './execution-claims.ts';
 import { LIBRARY_PRINCIPAL, recorded, SWEEP_PRINCIPAL } from './identity.ts';
 import { pauseIdOf, randomToken } from './ids.ts';
 import { listPage } from './listing.ts';
@@ -121,6 +122,9 @@ export class CheckpointService implements CheckpointStore {
   readonly #recipientDomains: readonly string[];
   readonly #policies: (() => Promise<PolicyEngine>) | undefined;
   readonly #who: (tenant: string, actor: Actor) => Promise<Actor>;
+  readonly #executions: ExecutionClaims;
+  readonly claimExecution: CheckpointStore['claimExecution'] = (input) => this.#executions.claim(input);
+  readonly finishExecution: CheckpointStore['finishExecution'] = (input) => this.#executions.finish(input);
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -133,6 +137,15 @@ export class CheckpointService implements CheckpointStore {
     this.#recipientDomains = options.recipientDomains ?? [];
     this.#policies = options.policies;
     this.#who = (tenant, actor) => resolveActor(options.directory, tenant, actor, this.#clock().getTime());
+    const { persistence, policies } = options;
+    const changed = this.#changed.bind(this);
+    this.#executions = new ExecutionClaims({
+      persistence,
+      reader: this.#reader,
+      clock: this.#clock,
+      changed,
+      policies,
+    });
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {

@@ -1,7 +1,9 @@
 import type {
   CancelInput,
+  ClaimExecutionInput,
   ContinuationKey,
   DecideInput,
+  FinishExecutionInput,
   ListPausesQuery,
   PauseInput,
   PauseKey,
@@ -12,6 +14,8 @@ import type {
   Actor,
   AskView,
   Continuation,
+  ExecutionClaimed,
+  ExecutionEnded,
   JsonSchema,
   PauseCreated,
   PausePage,
@@ -56,13 +60,23 @@ export interface CheckpointStore {
    * sweep stops delivering it again (§6: at least once).
    */
   acknowledgeHandoff(key: PauseKey): Promise<void>;
+  /**
+   * §19: claims a dispatched call before it runs — judged again by the policies in force and its approval's
+   * `@validFor` (a refusal is recorded and thrown) — exactly once, whatever races it: every later claim is
+   * `AlreadyClaimedError`.
+   */
+  claimExecution(input: ClaimExecutionInput): Promise<ExecutionClaimed>;
+  /** §19: records how a claimed execution ended, told by its claimant, once. */
+  finishExecution(input: FinishExecutionInput): Promise<ExecutionEnded>;
 }
 
 export type {
   AskInput,
   CancelInput,
+  ClaimExecutionInput,
   ContinuationKey,
   DecideInput,
+  FinishExecutionInput,
   ListPausesQuery,
   PauseInput,
   PauseKey,
@@ -71,6 +85,8 @@ export type {
 export type {
   AskView,
   Continuation,
+  ExecutionClaimed,
+  ExecutionEnded,
   JsonSchema,
   PauseCreated,
   PausePage,

@@ -8,6 +8,7 @@ import type { ResumeResult } from './checkpoint-store.ts';
 import { type DecodedRound, sha256 } from './codec.ts';
 import { MessagesJson, withLazyMessages } from './continuation-json.ts';
 import { voteCounts } from './deciding.ts';
+import { approvedUntilOf } from './executing.ts';
 import { LIBRARY_PRINCIPAL, SWEEP_PRINCIPAL } from './identity.ts';
 import type { FormatRound } from './pause-reader.ts';
 import {
@@ -141,7 +142,14 @@ function resultOf(
     continuationId: closing.continuationId,
     format: record.format,
     outcome: closing.outcome,
-    dispatch: rebuilt.dispatch,
+    dispatch: rebuilt.dispatch.map((call) => {
+      // §19: how long the approval lets the call run, where its policies bound it.
+      const until = approvedUntilOf(
+        record,
+        record.asks.findIndex((ask) => ask.toolCallId === call.toolCallId),
+      );
+      return until === undefined ? call : { ...call, approvedUntil: until };
+    }),
     messages: [],
     resumedAt: closing.closedAt,
     replayed,

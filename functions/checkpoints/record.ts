@@ -1,11 +1,13 @@
 import {
   type AskKind,
   type DecisionKind,
+  type ExecutionStatus,
   type FormatName,
   type OnExpiry,
   type Outcome,
   PAUSE_STATUSES,
   type PauseStatus,
+  type PolicyOutcome,
   Status,
 } from '../vocabulary.ts';
 import type { Approvers, AskPolicy, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
@@ -86,6 +88,31 @@ export interface Closing {
   by?: Principal;
 }
 
+// §19
+/** The codes a refused execution claim is answered with. */
+export type ExecutionRefusalCode = 'policy_forbids' | 'policy_error' | 'approval_expired';
+
+/**
+ * One dispatched call's execution, as recorded on its closed pause (§19): its claim (the one conditional write that
+ * lets it run), how its claimant said it ended, or the claim's refusal.
+ */
+export interface RecordedExecution {
+  status: Exclude<ExecutionStatus, 'waiting'>;
+  /** When it was claimed, or its claim refused. */
+  claimedAt: string;
+  /** Who claimed it (or whose claim was refused). */
+  by: Principal;
+  /** sha256 of the claim's `Idempotency-Key`: a retry of the same claim by the same principal is answered the same. */
+  key?: string;
+  /** Succeeded or failed: when its claimant said so, and what it said. */
+  endedAt?: string;
+  detail?: string;
+  /** Refused: the code and the words the claim was answered with. */
+  refusal?: { code: ExecutionRefusalCode; reason: string; policyIds?: string[]; approvedUntil?: string };
+  /** Shadow mode: what the policies in force would have done with the claim; nothing was refused. */
+  shadow?: { outcome: PolicyOutcome; policyIds: string[] };
+}
+
 /** One pause, as every backend stores it. */
 export interface PauseRecord {
   tenant: string;
@@ -141,6 +168,8 @@ export interface PauseRecord {
   /** The stored transcript's header (its bytes are written and read beside the record, whole). */
   transcript: TranscriptHeader;
   closing?: Closing;
+  /** §19: aligned with `asks`, for the dispatched calls of a closed pause: each one's execution once claimed. */
+  executions?: Array<RecordedExecution | undefined>;
 }
 
 /** Names one pause of one run of one tenant. */

@@ -1,6 +1,7 @@
 import type { ToolCall } from '../rehydrate/formats/format.ts';
 import type { Actor } from '../wire.ts';
 import type { AskView, PauseClosed, PauseCreated, PauseView, ResumeResult } from './checkpoint-store.ts';
+import { dispatchedAsks, executionViewOf } from './executing.ts';
 import {
   type Ask,
   decidedAndPending,
@@ -28,6 +29,7 @@ export function toPauseView(
 ): PauseView {
   const status = statusAt(record, nowMs);
   const hashes = modelHashes(record, calls);
+  const dispatched = dispatchedAsks(record);
   const asks = record.asks.map((ask, index) => {
     const view = toAskView(ask, record.decisions[index], calls);
     const votes = record.votes?.[index];
@@ -48,6 +50,9 @@ export function toPauseView(
       view.mayDecide = refusal === undefined;
       if (refusal !== undefined) view.refusal = refusal;
     }
+    // §19: a dispatched call's execution, as recorded — never "ran" before its claim says so.
+    const execution = executionViewOf(record, index, dispatched[index] === true);
+    if (execution !== undefined) view.execution = execution;
     return view;
   });
   const first = asks[0] as AskView;

@@ -1,6 +1,6 @@
 import type { PausePage, PauseView } from '../checkpoints/checkpoint-store.ts';
 import { BadRequestError, type HandbackError } from '../errors.ts';
-import type { ClaimResult } from '../wire.ts';
+import type { ClaimResult, ExecutionClaimed, ExecutionEnded } from '../wire.ts';
 import { errorOf, HandbackHttpError } from './problems.ts';
 import type {
   ClientContinuation,
@@ -56,18 +56,31 @@ export const CLIENT_ROUTES = {
   listPauses: { method: 'GET', path: '/pauses', success: [200], retried: true },
   // The same claimant again is told the same: safe to repeat.
   claim: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/claim', success: [200], retried: true },
+  // §19: a retried claim carries its first attempt's Idempotency-Key, so it is the same claim; the same end replays.
+  claimExecution: {
+    method: 'POST',
+    path: '/runs/{runId}/continuations/{continuationId}/executions',
+    success: [200],
+    retried: true,
+  },
+  finishExecution: {
+    method: 'PUT',
+    path: '/runs/{runId}/continuations/{continuationId}/executions/{toolCallId}',
+    success: [200],
+    retried: true,
+  },
   // Not repeated: each request mints a link of its own, and a second one is a second capability.
   createLink: { method: 'POST', path: '/runs/{runId}/pauses/{interruptId}/links', success: [201, 202], retried: false },
 } as const satisfies Record<
   keyof HandbackClient,
-  { method: 'GET' | 'POST'; path: string; success: readonly number[]; retried: boolean }
+  { method: 'GET' | 'POST' | 'PUT'; path: string; success: readonly number[]; retried: boolean }
 >;
 
 /** The longest wait between two attempts, whatever `Retry-After` says. */
 const MAX_RETRY_DELAY_MS = 20_000;
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   /** The path, its ids filled in. */
   path: string;
   query?: Record<string, string | undefined>;
@@ -243,6 +256,21 @@ export function createHandbackClient(options: HandbackClientOptions): HandbackCl
     async claim({ runId, interruptId, claimant }) {
       const response = await request(call('claim', { runId, interruptId }, { body: { claimant } }));
       return response.body as ClaimResult;
+    },
+
+    async claimExecution({ runId, continuationId, toolCallId, idempotencyKey }) {
+      // One key for every attempt: a retry after an unclear failure is the first attempt's claim, not a second one.
+      const headers = { 'idempotency-key': idempotencyKey ?? crypto.randomUUID() };
+      const answer = await request(
+        call('claimExecution', { runId, continuationId, toolCallId }, { body: { toolCallId }, headers }),
+      );
+      return answer.body as ExecutionClaimed;
+    },
+
+    async finishExecution({ runId, continuationId, toolCallId, status, detail }) {
+      const body = { status, ...(detail === undefined ? {} : { detail }) };
+      const answer = await request(call('finishExecution', { runId, continuationId, toolCallId }, { body }));
+      return answer.body as ExecutionEnded;
     },
 
     async createLink({ runId, interruptId, email, name, deliver }: CreateLinkInput) {

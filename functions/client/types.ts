@@ -1,9 +1,13 @@
 import type {
   CancelInput,
   CheckpointStore,
+  ClaimExecutionInput,
   ContinuationKey,
   DecideInput,
   DecideResult,
+  ExecutionClaimed,
+  ExecutionEnded,
+  FinishExecutionInput,
   ListPausesQuery,
   PauseClosed,
   PauseCreated,
@@ -51,6 +55,10 @@ export type ClientCancelInput = Unscoped<CancelInput>;
 export type ClientPauseKey = Unscoped<PauseKey>;
 /** Names one continuation. */
 export type ClientContinuationKey = Unscoped<ContinuationKey>;
+/** §19: a claim of a dispatched call before it runs (a retry under the same `idempotencyKey` is the same claim). */
+export type ClientClaimExecutionInput = Unscoped<ClaimExecutionInput>;
+/** §19: how a claimed execution ended. */
+export type ClientFinishExecutionInput = Unscoped<FinishExecutionInput>;
 /** A page query; `mine` lists only pauses with an ask the caller may decide and has not yet decided (§13). */
 export type ClientListPausesQuery = Unscoped<ListPausesQuery> & { mine?: boolean };
 
@@ -82,6 +90,13 @@ export interface HandbackOperations {
   getContinuation(key: ClientContinuationKey): Promise<ClientContinuation>;
   /** The caller's pauses, newest first. */
   listPauses(query?: ClientListPausesQuery): Promise<PausePage>;
+  /**
+   * §19: claims a dispatched call before running it: the call to run, once; `AlreadyClaimedError` when another
+   * claimed it; a refusal at run time (`PolicyForbidsError`, `ApprovalExpiredError`, `PolicyEvaluationError`).
+   */
+  claimExecution(input: ClientClaimExecutionInput): Promise<ExecutionClaimed>;
+  /** §19: tells how a claimed execution ended (its claimant only, once). */
+  finishExecution(input: ClientFinishExecutionInput): Promise<ExecutionEnded>;
 }
 
 /** A claim of a closed pause's hand-off (§18): the pause and who claims it (the claim body). */
@@ -96,7 +111,7 @@ export interface HandbackClient extends HandbackOperations {
   claim(input: ClientClaimInput): Promise<ClaimResult>;
 }
 
-export type { ClaimResult };
+export type { ClaimResult, ExecutionClaimed, ExecutionEnded };
 
 /** The operations of `store` for one tenant, deciding as `by` (default the library's principal, §13). */
 export function storeOperations(store: CheckpointStore, scope: { tenant: string; by?: Actor }): HandbackOperations {
@@ -110,5 +125,7 @@ export function storeOperations(store: CheckpointStore, scope: { tenant: string;
     getPause: (key, options) => store.getPause({ ...key, tenant }, options),
     getContinuation: (key) => store.getContinuation({ ...key, tenant }),
     listPauses: (query = {}) => store.listPauses({ ...query, tenant }),
+    claimExecution: (input) => store.claimExecution({ ...input, tenant, ...as }),
+    finishExecution: (input) => store.finishExecution({ ...input, tenant, ...as }),
   };
 }

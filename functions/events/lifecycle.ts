@@ -1,6 +1,21 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
-import { decidedAndPending, expiresAtOf, interruptIdOf, type PauseRecord } from '../checkpoints/record.ts';
-import { type AskKind, isOneOf, LifecycleType, type Outcome, PRINCIPAL_KINDS, Status, VIAS } from '../vocabulary.ts';
+import {
+  decidedAndPending,
+  expiresAtOf,
+  interruptIdOf,
+  type PauseRecord,
+  type RecordedExecution,
+} from '../checkpoints/record.ts';
+import {
+  type AskKind,
+  type ExecutionStatus,
+  isOneOf,
+  LifecycleType,
+  type Outcome,
+  PRINCIPAL_KINDS,
+  Status,
+  VIAS,
+} from '../vocabulary.ts';
 import type { AskPolicy, Principal } from '../wire.ts';
 
 /**
@@ -33,6 +48,11 @@ export interface LifecycleDetail {
   continuationId?: string;
   /** Who made the change (§13), when the record names them: who paused, decided, cancelled, or the sweep. */
   by?: Principal;
+  /**
+   * §19, `Execution Claimed` and `Execution Finished`: the dispatched call, where its execution now stands and since
+   * when (a refused claim is `Execution Finished` with `refused`; its code, never its reason).
+   */
+  execution?: { toolCallId: string; status: ExecutionStatus; at: string; code?: string };
 }
 
 /** One event: its detail-type and detail. */
@@ -67,7 +87,34 @@ function eventOf(type: LifecycleType, before: PauseRecord | undefined, after: Pa
   const detail = detailOf(after);
   const by = byOf(type, before, after);
   if (by !== undefined) detail.by = by;
+  if (type === LifecycleType.ExecutionClaimed || type === LifecycleType.ExecutionFinished) {
+    const changed = changedExecution(before, after);
+    if (changed !== undefined) {
+      const { toolCallId, execution } = changed;
+      detail.execution = {
+        toolCallId,
+        status: execution.status,
+        at: execution.endedAt ?? execution.claimedAt,
+        ...(execution.refusal === undefined ? {} : { code: execution.refusal.code }),
+      };
+      const claimant = principalOf(execution.by);
+      if (claimant !== undefined) detail.by = claimant;
+    }
+  }
   return { type, detail };
+}
+
+/** §19: the execution a change recorded (a claim, its refusal or its end), with its ask's call. */
+function changedExecution(
+  before: PauseRecord | undefined,
+  after: PauseRecord,
+): { toolCallId: string; execution: RecordedExecution } | undefined {
+  const index = (after.executions ?? []).findIndex(
+    (execution, at) => execution !== undefined && execution.status !== before?.executions?.[at]?.status,
+  );
+  const execution = after.executions?.[index];
+  const ask = after.asks[index];
+  return execution === undefined || ask === undefined ? undefined : { toolCallId: ask.toolCallId, execution };
 }
 
 function typeOf(before: PauseRecord | undefined, after: PauseRecord): LifecycleType | undefined {
@@ -85,6 +132,11 @@ function typeOf(before: PauseRecord | undefined, after: PauseRecord): LifecycleT
     }
   }
   if (before.remindedAt === undefined && after.remindedAt !== undefined) return LifecycleType.Reminder;
+  // §19: a dispatched call claimed, or its claim refused or its end told.
+  const changed = changedExecution(before, after);
+  if (changed !== undefined) {
+    return changed.execution.status === 'claimed' ? LifecycleType.ExecutionClaimed : LifecycleType.ExecutionFinished;
+  }
   // A decision, or a vote on an ask with a quorum (§13: each vote emits Pause Decided).
   const count = (record: PauseRecord) => record.decisions.filter((d) => d !== undefined).length + voteCount(record);
   return count(after) > count(before) ? LifecycleType.Decided : undefined;

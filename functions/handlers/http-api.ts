@@ -9,9 +9,11 @@ import type { Decision } from '../rehydrate/decisions.ts';
 import { HTTP_MESSAGES_LIMIT_BYTES, resumeBody } from '../resume/fit.ts';
 import {
   cancelTurn,
+  claimExecution,
   claimHandoff,
   createLink,
   decideTurn,
+  finishExecution,
   getContinuation,
   getPause,
   listPauses,
@@ -233,6 +235,20 @@ export function createApiHandler(
         throw new HttpProblem(404, EdgeCode.NotFound, 'Hand-off claims are not configured.');
       return json(200, await claimHandoff(deps, { tenant, ...params, claimant: body.claimant }));
     },
+    // §19: a dispatched call claimed before it runs, and how it ended; a retry under its Idempotency-Key is the claim.
+    claimExecution: async ({ event, params, body }, { tenant, by }) => {
+      const idempotencyKey = event.headers?.['idempotency-key'];
+      if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
+        throw new BadRequestError('The Idempotency-Key header must be 1–255 visible ASCII characters.', [
+          { path: '/headers/idempotency-key', message: 'must be 1–255 visible ASCII characters' },
+        ]);
+      }
+      const key = idempotencyKey === undefined ? {} : { idempotencyKey };
+      const claimed = await claimExecution(deps, { tenant, ...params, toolCallId: body.toolCallId, ...key, by });
+      return json(200, claimed, { 'Cache-Control': 'no-store' });
+    },
+    finishExecution: async ({ params, body }, { tenant, by }) =>
+      json(200, await finishExecution(deps, { tenant, ...params, ...body, by })),
     // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
     mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
     // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.

@@ -1,7 +1,14 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { HandbackBackend } from '../mcp/backend.ts';
 import { createHandbackMcpServer } from '../mcp/server.ts';
-import { cancelTurn, getContinuation, getPause, pauseTurn, type UseCaseDeps } from '../resume/resume.ts';
+import {
+  cancelTurn,
+  claimExecution,
+  getContinuation,
+  getPause,
+  pauseTurn,
+  type UseCaseDeps,
+} from '../resume/resume.ts';
 import type { ApiEvent, ApiResult, Caller, RouteHandlers } from './http-api.ts';
 
 /**
@@ -44,13 +51,15 @@ function useCaseBackend(
   deps: UseCaseDeps,
   { tenant, by }: Caller,
   inboxUrl: string,
-): Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'cancel' | 'inboxUrl'> {
+): Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'cancel' | 'claimExecution' | 'inboxUrl'> {
   return {
     pause: (input) => pauseTurn(deps, { ...input, tenant, by }, { inboxUrl }),
     // A task the client cancels (§22) withdraws its pause, as the caller: the HTTP route's cancel.
     cancel: (input) => cancelTurn(deps, { ...input, tenant, by }, 'api'),
     getPause: (key) => getPause(deps, { ...key, tenant }, { by }),
     getContinuation: (key) => getContinuation(deps, { ...key, tenant }),
+    // §19: request_permission claims an approved call before it answers allow, as the caller.
+    claimExecution: (input) => claimExecution(deps, { ...input, tenant, by }),
     inboxUrl,
   };
 }

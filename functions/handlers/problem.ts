@@ -1,9 +1,12 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import {
+  AlreadyClaimedError,
   AlreadyDecidedError,
+  AlreadyFinishedError,
   AlreadyResumedError,
   AlreadyVotedError,
+  ApprovalExpiredError,
   ArgsChangedError,
   BadRequestError,
   type ErrorCode,
@@ -17,10 +20,14 @@ import {
   isFinal,
   LinkKeyUnavailableError,
   NotAnApproverError,
+  NotClaimedError,
+  NotDispatchedError,
   OpenPauseExistsError,
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
@@ -193,6 +200,26 @@ function extensions(error: HandbackError): Record<string, unknown> {
     return error.continuationId === undefined ? {} : { continuationId: error.continuationId };
   }
   if (error instanceof PauseExpiredError) return { expiresAt: error.expiresAt };
+  // §19: who holds the claim and since when, so the losing runner can say where the call runs.
+  if (error instanceof AlreadyClaimedError) {
+    return { toolCallId: error.toolCallId, claimedAt: error.claimedAt, claimedBy: error.claimedBy };
+  }
+  if (error instanceof ApprovalExpiredError)
+    return { toolCallId: error.toolCallId, approvedUntil: error.approvedUntil };
+  if (error instanceof PolicyForbidsError) {
+    const call = error.toolCallId === undefined ? {} : { toolCallId: error.toolCallId };
+    return { ...call, policyIds: error.policyIds, reason: error.reason };
+  }
+  if (error instanceof PolicyEvaluationError) {
+    return { ...(error.toolCallId === undefined ? {} : { toolCallId: error.toolCallId }), reason: error.reason };
+  }
+  if (
+    error instanceof NotDispatchedError ||
+    error instanceof NotClaimedError ||
+    error instanceof AlreadyFinishedError
+  ) {
+    return { toolCallId: error.toolCallId };
+  }
   if (error instanceof InvalidTranscriptError) return { violations: error.violations };
   if (
     error instanceof InvalidAnswerError ||

@@ -1,8 +1,11 @@
 import {
   cancelBody,
   claimBody,
+  claimExecutionBody,
   continuationParams,
   continuationQuery,
+  executionParams,
+  finishExecutionBody,
   linkBody,
   linkResumeBody,
   listPausesQuery,
@@ -48,7 +51,7 @@ export interface BodySpec {
 export interface RouteSpec {
   /** Stable name: the handler's key, the OpenAPI `operationId`. */
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT';
   /** API Gateway's path template (`{name}` for a parameter). */
   readonly path: string;
   readonly scopes: Access;
@@ -139,6 +142,23 @@ export const ROUTES = [
     scopes: [agent],
     params: pauseParams,
     body: { limit: LIMITS.decisionBodyBytes, schema: claimBody, name: 'claim body' },
+  },
+  // §19
+  {
+    id: 'claimExecution',
+    method: 'POST',
+    path: '/runs/{runId}/continuations/{continuationId}/executions',
+    scopes: [agent],
+    params: continuationParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: claimExecutionBody, name: 'execution claim' },
+  },
+  {
+    id: 'finishExecution',
+    method: 'PUT',
+    path: '/runs/{runId}/continuations/{continuationId}/executions/{toolCallId}',
+    scopes: [agent],
+    params: executionParams,
+    body: { limit: LIMITS.decisionBodyBytes, schema: finishExecutionBody, name: 'execution end' },
   },
   {
     id: 'mcp',

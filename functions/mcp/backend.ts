@@ -1,6 +1,7 @@
 import { createHandbackClient } from '../client/client.ts';
 import type {
   ClientCancelInput,
+  ClientClaimExecutionInput,
   ClientClaimInput,
   ClientContinuation,
   ClientContinuationKey,
@@ -10,14 +11,15 @@ import type {
 import { IdempotencyKeyReusedError } from '../errors.ts';
 import { mcpWaitSeconds as MCP_WAIT_SECONDS } from '../settings.ts';
 import { LIMITS } from '../vocabulary.ts';
-import type { Actor, ClaimResult, PauseView } from '../wire.ts';
+import type { Actor, ClaimResult, ExecutionClaimed, PauseView } from '../wire.ts';
 
 /**
  * Where the coding-agent commands (§18, §22: `handback mcp`, `handback channel`, `handback claude-hook`,
  * `handback claude-resume`) reach Handback, as an agent would: a Handback service by URL (`HANDBACK_URL`,
  * `HANDBACK_TOKEN`, through `handback/client`), or, without a URL, a store of their own on the same table as the
  * service people decide in (`DYNAMODB_ENDPOINT` and `TABLE_NAME`: DynamoDB Local, or the stack's table by its regional
- * endpoint), through the library's store. Both do the same: pause, read, cancel, claim a closed pause's hand-off.
+ * endpoint), through the library's store. Both do the same: pause, read, cancel, claim a closed pause's hand-off or a
+ * dispatched call's execution (§19).
  */
 
 /** What the commands need of Handback. */
@@ -30,6 +32,8 @@ export interface HandbackBackend {
   getContinuation(key: ClientContinuationKey): Promise<ClientContinuation>;
   /** Claims a closed pause's hand-off (§18): true for the first claimant and its retries. */
   claim(input: ClientClaimInput): Promise<ClaimResult>;
+  /** §19: claims a dispatched call before it runs: the call to run, once, or why not (`AlreadyClaimedError`, …). */
+  claimExecution(input: ClientClaimExecutionInput): Promise<ExecutionClaimed>;
   /** Cancels an open pause with a reason (§10), as the agent that made it. */
   cancel(input: ClientCancelInput): Promise<unknown>;
   /** The inbox page where people decide, when it is known. */
@@ -83,6 +87,7 @@ export async function backendFromEnv(
       getPause: (key) => client.getPause(key),
       getContinuation: (key) => client.getContinuation(key),
       claim: (input) => client.claim(input),
+      claimExecution: (input) => client.claimExecution(input),
       cancel: (input) => client.cancel(input),
       inboxUrl: inboxUrl ?? `${url.replace(/\/+$/, '')}/inbox`,
       where: url,

@@ -70,6 +70,34 @@ export async function listDeferred(env: NodeJS.ProcessEnv): Promise<DeferredSess
 }
 
 /**
+ * The record of call `toolUseId` of session `sessionId`, when the hook deferred it on this machine — taken by a
+ * resumer or not: a hook run that finds one is a resume of a call that reached a pause (§19: nothing lost).
+ */
+export async function findDeferred(
+  env: NodeJS.ProcessEnv,
+  sessionId: string,
+  toolUseId: string,
+): Promise<DeferredSession | undefined> {
+  const dir = deferredDir(env);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  // Noted (`<pause>.json`) or taken by a resumer (`.<pause>.taken-<pid>`); never a record still being written.
+  for (const name of names.filter((entry) => entry.endsWith(SUFFIX) || entry.includes('.taken-'))) {
+    try {
+      const session = JSON.parse(await readFile(join(dir, name), 'utf8')) as DeferredSession;
+      if (session.sessionId === sessionId && session.toolUseId === toolUseId) return session;
+    } catch {
+      // Gone meanwhile, or not a record of ours.
+    }
+  }
+  return undefined;
+}
+
+/**
  * Takes a record for this resumer: true when this process renamed it (it resumes the session), false when another
  * did first. Give it back with `release` when the resume could not start, or drop it with `done`.
  */

@@ -1,12 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import { ERROR_FATES, type ErrorFate, HandbackError, OpenPauseExistsError } from '../errors.ts';
 import * as z from '../zod.ts';
 import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
-import { forgetDeferred, recordDeferred } from './claude-deferred.ts';
+import { type DeferredSession, findDeferred, forgetDeferred, recordDeferred } from './claude-deferred.ts';
 import { isSessionId } from './claude-session.ts';
 import { lastUserPrompt } from './claude-transcript.ts';
-import { decidedOf, isClosed, pauseUrl, permissionPause, TOOL_USE_ID } from './permission.ts';
+import {
+  claimRefusal,
+  decidedOf,
+  idReused,
+  isClosed,
+  isSameCall,
+  pauseUrl,
+  permissionPause,
+  TOOL_USE_ID,
+} from './permission.ts';
 
 /**
  * Claude Code's `PreToolUse` hook (§18), `handback claude-hook`: JSON in on stdin, JSON out on stdout, as Claude
@@ -14,9 +22,12 @@ import { decidedOf, isClosed, pauseUrl, permissionPause, TOOL_USE_ID } from './p
  * `claude-<session_id>` (the ask's `toolCallId` the `tool_use_id`, the transcript the session's last prompt and the
  * call) and answers `defer`: `claude -p` exits with `stop_reason: "tool_deferred"`, no process waits. Run again by
  * `claude -p --resume <session>`, it meets the same pause: still open, `defer` again; closed, `allow` with the
- * decided input — once the hand-off is claimed (one conditional write), so two resumes racing from the deferred state
- * run the call once and the other is denied — or `deny` with the reason. Anything that keeps it from asking Handback
- * (no configuration, no answer, bad input) denies: it fails closed, saying so.
+ * decided input — once the call's execution is claimed (§19: one conditional write, judged again by the policies in
+ * force), so two resumes racing from the deferred state run the call once and the other is denied — or `deny` with
+ * the reason, or the claim's refusal. The same session and `tool_use_id` with another tool or other input never gets
+ * that pause's decision (§19: one id, one call). A call it sees first that it cannot ask Handback about (no
+ * configuration, no answer, bad input) is denied: it fails closed, saying so. A call it deferred before is never lost:
+ * when Handback cannot be reached, or refuses the token, it is deferred again (§19), for a later resume to run.
  */
 
 /** What Claude Code sends a `PreToolUse` hook (the fields read here; others are ignored). */
@@ -46,8 +57,6 @@ export interface HookDeps {
   env: NodeJS.ProcessEnv;
   /** @default backendFromEnv(env) */
   backend?: HandbackBackend;
-  /** This run's name in a claim. @default a new UUID */
-  claimant?: string;
 }
 
 /** One hook run: the answer for the call Claude Code sent on stdin. */
@@ -65,10 +74,13 @@ export async function claudeHook(stdin: string, deps: HookDeps): Promise<PreTool
     );
   }
   const input = parsed.data;
+  // A call deferred before reached a pause: from here on only a decision, or a refused claim, denies it (§19).
+  const earlier = await findDeferred(deps.env, input.session_id, input.tool_use_id);
   let backend = deps.backend;
   try {
     backend ??= await backendFromEnv(deps.env, AGENTS.claudeCode, { timeoutMs: 10_000 });
   } catch (error) {
+    if (earlier !== undefined) return deferAgain(deps.env, earlier, 'Handback', error);
     if (error instanceof BackendConfigError)
       return deny(`${error.message} Until then every call this hook sees is denied.`);
     return unreachable('Handback', error);
@@ -76,6 +88,7 @@ export async function claudeHook(stdin: string, deps: HookDeps): Promise<PreTool
   try {
     return await decide(input, backend, deps);
   } catch (error) {
+    if (earlier !== undefined) return deferAgain(deps.env, earlier, backend.where, error);
     // Handback answered, and refused the call as it is: saying it could not be reached would send people looking.
     const fate = error instanceof HandbackError ? (ERROR_FATES[error.code] as ErrorFate | undefined) : undefined;
     if (fate !== undefined && fate.status < 500) {
@@ -126,6 +139,10 @@ async function decide(
     throw error;
   }
   const view = await backend.getPause(key);
+  // §19: the pause this id names was made for this call, or its decision is not this call's.
+  if (!isSameCall(view, input.tool_use_id, call)) {
+    return deny(idReused(key, 'Another call needs a tool_use_id of its own.'));
+  }
   const where = backend.inboxUrl === undefined ? backend.where : pauseUrl(backend.inboxUrl, key);
   if (!isClosed(view)) {
     await recordDeferred(deps.env, {
@@ -153,18 +170,46 @@ async function decide(
       : await backend.getContinuation({ runId, continuationId: view.continuationId });
   const decided = decidedOf(view, input.tool_use_id, continuation);
   if (decided.behavior === 'deny') return deny(decided.message);
-  const claim = await backend.claim({ ...key, claimant: deps.claimant ?? `claude-hook:${randomUUID()}` });
-  if (!claim.claimed) {
-    return deny(
-      `Not run here: already decided and handed to another run (pause ${key.interruptId}, claimed at ${claim.claimedAt}).`,
-    );
+  // §19: the call is claimed before it runs — once, and only if the policies in force and its approval still allow it.
+  let claimed: { args: unknown };
+  try {
+    claimed = await backend.claimExecution({
+      runId,
+      continuationId: view.continuationId as string,
+      toolCallId: input.tool_use_id,
+    });
+  } catch (error) {
+    const refused = claimRefusal(error, key);
+    if (refused !== undefined) return deny(refused);
+    throw error;
   }
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
       permissionDecision: 'allow',
       permissionDecisionReason: `Allowed as decided in Handback (pause ${key.interruptId}), with the decided input.`,
-      updatedInput: decided.updatedInput,
+      updatedInput: claimed.args as Record<string, unknown>,
+    },
+  };
+}
+
+/**
+ * A call deferred before, whose resume could not ask Handback (§19: nothing lost): deferred again — its note kept
+ * for `claude-resume` — never denied, so a later resume runs it once people's decision can be read.
+ */
+async function deferAgain(
+  env: NodeJS.ProcessEnv,
+  earlier: DeferredSession,
+  where: string,
+  error: unknown,
+): Promise<PreToolUseOutput> {
+  await recordDeferred(env, earlier).catch(() => {});
+  const why = error instanceof Error ? error.message : String(error);
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'defer',
+      permissionDecisionReason: `Deferred again: Handback could not be asked at ${where} (${why}), so this call (pause ${earlier.interruptId}) waits; nothing ran. Check HANDBACK_URL and HANDBACK_TOKEN, then resume with: claude -p --resume ${earlier.sessionId}`,
     },
   };
 }

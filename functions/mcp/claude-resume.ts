@@ -10,7 +10,9 @@ import { isClosed, pauseUrl } from './permission.ts';
  * deferred on this machine (`claude-deferred.ts`), and for each whose pause has closed — decided, cancelled or
  * expired — runs `claude -p --resume <session>` once, in the session's own directory; the hook, run again by that
  * resume, answers the decision. With `--watch` it does so every few seconds until stopped, telling each session's
- * state once as it changes (§22): waiting for a decision, decided, resuming, ran, deferred again. On AWS the same
+ * state once as it changes (§22): waiting for a decision, decided, resuming, ran, deferred again. A resume that exits
+ * 0 while its decided call's execution is still unclaimed (§19: the call did not run, and was not denied) failed: its
+ * record is given back for the next pass, and the command exits 1, so nothing approved is lost. On AWS the same
  * hand-off is a consumer of the stack's hand-off queue (docs/claude-code.md).
  */
 
@@ -89,6 +91,16 @@ export async function resumeClosedSessions(options: ResumeOptions): Promise<Resu
       pass.failed.push(session.sessionId);
       continue;
     }
+    if (outcome === 0) {
+      const unclaimed = await unclaimedCall(options.backend, session);
+      if (unclaimed !== undefined) {
+        // The hook may have noted it again itself (it could not ask Handback): either way one record stays.
+        await taken.release().catch(() => {});
+        tell(session, 'failed', `claude -p --resume ${session.sessionId} exited 0, but ${unclaimed}`);
+        pass.failed.push(session.sessionId);
+        continue;
+      }
+    }
     await taken.done();
     if (outcome !== 0) {
       tell(session, 'failed', `claude -p --resume ${session.sessionId} exited ${outcome}`);
@@ -104,6 +116,27 @@ export async function resumeClosedSessions(options: ResumeOptions): Promise<Resu
     pass.resumed.push(session.sessionId);
   }
   return pass;
+}
+
+/**
+ * After a resume (§19): what is wrong when a decided call of pause `key` was neither claimed nor denied — its
+ * execution still `waiting` (approved, not run) — or when the pause cannot be read to tell; undefined when each
+ * dispatched call was claimed (or refused at run time) and every other was answered deny.
+ */
+export async function unclaimedCall(
+  backend: Pick<HandbackBackend, 'getPause'>,
+  key: { runId: string; interruptId: string },
+): Promise<string | undefined> {
+  let view: Awaited<ReturnType<HandbackBackend['getPause']>>;
+  try {
+    view = await backend.getPause({ runId: key.runId, interruptId: key.interruptId });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return `pause ${key.interruptId} could not be read to tell whether its call ran (${why})`;
+  }
+  const waiting = view.asks.find((ask) => ask.execution?.status === 'waiting');
+  if (waiting === undefined) return undefined;
+  return `approved call ${waiting.toolCallId} (${waiting.name}) of pause ${key.interruptId} was not claimed: it did not run`;
 }
 
 /** Passes every `intervalMs` until `signal` aborts. */
@@ -133,8 +166,8 @@ export async function watchSessions(
  * session's, before any process starts.
  */
 export async function resumeSession(
-  options: Pick<ResumeOptions, 'env' | 'claude' | 'args' | 'log'>,
-  named: { sessionId?: string; runId?: string; cwd: string },
+  options: Pick<ResumeOptions, 'env' | 'claude' | 'args' | 'log'> & { backend?: Pick<HandbackBackend, 'getPause'> },
+  named: { sessionId?: string; runId?: string; interruptId?: string; cwd: string },
 ): Promise<number | 'not started' | 'refused'> {
   const sessionId = named.runId === undefined ? named.sessionId : sessionOfRun(named.runId);
   if (!isSessionId(sessionId)) {
@@ -142,7 +175,16 @@ export async function resumeSession(
     options.log(`Refused ${given}: not a Claude Code session (claude-<UUID>, or the UUID); nothing was started.`);
     return 'refused';
   }
-  return runResume(options, { sessionId, cwd: named.cwd });
+  const code = await runResume(options, { sessionId, cwd: named.cwd });
+  // §19: a pointer's pause named (--pause), the resume succeeded only if its decided call ran or was denied.
+  if (code !== 0 || named.interruptId === undefined || options.backend === undefined) return code;
+  const unclaimed = await unclaimedCall(options.backend, {
+    runId: `claude-${sessionId}`,
+    interruptId: named.interruptId,
+  });
+  if (unclaimed === undefined) return 0;
+  options.log(`session ${sessionId}: failed (claude -p --resume ${sessionId} exited 0, but ${unclaimed})`);
+  return 1;
 }
 
 /** `claude -p --resume <session>` in the session's directory: its exit code, or `not started`. */

@@ -1,5 +1,13 @@
 import type { ClientContinuation, ClientPauseInput } from '../client/types.ts';
+import {
+  AlreadyClaimedError,
+  ApprovalExpiredError,
+  type HandbackError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
+} from '../errors.ts';
 import { traceparentOf } from '../fields.ts';
+import { canonicalJson } from '../json.ts';
 import { rejectionText } from '../rehydrate/texts.ts';
 import type { PauseView } from '../wire.ts';
 
@@ -71,6 +79,49 @@ export function permissionPause(
 export type Decided =
   | { behavior: 'allow'; updatedInput: Record<string, unknown> }
   | { behavior: 'deny'; message: string };
+
+// §19
+/** What a call that reuses an id made for another call is told: it never gets that pause's decision. */
+export const ID_REUSED = 'this id was already used for another call';
+
+/**
+ * Whether the pause's ask `toolCallId` is about the call `call` (§19: one id, one call): the same tool name and the
+ * same arguments, compared as their `argsHash` is made (canonical JSON), the model's own as the pause recorded them.
+ */
+export function isSameCall(
+  view: Pick<PauseView, 'asks'>,
+  toolCallId: string,
+  call: { name: string; input: unknown },
+): boolean {
+  const ask = view.asks.find((candidate) => candidate.toolCallId === toolCallId);
+  if (ask === undefined || ask.name !== call.name || ask.argsOmitted === true) return false;
+  return canonicalJson(ask.args ?? null) === canonicalJson(call.input ?? null);
+}
+
+/** The words of a call refused for reusing an id (§19): which pause the id belongs to, and that nothing changed. */
+export function idReused(key: { runId: string; interruptId: string }, askAgain: string): string {
+  return `Denied: ${ID_REUSED} (pause ${key.interruptId} of run ${key.runId}, made for another tool or other input); nothing was recorded on that pause. ${askAgain}`;
+}
+
+/**
+ * What an agent is told when the execution claim of a decided call refuses it (§19): another run claimed it, or the
+ * policies in force or the approval's validity refused it at run time (recorded). Undefined for any other failure.
+ */
+export function claimRefusal(error: unknown, key: { interruptId: string }): string | undefined {
+  if (error instanceof AlreadyClaimedError) {
+    return `Not run here: already decided and handed to another run (pause ${key.interruptId}, claimed at ${error.claimedAt}).`;
+  }
+  if (isRunTimeRefusal(error)) return `Not run: refused at run time. ${error.message}`;
+  return undefined;
+}
+
+function isRunTimeRefusal(error: unknown): error is HandbackError {
+  return (
+    error instanceof PolicyForbidsError ||
+    error instanceof PolicyEvaluationError ||
+    error instanceof ApprovalExpiredError
+  );
+}
 
 /** Whether the pause no longer waits for anyone. */
 export function isClosed(view: Pick<PauseView, 'status'>): boolean {

@@ -16,7 +16,16 @@ import { traceparentOf } from '../fields.ts';
 import type { PauseView } from '../wire.ts';
 import * as z from '../zod.ts';
 import { type HandbackBackend, pauseOrMeet } from './backend.ts';
-import { decidedOf, isClosed, pauseUrl, permissionPause, stillWaiting } from './permission.ts';
+import {
+  claimRefusal,
+  decidedOf,
+  idReused,
+  isClosed,
+  isSameCall,
+  pauseUrl,
+  permissionPause,
+  stillWaiting,
+} from './permission.ts';
 import { pauseTaskStore, type TaskRef, taskOf } from './tasks.ts';
 import { askPersonInput, requestPermissionInput, TOOLS } from './tools.ts';
 import { waitForClose } from './wait.ts';
@@ -36,8 +45,8 @@ export const SERVER_INFO = { name: 'handback', version: '0.1.0' } as const;
 
 /** What the tools run on. */
 export interface McpServerDeps {
-  /** Where pauses are made, read and (a task the client cancels) cancelled. */
-  backend: Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'cancel' | 'inboxUrl'>;
+  /** Where pauses are made, read and (a task the client cancels) cancelled, and approved calls claimed (§19). */
+  backend: Pick<HandbackBackend, 'pause' | 'getPause' | 'getContinuation' | 'cancel' | 'claimExecution' | 'inboxUrl'>;
   /** How long one call waits for people, in milliseconds. */
   waitMs: number;
   /** Between two reads of the pause. @default 1000 */
@@ -52,13 +61,16 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 interface Planned {
   tool: TaskRef['tool'];
   pause: ClientPauseInput;
+  /** The call its id names (§19: one id, one call): a pause met under that id answers only this call. */
+  call: { toolCallId: string; name: string; input: Record<string, unknown> };
   /** How the caller asks again for the decision (for "still waits" messages). */
   askAgain: string;
 }
 
 /** A server with Handback's tools; connect it to a transport. */
 export function createHandbackMcpServer(deps: McpServerDeps): Server {
-  const answerOf = (ref: TaskRef, view: PauseView) => answer(deps, ref.tool, view);
+  // A task is its pause: its result read again is the same claim (§19), under one idempotency key per task.
+  const answerOf = (ref: TaskRef, view: PauseView) => answer(deps, ref.tool, view, `mcp-task:${ref.interruptId}`);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
     taskStore: pauseTaskStore({ backend: deps.backend, answerOf }),
@@ -102,6 +114,7 @@ function permissionPlan(args: z.infer<typeof requestPermissionInput>): Planned {
   const toolUseId = args.tool_use_id ?? `hb_${randomUUID().replaceAll('-', '')}`;
   return {
     tool: 'request_permission',
+    call: { toolCallId: toolUseId, name: args.tool_name, input: args.input },
     pause: permissionPause(
       { toolUseId, name: args.tool_name, input: args.input },
       {
@@ -122,6 +135,7 @@ function askPlan(args: z.infer<typeof askPersonInput>): Planned {
   const input = { question: args.question, ...(args.schema === undefined ? {} : { schema: args.schema }) };
   return {
     tool: 'ask_person',
+    call: { toolCallId, name: 'ask_person', input },
     pause: {
       runId: `mcp-ask-${askId}`,
       format: 'anthropic',
@@ -153,8 +167,11 @@ async function asTask(deps: McpServerDeps, planned: Planned): Promise<CreateTask
     // No pause, no task: the call fails as a request, saying why.
     throw new McpError(ErrorCode.InternalError, `Handback could not be asked (${describe(error)}).`);
   }
+  const view = await deps.backend.getPause(key);
+  // No task for another call's pause: its decision is not this call's (§19).
+  if (!sameCall(planned, view)) throw new McpError(ErrorCode.InvalidParams, reused(planned, key));
   const ref = { tool: planned.tool, ...key };
-  return { task: taskOf(ref, await deps.backend.getPause(key), deps.backend.inboxUrl) };
+  return { task: taskOf(ref, view, deps.backend.inboxUrl) };
 }
 
 /**
@@ -171,6 +188,7 @@ async function waitHere(deps: McpServerDeps, server: Server, planned: Planned, e
   } catch (error) {
     return unreachable(planned.tool, error);
   }
+  if (!sameCall(planned, view)) return refuse(planned.tool, reused(planned, key));
   if (isClosed(view)) return answer(deps, planned.tool, view);
   const offered = offerInboxPage(deps, server, key, extra);
   try {
@@ -219,7 +237,12 @@ function offerInboxPage(
 }
 
 /** What a closed pause answers, per tool: `request_permission`'s permission result, `ask_person`'s answer. */
-async function answer(deps: McpServerDeps, tool: TaskRef['tool'], view: PauseView): Promise<CallToolResult> {
+async function answer(
+  deps: McpServerDeps,
+  tool: TaskRef['tool'],
+  view: PauseView,
+  idempotencyKey?: string,
+): Promise<CallToolResult> {
   // A task's result is asked for once the task is terminal, which a pause never stops being.
   if (!isClosed(view)) throw new McpError(ErrorCode.InvalidRequest, `Pause ${view.interruptId} still waits.`);
   const toolCallId = view.asks[0]?.toolCallId ?? '';
@@ -235,8 +258,46 @@ async function answer(deps: McpServerDeps, tool: TaskRef['tool'], view: PauseVie
   const decided = decidedOf(view, toolCallId, continuation);
   if (tool === 'ask_person')
     return failed(decided.behavior === 'deny' ? decided.message : 'The person gave no answer.');
-  // One text block and no structured content: Claude Code takes a permission prompt's answer from exactly that.
+  if (decided.behavior === 'deny' || view.continuationId === undefined) return permissionResult(decided);
+  // §19: an approved call is claimed before the agent is told to run it — once, if the policies in force and its
+  // approval still allow it; the claim's arguments are the ones to run.
+  try {
+    const claimed = await deps.backend.claimExecution({
+      runId: view.runId,
+      continuationId: view.continuationId,
+      toolCallId,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    });
+    return permissionResult({ behavior: 'allow', updatedInput: claimed.args as Record<string, unknown> });
+  } catch (error) {
+    const refused = claimRefusal(error, view);
+    if (refused !== undefined) return permissionResult({ behavior: 'deny', message: refused });
+    return unreachable(tool, error);
+  }
+}
+
+/** Claude Code's permission result: one text block and no structured content, which is all it takes. */
+function permissionResult(
+  decided: { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string },
+): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(decided) }] };
+}
+
+/** Whether the pause met under the call's id was made for this call (§19: by tool name and arguments). */
+function sameCall(planned: Planned, view: PauseView): boolean {
+  return isSameCall(view, planned.call.toolCallId, planned.call);
+}
+
+/** What a call reusing another call's id is told (§19); nothing was recorded on that pause. */
+function reused(planned: Planned, key: { runId: string; interruptId: string }): string {
+  const id = planned.tool === 'ask_person' ? 'ask_id' : 'tool_use_id';
+  return idReused(key, `Another call needs a ${id} of its own.`);
+}
+
+/** A refusal in each tool's way: `request_permission` denies, `ask_person` fails. */
+function refuse(tool: TaskRef['tool'], message: string): CallToolResult {
+  if (tool === 'ask_person') return failed(message);
+  return permissionResult({ behavior: 'deny', message });
 }
 
 /** Past the wait: the pause still waits, and how to get its decision. */

@@ -35,6 +35,7 @@ export async function storeBackend(options: {
     getContinuation: (key) => operations.getContinuation(key),
     cancel: (input) => operations.cancel(input),
     claim: (input) => claimClosedPause({ getPause: (key) => store.getPause(key), claims }, { ...input, tenant }),
+    claimExecution: (input) => operations.claimExecution(input),
     ...(options.inboxUrl === undefined ? {} : { inboxUrl: options.inboxUrl }),
     where: options.endpoint,
     async close() {

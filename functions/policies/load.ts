@@ -2,6 +2,7 @@ import { InvalidPoliciesError } from '../errors.ts';
 import { CEDAR_NAMES, isOneOf, LIMITS, POLICY_ANNOTATIONS, POLICY_BASES } from '../vocabulary.ts';
 import type { Approvers } from '../wire.ts';
 import type { Cedar, CedarType, DetailedError, PolicyJson, SchemaJson } from './cedar.ts';
+import { durationSeconds } from './duration.ts';
 import {
   placeOfByte,
   placeOfIndex,
@@ -40,6 +41,8 @@ export interface LoadedPolicy {
   approvals?: number;
   /** `@fourEyes("true")`. */
   fourEyes?: true;
+  /** §19: `@validFor`, an ISO 8601 duration: how long an approval under it lets the call run. */
+  validFor?: string;
   /** The actions its scope names (`action == …`, `action in [...]`), or undefined for every action. */
   actions?: string[];
   /** The tools its scope names (`resource == Handback::Tool::"…"`), or undefined when it may apply to any. */
@@ -95,6 +98,10 @@ export function loadPolicies(
     const policy = readAnnotations(annotations, answer.json.effect, text, fail);
     const actions = actionsOf(answer.json.action);
     if (actions !== undefined) policy.actions = actions;
+    // §19: an approval's validity belongs to what people approve, `call`; on any other action it would bound nothing.
+    if (policy.validFor !== undefined && actions !== undefined && !actions.includes(CEDAR_NAMES.call)) {
+      throw fail(`@validFor belongs to permits of ${CEDAR_NAMES.call}: this policy's scope names no such action`);
+    }
     const tools = toolsOf(answer.json.resource);
     if (tools !== undefined) policy.tools = tools;
     const first = lines.get(policy.id);
@@ -267,8 +274,21 @@ function readAnnotations(
   }
   const approvers = annotations[POLICY_ANNOTATIONS.approvers];
   if (approvers !== undefined) policy.approvers = parseApprovers(approvers, fail);
-  if (effect === 'forbid' && (approvers !== undefined || approvals !== undefined || fourEyes !== undefined)) {
-    throw fail('@approvers, @approvals and @fourEyes belong to permit policies: a forbid rejects');
+  // §19
+  const validFor = annotations[POLICY_ANNOTATIONS.validFor];
+  if (validFor !== undefined) {
+    if (durationSeconds(validFor) === undefined) {
+      throw fail(
+        `@validFor("${validFor}") must be an ISO 8601 duration of weeks, or of days, hours, minutes and seconds, above zero ("PT1H", "P2D", "P1DT12H")`,
+      );
+    }
+    policy.validFor = validFor;
+  }
+  if (
+    effect === 'forbid' &&
+    (approvers !== undefined || approvals !== undefined || fourEyes !== undefined || validFor !== undefined)
+  ) {
+    throw fail('@approvers, @approvals, @fourEyes and @validFor belong to permit policies: a forbid rejects');
   }
   return policy;
 }

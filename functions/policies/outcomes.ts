@@ -1,5 +1,6 @@
 import type { PolicyDefault, PolicyMode } from '../vocabulary.ts';
 import type { Approvers, AskPolicy, PolicyRequirements, Principal } from '../wire.ts';
+import { durationSeconds } from './duration.ts';
 
 /**
  * §17's outcomes, pure: Cedar's answers to an ask's two requests combined in the contract's order, and what that
@@ -14,7 +15,7 @@ export type PolicyAnswer =
 /** What the policies' annotations say, by policy id. */
 export type PolicyAnnotations = ReadonlyMap<
   string,
-  { reason?: string; approvers?: Approvers; approvals?: number; fourEyes?: true }
+  { reason?: string; approvers?: Approvers; approvals?: number; fourEyes?: true; validFor?: string }
 >;
 
 /**
@@ -80,8 +81,16 @@ function requirementsOf(ids: readonly string[], policies: PolicyAnnotations): Po
       requires.approvals = policy.approvals;
     }
     if (policy.fourEyes === true) requires.fourEyes = true;
+    // §19: the shortest validity of the permits that apply bounds the approval.
+    if (policy.validFor !== undefined && shorter(policy.validFor, requires.validFor))
+      requires.validFor = policy.validFor;
   }
   return Object.keys(requires).length === 0 ? undefined : requires;
+}
+
+/** Whether the duration `a` is shorter than `b` (or `b` is none). */
+function shorter(a: string, b: string | undefined): boolean {
+  return b === undefined || (durationSeconds(a) ?? 0) < (durationSeconds(b) ?? 0);
 }
 
 const KEYS = ['subjects', 'emails', 'groups'] as const;

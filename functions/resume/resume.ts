@@ -1,10 +1,14 @@
 import type {
   CancelInput,
   CheckpointStore,
+  ClaimExecutionInput,
   Continuation,
   ContinuationKey,
   DecideInput,
   DecideResult,
+  ExecutionClaimed,
+  ExecutionEnded,
+  FinishExecutionInput,
   ListPausesQuery,
   PauseClosed,
   PauseCreated,
@@ -311,6 +315,35 @@ export async function claimHandoff(deps: UseCaseDeps, input: ClaimInput): Promis
     interruptId: claim.interruptId,
   });
   return claim;
+}
+
+// §19
+/**
+ * Claims a dispatched call before it runs: the store judges it again and records the one claim (or its refusal).
+ * Logged like every change of what runs; a refusal is logged as every refusal is.
+ */
+export async function claimExecution(deps: UseCaseDeps, input: ClaimExecutionInput): Promise<ExecutionClaimed> {
+  const ids = { runId: input.runId, continuationId: input.continuationId, toolCallId: input.toolCallId };
+  try {
+    const claimed = await deps.store.claimExecution(input);
+    deps.logger.info('Execution claimed', ids);
+    return claimed;
+  } catch (error) {
+    if (error instanceof HandbackError) deps.logger.info('Execution refused', { ...ids, code: error.code });
+    throw error;
+  }
+}
+
+/** Records how a claimed execution ended, told by its claimant. */
+export async function finishExecution(deps: UseCaseDeps, input: FinishExecutionInput): Promise<ExecutionEnded> {
+  const ended = await deps.store.finishExecution(input);
+  deps.logger.info('Execution finished', {
+    runId: input.runId,
+    continuationId: input.continuationId,
+    toolCallId: input.toolCallId,
+    status: ended.status,
+  });
+  return ended;
 }
 
 /** A page of the tenant's pauses. */

@@ -5,15 +5,21 @@
  * loads it).
  *
  * ```ts
- * import { persistenceSpec, samePersonSpec, serviceSpec } from 'handback/testing';
+ * import { executionSpec, persistenceSpec, samePersonSpec, serviceSpec } from 'handback/testing';
  * const initializer = { name: 'my adapter', create: () => new MyPersistence() };
  * persistenceSpec(initializer);
  * serviceSpec(initializer);
  * samePersonSpec(initializer);
+ * executionSpec(initializer);
  * ```
  */
 
 export { directorySpec, personOf } from './directory-spec.ts';
+export {
+  EXECUTION_POLICIES,
+  EXECUTION_POLICIES_LATER,
+  executionSpec,
+} from './execution-spec.ts';
 export { chatTranscript, pauseInput, testClock } from './fixtures.ts';
 export { persistenceSpec, recordOf, type SpecInitializer } from './persistence-spec.ts';
 export { policySpec, policyTranscript, SPEC_ARGS, SPEC_POLICIES } from './policy-spec.ts';

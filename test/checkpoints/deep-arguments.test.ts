@@ -195,6 +195,7 @@ describe('the coding-agent doors, with arguments that nest deep', () => {
       claim: async () => {
         throw new Error('no claims here');
       },
+      claimExecution: (input) => operations.claimExecution(input),
       where: 'memory',
       close: async () => {},
     };

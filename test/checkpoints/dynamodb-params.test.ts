@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { executionAttribute } from '../../functions/checkpoints/dynamodb/items.ts';
 import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import {
   BATCH_GET_KEYS,
+  Condition,
   getKeys,
   getPauseWithParts,
   partKeys,
@@ -16,6 +18,7 @@ import {
   partsOfHint,
   splitParts,
 } from '../../functions/checkpoints/dynamodb/parts.ts';
+import { claimStep } from '../../functions/checkpoints/executing.ts';
 import { recordOf } from '../../functions/testing/persistence-spec.ts';
 
 /** The DynamoDB adapter's pure builders: command inputs and the transcript's layout in parts, without a table. */
@@ -80,6 +83,62 @@ describe('updatePause', () => {
     expect(names).toEqual(expect.arrayContaining(['rev', 'remindedAt', 'remindAtMs']));
     expect(names).not.toContain('asks');
     expect(names).not.toContain('chunkCount');
+  });
+});
+
+describe("an execution claim's write (§19)", () => {
+  const closed = recordOf({
+    status: 'resumed',
+    decisions: [{ body: { decision: 'approve' }, hash: 'h', decidedAt: '2026-01-01T00:00:00.000Z' }],
+    closing: {
+      continuationId: '1.1.BBBBBBBBBBBBBBBBBBBBBB',
+      closedAt: '2026-01-01T00:00:00.000Z',
+      outcome: 'resumed',
+      continuationSha256: 'sha',
+    },
+  });
+  const ids = { runId: closed.runId, continuationId: '1.1.BBBBBBBBBBBBBBBBBBBBBB', toolCallId: 'call_1' };
+  const by = { kind: 'agent', subject: 'bot', via: 'api' } as const;
+
+  it('sets the one attribute of the claimed ask and the revision, only at the revision read', () => {
+    const step = claimStep(closed, 0, ids, {
+      nowMs: Date.parse('2026-01-01T00:05:00.000Z'),
+      by,
+      judgement: { allow: true },
+    });
+    if (!('claimed' in step) || step.after === undefined) throw new Error('expected a claim to write');
+    const input = updatePause('t', closed, step.after);
+    // The invariant: a claim is recorded only on the record as it was read, so of racing claims one is written and
+    // every other reads it again and is refused.
+    expect(input.ConditionExpression).toBe(Condition.isTheRevisionRead);
+    expect(input.ExpressionAttributeValues).toMatchObject({ ':token': closed.token, ':rev': closed.rev });
+    expect(input.UpdateExpression).toBe('SET #s0 = :s0, #s1 = :s1');
+    // The revision (read and written), the write attempt (read), the claim: nothing else of the item.
+    expect(Object.values(input.ExpressionAttributeNames ?? {}).sort()).toEqual(
+      ['rev', 'rev', 'token', executionAttribute(0)].sort(),
+    );
+    const written = Object.entries(input.ExpressionAttributeValues ?? {}).find(
+      ([, value]) => typeof value === 'string' && value.startsWith('{'),
+    )?.[1];
+    expect(JSON.parse(written as string)).toEqual({ status: 'claimed', claimedAt: '2026-01-01T00:05:00.000Z', by });
+  });
+
+  it('writes a refusal the same way, and nothing at all for a claim already recorded', () => {
+    const refused = claimStep(closed, 0, ids, {
+      nowMs: Date.parse('2026-01-01T00:05:00.000Z'),
+      by,
+      judgement: { refuse: 'policy_forbids', policyIds: ['no'], reason: 'not now' },
+    });
+    if (!('refused' in refused)) throw new Error('expected a refusal');
+    const names = Object.values(updatePause('t', closed, refused.after).ExpressionAttributeNames ?? {});
+    expect(names.sort()).toEqual(['rev', 'rev', 'token', executionAttribute(0)].sort());
+    expect(() =>
+      claimStep(refused.after, 0, ids, {
+        nowMs: Date.parse('2026-01-01T00:06:00.000Z'),
+        by,
+        judgement: { allow: true },
+      }),
+    ).toThrow(/Not run: the deployment's policy no does not allow call call_1 now/);
   });
 });
 

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBPersistence } from '../../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
 import { createTable } from '../../functions/local/embedded-dynamodb.ts';
-import { persistenceSpec, policySpec, samePersonSpec, serviceSpec } from '../../functions/testing/index.ts';
+import {
+  executionSpec,
+  persistenceSpec,
+  policySpec,
+  samePersonSpec,
+  serviceSpec,
+} from '../../functions/testing/index.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import { whoDecidesSpec } from './who-decides-spec.ts';
 
@@ -36,3 +42,4 @@ serviceSpec(perCase);
 whoDecidesSpec(perCase);
 samePersonSpec(perCase);
 policySpec(perCase);
+executionSpec(perCase);

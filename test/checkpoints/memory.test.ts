@@ -1,5 +1,11 @@
 import { MemoryPersistence } from '../../functions/checkpoints/memory.ts';
-import { persistenceSpec, policySpec, samePersonSpec, serviceSpec } from '../../functions/testing/index.ts';
+import {
+  executionSpec,
+  persistenceSpec,
+  policySpec,
+  samePersonSpec,
+  serviceSpec,
+} from '../../functions/testing/index.ts';
 import { whoDecidesSpec } from './who-decides-spec.ts';
 
 const memory = { name: 'the in-memory adapter', create: () => new MemoryPersistence() };
@@ -9,3 +15,4 @@ serviceSpec(memory);
 whoDecidesSpec(memory);
 samePersonSpec(memory);
 policySpec(memory);
+executionSpec(memory);

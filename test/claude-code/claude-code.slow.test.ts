@@ -246,13 +246,23 @@ describe('Claude Code with the PreToolUse hook handback claude-hook', () => {
     writeFileSync(target, 'changed since\n');
     await resume();
     expect(readFileSync(target, 'utf8')).toBe('changed since\n');
-    const claim = await request(
-      `${handback.url}/runs/${pause.runId}/pauses/${pause.interruptId}/claim`,
-      'POST',
-      { claimant: 'someone-else' },
-      { authorization: `Bearer ${handback.agentToken}` },
+    // §19: the hook claimed the call's execution before it ran: it ran once, and no other run may claim it.
+    const agent = { authorization: `Bearer ${handback.agentToken}` };
+    const closed = await request(
+      `${handback.url}/runs/${pause.runId}/pauses/${pause.interruptId}`,
+      'GET',
+      undefined,
+      agent,
     );
-    expect(claim.body).toMatchObject({ claimed: false });
+    expect(closed.body.asks[0].execution).toMatchObject({ status: 'claimed' });
+    const claim = await request(
+      `${handback.url}/runs/${pause.runId}/continuations/${closed.body.continuationId}/executions`,
+      'POST',
+      { toolCallId: pause.asks[0]?.toolCallId },
+      agent,
+    );
+    expect(claim.status).toBe(409);
+    expect(claim.body).toMatchObject({ code: 'already_claimed' });
     await standIn.close();
   });
 

@@ -544,6 +544,8 @@ describe('the HTTP API handler', () => {
     ['GET', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA', undefined],
     ['GET', '/pauses', undefined],
     ['POST', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA/claim', { claimant: 'run-a' }],
+    ['POST', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA/executions', { toolCallId: 'call_1' }],
+    ['PUT', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA/executions/call_1', { status: 'succeeded' }],
   ];
 
   /** A store whose every method fails with `error`. */
@@ -561,6 +563,8 @@ describe('the HTTP API handler', () => {
       listPauses: failing,
       closeDue: failing,
       acknowledgeHandoff: failing,
+      claimExecution: failing,
+      finishExecution: failing,
     };
   };
 
@@ -958,6 +962,133 @@ permit(principal, action == Handback::Action::"callWithoutApproval", resource ==
         decision: { decision: 'approve', by: { kind: 'service', subject: 'policy:notify-freely', via: 'policy' } },
         policy: { outcome: 'approve', policyIds: ['notify-freely'] },
       });
+    });
+  });
+
+  // §19
+  describe('execution claims (§19)', () => {
+    const AGENT = { tenant: 'acme', sub: 'agent-1' };
+    const PERSON = { tenant: 'acme', sub: 'person-1' };
+
+    /** A pause of call_notify alone, approved by a person through `call`: where its execution is claimed. */
+    async function approved(call: ReturnType<typeof api>['call']) {
+      const runId = newRun();
+      const body = pauseBody({
+        toolCallId: undefined,
+        prompt: undefined,
+        asks: [{ toolCallId: 'call_notify', kind: 'approval' }],
+      });
+      const made = await call(httpEvent('POST', `/runs/${runId}/pauses`, { body, claims: AGENT }));
+      expect(made.status).toBe(201);
+      const interruptId = String(made.body.interruptId);
+      const decided = await call(
+        httpEvent('POST', `/runs/${runId}/resume`, {
+          body: { interruptId, decisions: [{ toolCallId: 'call_notify', decision: 'approve' }] },
+          claims: PERSON,
+        }),
+      );
+      expect(decided.status).toBe(200);
+      const base = `/runs/${runId}/continuations/${decided.body.continuationId}/executions`;
+      const view = async () => (await call(httpEvent('GET', `/runs/${runId}/pauses/${interruptId}`))).body;
+      return { base, view };
+    }
+
+    it('claims once (200, then 409), refuses a body it cannot read and a call not dispatched, changing nothing', async () => {
+      const { call } = api();
+      const { base, view } = await approved(call);
+      const before = await view();
+      const refusals = [
+        [400, await call(httpEvent('POST', base, { body: {}, claims: AGENT }))],
+        [413, await call(httpEvent('POST', base, { body: { toolCallId: 'x'.repeat(1024 * 1024) }, claims: AGENT }))],
+        [
+          415,
+          await call(httpEvent('POST', base, { rawBody: 'call_notify', contentType: 'text/plain', claims: AGENT })),
+        ],
+        [404, await call(httpEvent('POST', base, { body: { toolCallId: 'call_lookup' }, claims: AGENT }))],
+      ] as const;
+      expect(refusals.map(([, response]) => response.status)).toEqual(refusals.map(([status]) => status));
+      expect(refusals[3][1].body.code).toBe('not_dispatched');
+      expect(await view()).toEqual(before);
+      const claimed = await call(httpEvent('POST', base, { body: { toolCallId: 'call_notify' }, claims: AGENT }));
+      expect(claimed).toMatchObject({
+        status: 200,
+        body: {
+          toolCallId: 'call_notify',
+          name: 'notify',
+          args: { channel: '#support' },
+          claimedAt: expect.any(String),
+        },
+      });
+      const again = await call(httpEvent('POST', base, { body: { toolCallId: 'call_notify' }, claims: AGENT }));
+      expect(again).toMatchObject({
+        status: 409,
+        body: { code: 'already_claimed', claimedAt: claimed.body.claimedAt },
+      });
+    });
+
+    it('records how a claimed call ended, told by its claimant once; refuses every other telling, changing nothing', async () => {
+      const { call } = api();
+      const { base, view } = await approved(call);
+      const end = (claims: Record<string, string>, body: unknown, toolCallId = 'call_notify') =>
+        call(httpEvent('PUT', `${base}/${toolCallId}`, { body, claims }));
+      const early = await end(AGENT, { status: 'succeeded' });
+      expect(early).toMatchObject({ status: 409, body: { code: 'not_claimed' } });
+      await call(httpEvent('POST', base, { body: { toolCallId: 'call_notify' }, claims: AGENT }));
+      const claimedView = await view();
+      const refusals = [
+        [400, await end(AGENT, { status: 'maybe' })],
+        [413, await end(AGENT, { status: 'succeeded', detail: 'x'.repeat(1024 * 1024) })],
+        [
+          415,
+          await call(
+            httpEvent('PUT', `${base}/call_notify`, { rawBody: 'ok', contentType: 'text/plain', claims: AGENT }),
+          ),
+        ],
+        [404, await end(AGENT, { status: 'succeeded' }, 'call_lookup')],
+        [403, await end(PERSON, { status: 'failed' })],
+      ] as const;
+      expect(refusals.map(([, response]) => response.status)).toEqual(refusals.map(([status]) => status));
+      expect(await view()).toEqual(claimedView);
+      const ended = await end(AGENT, { status: 'succeeded', detail: 'posted' });
+      expect(ended).toMatchObject({ status: 200, body: { status: 'succeeded', detail: 'posted' } });
+      expect((await view()).asks[0].execution).toMatchObject({ status: 'succeeded', detail: 'posted' });
+    });
+
+    it('answers a claim refused at run time with its code: 403 a forbid, 422 an evaluation error, 410 an approval past its time', async () => {
+      const judged = (text: string, clock?: () => Date) =>
+        api({ store: table.store(clock, async () => engineOf(text, {}, null)) }).call;
+      const forbidding = await approved(api().call);
+      const forbid = `@id("no-notify")
+@reason("Quiet hours")
+forbid(principal, action, resource == Handback::Tool::"notify");`;
+      const forbidden = await judged(forbid)(
+        httpEvent('POST', forbidding.base, { body: { toolCallId: 'call_notify' }, claims: AGENT }),
+      );
+      expect(forbidden).toMatchObject({ status: 403, body: { code: 'policy_forbids', policyIds: ['no-notify'] } });
+
+      const erring = await approved(api().call);
+      const broken = `@id("overflowing")
+forbid(principal, action, resource == Handback::Tool::"notify") when { 9223372036854775807 + 1 > 0 };`;
+      const failed = await judged(broken)(
+        httpEvent('POST', erring.base, { body: { toolCallId: 'call_notify' }, claims: AGENT }),
+      );
+      expect(failed).toMatchObject({ status: 422, body: { code: 'policy_error' } });
+
+      let now = Date.now();
+      const clock = () => new Date(now);
+      const valid = `@id("notify-for-a-minute")
+@validFor("PT1M")
+permit(principal, action == Handback::Action::"call", resource == Handback::Tool::"notify");`;
+      const late = await approved(judged(valid, clock));
+      now += 61_000;
+      const expired = await judged(
+        valid,
+        clock,
+      )(httpEvent('POST', late.base, { body: { toolCallId: 'call_notify' }, claims: AGENT }));
+      expect(expired).toMatchObject({ status: 410, body: { code: 'approval_expired' } });
+      for (const { view } of [forbidding, erring, late]) {
+        expect((await view()).asks[0].execution).toMatchObject({ status: 'refused' });
+      }
     });
   });
 

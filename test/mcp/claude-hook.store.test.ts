@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import { HandbackHttpError } from '../../functions/client/problems.ts';
+import { ApprovalExpiredError, PolicyForbidsError } from '../../functions/errors.ts';
 import { AGENTS, type HandbackBackend } from '../../functions/mcp/backend.ts';
 import { listDeferred, takeDeferred } from '../../functions/mcp/claude-deferred.ts';
 import { claudeHook } from '../../functions/mcp/claude-hook.ts';
@@ -57,8 +59,7 @@ function input(
   });
 }
 
-const hook = (stdin: string, claimant?: string) =>
-  claudeHook(stdin, { env, backend, ...(claimant === undefined ? {} : { claimant }) });
+const hook = (stdin: string) => claudeHook(stdin, { env, backend });
 
 /** Defers a new call of a new session; its pause. */
 async function deferred(toolInput?: Record<string, unknown>) {
@@ -99,7 +100,7 @@ describe('handback claude-hook', () => {
     });
   });
 
-  it('allows the decided input once, and denies every later run of the same call as handed to another run', async () => {
+  it('allows the decided input once, claiming its execution (§19), and denies every later run of the same call as handed to another run', async () => {
     const { stdin, runId, interruptId, id } = await deferred();
     const edited = { file_path: 'a.txt', content: 'edited' };
     await store().decide({
@@ -109,12 +110,12 @@ describe('handback claude-hook', () => {
       decisions: [{ toolCallId: id, decision: 'edit', args: edited }],
       by: person,
     });
-    const first = await hook(stdin, 'run-a');
+    const first = await hook(stdin);
     expect(first.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', updatedInput: edited });
     expect((await listDeferred(env)).some((record) => record.interruptId === interruptId)).toBe(false);
-    // The same run retrying its claim still has it; any other run does not.
-    expect((await hook(stdin, 'run-a')).hookSpecificOutput.permissionDecision).toBe('allow');
-    const later = await hook(stdin, 'run-b');
+    const view = await store().getPause({ tenant: TENANT, runId, interruptId });
+    expect(view.asks[0]?.execution).toMatchObject({ status: 'claimed', by: { kind: 'agent', subject: 'claude-code' } });
+    const later = await hook(stdin);
     expect(later.hookSpecificOutput).toMatchObject({
       permissionDecision: 'deny',
       permissionDecisionReason: expect.stringContaining('already decided and handed to another run'),
@@ -155,7 +156,7 @@ describe('handback claude-hook', () => {
       decisions: [{ toolCallId: id, decision: 'approve' }],
       by: person,
     });
-    const outputs = await Promise.all(Array.from({ length: 6 }, (_, index) => hook(stdin, `racer-${index}`)));
+    const outputs = await Promise.all(Array.from({ length: 6 }, () => hook(stdin)));
     const decisions = outputs.map((output) => output.hookSpecificOutput.permissionDecision);
     expect(decisions.filter((decision) => decision === 'allow')).toHaveLength(1);
     expect(decisions.filter((decision) => decision === 'deny')).toHaveLength(5);
@@ -193,6 +194,138 @@ describe('handback claude-hook', () => {
     expect(other.hookSpecificOutput).toMatchObject({
       permissionDecision: 'deny',
       permissionDecisionReason: expect.stringContaining(interruptId),
+    });
+  });
+
+  describe('one id, one call (§19)', () => {
+    /** The same session and tool_use_id as `stdin`, for another tool or other input. */
+    function reusing(stdin: string, change: { tool_name?: string; tool_input?: Record<string, unknown> }) {
+      return JSON.stringify({ ...JSON.parse(stdin), ...change });
+    }
+
+    it.each([
+      ['another tool name', { tool_name: 'Bash', tool_input: { file_path: 'a.txt', content: 'hi' } }],
+      ['other input', { tool_input: { file_path: 'a.txt', content: 'rm -rf /' } }],
+    ])(
+      "denies %s under an approved call's id, recording nothing; the approved call itself still runs",
+      async (_what, change) => {
+        const { stdin, runId, interruptId, id } = await deferred();
+        await store().decide({
+          tenant: TENANT,
+          runId,
+          interruptId,
+          decisions: [{ toolCallId: id, decision: 'approve' }],
+          by: person,
+        });
+        const before = await store().getPause({ tenant: TENANT, runId, interruptId });
+        const reused = await hook(reusing(stdin, change));
+        expect(reused.hookSpecificOutput).toMatchObject({
+          permissionDecision: 'deny',
+          permissionDecisionReason: expect.stringContaining('this id was already used for another call'),
+        });
+        expect(reused.hookSpecificOutput.updatedInput).toBeUndefined();
+        expect(await store().getPause({ tenant: TENANT, runId, interruptId })).toEqual(before);
+        // The control: the call the pause was made for gets its decision.
+        expect((await hook(stdin)).hookSpecificOutput).toMatchObject({
+          permissionDecision: 'allow',
+          updatedInput: { file_path: 'a.txt', content: 'hi' },
+        });
+      },
+    );
+
+    it("denies other input under an open pause's id, leaving the pause open and its call deferred", async () => {
+      const { stdin, runId, interruptId } = await deferred();
+      const before = await store().getPause({ tenant: TENANT, runId, interruptId });
+      const reused = await hook(reusing(stdin, { tool_input: { file_path: 'b.txt', content: 'hi' } }));
+      expect(reused.hookSpecificOutput.permissionDecisionReason).toContain('this id was already used for another call');
+      expect(reused.hookSpecificOutput.permissionDecision).toBe('deny');
+      expect(await store().getPause({ tenant: TENANT, runId, interruptId })).toEqual(before);
+      expect((await hook(stdin)).hookSpecificOutput.permissionDecision).toBe('defer');
+    });
+  });
+
+  describe('nothing lost (§19)', () => {
+    const failing = (why: Error): HandbackBackend => {
+      const fail = async () => {
+        throw why;
+      };
+      return { ...backend, pause: fail, getPause: fail, getContinuation: fail, claimExecution: fail };
+    };
+
+    it.each([
+      ['cannot reach Handback', new Error('connect ECONNREFUSED')],
+      ['has its token refused', new HandbackHttpError('The token has expired.', { status: 401, code: 'unauthorized' })],
+    ])(
+      'defers again a deferred call whose resume %s, keeps its note, and runs it once Handback answers',
+      async (_what, why) => {
+        const { stdin, runId, interruptId, id } = await deferred();
+        await store().decide({
+          tenant: TENANT,
+          runId,
+          interruptId,
+          decisions: [{ toolCallId: id, decision: 'approve' }],
+          by: person,
+        });
+        const again = await claudeHook(stdin, { env, backend: failing(why) });
+        expect(again.hookSpecificOutput).toMatchObject({
+          permissionDecision: 'defer',
+          permissionDecisionReason: expect.stringContaining(`pause ${interruptId}`),
+        });
+        expect((await listDeferred(env)).some((record) => record.interruptId === interruptId)).toBe(true);
+        const view = await store().getPause({ tenant: TENANT, runId, interruptId });
+        expect(view.asks[0]?.execution).toMatchObject({ status: 'waiting' });
+        // Handback back: the later resume runs it.
+        expect((await hook(stdin)).hookSpecificOutput.permissionDecision).toBe('allow');
+      },
+    );
+
+    it('defers again when the resume has no configuration at all, where a call never seen is denied', async () => {
+      const { stdin, interruptId } = await deferred();
+      const again = await claudeHook(stdin, { env: { HANDBACK_STATE_DIR: env.HANDBACK_STATE_DIR } });
+      expect(again.hookSpecificOutput.permissionDecision).toBe('defer');
+      expect((await listDeferred(env)).some((record) => record.interruptId === interruptId)).toBe(true);
+      const unseen = await claudeHook(input(randomUUID(), 'toolu_unseen1'), {
+        env: { HANDBACK_STATE_DIR: env.HANDBACK_STATE_DIR },
+      });
+      expect(unseen.hookSpecificOutput.permissionDecision).toBe('deny');
+    });
+
+    it.each([
+      [
+        'a forbid of the policies in force',
+        new PolicyForbidsError('Policy no-writes forbids this call now.', {
+          policyIds: ['no-writes'],
+          reason: 'Frozen.',
+        }),
+      ],
+      ['an approval past its @validFor', undefined],
+    ])('denies an approved call whose claim is refused at run time: %s', async (_what, refusal) => {
+      const { stdin, runId, interruptId, id } = await deferred();
+      await store().decide({
+        tenant: TENANT,
+        runId,
+        interruptId,
+        decisions: [{ toolCallId: id, decision: 'approve' }],
+        by: person,
+      });
+      const refusing: HandbackBackend = {
+        ...backend,
+        async claimExecution(claim) {
+          throw (
+            refusal ??
+            new ApprovalExpiredError(
+              { runId: claim.runId, continuationId: claim.continuationId, toolCallId: claim.toolCallId },
+              '2026-01-01T00:00:00.000Z',
+            )
+          );
+        },
+      };
+      const output = await claudeHook(stdin, { env, backend: refusing });
+      expect(output.hookSpecificOutput).toMatchObject({
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringMatching(/^Not run: refused at run time\./),
+      });
+      expect(output.hookSpecificOutput.updatedInput).toBeUndefined();
     });
   });
 

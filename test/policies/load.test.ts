@@ -88,11 +88,28 @@ forbid(principal is Handback::Agent, action, resource == Handback::Tool::"delete
       1,
       'belong to permit policies',
     ],
+    // §19
+    ['an @validFor of an hour in words', `@id("a") @validFor("1 hour") ${PERMIT};`, 1, '@validFor("1 hour") must be'],
+    ['an @validFor of months', `@id("a") @validFor("P1M") ${PERMIT};`, 1, 'an ISO 8601 duration of weeks'],
+    ['an @validFor of nothing', `@id("a") @validFor("PT0S") ${PERMIT};`, 1, 'above zero'],
+    ['an @validFor on a forbid', '@id("a") @validFor("PT1H") forbid(principal, action, resource);', 1, 'forbid'],
+    [
+      'an @validFor on a permit of callWithoutApproval',
+      '@id("a") @validFor("PT1H") permit(principal, action == Handback::Action::"callWithoutApproval", resource);',
+      1,
+      '@validFor belongs to permits of call',
+    ],
   ])('refuses %s', (_, text, line, words) => {
     const error = refusal(() => load(`// first line\n\n${text}\n`));
     expect(error.line).toBe(line + 2);
     expect(error.column).toBe(1);
     expect(error.reason).toContain(words);
+  });
+
+  it('reads @validFor (§19) on a permit of call, and keeps the shortest of those that apply as what an approval is worth', () => {
+    const loaded = load(`@id("an-hour") @validFor("PT1H") ${PERMIT};\n@id("a-day") @validFor("P1D") ${PERMIT};\n`);
+    expect(loaded.policies.get('an-hour')?.validFor).toBe('PT1H');
+    expect(loaded.policies.get('a-day')?.validFor).toBe('P1D');
   });
 
   it('refuses an id used twice, at the second policy, naming the first', () => {

@@ -4,7 +4,7 @@ import type { NotifyEntry, Principal } from '../../wire.ts';
 import { Codec } from '../codec.ts';
 import { isLibrary, LIBRARY_PRINCIPAL } from '../identity.ts';
 import { formatId } from '../ids.ts';
-import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedVote } from '../record.ts';
+import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedExecution, RecordedVote } from '../record.ts';
 import { TABLE } from '../table.ts';
 import { Keys } from './keys.ts';
 import { hintOf, MAX_PARTS, partsOfHint } from './parts.ts';
@@ -34,6 +34,11 @@ export function decisionAttribute(index: number): string {
 /** The attribute of the votes on ask `index` (0–15), for asks with a quorum (§13). */
 export function votesAttribute(index: number): string {
   return `w${index}`;
+}
+
+/** The attribute of the execution of ask `index` (0–15), once its dispatched call is claimed (§19). */
+export function executionAttribute(index: number): string {
+  return `x${index}`;
 }
 
 /**
@@ -107,6 +112,9 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
   });
   record.votes?.forEach((votes, index) => {
     if (votes !== undefined && votes.length > 0) item[votesAttribute(index)] = JSON.stringify(votes);
+  });
+  record.executions?.forEach((execution, index) => {
+    if (execution !== undefined) item[executionAttribute(index)] = JSON.stringify(execution);
   });
   // The library's principal is what a pause item without one reads as: not stored, so a library pause costs no bytes.
   if (!isLibrary(record.pausedBy)) item.pausedBy = JSON.stringify(record.pausedBy);
@@ -227,6 +235,8 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   }
   const votes = asks.map((_, index) => json<RecordedVote[]>(votesAttribute(index)));
   if (votes.some((list) => list !== undefined)) record.votes = votes;
+  const executions = asks.map((_, index) => json<RecordedExecution>(executionAttribute(index)));
+  if (executions.some((execution) => execution !== undefined)) record.executions = executions;
   if (raw.fourEyes === true) record.fourEyes = true;
   if (raw.handoffDue === true) record.handoffDue = true;
   const metadata = json<Record<string, unknown>>('metadata');

@@ -1,8 +1,10 @@
+import { executionText } from '../../checkpoints/execution-words.ts';
 import { policyText } from '../../policies/words.ts';
 import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
 import { decidedByText, votesText } from './screen.ts';
+import { fullTime } from './time.ts';
 import { Since } from './times.tsx';
 import type { AskView } from './types.ts';
 
@@ -46,6 +48,8 @@ export function AskCard({ ask, index, open, readOnly, several, draft, errors, no
   const by = decidedByText(ask);
   // Why it waits, or what the policies did or (in shadow mode) would have done (§17).
   const policy = policyText(ask.policy);
+  // §19: whether the approved call ran, as its execution claim says — never before it says so.
+  const execution = executionText(ask.execution, fullTime);
   return (
     <section class="ask" id={ids.ask} aria-labelledby={titleId}>
       <h3 id={titleId}>
@@ -72,6 +76,7 @@ export function AskCard({ ask, index, open, readOnly, several, draft, errors, no
           )}
         </p>
       ) : null}
+      {execution === undefined ? null : <p class="note execution">{execution}</p>}
       {votes === undefined || ask.decision !== undefined ? null : <p class="votes">{votes}</p>}
       {policy === undefined ? null : <p class="note policy">{policy}</p>}
       {readOnly === undefined ? null : (
