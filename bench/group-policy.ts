@@ -8,7 +8,7 @@ import { MemoryPersistence } from '../functions/checkpoints/memory.ts';
 import { loadCedar } from '../functions/policies/cedar.ts';
 import { createPolicyEngine, type PolicyEngine } from '../functions/policies/engine.ts';
 import { loadPolicies } from '../functions/policies/load.ts';
-import { policyTranscript } from '../functions/testing/policy-spec.ts';
+import { policyTranscript } from '../functions/testing/fixtures.ts';
 import { buildLambdaBundle, outputsAtInit } from '../infra/lambda-bundle.ts';
 import { ENTRY } from '../infra/paths.ts';
 import { type BundleSpec, beforeSpecs, buildBundle, DEFAULT_TARGET, OUT_DIR, REPO } from './bundle.ts';
@@ -120,6 +120,7 @@ function measureLoads(options: GroupOptions): PolicyLoadRow[] {
         runId: 'load',
         tenant: 'acme',
         format: 'openai-chat',
+        now: new Date(),
       });
       if (verdict.outcome !== 'ask') throw new Error(`the bench's evaluation gave ${verdict.outcome}`);
       loads.push(built - started);

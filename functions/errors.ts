@@ -40,6 +40,9 @@ export const ErrorCode = {
   GraphCheckpointNotFound: 'graph_checkpoint_not_found',
   InvalidPolicies: 'invalid_policies',
   PauseOpen: 'pause_open',
+  // §19
+  PolicyForbids: 'policy_forbids',
+  PolicyError: 'policy_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -530,6 +533,75 @@ export class InvalidPoliciesError extends HandbackError {
 }
 
 /**
+ * A person's edit (§19) that a `forbid` of the deployment's policies refuses on the edited arguments (or, with the
+ * default `reject`, that no policy allows): nothing was recorded. The person may still reject the ask, or edit it to
+ * arguments the policies allow.
+ */
+export class PolicyForbidsError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+  /** The forbidding policies' ids (`default` for the deployment's default). */
+  readonly policyIds: string[];
+  /** The first forbid's `@reason` (else its id). */
+  readonly reason: string;
+
+  constructor(
+    runId: string,
+    interruptId: string,
+    toolCallId: string,
+    policyIds: string[],
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    const named = policyIds.length === 0 ? "the deployment's default" : `policy ${policyIds.join(', ')}`;
+    super(
+      ErrorCode.PolicyForbids,
+      `The edited arguments of the ask ${toolCallId} of pause ${interruptId} (run ${runId}) are forbidden by ${named}: ${reason}. Nothing was recorded; edit them to arguments the policies allow, or reject the ask.`,
+      options,
+    );
+    this.name = 'PolicyForbidsError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+    this.policyIds = policyIds;
+    this.reason = reason;
+  }
+}
+
+/**
+ * The deployment's policies could not judge a person's edit (§19): a value that does not fit the schema, arguments
+ * past the bounds, an extension call that failed. Nothing was recorded; Cedar's words say what failed.
+ */
+export class PolicyEvaluationError extends HandbackError {
+  readonly runId: string;
+  readonly interruptId: string;
+  readonly toolCallId: string;
+  /** The erroring policies' ids (none when the request itself did not fit). */
+  readonly policyIds: string[];
+
+  constructor(
+    runId: string,
+    interruptId: string,
+    toolCallId: string,
+    policyIds: string[],
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      ErrorCode.PolicyError,
+      `The deployment's policies could not judge the edited arguments of the ask ${toolCallId} of pause ${interruptId} (run ${runId}): ${message}. Nothing was recorded.`,
+      options,
+    );
+    this.name = 'PolicyEvaluationError';
+    this.runId = runId;
+    this.interruptId = interruptId;
+    this.toolCallId = toolCallId;
+    this.policyIds = policyIds;
+  }
+}
+
+/**
  * A request that needs a closed pause met an open one: a hand-off claim (§18) of a pause no one has decided yet.
  * Nothing changed; the same request may succeed once the pause closes.
  */
@@ -630,6 +702,9 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
   // A deployment's own files: they are checked before it runs (start, synth), so a request never meets this.
   invalid_policies: { name: 'InvalidPoliciesError', status: 500, title: 'Invalid policies', retryable: false },
   pause_open: { name: 'PauseOpenError', status: 409, title: 'Pause open', retryable: true },
+  // §19
+  policy_forbids: { name: 'PolicyForbidsError', status: 403, title: 'Forbidden by policy', retryable: false },
+  policy_error: { name: 'PolicyEvaluationError', status: 422, title: 'Policy error', retryable: false },
 };
 
 /** The error names a workflow `Catch`es as final: every Handback error that no retry will fix. */

@@ -74,6 +74,8 @@ export {
   PauseNotFoundError,
   PauseOpenError,
   PayloadTooLargeError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
@@ -98,6 +100,12 @@ export type { ToolCall } from './rehydrate/formats/format.ts';
 export { isFormatName } from './rehydrate/formats/index.ts';
 export { NOT_DISPATCHED, type PauseLike, rehydrate } from './rehydrate/rehydrate.ts';
 export { appendResults, type ToolResult } from './rehydrate/results.ts';
+export {
+  isRejectionText,
+  POLICY_ERROR_REJECTED,
+  policyDefaultText,
+  policyRejectionText,
+} from './rehydrate/texts.ts';
 export {
   ASK_KINDS,
   type AskKind,

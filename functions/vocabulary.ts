@@ -96,6 +96,13 @@ export const LIMITS = {
   mcpWaitSeconds: { default: 240, http: 25 },
   /** A hand-off claimant's name (§18: the one consumer a closed pause is handed to): 1–128 visible ASCII characters. */
   claimant: /^[\x21-\x7e]{1,128}$/,
+  // §19: what the policies judge is bounded, so that judging one pause never holds the process.
+  /** Bytes of an ask's declared arguments as Cedar sees them (canonical JSON, UTF-8); past it the evaluation errs. */
+  policyArgsBytes: 64 * 1024,
+  /** Elements of any one set or record of an ask's declared arguments; past it the evaluation errs. */
+  policyArgsElements: 1000,
+  /** A policy set's version as a deployment names it (`HANDBACK_POLICY_VERSION`): 1–64 visible ASCII characters. */
+  policyVersion: /^[\x21-\x7e]{1,64}$/,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */

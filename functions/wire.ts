@@ -114,14 +114,54 @@ export type RejectDecision = z.output<typeof rejectDecision>;
 export const dispatchCall = z.object({ toolCallId: z.string(), name: z.string(), args: z.unknown() });
 export type DispatchCall = z.output<typeof dispatchCall>;
 
+/** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
+export const policyRequirements = z.object({
+  /** The union of the applying permits' `@approvers`. */
+  approvers: z.optional(approvers),
+  /** The largest `@approvals`. */
+  approvals: z.optional(z.number()),
+  /** Some applying permit says `@fourEyes("true")`. */
+  fourEyes: z.optional(z.literal(true)),
+});
+export type PolicyRequirements = z.output<typeof policyRequirements>;
+
+/**
+ * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
+ * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
+ * policy existed.
+ */
+export const askPolicy = z.object({
+  outcome: z.enum(POLICY_OUTCOMES),
+  /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
+  policyIds: z.array(z.string()),
+  /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
+  basis: z.optional(z.enum(POLICY_BASES)),
+  /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
+  reason: z.optional(z.string()),
+  /** An ask that waits: what the applying permits require. */
+  requires: z.optional(policyRequirements),
+  /**
+   * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
+   * them; `replaced` when the two shared no one, so the policies' list stands.
+   */
+  agentApprovers: z.optional(z.enum(['narrowed', 'replaced'])),
+  /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
+  shadow: z.optional(z.literal(true)),
+  /** The version of the policy set that judged it (§19). */
+  version: z.optional(z.string()),
+});
+export type AskPolicy = z.output<typeof askPolicy>;
+
 const answered = z.object({ answer: z.unknown() });
 const approved = z.object({ decision: z.literal('approve') });
 const edited = z.object({ decision: z.literal('edit'), args: recordedArgs });
 const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
-/** Who made a recorded decision (§13). */
-const recordedBy = { by: z.optional(principal) };
-/** Who voted, and when (§13). */
-const votedBy = { by: principal, at: z.string() };
+/** An edit's judgement: what the policies made of its arguments (§19). */
+const judged = { policy: z.optional(askPolicy) };
+/** Who made a recorded decision (§13), and an edit's judgement (§19). */
+const recordedBy = { by: z.optional(principal), ...judged };
+/** Who voted, and when (§13), and an edit's judgement (§19). */
+const votedBy = { by: principal, at: z.string(), ...judged };
 
 /**
  * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,
@@ -191,42 +231,6 @@ export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
 export const voteView = z.union(ofEach('vote'));
 export type VoteView = z.output<typeof voteView>;
 
-/** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
-export const policyRequirements = z.object({
-  /** The union of the applying permits' `@approvers`. */
-  approvers: z.optional(approvers),
-  /** The largest `@approvals`. */
-  approvals: z.optional(z.number()),
-  /** Some applying permit says `@fourEyes("true")`. */
-  fourEyes: z.optional(z.literal(true)),
-});
-export type PolicyRequirements = z.output<typeof policyRequirements>;
-
-/**
- * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
- * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
- * policy existed.
- */
-export const askPolicy = z.object({
-  outcome: z.enum(POLICY_OUTCOMES),
-  /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
-  policyIds: z.array(z.string()),
-  /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
-  basis: z.optional(z.enum(POLICY_BASES)),
-  /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
-  reason: z.optional(z.string()),
-  /** An ask that waits: what the applying permits require. */
-  requires: z.optional(policyRequirements),
-  /**
-   * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
-   * them; `replaced` when the two shared no one, so the policies' list stands.
-   */
-  agentApprovers: z.optional(z.enum(['narrowed', 'replaced'])),
-  /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
-  shadow: z.optional(z.literal(true)),
-});
-export type AskPolicy = z.output<typeof askPolicy>;
-
 /** Votes for an ask's current arguments, and how many it needs. */
 export const tally = z.object({ have: z.number(), need: z.number() });
 export type Tally = z.output<typeof tally>;
@@ -267,6 +271,8 @@ export const askView = z.object({
   votes: z.optional(z.array(voteView)),
   /** What the deployment's policies made of it (§17), when policies are configured. */
   policy: z.optional(askPolicy),
+  /** What the policies make of its current, edited arguments (§19), when they differ from the model's. */
+  policyNow: z.optional(askPolicy),
   /** The principal that paused it may not decide it, by a policy's `@fourEyes` (§17). */
   fourEyes: z.optional(z.literal(true)),
   /** For the principal asking: whether they may decide it now (§13). */
@@ -441,6 +447,8 @@ export const problem = z.object({
   toolCallId: z.optional(z.string()),
   /** args_changed: the ask's current arguments' hash. */
   argsHash: z.optional(z.string()),
+  /** policy_forbids, policy_error (§19): the policies that refused, or could not judge, an edit. */
+  policyIds: z.optional(z.array(z.string())),
   /** forbidden: the scopes that would open the operation (any one). */
   scope: z.optional(z.string()),
   /** pause_expired: when it expired. */

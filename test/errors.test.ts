@@ -31,6 +31,8 @@ import {
   PauseNotFoundError,
   PauseOpenError,
   PayloadTooLargeError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
@@ -75,6 +77,16 @@ const everyError: Array<[string, HandbackError]> = [
   ['GraphCheckpointNotFoundError', new GraphCheckpointNotFoundError('thread-1', 'int-1', { cause })],
   ['InvalidPoliciesError', new InvalidPoliciesError('policies.cedar', 3, 14, 'unexpected token', { cause })],
   ['PauseOpenError', new PauseOpenError('run-1', 'int-1', { cause })],
+  [
+    'PolicyForbidsError',
+    new PolicyForbidsError('run-1', 'int-1', 'call-1', ['over-10000'], 'Refunds over 10,000 are never made', { cause }),
+  ],
+  [
+    'PolicyEvaluationError',
+    new PolicyEvaluationError('run-1', 'int-1', 'call-1', [], 'args.amount is 60.5, which does not fit a Long', {
+      cause,
+    }),
+  ],
 ];
 
 describe('errors', () => {
@@ -113,6 +125,17 @@ describe('errors', () => {
 
   it('tells a client when to retry a storage timeout: after 1 s unless the store says otherwise', () => {
     expect(new StorageUnavailableError().retryAfterSeconds).toBe(1);
+    expect(new PolicyForbidsError('run-1', 'int-1', 'call-1', ['over-10000'], 'Never over 10,000')).toMatchObject({
+      toolCallId: 'call-1',
+      policyIds: ['over-10000'],
+      message: expect.stringContaining('forbidden by policy over-10000: Never over 10,000'),
+    });
+    expect(new PolicyForbidsError('run-1', 'int-1', 'call-1', [], 'No policy allows it').message).toContain(
+      "forbidden by the deployment's default: No policy allows it",
+    );
+    expect(new PolicyEvaluationError('run-1', 'int-1', 'call-1', ['p'], 'overflow').message).toContain(
+      'could not judge the edited arguments of the ask call-1 of pause int-1 (run run-1): overflow',
+    );
     expect(new StorageUnavailableError('slow', { retryAfterSeconds: 5 })).toMatchObject({
       message: 'slow',
       retryAfterSeconds: 5,

@@ -8,7 +8,16 @@ import {
   type PauseStatus,
   Status,
 } from '../vocabulary.ts';
-import type { Approvers, AskPolicy, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
+import type {
+  Approvers,
+  AskPolicy,
+  DecisionBody,
+  JsonSchema,
+  NotifyEntry,
+  PolicyRequirements,
+  Principal,
+  TurnContext,
+} from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
 
@@ -43,6 +52,13 @@ export interface Ask {
   fourEyes?: true;
   /** What the deployment's policies made of it at pause time (§17); absent without policies. */
   policy?: AskPolicy;
+  // §19
+  /** The agent's own approvers and approvals, where the policies changed them at pause time: an edit joins them again. */
+  agentAsked?: { approvers?: Approvers; approvals?: number };
+  /** Its approvers, approvals and four eyes at pause time, once an edit changed them: no edit makes them weaker. */
+  atPause?: PolicyRequirements;
+  /** What the policies made of the current, edited arguments (whose hash it keeps); absent while they are the model's. */
+  policyNow?: { argsHash: string; policy: AskPolicy };
 }
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), when, by whom. */
@@ -53,6 +69,8 @@ export interface RecordedDecision {
   decidedAt: string;
   /** Who decided it (§13); absent on decisions recorded before principals were. */
   by?: Principal;
+  /** An edit's: what the policies made of its arguments (§19), enforced or (shadow mode) only recorded. */
+  policy?: AskPolicy;
 }
 
 /** One vote on an `approval` ask with a quorum (§13), in the order recorded. */
@@ -67,6 +85,8 @@ export interface RecordedVote {
   argsHash: string;
   by: Principal;
   at: string;
+  /** An edit's: what the policies made of its arguments (§19), enforced or (shadow mode) only recorded. */
+  policy?: AskPolicy;
 }
 
 /** What closing a pause adds: the continuation's id, when, how, and the hash its rebuilds must match. */

@@ -10,7 +10,7 @@ import {
   type RecordedDecision,
   statusAt,
 } from './record.ts';
-import { currentArgsHash, isArgsHash, modelHashes, tallyOf } from './tally.ts';
+import { argsHashOf, currentArgsHash, isArgsHash, modelHashes, tallyOf } from './tally.ts';
 import { refusalOf } from './who-decides.ts';
 
 /** What callers see of a record, pure: the GET-pause body, the 201 body. Nothing here reads storage or a clock. */
@@ -32,11 +32,23 @@ export function toPauseView(
     const view = toAskView(ask, record.decisions[index], calls);
     const votes = record.votes?.[index];
     if (votes !== undefined && votes.length > 0) {
-      view.votes = votes.map((vote) => ({ ...vote.body, by: vote.by, at: vote.at }));
+      view.votes = votes.map((vote) =>
+        vote.policy === undefined
+          ? { ...vote.body, by: vote.by, at: vote.at }
+          : { ...vote.body, by: vote.by, at: vote.at, policy: vote.policy },
+      );
     }
     const modelHash = hashes[index] as string;
     const argsHash = currentArgsHash(votes, modelHash);
     if (isArgsHash(argsHash)) view.argsHash = argsHash;
+    // §19: what the policies make of the current arguments, while they are an edit's: the newest vote's, or those of
+    // the edit that decided an ask without votes.
+    const decided = record.decisions[index]?.body;
+    const current =
+      (votes?.length ?? 0) === 0 && decided !== undefined && 'decision' in decided && decided.decision === 'edit'
+        ? argsHashOf(decided.args)
+        : argsHash;
+    if (ask.policyNow !== undefined && ask.policyNow.argsHash === current) view.policyNow = ask.policyNow.policy;
     view.tally = tallyOf(record, index, modelHash);
     if (viewer !== undefined) {
       const refusal = refusalOf(record, index, viewer, status);
@@ -98,6 +110,7 @@ function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: Rea
   if (ask.policy !== undefined) view.policy = ask.policy;
   if (recorded !== undefined) {
     view.decision = recorded.by === undefined ? recorded.body : { ...recorded.body, by: recorded.by };
+    if (recorded.policy !== undefined) view.decision = { ...view.decision, policy: recorded.policy };
     view.decidedAt = recorded.decidedAt;
   }
   return view;

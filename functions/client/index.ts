@@ -32,6 +32,8 @@ export {
   PauseNotFoundError,
   PauseOpenError,
   PayloadTooLargeError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,

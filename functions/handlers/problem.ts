@@ -21,6 +21,8 @@ import {
   PauseCancelledError,
   PauseExpiredError,
   PayloadTooLargeError,
+  PolicyEvaluationError,
+  PolicyForbidsError,
   RecipientNotAllowedError,
   SelfDecisionError,
   StorageUnavailableError,
@@ -182,6 +184,10 @@ function extensions(error: HandbackError): Record<string, unknown> {
   }
   // The current arguments' hash, so a client can show them again and send it back (§16).
   if (error instanceof ArgsChangedError) return { toolCallId: error.toolCallId, argsHash: error.argsHash };
+  // §19: the ask and the policies that refused or could not judge an edit.
+  if (error instanceof PolicyForbidsError || error instanceof PolicyEvaluationError) {
+    return { toolCallId: error.toolCallId, policyIds: error.policyIds };
+  }
   if (error instanceof ForbiddenError) return error.scope === undefined ? {} : { scope: error.scope };
   // The pause in the way, so a client can read it: a permission request asked again meets its own pause (§18).
   if (error instanceof OpenPauseExistsError || error instanceof IdempotencyKeyReusedError) {

@@ -47,6 +47,8 @@ export function loadPolicyEngine(
   return createPolicyEngine(cedar, loaded, {
     mode: settings.mode,
     default: settings.default,
+    timeZone: settings.timeZone,
+    ...(settings.version === undefined ? {} : { version: settings.version }),
     ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
 }
@@ -58,8 +60,8 @@ export interface PolicyLog {
 }
 
 /**
- * `loadPolicyEngine` as the entry points run it: what loaded is logged once, and every failed evaluation (the ask
- * rejected, fail closed) with the erroring policies' ids.
+ * `loadPolicyEngine` as the entry points run it: what loaded is logged once (the version, the mode, the default and
+ * each policy), and every failed evaluation (the ask rejected, fail closed) with the erroring policies' ids.
  */
 export function loadLoggedPolicyEngine(
   settings: PolicySettings,
@@ -70,7 +72,15 @@ export function loadLoggedPolicyEngine(
     files,
     onError: (failure) => log.error('Policy evaluation failed: the ask was rejected', { ...failure }),
   });
-  log.info('Policies loaded', { policies: engine.size, mode: engine.mode, default: engine.default });
+  // What an auditor reads back (§19): which set decided, and each policy's id, annotations and text.
+  log.info('Policies loaded', {
+    version: engine.version,
+    mode: engine.mode,
+    default: engine.default,
+    timeZone: engine.timeZone,
+    size: engine.size,
+    policies: engine.policies,
+  });
   return engine;
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { engineOf, request } from './support.ts';
+import { engineOf, request, VERSION } from './support.ts';
 
 /** The Cedar blocks of docs/policies.md, as written. */
 const page = readFileSync('docs/policies.md', 'utf8');
@@ -20,6 +20,7 @@ describe('the worked policies of docs/policies.md, as written', () => {
     expect(engine.evaluate(request('refund_order', { amount: 100 }))).toEqual({
       outcome: 'approve',
       policyIds: ['refunds-up-to-100'],
+      version: VERSION,
     });
   });
 
@@ -36,6 +37,7 @@ describe('the worked policies of docs/policies.md, as written', () => {
       outcome: 'ask',
       policyIds: ['finance-over-1000'],
       requires: { approvers: { groups: ['finance'] }, approvals: 2, fourEyes: true },
+      version: VERSION,
     });
   });
 
