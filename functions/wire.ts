@@ -20,6 +20,8 @@ import {
   OUTCOMES,
   PAUSE_STATUSES,
   POLICY_BASES,
+  POLICY_DEFAULTS,
+  POLICY_MODES,
   POLICY_OUTCOMES,
 } from './vocabulary.ts';
 import * as z from './zod.ts';
@@ -473,6 +475,32 @@ export const claimResult = z.object({
   claimedAt: z.string(),
 });
 export type ClaimResult = z.output<typeof claimResult>;
+
+// §19: what an operator reads of the deployment's policies.
+
+/** One policy of the deployment's set, as the file has it. */
+export const policyView = z.object({
+  /** Its `@id`. */
+  id: z.string(),
+  effect: z.enum(['permit', 'forbid']),
+  /** Every annotation it carries, Handback's (`@approvers`, `@reason`, …) and the author's own. */
+  annotations: z.record(z.string(), z.string()),
+  /** Its text, as the file has it. */
+  text: z.string(),
+});
+
+/** `GET /policies`: the deployment's policy set, as the audit trail names it (§19). */
+export const policySetView = z.object({
+  /** The set's version: `HANDBACK_POLICY_VERSION`, else the first 16 hex digits of its files' SHA-256. */
+  version: z.string(),
+  mode: z.enum(POLICY_MODES),
+  default: z.enum(POLICY_DEFAULTS),
+  /** The IANA time zone of `context.clock`. */
+  timeZone: z.string(),
+  /** Its policies, in the file's order. */
+  policies: z.array(policyView),
+});
+export type PolicySetView = z.output<typeof policySetView>;
 
 /** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
 export const jsonRpcMessage = z

@@ -72,6 +72,9 @@ const SCHEMAS = {
   DispatchCall: wire.dispatchCall,
   LinkCreated: wire.createdLink,
   LinkDelivered: wire.deliveredLink,
+  // §19
+  PolicySet: wire.policySetView,
+  Policy: wire.policyView,
 } satisfies Record<string, z.ZodMiniType>;
 /** A component schema's name. */
 export type SchemaName = keyof typeof SCHEMAS;
@@ -249,6 +252,19 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       ...BEARER,
       404: 'NotFound',
       ...BODY,
+    },
+  },
+  // §19
+  getPolicies: {
+    summary:
+      "The deployment's policy set (§19), for any principal that may decide: its version (as the audit trail names it), mode, default, time zone and each policy's id, annotations and text.",
+    responses: {
+      200: body('PolicySet', 'The policies in force.'),
+      ...BEARER,
+      404: {
+        description: 'not_found: no policies are configured.',
+        content: { 'application/problem+json': { schema: ref('Problem') } },
+      },
     },
   },
   claim: {

@@ -20,6 +20,7 @@ import {
   type UseCaseDeps,
 } from '../resume/resume.ts';
 import type { Scope } from '../vocabulary.ts';
+import type { PolicySetView } from '../wire.ts';
 import type * as z from '../zod.ts';
 import { linkOpener, linkRoutes, type OpenLink } from './link-routes.ts';
 import { principalOf, scopesOf } from './principal.ts';
@@ -223,6 +224,18 @@ export function createApiHandler(
       if (deps.claims === undefined)
         throw new HttpProblem(404, EdgeCode.NotFound, 'Hand-off claims are not configured.');
       return json(200, await claimHandoff(deps, { tenant, ...params, claimant: body.claimant }));
+    },
+    // §19: what decides before people do, for anyone who may decide (the version names it on the audit trail).
+    getPolicies: async () => {
+      if (deps.policies === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'No policies are configured.');
+      const { version, mode, default: fallback, timeZone, policies } = await deps.policies();
+      return json(
+        200,
+        { version, mode, default: fallback, timeZone, policies: [...policies] } satisfies PolicySetView,
+        {
+          'Cache-Control': 'no-store',
+        },
+      );
     },
     // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
     mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),

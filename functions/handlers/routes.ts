@@ -140,6 +140,8 @@ export const ROUTES = [
     params: pauseParams,
     body: { limit: LIMITS.decisionBodyBytes, schema: claimBody, name: 'claim body' },
   },
+  // §19
+  { id: 'getPolicies', method: 'GET', path: '/policies', scopes: [decide] },
   {
     id: 'mcp',
     method: 'POST',

@@ -58,6 +58,7 @@ export function useCaseDepsWith(
     capture: traceAwsClient,
     targetModule,
   });
+  const policies = config.policies === undefined ? undefined : policiesOnFirstUse(config.policies);
   return {
     // The service itself, not `createDynamoDBCheckpointStore`, whose default (every check) would bundle them all.
     store: new CheckpointService({
@@ -68,8 +69,9 @@ export function useCaseDepsWith(
       }),
       checks,
       recipientDomains: config.recipientDomains,
-      ...(config.policies === undefined ? {} : { policies: policiesOnFirstUse(config.policies) }),
+      ...(policies === undefined ? {} : { policies }),
     }),
+    ...(policies === undefined ? {} : { policies }),
     handoff: createHandoff(config.handoff, clients, logger),
     claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),
     logger,

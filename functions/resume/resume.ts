@@ -31,6 +31,7 @@ import {
 import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
+import type { PolicyEngine } from '../policies/port.ts';
 import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
 import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
 import { jsonBytes } from './request.ts';
@@ -61,6 +62,8 @@ export interface UseCaseDeps extends Telemetry {
   deliverLink?: LinkMailer;
   /** Where closed pauses' hand-offs are claimed (§18); without it the claim route is not configured. */
   claims?: HandoffClaims;
+  /** The deployment's policies (§19: `GET /policies`), the store's own engine; absent where none are configured. */
+  policies?: () => Promise<PolicyEngine>;
 }
 
 /** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */
