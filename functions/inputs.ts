@@ -12,7 +12,15 @@ import {
   reason,
 } from './fields.ts';
 import { jsonBytes, jsonProblem } from './json.ts';
-import { ASK_KINDS, CLAUDE_RUN_PATTERN, LIMITS, ON_EXPIRY, PAUSE_STATUSES, RUN_ID_PATTERN } from './vocabulary.ts';
+import {
+  ASK_KINDS,
+  CLAUDE_RUN_PATTERN,
+  LIMITS,
+  ON_EXPIRY,
+  PAUSE_STATUSES,
+  PRINCIPAL_KINDS,
+  RUN_ID_PATTERN,
+} from './vocabulary.ts';
 import { decisions } from './wire.ts';
 import * as z from './zod.ts';
 
@@ -354,6 +362,25 @@ export const claimBody = z.object({
       z.describe('Who claims: the same name on every retry of one claim.'),
     ),
 });
+
+// §19
+/** One call of `handback policies check --calls`: the tool and arguments an agent would ask about, by whom and when. */
+export const policyCheckCall = z.object({
+  tool: z.string().check(z.minLength(1)),
+  args: z.optional(z.unknown()),
+  /** Who pauses: the agent `agent` when not given. */
+  principal: z.optional(
+    z.object({
+      kind: z.enum(PRINCIPAL_KINDS),
+      subject: z.string().check(z.minLength(1)),
+      groups: z.optional(z.array(z.string())),
+    }),
+  ),
+  /** When it is judged (`context.now`, `context.clock`): an ISO 8601 date-time; now when not given. */
+  at: z.optional(z.iso.datetime({ offset: true })),
+});
+/** `handback policies check --calls <file>`: a list of calls. */
+export const policyCheckCalls = z.array(policyCheckCall);
 
 /**
  * Parses `input` with `schema` (`at`, a JSON pointer, prefixes every failure's path), or throws what its failures

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join } from 'node:path';
 import { cedarWasmPath, loadCedar } from './cedar.ts';
 import type { PolicySettings } from './config.ts';
 import { createPolicyEngine, type PolicyEngine, type PolicyEngineOptions } from './engine.ts';
@@ -26,7 +26,9 @@ export interface PolicyFiles {
 /** Where Handback's schema (`handback.cedarschema`, at the package's root) is: `files.schema`, else the package's. */
 export function shippedSchemaPath(files: PolicyFiles = {}): string {
   if (files.schema !== undefined && files.schema !== '') return resolved(files.schema, files);
-  return fileURLToPath(new URL('../../handback.cedarschema', import.meta.url));
+  // The package's root by its own name, not by this module's place: the bin runs it from a chunk of dist/cli/chunks/,
+  // the library from dist/policies/, the repository from functions/policies/.
+  return join(dirname(createRequire(import.meta.url).resolve('handback/package.json')), 'handback.cedarschema');
 }
 
 /** Loads, checks and preparses the policies `settings` name; throws `InvalidPoliciesError` naming what is wrong. */
