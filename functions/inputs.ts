@@ -381,6 +381,12 @@ export const policyCheckCall = z.object({
 });
 /** `handback policies check --calls <file>`: a list of calls. */
 export const policyCheckCalls = z.array(policyCheckCall);
+/** `GET /policies/shadow`'s query: the pauses created since an instant, a page at a time. */
+export const policyShadowQuery = z.object({
+  since: z.iso.datetime({ offset: true }).check(z.describe('Only pauses created at or after it (ISO 8601).')),
+  limit: z.optional(z.coerce.number().check(...pageSizeChecks)),
+  cursor: z.optional(nonEmpty),
+});
 
 /**
  * Parses `input` with `schema` (`at`, a JSON pointer, prefixes every failure's path), or throws what its failures

@@ -257,6 +257,11 @@ export type PolicyDefault = (typeof POLICY_DEFAULTS)[number];
 export const POLICY_BASES = ['default', 'error'] as const;
 export type PolicyBasis = (typeof POLICY_BASES)[number];
 
+// §19
+/** What people did with an ask the policies judged in shadow mode (`GET /policies/shadow`). */
+export const SHADOW_PEOPLE = ['approved', 'edited', 'rejected', 'waiting', 'expired', 'cancelled'] as const;
+export type ShadowPeople = (typeof SHADOW_PEOPLE)[number];
+
 /** The Cedar names Handback's requests use (`handback.cedarschema`). */
 export const CEDAR_NAMES = {
   namespace: 'Handback',

@@ -23,6 +23,7 @@ import {
   POLICY_DEFAULTS,
   POLICY_MODES,
   POLICY_OUTCOMES,
+  SHADOW_PEOPLE,
 } from './vocabulary.ts';
 import * as z from './zod.ts';
 
@@ -501,6 +502,48 @@ export const policySetView = z.object({
   policies: z.array(policyView),
 });
 export type PolicySetView = z.output<typeof policySetView>;
+
+/** One ask the policies judged in shadow mode, beside what people did with it. */
+export const shadowEntry = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
+  toolCallId: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  /** What the policies would have done at pause time. */
+  would: askPolicy,
+  /** What people did: approved, edited, rejected; or it still waits, expired, was cancelled. */
+  people: z.enum(SHADOW_PEOPLE),
+  /** Whether the two agree: an approval approved as it was, a rejection rejected; null where nothing compares. */
+  agreed: z.nullable(z.boolean()),
+});
+export type ShadowEntry = z.output<typeof shadowEntry>;
+
+/** What one policy (or `default`, `error`) would have decided, against what people did, over the asks listed. */
+export const shadowTally = z.object({
+  policyId: z.string(),
+  asks: z.number(),
+  agreed: z.number(),
+  disagreed: z.number(),
+  /** The policies' would-be outcomes, by outcome. */
+  would: z.partialRecord(z.enum(POLICY_OUTCOMES), z.number()),
+  /** What people did, by what. */
+  people: z.partialRecord(z.enum(SHADOW_PEOPLE), z.number()),
+});
+export type ShadowTally = z.output<typeof shadowTally>;
+
+/** `GET /policies/shadow`: what shadow mode would have decided against what people did, per policy (§19). */
+export const shadowReport = z.object({
+  /** The pauses listed were created at or after it. */
+  since: z.string(),
+  /** Per policy, over this page's asks, in the order first met. */
+  policies: z.array(shadowTally),
+  /** The asks, newest pause first. */
+  items: z.array(shadowEntry),
+  /** When older pauses since `since` remain: the next page's cursor. */
+  cursor: z.optional(z.string()),
+});
+export type ShadowReport = z.output<typeof shadowReport>;
 
 /** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
 export const jsonRpcMessage = z

@@ -237,6 +237,22 @@ export function createApiHandler(
         },
       );
     },
+    // §19: shadow mode's would-be outcomes beside what people did, a page of the listing at a time.
+    getPolicyShadow: async ({ query }, { tenant }) => {
+      if (deps.policies === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'No policies are configured.');
+      const { since, limit, cursor } = query;
+      const page = await listPauses(deps, {
+        tenant,
+        ...(limit === undefined ? {} : { limit }),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      const from = Date.parse(since);
+      const within = page.items.filter((pause) => Date.parse(pause.createdAt) >= from);
+      // Newest first: a page that reaches past `since` is the last one wanted.
+      const next = within.length === page.items.length ? page.cursor : undefined;
+      const { shadowReportOf } = await import('../checkpoints/policy-shadow.ts');
+      return json(200, shadowReportOf(within, since, next), { 'Cache-Control': 'no-store' });
+    },
     // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
     mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
     // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.

@@ -9,6 +9,7 @@ import {
   pauseBody,
   pauseParams,
   pauseQuery,
+  policyShadowQuery,
   resumeBody,
   runParams,
 } from '../inputs.ts';
@@ -142,6 +143,7 @@ export const ROUTES = [
   },
   // §19
   { id: 'getPolicies', method: 'GET', path: '/policies', scopes: [decide] },
+  { id: 'getPolicyShadow', method: 'GET', path: '/policies/shadow', scopes: [decide], query: policyShadowQuery },
   {
     id: 'mcp',
     method: 'POST',
