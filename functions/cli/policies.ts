@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
  */
 
 /** One line for `handback --help`. */
-export const summary = 'Policies: check a Cedar policy file and judge calls with it, as the service would.';
+export const summary =
+  "Policies: check a Cedar policy file and judge calls with it; list a service's shadow-mode outcomes.";
 
 /** `handback policies --help`. */
 export const help = `Usage: handback policies check <policies.cedar> [--schema <args.cedarschema>] --calls <calls.json>
@@ -24,7 +25,14 @@ calls.json: a list of {"tool": "refund_order", "args": {...}, "principal"?: {"ki
 when (context.now and context.clock; now when not given).
 
 Exit status: 0 when every call was judged (whatever the outcomes), 1 when a file cannot be read or the policies do
-not load (file:line:column and Cedar's words), 2 on a usage error. See docs/policies.md.`;
+not load (file:line:column and Cedar's words), 2 on a usage error.
+
+       handback policies shadow --url <service> --since <ISO 8601> [--json]
+
+Over a running service (GET /policies/shadow, every page): what its policies, in shadow mode, would have decided for
+each approval ask since then, against what people did, one line per policy. HANDBACK_TOKEN: a token with the
+handback/decide scope (none where auth is off). Exit 1 when the service refuses or cannot be reached.
+See docs/policies.md.`;
 
 /** Runs `handback policies <subcommand>`; resolves with the exit code. */
 export async function run(argv: string[]): Promise<number> {
@@ -38,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     return fail(`${error instanceof Error ? error.message : String(error)} See handback policies --help.`, 2);
   }
+  if (parsed.shadow) return shadow(parsed.values, fail);
   const { file, values } = parsed;
   // Loaded only now: `handback --help` and the other commands never read Cedar.
   const [{ loadPolicyEngine }, { policySettingsFrom }, { parseInput, policyCheckCalls }, { InvalidPoliciesError }] =
@@ -127,14 +136,92 @@ function parseOptions(argv: string[]) {
       default: { type: 'string' },
       'time-zone': { type: 'string' },
       json: { type: 'boolean' },
+      url: { type: 'string' },
+      since: { type: 'string' },
     },
   });
   const [subcommand, file, ...rest] = positionals;
-  if (subcommand !== 'check') throw new Error(`Unknown subcommand ${JSON.stringify(subcommand ?? '')}: only check.`);
+  if (subcommand === 'shadow') {
+    if (file !== undefined) throw new Error(`Unexpected arguments: ${[file, ...rest].join(' ')}.`);
+    if (values.url === undefined || values.since === undefined) throw new Error('shadow needs --url and --since.');
+    return { shadow: true as const, values: { url: values.url, since: values.since, json: values.json === true } };
+  }
+  if (subcommand !== 'check') {
+    throw new Error(`Unknown subcommand ${JSON.stringify(subcommand ?? '')}: check or shadow.`);
+  }
   if (file === undefined) throw new Error('check needs a policy file.');
   if (rest.length > 0) throw new Error(`Unexpected arguments: ${rest.join(' ')}.`);
   if (values.calls === undefined) throw new Error('check needs --calls <calls.json>.');
-  return { file, values };
+  return { shadow: false as const, file, values };
+}
+
+/** Every page of a service's `GET /policies/shadow` since `since`, printed per policy (or as JSON). */
+async function shadow(
+  options: { url: string; since: string; json: boolean },
+  fail: (message: string, code: number) => number,
+): Promise<number> {
+  const token = process.env.HANDBACK_TOKEN;
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const tallies = new Map<string, ShadowTally>();
+  const items: unknown[] = [];
+  let cursor: string | undefined;
+  do {
+    const url = new URL('/policies/shadow', options.url);
+    url.searchParams.set('since', options.since);
+    url.searchParams.set('limit', '100');
+    if (cursor !== undefined) url.searchParams.set('cursor', cursor);
+    let page: { policies: ShadowTally[]; items: unknown[]; cursor?: string };
+    try {
+      const response = await fetch(url, { headers });
+      const body = (await response.json()) as typeof page & { detail?: string };
+      if (!response.ok) return fail(`${url.origin} answered ${response.status}: ${body.detail ?? ''}`, 1);
+      page = body;
+    } catch (error) {
+      return fail(`${url.origin} could not be read: ${error instanceof Error ? error.message : String(error)}`, 1);
+    }
+    items.push(...page.items);
+    for (const tally of page.policies) {
+      const sum = tallies.get(tally.policyId);
+      if (sum === undefined) tallies.set(tally.policyId, structuredClone(tally));
+      else {
+        sum.asks += tally.asks;
+        sum.agreed += tally.agreed;
+        sum.disagreed += tally.disagreed;
+        for (const [key, n] of Object.entries(tally.would)) sum.would[key] = (sum.would[key] ?? 0) + n;
+        for (const [key, n] of Object.entries(tally.people)) sum.people[key] = (sum.people[key] ?? 0) + n;
+      }
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  if (options.json) {
+    process.stdout.write(
+      `${JSON.stringify({ since: options.since, policies: [...tallies.values()], items }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  const counts = (record: Record<string, number>) =>
+    Object.entries(record)
+      .map(([key, n]) => `${key} ${n}`)
+      .join(', ');
+  const lines = [
+    `Shadow mode since ${options.since}: ${items.length} asks`,
+    ...[...tallies.values()].map(
+      (t) =>
+        `${t.policyId}: ${t.asks} asks, ${t.agreed} agreed, ${t.disagreed} disagreed; would ${counts(t.would)}; people ${counts(t.people)}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+/** One policy's tally, as the service sends it. */
+interface ShadowTally {
+  policyId: string;
+  asks: number;
+  agreed: number;
+  disagreed: number;
+  would: Record<string, number>;
+  people: Record<string, number>;
 }
 
 /** What decided a call and what it requires, after its outcome. */

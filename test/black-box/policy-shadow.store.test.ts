@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run } from '../../functions/cli/policies.ts';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { policyTranscript } from '../../functions/testing/index.ts';
 import { useTestTable } from '../support/dynamodb.ts';
@@ -155,5 +156,35 @@ describe('GET /policies/shadow', () => {
     expect(
       await request(`${service.url}/policies/shadow?since=2026-01-01T00:00:00Z`, 'GET', undefined, as('agent')),
     ).toMatchObject({ status: 403, body: { code: 'forbidden', scope: 'handback/decide' } });
+  });
+
+  it('is what handback policies shadow --url prints, per policy over every page; a refused token exits 1', async () => {
+    // Only this test's pauses: the listing's since is when it starts.
+    const since = new Date().toISOString();
+    await decide(await pause('shadow-cli-1', 'refund_order', { orderId: 'C-1', amount: 5 }), { decision: 'approve' });
+    await pause('shadow-cli-2', 'delete_customer', {});
+    const printed: string[] = [];
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => printed.push(String(chunk)) > 0);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => printed.push(String(chunk)) > 0);
+    try {
+      vi.stubEnv('HANDBACK_TOKEN', tokens.ann);
+      expect(await run(['shadow', '--url', service.url, '--since', since])).toBe(0);
+      expect(printed.join('')).toBe(
+        [
+          `Shadow mode since ${since}: 2 asks`,
+          'no-agent-deletes: 1 asks, 0 agreed, 0 disagreed; would reject 1; people waiting 1',
+          'refunds-up-to-100: 1 asks, 1 agreed, 0 disagreed; would approve 1; people approved 1',
+          '',
+        ].join('\n'),
+      );
+      printed.length = 0;
+      vi.stubEnv('HANDBACK_TOKEN', tokens.agent);
+      expect(await run(['shadow', '--url', service.url, '--since', since])).toBe(1);
+      expect(printed.join('')).toContain('answered 403');
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+      vi.unstubAllEnvs();
+    }
   });
 });
