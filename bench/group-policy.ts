@@ -8,12 +8,13 @@ import { MemoryPersistence } from '../functions/checkpoints/memory.ts';
 import { loadCedar } from '../functions/policies/cedar.ts';
 import { createPolicyEngine, type PolicyEngine } from '../functions/policies/engine.ts';
 import { loadPolicies } from '../functions/policies/load.ts';
-import { policyTranscript } from '../functions/testing/policy-spec.ts';
+import { policyTranscript } from '../functions/testing/fixtures.ts';
 import { buildLambdaBundle, outputsAtInit } from '../infra/lambda-bundle.ts';
 import { ENTRY } from '../infra/paths.ts';
 import { type BundleSpec, beforeSpecs, buildBundle, DEFAULT_TARGET, OUT_DIR, REPO } from './bundle.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
+import { measureLarge, type PolicyLargeRow } from './policy-large.ts';
 
 /**
  * Group 9, policy before people (§17): what the deployment's Cedar policies add to a pause, and what a deployment
@@ -65,6 +66,8 @@ export interface PolicyResult {
   bundles: PolicyBundleRow[];
   /** The commit the "before §17" bundle was built from, or undefined when it could not be. */
   beforeRev: string | undefined;
+  /** §19: a 5.9 MB pause of large declared sets, judged by `npm start` while `/health` is asked (`policy-large.ts`). */
+  large?: PolicyLargeRow[];
 }
 
 const POLICY_COUNTS = [0, 10, 100, 1000, 5000] as const;
@@ -120,6 +123,7 @@ function measureLoads(options: GroupOptions): PolicyLoadRow[] {
         runId: 'load',
         tenant: 'acme',
         format: 'openai-chat',
+        now: new Date(),
       });
       if (verdict.outcome !== 'ask') throw new Error(`the bench's evaluation gave ${verdict.outcome}`);
       loads.push(built - started);
@@ -240,7 +244,8 @@ export async function runPolicy(options: GroupOptions): Promise<PolicyResult> {
       `${spec.name}: ${built.gzipBytes} B gzip at init, ${built.assetGzipBytes} B the whole asset; policy modules ${policyInitBytes} of ${initBytes} B minified at init`,
     );
   }
-  return { rows, loads, bundles, beforeRev };
+  const large = await measureLarge(options);
+  return { rows, loads, bundles, beforeRev, large };
 }
 
 /** What init loads of `spec`'s bundle, minified, and how much of it the policy feature's modules are. */

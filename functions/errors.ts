@@ -589,7 +589,9 @@ export class PauseOpenError extends HandbackError {
  */
 export class PolicyForbidsError extends HandbackError {
   readonly toolCallId: string | undefined;
+  /** The forbidding policies' ids (none for the deployment's default `reject`). */
   readonly policyIds: string[];
+  /** The first forbid's `@reason` (else its id). */
   readonly reason: string;
 
   constructor(
@@ -603,6 +605,22 @@ export class PolicyForbidsError extends HandbackError {
     this.policyIds = fields.policyIds;
     this.reason = fields.reason;
   }
+
+  /**
+   * A person's edit that a `forbid` refuses on the edited arguments (or, with the default `reject`, that no policy
+   * allows): nothing was recorded; the person may still reject the ask, or edit it to arguments the policies allow.
+   */
+  static ofEdit(
+    ids: { runId: string; interruptId: string; toolCallId: string },
+    policyIds: string[],
+    reason: string,
+  ): PolicyForbidsError {
+    const named = policyIds.length === 0 ? "the deployment's default" : `policy ${policyIds.join(', ')}`;
+    return new PolicyForbidsError(
+      `The edited arguments of the ask ${ids.toolCallId} of pause ${ids.interruptId} (run ${ids.runId}) are forbidden by ${named}: ${reason}. Nothing was recorded; edit them to arguments the policies allow, or reject the ask.`,
+      { policyIds, reason, toolCallId: ids.toolCallId },
+    );
+  }
 }
 
 /** The deployment's policies could not judge a call (§19): the evaluation failed, and what fails closed is refused. */
@@ -610,12 +628,34 @@ export class PolicyEvaluationError extends HandbackError {
   readonly toolCallId: string | undefined;
   /** What failed, in Cedar's words where Cedar said it. */
   readonly reason: string;
+  /** The erroring policies' ids (none when the request itself did not fit). */
+  readonly policyIds: string[];
 
-  constructor(message: string, fields: { reason: string; toolCallId?: string }, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    fields: { reason: string; toolCallId?: string; policyIds?: string[] },
+    options?: { cause?: unknown },
+  ) {
     super(ErrorCode.PolicyError, message, options);
     this.name = 'PolicyEvaluationError';
     this.toolCallId = fields.toolCallId;
     this.reason = fields.reason;
+    this.policyIds = fields.policyIds ?? [];
+  }
+
+  /**
+   * The policies could not judge a person's edit: a value that does not fit the schema, arguments past the bounds, an
+   * extension call that failed. Nothing was recorded.
+   */
+  static ofEdit(
+    ids: { runId: string; interruptId: string; toolCallId: string },
+    policyIds: string[],
+    reason: string,
+  ): PolicyEvaluationError {
+    return new PolicyEvaluationError(
+      `The deployment's policies could not judge the edited arguments of the ask ${ids.toolCallId} of pause ${ids.interruptId} (run ${ids.runId}): ${reason}. Nothing was recorded.`,
+      { reason, toolCallId: ids.toolCallId, policyIds },
+    );
   }
 }
 
@@ -814,7 +854,7 @@ export const ERROR_FATES: Record<ErrorCode, ErrorFate> = {
   // §20
   unknown_person: { name: 'UnknownPersonError', status: 403, title: 'Unknown person', retryable: false },
   // §19
-  policy_forbids: { name: 'PolicyForbidsError', status: 403, title: 'Policy forbids', retryable: false },
+  policy_forbids: { name: 'PolicyForbidsError', status: 403, title: 'Forbidden by policy', retryable: false },
   policy_error: { name: 'PolicyEvaluationError', status: 422, title: 'Policy error', retryable: false },
   approval_expired: { name: 'ApprovalExpiredError', status: 410, title: 'Approval expired', retryable: false },
   already_claimed: { name: 'AlreadyClaimedError', status: 409, title: 'Already claimed', retryable: false },

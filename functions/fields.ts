@@ -167,6 +167,14 @@ export const linkRecipient = z.object({
 export type LinkRecipient = z.output<typeof linkRecipient>;
 
 /**
+ * The groups a principal brings (a token's groups claim, a trigger's `by.groups`): matched against approvers and
+ * policies, and recorded with the principal as they were then (§19).
+ */
+export const principalGroups = z
+  .array(z.string().check(z.maxLength(LIMITS.approvers.chars)))
+  .check(z.maxLength(LIMITS.principalGroups));
+
+/**
  * Who made a pause, a decision, a vote or a cancel, as recorded with it: `{kind, subject, email?, name?, via}`. From a
  * bearer JWT, `subject` is `sub`; a link's is `email:<address>` or `link:<interruptId>`; a trigger's without `by` is
  * `service:<trigger>`; the sweep's `service:sweep`; the library's default `library`.
@@ -193,6 +201,11 @@ const principalFields = {
    * they still count as that person's; §16's granted links record the grantor as the principal itself.
    */
   grantedBy: z.optional(principalText),
+  // §19
+  /** The groups it had when it paused, decided or voted (§19): what an auditor asks ("were they in finance?"). */
+  groups: z.optional(principalGroups),
+  /** A policy's decision (`via: "policy"`): the version of the policy set that decided (§19). */
+  policyVersion: z.optional(principalText),
   /**
    * The directory's person the principal was when it acted (§20): `person:<id>` is then its identity key. Set by the
    * store from the directory, never taken from a caller.
@@ -209,13 +222,8 @@ export const principal = z.object({
 });
 export type Principal = z.output<typeof principal>;
 
-/** The groups a principal brings (a token's groups claim, a trigger's `by.groups`): matched, never recorded. */
-export const principalGroups = z
-  .array(z.string().check(z.maxLength(LIMITS.approvers.chars)))
-  .check(z.maxLength(LIMITS.principalGroups));
-
-/** A principal as a request brings it: what is recorded, plus the groups its token names (matched, not recorded). */
-export interface Actor extends Principal {
+/** A principal as a request brings it: what is recorded, its groups as its token names them. */
+export interface Actor extends Omit<Principal, 'groups'> {
   groups?: readonly string[];
   /**
    * What the deployment's directory says of this principal (§20), set by the store when it resolves one (never read
@@ -243,10 +251,7 @@ export interface Resolution {
   delegators: readonly KnownPerson[];
 }
 /** `Actor`'s schema (typed so that a read-only list of groups may be given). */
-export const actor = z.extend(principal, { groups: z.optional(principalGroups) }) as unknown as z.ZodMiniType<
-  Actor,
-  Actor
->;
+export const actor = principal as unknown as z.ZodMiniType<Actor, Actor>;
 
 /** One list of approvers: at most `LIMITS.approvers.entries` entries of 1 to `LIMITS.approvers.chars` characters. */
 const approverList = (description: string) =>

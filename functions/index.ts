@@ -118,6 +118,12 @@ export { isFormatName } from './rehydrate/formats/index.ts';
 export { NOT_DISPATCHED, type PauseLike, rehydrate } from './rehydrate/rehydrate.ts';
 export { appendResults, type ToolResult } from './rehydrate/results.ts';
 export {
+  isRejectionText,
+  POLICY_ERROR_REJECTED,
+  policyDefaultText,
+  policyRejectionText,
+} from './rehydrate/texts.ts';
+export {
   ASK_KINDS,
   type AskKind,
   DECISION_KINDS,

@@ -21,6 +21,7 @@ import {
   LIMITS,
   ON_EXPIRY,
   PAUSE_STATUSES,
+  PRINCIPAL_KINDS,
   RUN_ID_PATTERN,
 } from './vocabulary.ts';
 import { decisions } from './wire.ts';
@@ -395,6 +396,29 @@ export const claimExecutionBody = z.object({ toolCallId: executionCallId });
 export const finishExecutionBody = z.object(executionEnd);
 /** One execution's path. */
 export const executionParams = z.object({ runId, continuationId: opaqueId, toolCallId: executionCallId });
+/** One call of `handback policies check --calls`: the tool and arguments an agent would ask about, by whom and when. */
+export const policyCheckCall = z.object({
+  tool: z.string().check(z.minLength(1)),
+  args: z.optional(z.unknown()),
+  /** Who pauses: the agent `agent` when not given. */
+  principal: z.optional(
+    z.object({
+      kind: z.enum(PRINCIPAL_KINDS),
+      subject: z.string().check(z.minLength(1)),
+      groups: z.optional(z.array(z.string())),
+    }),
+  ),
+  /** When it is judged (`context.now`, `context.clock`): an ISO 8601 date-time; now when not given. */
+  at: z.optional(z.iso.datetime({ offset: true })),
+});
+/** `handback policies check --calls <file>`: a list of calls. */
+export const policyCheckCalls = z.array(policyCheckCall);
+/** `GET /policies/shadow`'s query: the pauses created since an instant, a page at a time. */
+export const policyShadowQuery = z.object({
+  since: z.iso.datetime({ offset: true }).check(z.describe('Only pauses created at or after it (ISO 8601).')),
+  limit: z.optional(z.coerce.number().check(...pageSizeChecks)),
+  cursor: z.optional(nonEmpty),
+});
 
 /**
  * Parses `input` with `schema` (`at`, a JSON pointer, prefixes every failure's path), or throws what its failures

@@ -203,6 +203,14 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     description: "`enforce`, or `shadow`: the policies' outcomes recorded, people asked as if there were none",
   },
   policyDefault: { description: 'an approval no policy matches: `ask` (it waits) or `reject`' },
+  policyTimeZone: {
+    description:
+      "the IANA time zone of the policies' `context.clock` (weekday, hour, minute: §19), e.g. `Europe/Paris`; a zone that is not one refuses the start and the synthesis",
+  },
+  policyVersion: {
+    description: "the policy set's version on the audit trail (§19), 1–64 visible ASCII characters, e.g. a release tag",
+    unset: 'the first 16 hex digits of the SHA-256 of the policy file, the schemas, the mode and the default',
+  },
   cedarSchema: {
     description: "Handback's own Cedar schema, the copy in the function's asset",
     unset: "the installed package's `handback.cedarschema`",

@@ -260,6 +260,20 @@ export const policyDefault = {
   context: 'handback:policyDefault',
   default: 'ask',
 } as const;
+// §19: the policies' clock and version.
+export const policyTimeZone = {
+  env: 'HANDBACK_POLICY_TIMEZONE',
+  read: BOTH,
+  type: 'string',
+  context: 'handback:policyTimeZone',
+  default: 'UTC',
+} as const;
+export const policyVersion = {
+  env: 'HANDBACK_POLICY_VERSION',
+  read: BOTH,
+  type: 'string',
+  context: 'handback:policyVersion',
+} as const;
 export const cedarSchema = { env: 'HANDBACK_CEDAR_SCHEMA', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 export const cedarWasm = { env: 'HANDBACK_CEDAR_WASM', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 
@@ -421,6 +435,8 @@ export const SETTINGS = {
   policySchema,
   policyMode,
   policyDefault,
+  policyTimeZone,
+  policyVersion,
   cedarSchema,
   cedarWasm,
   // §20

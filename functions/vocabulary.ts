@@ -114,6 +114,13 @@ export const LIMITS = {
   executionDetailBytes: 512,
   /** Characters of a tool call id an execution names in a request (§19). */
   toolCallIdChars: 256,
+  // §19: what the policies judge is bounded, so that judging one pause never holds the process.
+  /** Bytes of an ask's declared arguments as Cedar sees them (canonical JSON, UTF-8); past it the evaluation errs. */
+  policyArgsBytes: 64 * 1024,
+  /** Elements of any one set or record of an ask's declared arguments; past it the evaluation errs. */
+  policyArgsElements: 1000,
+  /** A policy set's version as a deployment names it (`HANDBACK_POLICY_VERSION`): 1–64 visible ASCII characters. */
+  policyVersion: /^[\x21-\x7e]{1,64}$/,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
@@ -281,6 +288,11 @@ export type PolicyDefault = (typeof POLICY_DEFAULTS)[number];
  */
 export const POLICY_BASES = ['default', 'error'] as const;
 export type PolicyBasis = (typeof POLICY_BASES)[number];
+
+// §19
+/** What people did with an ask the policies judged in shadow mode (`GET /policies/shadow`). */
+export const SHADOW_PEOPLE = ['approved', 'edited', 'rejected', 'waiting', 'expired', 'cancelled'] as const;
+export type ShadowPeople = (typeof SHADOW_PEOPLE)[number];
 
 /** The Cedar names Handback's requests use (`handback.cedarschema`). */
 export const CEDAR_NAMES = {

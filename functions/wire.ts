@@ -26,7 +26,10 @@ import {
   OUTCOMES,
   PAUSE_STATUSES,
   POLICY_BASES,
+  POLICY_DEFAULTS,
+  POLICY_MODES,
   POLICY_OUTCOMES,
+  SHADOW_PEOPLE,
 } from './vocabulary.ts';
 import * as z from './zod.ts';
 
@@ -129,14 +132,56 @@ export const dispatchedCall = z.extend(dispatchCall, {
   approvedUntil: z.optional(z.string()),
 });
 
+/** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
+export const policyRequirements = z.object({
+  /** The union of the applying permits' `@approvers`. */
+  approvers: z.optional(approvers),
+  /** The largest `@approvals`. */
+  approvals: z.optional(z.number()),
+  /** Some applying permit says `@fourEyes("true")`. */
+  fourEyes: z.optional(z.literal(true)),
+  /** §19: the shortest `@validFor` of the applying permits (an ISO 8601 duration): how long an approval lets it run. */
+  validFor: z.optional(z.string()),
+});
+export type PolicyRequirements = z.output<typeof policyRequirements>;
+
+/**
+ * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
+ * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
+ * policy existed.
+ */
+export const askPolicy = z.object({
+  outcome: z.enum(POLICY_OUTCOMES),
+  /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
+  policyIds: z.array(z.string()),
+  /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
+  basis: z.optional(z.enum(POLICY_BASES)),
+  /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
+  reason: z.optional(z.string()),
+  /** An ask that waits: what the applying permits require. */
+  requires: z.optional(policyRequirements),
+  /**
+   * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
+   * them; `replaced` when the two shared no one, so the policies' list stands.
+   */
+  agentApprovers: z.optional(z.enum(['narrowed', 'replaced'])),
+  /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
+  shadow: z.optional(z.literal(true)),
+  /** The version of the policy set that judged it (§19). */
+  version: z.optional(z.string()),
+});
+export type AskPolicy = z.output<typeof askPolicy>;
+
 const answered = z.object({ answer: z.unknown() });
 const approved = z.object({ decision: z.literal('approve') });
 const edited = z.object({ decision: z.literal('edit'), args: recordedArgs });
 const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
-/** Who made a recorded decision (§13), and the person a delegate made it for (§20). */
-const recordedBy = { by: z.optional(principal), for: z.optional(principal) };
-/** Who voted, for whom when a delegate voted (§20), and when (§13). */
-const votedBy = { by: principal, for: z.optional(principal), at: z.string() };
+/** An edit's judgement: what the policies made of its arguments (§19). */
+const judged = { policy: z.optional(askPolicy) };
+/** Who made a recorded decision (§13), the person a delegate made it for (§20), and an edit's judgement (§19). */
+const recordedBy = { by: z.optional(principal), for: z.optional(principal), ...judged };
+/** Who voted, for whom when a delegate voted (§20), when (§13), and an edit's judgement (§19). */
+const votedBy = { by: principal, for: z.optional(principal), at: z.string(), ...judged };
 
 /**
  * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,
@@ -206,44 +251,6 @@ export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
 export const voteView = z.union(ofEach('vote'));
 export type VoteView = z.output<typeof voteView>;
 
-/** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
-export const policyRequirements = z.object({
-  /** The union of the applying permits' `@approvers`. */
-  approvers: z.optional(approvers),
-  /** The largest `@approvals`. */
-  approvals: z.optional(z.number()),
-  /** Some applying permit says `@fourEyes("true")`. */
-  fourEyes: z.optional(z.literal(true)),
-  /** §19: the shortest `@validFor` of the applying permits (an ISO 8601 duration): how long an approval lets it run. */
-  validFor: z.optional(z.string()),
-});
-export type PolicyRequirements = z.output<typeof policyRequirements>;
-
-/**
- * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
- * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
- * policy existed.
- */
-export const askPolicy = z.object({
-  outcome: z.enum(POLICY_OUTCOMES),
-  /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
-  policyIds: z.array(z.string()),
-  /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
-  basis: z.optional(z.enum(POLICY_BASES)),
-  /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
-  reason: z.optional(z.string()),
-  /** An ask that waits: what the applying permits require. */
-  requires: z.optional(policyRequirements),
-  /**
-   * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
-   * them; `replaced` when the two shared no one, so the policies' list stands.
-   */
-  agentApprovers: z.optional(z.enum(['narrowed', 'replaced'])),
-  /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
-  shadow: z.optional(z.literal(true)),
-});
-export type AskPolicy = z.output<typeof askPolicy>;
-
 /** Votes for an ask's current arguments, and how many it needs. */
 export const tally = z.object({ have: z.number(), need: z.number() });
 export type Tally = z.output<typeof tally>;
@@ -312,6 +319,8 @@ export const askView = z.object({
   votes: z.optional(z.array(voteView)),
   /** What the deployment's policies made of it (§17), when policies are configured. */
   policy: z.optional(askPolicy),
+  /** What the policies make of its current, edited arguments (§19), when they differ from the model's. */
+  policyNow: z.optional(askPolicy),
   /** The principal that paused it may not decide it, by a policy's `@fourEyes` (§17). */
   fourEyes: z.optional(z.literal(true)),
   /** For the principal asking: whether they may decide it now (§13). */
@@ -493,6 +502,8 @@ export const problem = z.object({
   toolCallId: z.optional(z.string()),
   /** args_changed: the ask's current arguments' hash. */
   argsHash: z.optional(z.string()),
+  /** policy_forbids, policy_error (§19): the policies that refused, or could not judge, an edit or a claim. */
+  policyIds: z.optional(z.array(z.string())),
   /** forbidden: the scopes that would open the operation (any one). */
   scope: z.optional(z.string()),
   /** pause_expired: when it expired. */
@@ -508,8 +519,6 @@ export const problem = z.object({
   claimedBy: z.optional(principal),
   /** approval_expired: until when the approval let the call run (§19). */
   approvedUntil: z.optional(z.string()),
-  /** policy_forbids: the forbidding policies (§19). */
-  policyIds: z.optional(z.array(z.string())),
   /** policy_forbids, policy_error: the forbid's `@reason`, or what failed (§19). */
   reason: z.optional(z.string()),
 });
@@ -545,6 +554,74 @@ export type ExecutionClaimed = z.output<typeof executionClaimed>;
 /** An execution's end as recorded (§19, the 200 of `PUT …/executions/{toolCallId}`). */
 export const executionEnded = z.extend(executionView, { toolCallId: z.string() });
 export type ExecutionEnded = z.output<typeof executionEnded>;
+
+// §19: what an operator reads of the deployment's policies.
+
+/** One policy of the deployment's set, as the file has it. */
+export const policyView = z.object({
+  /** Its `@id`. */
+  id: z.string(),
+  effect: z.enum(['permit', 'forbid']),
+  /** Every annotation it carries, Handback's (`@approvers`, `@reason`, …) and the author's own. */
+  annotations: z.record(z.string(), z.string()),
+  /** Its text, as the file has it. */
+  text: z.string(),
+});
+
+/** `GET /policies`: the deployment's policy set, as the audit trail names it (§19). */
+export const policySetView = z.object({
+  /** The set's version: `HANDBACK_POLICY_VERSION`, else the first 16 hex digits of its files' SHA-256. */
+  version: z.string(),
+  mode: z.enum(POLICY_MODES),
+  default: z.enum(POLICY_DEFAULTS),
+  /** The IANA time zone of `context.clock`. */
+  timeZone: z.string(),
+  /** Its policies, in the file's order. */
+  policies: z.array(policyView),
+});
+export type PolicySetView = z.output<typeof policySetView>;
+
+/** One ask the policies judged in shadow mode, beside what people did with it. */
+export const shadowEntry = z.object({
+  runId: z.string(),
+  interruptId: z.string(),
+  toolCallId: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  /** What the policies would have done at pause time. */
+  would: askPolicy,
+  /** What people did: approved, edited, rejected; or it still waits, expired, was cancelled. */
+  people: z.enum(SHADOW_PEOPLE),
+  /** Whether the two agree: an approval approved as it was, a rejection rejected; null where nothing compares. */
+  agreed: z.nullable(z.boolean()),
+});
+export type ShadowEntry = z.output<typeof shadowEntry>;
+
+/** What one policy (or `default`, `error`) would have decided, against what people did, over the asks listed. */
+export const shadowTally = z.object({
+  policyId: z.string(),
+  asks: z.number(),
+  agreed: z.number(),
+  disagreed: z.number(),
+  /** The policies' would-be outcomes, by outcome. */
+  would: z.partialRecord(z.enum(POLICY_OUTCOMES), z.number()),
+  /** What people did, by what. */
+  people: z.partialRecord(z.enum(SHADOW_PEOPLE), z.number()),
+});
+export type ShadowTally = z.output<typeof shadowTally>;
+
+/** `GET /policies/shadow`: what shadow mode would have decided against what people did, per policy (§19). */
+export const shadowReport = z.object({
+  /** The pauses listed were created at or after it. */
+  since: z.string(),
+  /** Per policy, over this page's asks, in the order first met. */
+  policies: z.array(shadowTally),
+  /** The asks, newest pause first. */
+  items: z.array(shadowEntry),
+  /** When older pauses since `since` remain: the next page's cursor. */
+  cursor: z.optional(z.string()),
+});
+export type ShadowReport = z.output<typeof shadowReport>;
 
 /** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
 export const jsonRpcMessage = z

@@ -19,6 +19,7 @@ import {
 import { HandbackFunction } from './handback-function.ts';
 import type { Handoff } from './handoff.ts';
 import { ENTRY } from './paths.ts';
+import type { PolicyBundle } from './policies.ts';
 import { durableQueue } from './queues.ts';
 import type { ChannelSettings } from './settings.ts';
 
@@ -121,6 +122,12 @@ export interface HandbackChannelsProps {
    */
   readonly inboxUrl?: string;
   /**
+   * The deployment's Cedar policies, for the interactions function: a person's edit in a Slack modal is judged by
+   * them like any other (§19).
+   * @default - none: no policy applies
+   */
+  readonly policies?: PolicyBundle;
+  /**
    * How long the functions' logs are kept.
    * @default RetentionDays.ONE_MONTH
    */
@@ -187,6 +194,7 @@ export class HandbackChannels extends Construct {
         ? Secret.fromSecretCompleteArn(this, 'SlackSecret', slack.secretName)
         : Secret.fromSecretNameV2(this, 'SlackSecret', slack.secretName);
       const interactions = new HandbackFunction(this, 'SlackInteractions', {
+        ...(props.policies === undefined ? {} : { policies: props.policies }),
         entry: ENTRY.slackInteractions,
         description: 'Handback Slack interactions: signed clicks and modal submissions, decided (payload 2.0)',
         // Slack waits 3 s for an answer; a request still running after that has lost the person anyway.

@@ -65,6 +65,7 @@ export class HandbackStack extends Stack {
       handoff,
       settings: resolveChannelSettings(this),
       ...(settings.inboxUrl === undefined ? {} : { inboxUrl: settings.inboxUrl }),
+      ...(settings.policies === undefined ? {} : { policies: settings.policies }),
       ...logging,
     });
     if (channels.names.length > 0) {

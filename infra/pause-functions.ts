@@ -10,8 +10,9 @@ import { SWEEP_EVERY, SweepSchedule } from './sweep-schedule.ts';
 /**
  * The functions of the stack that read and write pauses through the use cases: the API's, MCP's, the resume from
  * Step Functions, SQS and (on request) EventBridge, and the sweep with its schedule. Each is bound to the table and
- * the hand-off, told the deployment's tenant and groups claims, retention and recipient domains, and the two that
- * pause carry the deployment's policies. Made in the stack's own scope, so their construct ids are the stack's.
+ * the hand-off, told the deployment's tenant and groups claims, retention and recipient domains, and all but the sweep
+ * carry the deployment's policies (they pause, or judge a person's edits, §19). Made in the stack's own scope, so
+ * their construct ids are the stack's.
  */
 
 /** How long a stack's log groups keep logs, and what happens to them when they leave it. */
@@ -55,11 +56,12 @@ export function pauseFunctions(
     description: string,
     timeoutSeconds: number,
     access: 'decide' | 'readWrite' = 'decide',
+    judges = true,
   ) => {
-    // The functions that pause judge their approval asks by the deployment's policies (§17): they carry the files.
-    const pauses = access === 'readWrite' && settings.policies !== undefined;
+    // The functions that pause judge their approval asks by the deployment's policies (§17), and those that take a
+    // person's decisions judge their edits (§19): they carry the files. Only the sweep, which edits nothing, does not.
     const fn = new HandbackFunction(stack, name, {
-      ...(pauses ? { policies: settings.policies } : {}),
+      ...(judges && settings.policies !== undefined ? { policies: settings.policies } : {}),
       // Every function that decides or pauses resolves principals to the deployment's persons (§20).
       ...(settings.directory === undefined ? {} : { directory: settings.directory }),
       entry,
@@ -98,6 +100,8 @@ export function pauseFunctions(
     ENTRY.sweeper,
     'Handback sweep: due reminders, expiries and onExpiry reject closings',
     SWEEP_EVERY.toSeconds(),
+    'decide',
+    false,
   );
   const sweep = new SweepSchedule(stack, 'Sweep', { handler: sweeper.function });
   const eventBridge =

@@ -5,7 +5,16 @@ import type { Construct } from 'constructs';
 import { CEDAR_WASM_FILE, cedarWasmPath } from '../functions/policies/cedar.ts';
 import { type PolicySettings, policySettingsFrom } from '../functions/policies/config.ts';
 import { loadPolicyEngine, shippedSchemaPath } from '../functions/policies/engine-files.ts';
-import { cedarSchema, cedarWasm, policies, policyDefault, policyMode, policySchema } from '../functions/settings.ts';
+import {
+  cedarSchema,
+  cedarWasm,
+  policies,
+  policyDefault,
+  policyMode,
+  policySchema,
+  policyTimeZone,
+  policyVersion,
+} from '../functions/settings.ts';
 
 /**
  * The deployment's Cedar policies on AWS (§17): context `handback:policies` (with `handback:policySchema`,
@@ -16,7 +25,14 @@ import { cedarSchema, cedarWasm, policies, policyDefault, policyMode, policySche
  */
 
 /** The policies' four settings (`functions/settings.ts`), by what each gives. */
-const POLICY_SETTINGS = { policies, schema: policySchema, mode: policyMode, default: policyDefault } as const;
+const POLICY_SETTINGS = {
+  policies,
+  schema: policySchema,
+  mode: policyMode,
+  default: policyDefault,
+  timeZone: policyTimeZone,
+  version: policyVersion,
+} as const;
 
 /** The context keys of the policies, by the setting each gives. */
 export const POLICY_CONTEXT = {
@@ -24,6 +40,8 @@ export const POLICY_CONTEXT = {
   schema: policySchema.context,
   mode: policyMode.context,
   default: policyDefault.context,
+  timeZone: policyTimeZone.context,
+  version: policyVersion.context,
 } as const;
 
 /** Where a function's asset holds the policy files, relative to its root (the task root on Lambda). */
@@ -69,6 +87,8 @@ export function policyBundleOf(scope: Construct, refuse: PolicyRefusal): PolicyB
       schema: `Context ${POLICY_CONTEXT.schema}`,
       mode: `Context ${POLICY_CONTEXT.mode}`,
       default: `Context ${POLICY_CONTEXT.default}`,
+      timeZone: `Context ${POLICY_CONTEXT.timeZone}`,
+      version: `Context ${POLICY_CONTEXT.version}`,
     });
   } catch (error) {
     throw refuse((error as Error).message);
@@ -94,7 +114,7 @@ export function policyBundleOf(scope: Construct, refuse: PolicyRefusal): PolicyB
   if (settings.schema !== undefined) absolute.schema = resolve(settings.schema);
   const hash = createHash('sha256');
   for (const file of [absolute.policies, absolute.schema]) hash.update(file === undefined ? '' : readFileSync(file));
-  hash.update(`${absolute.mode}:${absolute.default}`);
+  hash.update(`${absolute.mode}:${absolute.default}:${absolute.timeZone}:${absolute.version ?? ''}`);
   return { settings: absolute, size, hash: hash.digest('hex') };
 }
 
@@ -116,6 +136,8 @@ export function policyEnvironment(bundle: PolicyBundle): Record<string, string> 
     ...(bundle.settings.schema === undefined ? {} : { [POLICY_SETTINGS.schema.env]: at(FILES.schema) }),
     [POLICY_SETTINGS.mode.env]: bundle.settings.mode,
     [POLICY_SETTINGS.default.env]: bundle.settings.default,
+    [POLICY_SETTINGS.timeZone.env]: bundle.settings.timeZone,
+    ...(bundle.settings.version === undefined ? {} : { [POLICY_SETTINGS.version.env]: bundle.settings.version }),
     [cedarSchema.env]: at(FILES.shipped),
     [cedarWasm.env]: at(FILES.wasm),
   };

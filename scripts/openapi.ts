@@ -79,6 +79,12 @@ const SCHEMAS = {
   DispatchCall: wire.dispatchedCall,
   LinkCreated: wire.createdLink,
   LinkDelivered: wire.deliveredLink,
+  // §19
+  PolicySet: wire.policySetView,
+  Policy: wire.policyView,
+  ShadowReport: wire.shadowReport,
+  ShadowEntry: wire.shadowEntry,
+  ShadowTally: wire.shadowTally,
 } satisfies Record<string, z.ZodMiniType>;
 /** A component schema's name. */
 export type SchemaName = keyof typeof SCHEMAS;
@@ -274,6 +280,36 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       ...BEARER,
       404: 'NotFound',
       ...BODY,
+    },
+  },
+  // §19
+  getPolicies: {
+    summary:
+      "The deployment's policy set (§19), for any principal that may decide: its version (as the audit trail names it), mode, default, time zone and each policy's id, annotations and text.",
+    responses: {
+      200: body('PolicySet', 'The policies in force.'),
+      ...BEARER,
+      404: {
+        description: 'not_found: no policies are configured.',
+        content: { 'application/problem+json': { schema: ref('Problem') } },
+      },
+    },
+  },
+  getPolicyShadow: {
+    summary:
+      'What the policies, in shadow mode, would have decided for each approval ask of the pauses created since `since`, beside what people did, and per policy how often the two agreed (§19); newest pause first, a page of the listing at a time.',
+    parameters: {
+      since: 'Only pauses created at or after this instant (ISO 8601).',
+      limit: `Pauses read for this page (default ${LIMITS.pageSize.default}).`,
+      cursor: "The previous page's cursor.",
+    },
+    responses: {
+      200: body('ShadowReport', 'The asks the policies judged in shadow mode, and the tallies.'),
+      ...BEARER,
+      404: {
+        description: 'not_found: no policies are configured.',
+        content: { 'application/problem+json': { schema: ref('Problem') } },
+      },
     },
   },
   claim: {

@@ -148,6 +148,28 @@ describe('errors', () => {
 
   it('tells a client when to retry a storage timeout: after 1 s unless the store says otherwise', () => {
     expect(new StorageUnavailableError().retryAfterSeconds).toBe(1);
+    expect(
+      PolicyForbidsError.ofEdit(
+        { runId: 'run-1', interruptId: 'int-1', toolCallId: 'call-1' },
+        ['over-10000'],
+        'Never over 10,000',
+      ),
+    ).toMatchObject({
+      toolCallId: 'call-1',
+      policyIds: ['over-10000'],
+      message: expect.stringContaining('forbidden by policy over-10000: Never over 10,000'),
+    });
+    expect(
+      PolicyForbidsError.ofEdit(
+        { runId: 'run-1', interruptId: 'int-1', toolCallId: 'call-1' },
+        [],
+        'No policy allows it',
+      ).message,
+    ).toContain("forbidden by the deployment's default: No policy allows it");
+    expect(
+      PolicyEvaluationError.ofEdit({ runId: 'run-1', interruptId: 'int-1', toolCallId: 'call-1' }, ['p'], 'overflow')
+        .message,
+    ).toContain('could not judge the edited arguments of the ask call-1 of pause int-1 (run run-1): overflow');
     expect(new StorageUnavailableError('slow', { retryAfterSeconds: 5 })).toMatchObject({
       message: 'slow',
       retryAfterSeconds: 5,

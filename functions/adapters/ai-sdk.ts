@@ -1,7 +1,7 @@
 import { asSchema, type ModelMessage, type ToolModelMessage, type ToolResultPart, type ToolSet } from 'ai';
 import type { ClientContinuation, ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { BadRequestError } from '../errors.ts';
-import { REJECTED } from '../rehydrate/texts.ts';
+import { isRejectionText } from '../rehydrate/texts.ts';
 import type { AskView, JsonSchema } from '../wire.ts';
 import {
   type ContinueInput,
@@ -285,9 +285,9 @@ async function jsonSchemaOf(schema: Parameters<typeof asSchema>[0]): Promise<Jso
   return json;
 }
 
-/** Handback's rejection (§9): `REJECTED`, then the reason; the output of every rejected or cancelled ask. */
+/** Handback's rejection (§9, §19): a person's or a policy's; the output of every rejected or cancelled ask. */
 function isRejection(output: Part['output']): boolean {
-  return output?.type === 'error-text' && typeof output.value === 'string' && output.value.startsWith(REJECTED);
+  return output?.type === 'error-text' && typeof output.value === 'string' && isRejectionText(output.value);
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -19,7 +19,7 @@ import {
 import type { AskInput } from '../checkpoints/checkpoint-store.ts';
 import type { ClientContinuation, ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
 import { BadRequestError } from '../errors.ts';
-import { NOT_DISPATCHED, REJECTED } from '../rehydrate/texts.ts';
+import { isRejectionText, NOT_DISPATCHED } from '../rehydrate/texts.ts';
 import {
   type AskRule,
   type ContinueInput,
@@ -362,8 +362,8 @@ function responseFor(continuation: ClientContinuation, toolUseId: string, result
   if (text === undefined) {
     throw new BadRequestError(`Continuation ${continuation.continuationId} has no result for call ${toolUseId}.`);
   }
-  // An approval not dispatched was rejected (by a person, a cancel or an expiry): Handback's REJECTED text.
-  return text.startsWith(REJECTED) ? { decision: 'reject', message: text } : { decision: 'answer', answer: text };
+  // An approval not dispatched was rejected (by a person, a policy, a cancel or an expiry): Handback's rejection text.
+  return isRejectionText(text) ? { decision: 'reject', message: text } : { decision: 'answer', answer: text };
 }
 
 /** A tool result block's text (its text parts, JSON parts as JSON text). */
@@ -487,7 +487,7 @@ function toStrandsBlock(block: Block): Block {
   const result = block.toolResult as { status?: string } | undefined;
   if (result !== undefined && result.status === undefined) {
     const text = resultText(block);
-    const failed = text.startsWith(REJECTED) || text.startsWith(NOT_DISPATCHED);
+    const failed = isRejectionText(text) || text.startsWith(NOT_DISPATCHED);
     return { toolResult: { ...result, status: failed ? 'error' : 'success' } };
   }
   return block;

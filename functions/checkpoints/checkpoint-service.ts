@@ -46,6 +46,7 @@ import {
 import { ExecutionClaims } from './execution-claims.ts';
 import { LIBRARY_PRINCIPAL, recorded, SWEEP_PRINCIPAL } from './identity.ts';
 import { pauseIdOf, randomToken } from './ids.ts';
+import { judgeEdits } from './judging.ts';
 import { listPage } from './listing.ts';
 import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
@@ -168,19 +169,20 @@ export class CheckpointService implements CheckpointStore {
     // here, with the `import()` in the branch itself, so it folds): the branch is dead code there, and its chunks are not
     // in the bundle at all.
     let judged: Judged | undefined;
+    // The policies judge at the service's clock (§19): the pause is created at the same instant.
+    const now = this.#clock();
     if (
       (globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES !== 'false' &&
       this.#policies !== undefined &&
       pause.asks.some((ask) => ask.kind === 'approval')
     ) {
       const [engine, seam] = await Promise.all([this.#policies(), import('./policy-decisions.ts')]);
-      const settled = seam.judgeAsks(engine, pause, pause.by);
+      const settled = await seam.judgeAsks(engine, pause, pause.by, now);
       judged = { apply: (record, nowMs) => seam.withPolicyOutcomes(record, settled, nowMs) };
     }
     const asks = fitAsks(pause);
     const requestHash =
       pause.idempotencyKey === undefined ? undefined : sha256(`${sha256(json)}:${canonicalJson(pause.requestFields)}`);
-    const now = this.#clock();
     const position = roundPosition(json, pause.messages, pause.roundStart);
     const encoded = await encodeTranscript(json, {
       codec: this.#codec,
@@ -406,7 +408,9 @@ export class CheckpointService implements CheckpointStore {
             checkAgainstAskSchema(schemaFailures, match, answerForm ? undefined : `/decisions/${match.position}`);
           }
         }
-        const { after, complete } = recordDecisions(record, fresh, actor, nowMs, delegated);
+        // §19: the edits judged by the policies on their arguments, before anything is recorded.
+        const judged = await judgeEdits(this.#policies, record, fresh, actor, nowMs);
+        const { after, complete } = recordDecisions(judged.record, judged.matched, actor, nowMs, delegated);
         if (after === undefined) return { result: { kind: 'pending', ...pendingOf(record, true, hashes) } };
         const write = { before: record, after };
         if (!complete) return { write, result: { kind: 'pending', ...pendingOf(after, false, hashes) } };

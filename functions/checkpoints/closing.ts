@@ -2,6 +2,7 @@ import { CorruptCheckpointError } from '../errors.ts';
 import { canonicalJson } from '../json.ts';
 import { type Decision, rebuildWithDecisions } from '../rehydrate/decide.ts';
 import type { MessageFormat, PausedRound, ToolCall } from '../rehydrate/formats/format.ts';
+import { POLICY_ERROR_REJECTED, policyDefaultText, policyRejectionText } from '../rehydrate/texts.ts';
 import { type Outcome, Status } from '../vocabulary.ts';
 import type { PendingDecisions, Principal } from '../wire.ts';
 import type { ResumeResult } from './checkpoint-store.ts';
@@ -116,7 +117,38 @@ function rebuild(
   outcome: Outcome,
   reason?: string,
 ) {
-  return rebuildWithDecisions(format, messages, effectiveDecisions(record, outcome, reason) as Decision[]);
+  return rebuildWithDecisions(
+    format,
+    messages,
+    effectiveDecisions(record, outcome, reason) as Decision[],
+    policyRejections(record),
+  );
+}
+
+/**
+ * The words of each rejection a policy recorded (§19): the model is told a policy decided, never a person. Only the
+ * decisions that name their policy set's version, recorded since these words were, get them: a continuation
+ * committed before rebuilds to the text it was hashed with.
+ */
+function policyRejections(record: PauseRecord): Map<string, string> | undefined {
+  let texts: Map<string, string> | undefined;
+  record.asks.forEach((ask, index) => {
+    const decided = record.decisions[index];
+    const by = decided?.by;
+    if (decided === undefined || by?.via !== 'policy' || by.policyVersion === undefined) return;
+    if (!('decision' in decided.body) || decided.body.decision !== 'reject') return;
+    const id = by.subject.replace(/^policy:/, '');
+    const reason = decided.body.reason;
+    const text =
+      id === 'error'
+        ? POLICY_ERROR_REJECTED
+        : id === 'default'
+          ? policyDefaultText(reason)
+          : policyRejectionText(id, reason);
+    texts ??= new Map();
+    texts.set(ask.toolCallId, text);
+  });
+  return texts;
 }
 
 /** The text `continuationSha256` hashes: the rebuilt messages from the paused round on, as JSON. */

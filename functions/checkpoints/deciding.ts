@@ -10,11 +10,11 @@ import {
 import { canonicalJson, capitalize, utf8Bytes } from '../json.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
 import { LIMITS, unhandled } from '../vocabulary.ts';
-import type { Actor, DecisionBody, JsonSchema } from '../wire.ts';
+import type { Actor, AskPolicy, DecisionBody, JsonSchema } from '../wire.ts';
 import { sha256 } from './codec.ts';
 import { recorded } from './identity.ts';
 import { type Ask, interruptIdOf, type PauseRecord, type RecordedVote } from './record.ts';
-import { approvalsNeeded, argsHashOf, countingVoters, currentArgsHash, tallyOf, VOTES } from './tally.ts';
+import { approvalsNeeded, argsHashOf, countingVoters, currentArgsHash, takesVotes, tallyOf, VOTES } from './tally.ts';
 import { argsRefusal, voiceOf, voteRefusal } from './who-decides.ts';
 
 /**
@@ -35,6 +35,8 @@ export interface MatchedDecision {
   recorded: PauseRecord['decisions'][number];
   /** The hash of the ask's model arguments (`modelArgsHash`). */
   modelHash: string;
+  /** An edit's: what the deployment's policies made of its arguments (§19), recorded with it. */
+  policy?: AskPolicy;
 }
 
 /**
@@ -114,7 +116,7 @@ export function checkVotesAndArgs(
 ): MatchedDecision[] {
   const toRecord: MatchedDecision[] = [];
   for (const match of fresh) {
-    const quorum = approvalsNeeded(match.ask) > 1 && !('answer' in match.decision);
+    const quorum = takesVotes(match.ask, record.votes?.[match.index]) && !('answer' in match.decision);
     if (quorum) {
       const voted = voteRefusal(record, match.index, actor, match.hash);
       if (voted === 'replay') continue;
@@ -199,14 +201,16 @@ export function recordDecisions(
     // §20: a delegate's decision records whom it is for.
     const delegator = delegated.get(match.index);
     const forWhom = delegator === undefined ? {} : { for: recorded(delegator) };
-    if (approvalsNeeded(match.ask) === 1 || 'answer' in body) {
-      after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by, ...forWhom };
+    // An edit's judgement goes with it (§19).
+    const judged = match.policy === undefined ? {} : { policy: match.policy };
+    if (!takesVotes(match.ask, after.votes?.[match.index]) || 'answer' in body) {
+      after.decisions[match.index] = { body, hash: match.hash, decidedAt: at, by, ...forWhom, ...judged };
       changed = true;
       continue;
     }
     const votes = after.votes?.[match.index] ?? [];
     const argsHash = voteArgsHash(body, votes, match.modelHash);
-    const vote: RecordedVote = { body, hash: match.hash, argsHash, by, ...forWhom, at };
+    const vote: RecordedVote = { body, hash: match.hash, argsHash, by, ...forWhom, at, ...judged };
     const next = [...votes, vote];
     after.votes = Array.from({ length: record.asks.length }, (_, index) =>
       index === match.index ? next : after.votes?.[index],
@@ -223,6 +227,7 @@ export function recordDecisions(
         hash: sha256(canonicalJson(settled)),
         decidedAt: at,
         by,
+        ...judged,
       };
     }
   }

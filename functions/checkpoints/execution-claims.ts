@@ -134,7 +134,15 @@ export class ExecutionClaims {
       ...(actor.groups === undefined ? {} : { groups: actor.groups }),
     };
     const { runId, tenant, format } = record;
-    return engine.evaluate({ principal, tool: call.name, args: call.args, runId, tenant, format });
+    return engine.evaluate({
+      principal,
+      tool: call.name,
+      args: call.args,
+      runId,
+      tenant,
+      format,
+      now: this.#deps.clock(),
+    });
   }
 
   async #shadow(): Promise<boolean> {

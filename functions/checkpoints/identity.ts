@@ -16,7 +16,10 @@ export const SWEEP_PRINCIPAL: Principal = { kind: 'service', subject: 'service:s
 /** Every request with auth off: one person, without an identity to match approvers against (§13). */
 export const ANONYMOUS_PRINCIPAL: Principal = { kind: 'person', subject: 'anonymous', via: 'api' };
 
-/** The principal as recorded: without its groups (matched, never stored), and without empty optional fields. */
+/**
+ * The principal as recorded, without empty optional fields: its groups as they are now (§19, what voters were), a
+ * policy's version (§19).
+ */
 export function recorded(actor: Actor): Principal {
   const principal: Principal = { kind: actor.kind, subject: actor.subject, via: actor.via };
   if (actor.email !== undefined) principal.email = actor.email;
@@ -26,6 +29,8 @@ export function recorded(actor: Actor): Principal {
   if (actor.grantedBy !== undefined) principal.grantedBy = actor.grantedBy;
   if (actor.person !== undefined) principal.person = actor.person;
   if (actor.onBehalfOf !== undefined) principal.onBehalfOf = actor.onBehalfOf;
+  if (actor.groups !== undefined) principal.groups = [...actor.groups];
+  if (actor.policyVersion !== undefined) principal.policyVersion = actor.policyVersion;
   return principal;
 }
 

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../errors.ts';
-import { capitalize, utf8Bytes } from '../json.ts';
+import { canonicalJson, capitalize, utf8Bytes } from '../json.ts';
 import { type AgentAsk, type Settled, settle } from '../policies/outcomes.ts';
 import type { PolicyEngine } from '../policies/port.ts';
 import { LIMITS } from '../vocabulary.ts';
@@ -18,20 +18,30 @@ import { modelHashes } from './tally.ts';
  * evaluated again), and no person can decide an ask before the policies' decisions are in it.
  */
 
-/** What the policies made of each ask of a checked pause, in ask order (undefined for `answer` asks, which wait). */
-export function judgeAsks(
+/**
+ * What the policies made of each ask of a checked pause at `now` (the service's clock), in ask order (undefined for
+ * `answer` asks, which wait). Between two asks it yields to the event loop (§19): judging a pause never holds the
+ * process for more than one ask's bounded evaluation.
+ */
+export async function judgeAsks(
   engine: PolicyEngine,
   pause: CheckedPause,
   by: Actor | undefined,
-): Array<Settled | undefined> {
+  now: Date,
+): Promise<Array<Settled | undefined>> {
   const principal = {
     kind: pause.pausedBy.kind,
     subject: pause.pausedBy.subject,
     ...(by?.groups === undefined ? {} : { groups: by.groups }),
   };
   const { onBehalfOf } = pause.pausedBy;
-  return pause.asks.map((ask) => {
-    if (ask.kind !== 'approval') return undefined;
+  const settled: Array<Settled | undefined> = [];
+  for (const ask of pause.asks) {
+    if (ask.kind !== 'approval') {
+      settled.push(undefined);
+      continue;
+    }
+    if (settled.length > 0) await nextTurn();
     const verdict = engine.evaluate({
       principal,
       tool: ask.name,
@@ -40,14 +50,21 @@ export function judgeAsks(
       tenant: pause.tenant,
       format: pause.format,
       ...(onBehalfOf === undefined ? {} : { onBehalfOf: { subject: onBehalfOf.subject } }),
+      now,
     });
     const agent: AgentAsk = {};
     if (ask.approvers !== undefined) agent.approvers = ask.approvers;
     if (ask.approvals !== undefined) agent.approvals = ask.approvals;
-    const settled = settle(agent, verdict, engine.mode);
-    refuseUndecidable(pause, ask, settled);
-    return settled;
-  });
+    const outcome = settle(agent, verdict, engine.mode);
+    refuseUndecidable(pause, ask, outcome);
+    settled.push(outcome);
+  }
+  return settled;
+}
+
+/** A turn of the event loop: other requests are served before the next evaluation. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
@@ -97,6 +114,14 @@ function withOutcome(ask: Ask, settled: Settled | undefined): Ask {
     return next;
   }
   if (settled.policy.shadow === true) return next;
+  // The agent's own list, kept where the policies changed it: an edit's requirements join it again (§19).
+  const agent: NonNullable<Ask['agentAsked']> = {};
+  if (ask.approvers !== undefined) agent.approvers = ask.approvers;
+  if (ask.approvals !== undefined) agent.approvals = ask.approvals;
+  const changed =
+    canonicalJson(agent.approvers ?? null) !== canonicalJson(settled.approvers ?? null) ||
+    (agent.approvals ?? 1) !== (settled.approvals ?? 1);
+  if (changed) next.agentAsked = agent;
   if (settled.approvers === undefined) delete next.approvers;
   else next.approvers = settled.approvers;
   if (settled.approvals === undefined) delete next.approvals;

@@ -10,7 +10,16 @@ import {
   type PolicyOutcome,
   Status,
 } from '../vocabulary.ts';
-import type { Approvers, AskPolicy, DecisionBody, JsonSchema, NotifyEntry, Principal, TurnContext } from '../wire.ts';
+import type {
+  Approvers,
+  AskPolicy,
+  DecisionBody,
+  JsonSchema,
+  NotifyEntry,
+  PolicyRequirements,
+  Principal,
+  TurnContext,
+} from '../wire.ts';
 import type { TranscriptHeader } from './codec.ts';
 import { formatId } from './ids.ts';
 
@@ -45,6 +54,13 @@ export interface Ask {
   fourEyes?: true;
   /** What the deployment's policies made of it at pause time (§17); absent without policies. */
   policy?: AskPolicy;
+  // §19
+  /** The agent's own approvers and approvals, where the policies changed them at pause time: an edit joins them again. */
+  agentAsked?: { approvers?: Approvers; approvals?: number };
+  /** Its approvers, approvals and four eyes at pause time, once an edit changed them: no edit makes them weaker. */
+  atPause?: PolicyRequirements;
+  /** What the policies made of the current, edited arguments (whose hash it keeps); absent while they are the model's. */
+  policyNow?: { argsHash: string; policy: AskPolicy };
 }
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), when, by whom. */
@@ -57,6 +73,8 @@ export interface RecordedDecision {
   by?: Principal;
   /** The person a delegate decided it for (§20), as the rules matched them. */
   for?: Principal;
+  /** An edit's: what the policies made of its arguments (§19), enforced or (shadow mode) only recorded. */
+  policy?: AskPolicy;
 }
 
 /** One vote on an `approval` ask with a quorum (§13), in the order recorded. */
@@ -73,6 +91,8 @@ export interface RecordedVote {
   /** The person a delegate voted for (§20): their vote, cast by `by`. */
   for?: Principal;
   at: string;
+  /** An edit's: what the policies made of its arguments (§19), enforced or (shadow mode) only recorded. */
+  policy?: AskPolicy;
 }
 
 /** What closing a pause adds: the continuation's id, when, how, and the hash its rebuilds must match. */

@@ -91,6 +91,14 @@ export function approvalsNeeded(ask: Pick<Ask, 'kind' | 'approvals'>): number {
   return ask.kind === 'approval' ? (ask.approvals ?? LIMITS.approvals.default) : 1;
 }
 
+/**
+ * Whether an ask takes votes rather than one decision (§13): it needs more than one approval, or votes were already
+ * cast on it — an edit (§19) may have raised its need and another lowered it again, and votes once cast keep counting.
+ */
+export function takesVotes(ask: Pick<Ask, 'kind' | 'approvals'>, votes: readonly RecordedVote[] | undefined): boolean {
+  return ask.kind === 'approval' && (approvalsNeeded(ask) > 1 || (votes?.length ?? 0) > 0);
+}
+
 /** An ask's tally (§16): the approvals counting for its current arguments, and how many it needs. */
 export function tallyOf(record: PauseRecord, index: number, modelHash: string): Tally {
   const ask = record.asks[index] as Ask;

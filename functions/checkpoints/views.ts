@@ -11,7 +11,7 @@ import {
   type RecordedDecision,
   statusAt,
 } from './record.ts';
-import { currentArgsHash, isArgsHash, modelHashes, tallyOf } from './tally.ts';
+import { argsHashOf, currentArgsHash, isArgsHash, modelHashes, tallyOf } from './tally.ts';
 import { refusalOf } from './who-decides.ts';
 
 /** What callers see of a record, pure: the GET-pause body, the 201 body. Nothing here reads storage or a clock. */
@@ -39,11 +39,20 @@ export function toPauseView(
         by: vote.by,
         ...(vote.for === undefined ? {} : { for: vote.for }),
         at: vote.at,
+        ...(vote.policy === undefined ? {} : { policy: vote.policy }),
       }));
     }
     const modelHash = hashes[index] as string;
     const argsHash = currentArgsHash(votes, modelHash);
     if (isArgsHash(argsHash)) view.argsHash = argsHash;
+    // §19: what the policies make of the current arguments, while they are an edit's: the newest vote's, or those of
+    // the edit that decided an ask without votes.
+    const decided = record.decisions[index]?.body;
+    const current =
+      (votes?.length ?? 0) === 0 && decided !== undefined && 'decision' in decided && decided.decision === 'edit'
+        ? argsHashOf(decided.args)
+        : argsHash;
+    if (ask.policyNow !== undefined && ask.policyNow.argsHash === current) view.policyNow = ask.policyNow.policy;
     view.tally = tallyOf(record, index, modelHash);
     if (viewer !== undefined) {
       const refusal = refusalOf(record, index, viewer, status);
@@ -111,6 +120,7 @@ function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: Rea
       recorded.by === undefined
         ? recorded.body
         : { ...recorded.body, by: recorded.by, ...(recorded.for === undefined ? {} : { for: recorded.for }) };
+    if (recorded.policy !== undefined) view.decision = { ...view.decision, policy: recorded.policy };
     view.decidedAt = recorded.decidedAt;
   }
   return view;

@@ -3,6 +3,7 @@ import * as claudeHook from './claude-hook.ts';
 import * as claudePending from './claude-pending.ts';
 import * as claudeResume from './claude-resume.ts';
 import * as mcp from './mcp.ts';
+import * as policies from './policies.ts';
 import * as start from './start.ts';
 
 /** One subcommand of the `handback` bin: a line for `handback --help`, its own help, and what it does. */
@@ -23,4 +24,5 @@ export const COMMANDS = {
   'claude-hook': claudeHook,
   'claude-resume': claudeResume,
   'claude-pending': claudePending,
+  policies,
 } as const satisfies Record<string, Command>;

@@ -35,8 +35,13 @@ export interface LifecycleDetail {
     name: string;
     kind: AskKind;
     prompt: string | null;
-    /** What the deployment's policies made of it (§17): the outcome and the determining ids, never a reason. */
-    policy?: Pick<AskPolicy, 'outcome' | 'policyIds' | 'basis' | 'shadow'>;
+    /**
+     * What the deployment's policies made of it (§17): the outcome, the determining ids and the set's version (§19),
+     * never a reason.
+     */
+    policy?: EventPolicy;
+    /** What they make of its current, edited arguments (§19), the same way. */
+    policyNow?: EventPolicy;
   }>;
   decided: string[];
   pending: string[];
@@ -54,6 +59,9 @@ export interface LifecycleDetail {
    */
   execution?: { toolCallId: string; status: ExecutionStatus; at: string; code?: string };
 }
+
+/** A policy outcome as an event carries it: never a reason, which may quote the arguments. */
+export type EventPolicy = Pick<AskPolicy, 'outcome' | 'policyIds' | 'basis' | 'shadow' | 'version'>;
 
 /** One event: its detail-type and detail. */
 export interface LifecycleEvent {
@@ -156,10 +164,8 @@ function detailOf(record: PauseRecord): LifecycleDetail {
         kind: ask.kind,
         prompt: ask.prompt ?? null,
       };
-      if (ask.policy !== undefined) {
-        const { outcome, policyIds, basis, shadow } = ask.policy;
-        shown.policy = { outcome, policyIds, ...(basis === undefined ? {} : { basis }), ...(shadow ? { shadow } : {}) };
-      }
+      if (ask.policy !== undefined) shown.policy = eventPolicy(ask.policy);
+      if (ask.policyNow !== undefined) shown.policyNow = eventPolicy(ask.policyNow.policy);
       return shown;
     }),
     decided,
@@ -205,6 +211,16 @@ function byOf(type: LifecycleType, before: PauseRecord | undefined, after: Pause
   }
 }
 
+function eventPolicy({ outcome, policyIds, basis, shadow, version }: AskPolicy): EventPolicy {
+  return {
+    outcome,
+    policyIds,
+    ...(basis === undefined ? {} : { basis }),
+    ...(shadow ? { shadow } : {}),
+    ...(version === undefined ? {} : { version }),
+  };
+}
+
 /** The votes recorded on a record's asks with a quorum (§13). */
 function voteCount(record: PauseRecord | undefined): number {
   return (record?.votes ?? []).reduce((sum, votes) => sum + (votes?.length ?? 0), 0);
@@ -213,7 +229,7 @@ function voteCount(record: PauseRecord | undefined): number {
 /** A recorded principal's own fields, or undefined for anything that is not one. */
 function principalOf(value: unknown): Principal | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { kind, subject, email, name, via } = value as Record<string, unknown>;
+  const { kind, subject, email, name, via, policyVersion } = value as Record<string, unknown>;
   if (!isOneOf(PRINCIPAL_KINDS, kind) || typeof subject !== 'string' || !isOneOf(VIAS, via)) return undefined;
   return {
     kind,
@@ -221,6 +237,8 @@ function principalOf(value: unknown): Principal | undefined {
     ...(typeof email === 'string' ? { email } : {}),
     ...(typeof name === 'string' ? { name } : {}),
     via,
+    // A policy's decision names the set that decided (§19).
+    ...(typeof policyVersion === 'string' ? { policyVersion } : {}),
   };
 }
 

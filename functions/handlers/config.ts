@@ -127,7 +127,7 @@ export function loadHandoffConfig(env: Environment = process.env): HandoffConfig
   }
 }
 
-/** The deployment's policies (§17), or undefined when no policy file is named; a bad mode or default names its variable. */
+/** The deployment's policies (§17, §19), or undefined when no policy file is named; a bad setting names its variable. */
 export function policySettingsOf(env: Environment = process.env): PolicySettings | undefined {
   const text = (setting: EnvSetting) => env[setting.env]?.trim() || undefined;
   return policySettingsFrom(
@@ -136,8 +136,17 @@ export function policySettingsOf(env: Environment = process.env): PolicySettings
       schema: text(S.policySchema),
       mode: text(S.policyMode),
       default: text(S.policyDefault),
+      timeZone: text(S.policyTimeZone),
+      version: text(S.policyVersion),
     },
-    { policies: S.policies.env, schema: S.policySchema.env, mode: S.policyMode.env, default: S.policyDefault.env },
+    {
+      policies: S.policies.env,
+      schema: S.policySchema.env,
+      mode: S.policyMode.env,
+      default: S.policyDefault.env,
+      timeZone: S.policyTimeZone.env,
+      version: S.policyVersion.env,
+    },
   );
 }
 

@@ -22,6 +22,7 @@ import {
   type UseCaseDeps,
 } from '../resume/resume.ts';
 import type { Scope } from '../vocabulary.ts';
+import type { PolicySetView } from '../wire.ts';
 import type * as z from '../zod.ts';
 import { linkOpener, linkRoutes, type OpenLink } from './link-routes.ts';
 import { principalOf, scopesOf } from './principal.ts';
@@ -249,6 +250,34 @@ export function createApiHandler(
     },
     finishExecution: async ({ params, body }, { tenant, by }) =>
       json(200, await finishExecution(deps, { tenant, ...params, ...body, by })),
+    // §19: what decides before people do, for anyone who may decide (the version names it on the audit trail).
+    getPolicies: async () => {
+      if (deps.policies === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'No policies are configured.');
+      const { version, mode, default: fallback, timeZone, policies } = await deps.policies();
+      return json(
+        200,
+        { version, mode, default: fallback, timeZone, policies: [...policies] } satisfies PolicySetView,
+        {
+          'Cache-Control': 'no-store',
+        },
+      );
+    },
+    // §19: shadow mode's would-be outcomes beside what people did, a page of the listing at a time.
+    getPolicyShadow: async ({ query }, { tenant }) => {
+      if (deps.policies === undefined) throw new HttpProblem(404, EdgeCode.NotFound, 'No policies are configured.');
+      const { since, limit, cursor } = query;
+      const page = await listPauses(deps, {
+        tenant,
+        ...(limit === undefined ? {} : { limit }),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      const from = Date.parse(since);
+      const within = page.items.filter((pause) => Date.parse(pause.createdAt) >= from);
+      // Newest first: a page that reaches past `since` is the last one wanted.
+      const next = within.length === page.items.length ? page.cursor : undefined;
+      const { shadowReportOf } = await import('../checkpoints/policy-shadow.ts');
+      return json(200, shadowReportOf(within, since, next), { 'Cache-Control': 'no-store' });
+    },
     // Streamable HTTP (§18): on AWS the MCP function's own; the API function never loads the MCP SDK.
     mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
     // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.

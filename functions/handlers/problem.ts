@@ -206,12 +206,10 @@ function extensions(error: HandbackError): Record<string, unknown> {
   }
   if (error instanceof ApprovalExpiredError)
     return { toolCallId: error.toolCallId, approvedUntil: error.approvedUntil };
-  if (error instanceof PolicyForbidsError) {
+  // §19: the call, and the policies that refused or could not judge it (an edit, or a claim at run time).
+  if (error instanceof PolicyForbidsError || error instanceof PolicyEvaluationError) {
     const call = error.toolCallId === undefined ? {} : { toolCallId: error.toolCallId };
     return { ...call, policyIds: error.policyIds, reason: error.reason };
-  }
-  if (error instanceof PolicyEvaluationError) {
-    return { ...(error.toolCallId === undefined ? {} : { toolCallId: error.toolCallId }), reason: error.reason };
   }
   if (
     error instanceof NotDispatchedError ||

@@ -12,6 +12,7 @@ import {
   pauseBody,
   pauseParams,
   pauseQuery,
+  policyShadowQuery,
   resumeBody,
   runParams,
 } from '../inputs.ts';
@@ -160,6 +161,8 @@ export const ROUTES = [
     params: executionParams,
     body: { limit: LIMITS.decisionBodyBytes, schema: finishExecutionBody, name: 'execution end' },
   },
+  { id: 'getPolicies', method: 'GET', path: '/policies', scopes: [decide] },
+  { id: 'getPolicyShadow', method: 'GET', path: '/policies/shadow', scopes: [decide], query: policyShadowQuery },
   {
     id: 'mcp',
     method: 'POST',

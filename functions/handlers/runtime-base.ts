@@ -69,6 +69,7 @@ export function useCaseDepsWith(
     capture: traceAwsClient,
     targetModule,
   });
+  const policies = config.policies === undefined ? undefined : policiesOnFirstUse(config.policies);
   return {
     // The service itself, not `createDynamoDBCheckpointStore`, whose default (every check) would bundle them all.
     store: new CheckpointService({
@@ -80,8 +81,9 @@ export function useCaseDepsWith(
       checks,
       recipientDomains: config.recipientDomains,
       ...(directory === undefined ? {} : { directory }),
-      ...(config.policies === undefined ? {} : { policies: policiesOnFirstUse(config.policies) }),
+      ...(policies === undefined ? {} : { policies }),
     }),
+    ...(policies === undefined ? {} : { policies }),
     handoff: createHandoff(config.handoff, clients, logger),
     claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),
     logger,

@@ -129,6 +129,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     }),
     handoff,
     claims: createDynamoDBHandoffClaims({ client, tableName }),
+    ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
     logger,
     metrics,
     tenantClaim,

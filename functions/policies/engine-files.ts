@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join } from 'node:path';
 import { cedarWasmPath, loadCedar } from './cedar.ts';
 import type { PolicySettings } from './config.ts';
 import { createPolicyEngine, type PolicyEngine, type PolicyEngineOptions } from './engine.ts';
@@ -26,7 +26,9 @@ export interface PolicyFiles {
 /** Where Handback's schema (`handback.cedarschema`, at the package's root) is: `files.schema`, else the package's. */
 export function shippedSchemaPath(files: PolicyFiles = {}): string {
   if (files.schema !== undefined && files.schema !== '') return resolved(files.schema, files);
-  return fileURLToPath(new URL('../../handback.cedarschema', import.meta.url));
+  // The package's root by its own name, not by this module's place: the bin runs it from a chunk of dist/cli/chunks/,
+  // the library from dist/policies/, the repository from functions/policies/.
+  return join(dirname(createRequire(import.meta.url).resolve('handback/package.json')), 'handback.cedarschema');
 }
 
 /** Loads, checks and preparses the policies `settings` name; throws `InvalidPoliciesError` naming what is wrong. */
@@ -47,6 +49,8 @@ export function loadPolicyEngine(
   return createPolicyEngine(cedar, loaded, {
     mode: settings.mode,
     default: settings.default,
+    timeZone: settings.timeZone,
+    ...(settings.version === undefined ? {} : { version: settings.version }),
     ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
 }
@@ -58,8 +62,8 @@ export interface PolicyLog {
 }
 
 /**
- * `loadPolicyEngine` as the entry points run it: what loaded is logged once, and every failed evaluation (the ask
- * rejected, fail closed) with the erroring policies' ids.
+ * `loadPolicyEngine` as the entry points run it: what loaded is logged once (the version, the mode, the default and
+ * each policy), and every failed evaluation (the ask rejected, fail closed) with the erroring policies' ids.
  */
 export function loadLoggedPolicyEngine(
   settings: PolicySettings,
@@ -70,7 +74,15 @@ export function loadLoggedPolicyEngine(
     files,
     onError: (failure) => log.error('Policy evaluation failed: the ask was rejected', { ...failure }),
   });
-  log.info('Policies loaded', { policies: engine.size, mode: engine.mode, default: engine.default });
+  // What an auditor reads back (§19): which set decided, and each policy's id, annotations and text.
+  log.info('Policies loaded', {
+    version: engine.version,
+    mode: engine.mode,
+    default: engine.default,
+    timeZone: engine.timeZone,
+    size: engine.size,
+    policies: engine.policies,
+  });
   return engine;
 }
 

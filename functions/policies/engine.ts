@@ -5,10 +5,12 @@ import type { LoadedPolicies, LoadedPolicy } from './load.ts';
 import { errorReason, type PolicyAnswer, verdictOf } from './outcomes.ts';
 import type { PolicyEngine, PolicyRequest } from './port.ts';
 import { ArgsError, contextOf, entitiesOf, principalUid } from './request.ts';
+import { policyVersion } from './version.ts';
 
 /**
  * The policy engine: one loaded policy set and schema, preparsed once in Cedar, evaluating each `approval` ask's two
- * requests (`call`, `callWithoutApproval`) and combining Cedar's answers into §17's outcome.
+ * requests (`call`, `callWithoutApproval`) and combining Cedar's answers into §17's outcome, named by the set's
+ * version (§19).
  */
 
 /** What an engine is built with. */
@@ -19,6 +21,10 @@ export interface PolicyEngineOptions {
   default?: PolicyDefault;
   /** Told of every failed evaluation (fail closed), with the erroring policies' ids: the deployment logs it. */
   onError?: (failure: EvaluationFailure) => void;
+  /** The IANA time zone of `context.clock` (§19). @default 'UTC' */
+  timeZone?: string;
+  /** The set's version as the deployment names it (§19). @default the files' hash (`policyVersion`) */
+  version?: string;
 }
 
 /** A failed evaluation, as logged. */
@@ -48,6 +54,9 @@ export function createPolicyEngine(
   const order = new Map(policies.map((policy, index) => [policy.id, index]));
   const mode = options.mode ?? 'enforce';
   const fallback = options.default ?? 'ask';
+  const timeZone = options.timeZone ?? 'UTC';
+  const version = options.version ?? policyVersion(loaded.sources, mode, fallback);
+  const summaries = policies.map(({ id, effect, annotations, text }) => ({ id, effect, annotations, text }));
 
   // Each request is evaluated against the policies whose scope may name its action and tool, preparsed once per such
   // group: a policy scoped to other actions or another tool is never satisfied and never errs on it, and Cedar's cost
@@ -122,13 +131,16 @@ export function createPolicyEngine(
     mode,
     default: fallback,
     size: loaded.policies.size,
+    version,
+    timeZone,
+    policies: summaries,
     evaluate(request) {
       let context: Record<string, unknown>;
       try {
-        context = contextOf(request, loaded.schemaJson);
+        context = contextOf(request, loaded.schemaJson, timeZone);
       } catch (error) {
         if (!(error instanceof ArgsError)) throw error;
-        return failed(request, [], error.message, options.onError);
+        return { ...failed(request, [], error.message, options.onError), version };
       }
       const entities = entitiesOf(request);
       const verdict = verdictOf(
@@ -146,7 +158,7 @@ export function createPolicyEngine(
           message: verdict.reason ?? 'the evaluation failed',
         });
       }
-      return verdict;
+      return { ...verdict, version };
     },
   };
 }

@@ -33,6 +33,8 @@ export interface LoadedPolicy {
   effect: 'permit' | 'forbid';
   /** Its text, as the file has it. */
   text: string;
+  /** Every annotation it carries, Handback's and the author's own (`GET /policies` shows them). */
+  annotations: Record<string, string>;
   /** `@reason`: a forbid's rejection reason. */
   reason?: string;
   /** `@approvers`, as approvers. */
@@ -57,6 +59,8 @@ export interface LoadedPolicies {
   schema: string;
   /** The same schema as JSON, its type names resolved: what requests are built from. */
   schemaJson: SchemaJson<string>;
+  /** The texts the set was loaded from, in order: the policies, Handback's schema, the deployment's (§19's version). */
+  sources: string[];
 }
 
 /** Where a byte offset of a text Cedar was given lies: in which file, and where in it. */
@@ -125,7 +129,8 @@ export function loadPolicies(
     const start = starts.get(invalid.policyId) ?? 0;
     throw cedarError([invalid.error], (offset) => inPolicies(start + offset), policies.file, more.length);
   }
-  return { policies: loaded, schema: schema.text, schemaJson: json.json };
+  const sources = [policies.text, shipped.text, ...(deployment === undefined ? [] : [deployment.text])];
+  return { policies: loaded, schema: schema.text, schemaJson: json.json, sources };
 }
 
 /**
@@ -257,7 +262,7 @@ function readAnnotations(
   if (isOneOf(POLICY_BASES, id)) {
     throw fail(`@id("${id}") is reserved: Handback records policy:${id} itself`);
   }
-  const policy: LoadedPolicy = { id, effect, text };
+  const policy: LoadedPolicy = { id, effect, text, annotations: { ...annotations } };
   const reason = annotations[POLICY_ANNOTATIONS.reason];
   if (reason !== undefined) policy.reason = reason;
   const approvals = annotations[POLICY_ANNOTATIONS.approvals];

@@ -40,7 +40,14 @@ export function verdictOf(
   const second = callWithoutApproval();
   if (second.kind === 'failure') return failure([], second.message);
   if (second.errors.length > 0) return erroring(second.errors);
-  if (second.kind === 'allow') return { outcome: 'approve', policyIds: second.policyIds };
+  if (second.kind === 'allow') {
+    const verdict: AskPolicy = { outcome: 'approve', policyIds: second.policyIds };
+    // What the permits of `call` that apply would ask of people: an edit to arguments only `callWithoutApproval`
+    // permits is still a person's vote, held to them (§19).
+    const requires = first.kind === 'allow' ? requirementsOf(first.policyIds, policies) : undefined;
+    if (requires !== undefined) verdict.requires = requires;
+    return verdict;
+  }
   if (first.kind === 'allow') {
     const verdict: AskPolicy = { outcome: 'ask', policyIds: first.policyIds };
     const requires = requirementsOf(first.policyIds, policies);
@@ -58,7 +65,15 @@ export const DEFAULT_REJECTION =
 
 /** A rejection's reason for a failed evaluation: what failed, so the model and the person reading it know. */
 export function errorReason(message: string): string {
-  return `The deployment's policies could not evaluate this call, so it was rejected: ${message}`;
+  return `${ERROR_REASON}${message}`;
+}
+
+const ERROR_REASON = "The deployment's policies could not evaluate this call, so it was rejected: ";
+
+/** What failed, in Cedar's (or the request's) words, from a failed evaluation's reason (`errorReason`). */
+export function errorMessageOf(reason: string | undefined): string {
+  if (reason === undefined) return 'the evaluation failed';
+  return reason.startsWith(ERROR_REASON) ? reason.slice(ERROR_REASON.length) : reason;
 }
 
 function failure(policyIds: string[], message: string): AskPolicy {
@@ -147,7 +162,7 @@ export function settle(ask: AgentAsk, verdict: AskPolicy, mode: PolicyMode): Set
   if (mode === 'shadow') return { policy: { ...verdict, shadow: true } };
   const policy: AskPolicy = { ...verdict };
   if (verdict.outcome !== 'ask') {
-    const by = policyPrincipal(verdict.basis ?? verdict.policyIds[0] ?? 'default');
+    const by = policyPrincipal(verdict.basis ?? verdict.policyIds[0] ?? 'default', verdict.version);
     const body =
       verdict.outcome === 'approve'
         ? { decision: 'approve' as const }
@@ -172,7 +187,35 @@ export function settle(ask: AgentAsk, verdict: AskPolicy, mode: PolicyMode): Set
   return settled;
 }
 
-/** The principal a policy's decision is recorded with (§17). */
-export function policyPrincipal(id: string): Principal {
-  return { kind: 'service', subject: `policy:${id}`, via: 'policy' };
+/** The principal a policy's decision is recorded with (§17), naming the set's version when known (§19). */
+export function policyPrincipal(id: string, version?: string): Principal {
+  const principal: Principal = { kind: 'service', subject: `policy:${id}`, via: 'policy' };
+  if (version !== undefined) principal.policyVersion = version;
+  return principal;
+}
+
+/**
+ * An ask's requirements after a person's edit (§19), from `verdict` on the edited arguments (its outcome `ask` or
+ * `approve`; a rejection refuses the edit before this): the `@approvers` of the permits of `call` that apply joined
+ * with the agent's own list as at pause time (§17, its third outcome; the pause-time approvers where no such permit names any), and
+ * never weaker than `atPause`: approvals the larger, four eyes if either says so. Also what `agentApprovers` the
+ * join records.
+ */
+export function requirementsAfterEdit(
+  atPause: PolicyRequirements,
+  agent: AgentAsk,
+  verdict: AskPolicy,
+): { requires: PolicyRequirements; agentApprovers?: AskPolicy['agentApprovers'] } {
+  const asking: AskPolicy = { outcome: 'ask', policyIds: verdict.policyIds };
+  if (verdict.requires !== undefined) asking.requires = verdict.requires;
+  const joined = settle(agent, asking, 'enforce');
+  const requires: PolicyRequirements = {};
+  const named = verdict.requires?.approvers !== undefined;
+  const approvers = named ? joined.approvers : atPause.approvers;
+  if (approvers !== undefined) requires.approvers = approvers;
+  const approvals = Math.max(atPause.approvals ?? 1, joined.approvals ?? 1);
+  if (approvals > 1) requires.approvals = approvals;
+  if (atPause.fourEyes === true || joined.fourEyes === true) requires.fourEyes = true;
+  const agentApprovers = named ? joined.policy.agentApprovers : undefined;
+  return agentApprovers === undefined ? { requires } : { requires, agentApprovers };
 }

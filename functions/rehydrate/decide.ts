@@ -73,15 +73,22 @@ export function checkDecisions(
  * results (answers, rejections), edited calls their new arguments, approved calls nothing (they are in `dispatch`),
  * and every other reserved call `NOT_DISPATCHED`, marked as a failure. `roundStart` is the index of the paused
  * round's first message: every message before it is the input's own, unchanged. The decisions are the store's own
- * (parsed when they were taken), held to `plan`'s rules without asks.
+ * (parsed when they were taken), held to `plan`'s rules without asks; `rejections` gives, by `toolCallId`, the text
+ * of a rejection whose words are not a person's.
  */
 export function rebuildWithDecisions(
   format: MessageFormat,
   messages: readonly unknown[],
   decisions: readonly Decision[],
+  rejections?: ReadonlyMap<string, string>,
 ): DecidedRound & { roundStart: number } {
   const round = format.findRound(messages);
-  return { ...build(format, messages, round, plan(format, round, undefined, decisions)), roundStart: round.start };
+  const planned = plan(format, round, undefined, decisions);
+  // A rejection with words of its own (§19: a policy's, never read as a person's) replaces `REJECTED`.
+  for (const [toolCallId, text] of rejections ?? []) {
+    if (planned.settled.get(toolCallId)?.failed === true) planned.settled.set(toolCallId, { text, failed: true });
+  }
+  return { ...build(format, messages, round, planned), roundStart: round.start };
 }
 
 /**

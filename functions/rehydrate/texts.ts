@@ -18,7 +18,34 @@ export const REJECTED =
 
 /** `REJECTED`, then `Reason: <reason>` on its own line when a reason is given (an empty one is no reason). */
 export function rejectionText(reason?: string): string {
-  return reason === undefined || reason === '' ? REJECTED : `${REJECTED}\nReason: ${reason}`;
+  return withReason(REJECTED, reason);
+}
+
+// §19: a policy's rejection never reads as a person's.
+
+/** The result of a call the deployment's policy `policyId` rejected (§19), then its reason: no person declined it. */
+export function policyRejectionText(policyId: string, reason?: string): string {
+  return withReason(`Not run: the deployment's policy ${policyId} does not allow this call.`, reason);
+}
+
+/** The result of a call the deployment's policies could not judge (§19): rejected, fail closed. */
+export const POLICY_ERROR_REJECTED = "Not run: the deployment's policies could not judge this call.";
+
+/** The result of a call no policy allows where the deployment's default is to reject (§17, §19), then why. */
+export function policyDefaultText(reason?: string): string {
+  return withReason("Not run: the deployment's policies do not allow this call.", reason);
+}
+
+/** Whether a call's result text is a rejection, by a person or by the deployment's policies (§9, §19). */
+export function isRejectionText(text: string): boolean {
+  return text.startsWith(REJECTED) || text.startsWith(POLICY_REJECTED_PREFIX);
+}
+
+/** What every policy's rejection starts with. */
+const POLICY_REJECTED_PREFIX = "Not run: the deployment's polic";
+
+function withReason(text: string, reason: string | undefined): string {
+  return reason === undefined || reason === '' ? text : `${text}\nReason: ${reason}`;
 }
 
 /**

@@ -35,6 +35,7 @@ import {
 import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims } from '../handoff/claims.ts';
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
+import type { PolicyEngine } from '../policies/port.ts';
 import type { Traces } from '../traces/traces.ts';
 import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
 import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
@@ -68,6 +69,8 @@ export interface UseCaseDeps extends Telemetry {
   claims?: HandoffClaims;
   /** The spans exported to an OTLP endpoint (§21), when one is configured. */
   traces?: Traces;
+  /** The deployment's policies (§19: `GET /policies`), the store's own engine; absent where none are configured. */
+  policies?: () => Promise<PolicyEngine>;
 }
 
 /** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */

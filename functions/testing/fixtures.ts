@@ -52,3 +52,19 @@ export function testClock(start = '2026-01-01T00:00:00.000Z'): { now: () => Date
     },
   };
 }
+
+/** An openai-chat round of the given calls: `[id, tool, args]`. */
+export function policyTranscript(calls: ReadonlyArray<readonly [string, string, unknown]>): unknown[] {
+  return [
+    { role: 'user', content: 'Sort out order A-1042.' },
+    {
+      role: 'assistant',
+      content: 'On it.',
+      tool_calls: calls.map(([id, name, args]) => ({
+        id,
+        type: 'function',
+        function: { name, arguments: JSON.stringify(args) },
+      })),
+    },
+  ];
+}

@@ -20,8 +20,9 @@ export {
   EXECUTION_POLICIES_LATER,
   executionSpec,
 } from './execution-spec.ts';
-export { chatTranscript, pauseInput, testClock } from './fixtures.ts';
+export { chatTranscript, pauseInput, policyTranscript, testClock } from './fixtures.ts';
 export { persistenceSpec, recordOf, type SpecInitializer } from './persistence-spec.ts';
-export { policySpec, policyTranscript, SPEC_ARGS, SPEC_POLICIES } from './policy-spec.ts';
+export { EDIT_ARGS, EDIT_POLICIES, policyEditSpec } from './policy-edit-spec.ts';
+export { policySpec, SPEC_ARGS, SPEC_POLICIES, SPEC_VERSION } from './policy-spec.ts';
 export { samePersonSpec } from './same-person-spec.ts';
 export { approvalTranscript, serviceSpec } from './service-spec.ts';

@@ -12,15 +12,18 @@ import { loadCedar } from '../policies/cedar.ts';
 import { createPolicyEngine, type EvaluationFailure, type PolicyEngineOptions } from '../policies/engine.ts';
 import { loadPolicies } from '../policies/load.ts';
 import { REJECTED } from '../rehydrate/decisions.ts';
+import { policyRejectionText } from '../rehydrate/texts.ts';
 import type { Actor } from '../wire.ts';
-import { testClock } from './fixtures.ts';
+import { policyTranscript, testClock } from './fixtures.ts';
 import type { SpecInitializer } from './persistence-spec.ts';
+import { policyEditSpec } from './policy-edit-spec.ts';
 
 /**
  * The rules of policy before people (§17), one suite for every backend: `policySpec(initializer)` pauses through
  * `CheckpointService` with a deployment's Cedar policies (the real WebAssembly evaluates them) and checks what the
  * contract promises — each outcome, a mixed round, shadow mode, the default, fail closed, an agent that cannot widen
- * its approvers, and exactly one continuation under retries and races.
+ * its approvers, and exactly one continuation under retries and races — and, with `policyEditSpec`, a person's edits
+ * judged by them (§19).
  */
 
 /** The policies the suite runs with. */
@@ -43,26 +46,13 @@ forbid(principal is Handback::Agent, action, resource == Handback::Tool::"delete
 permit(principal, action == Handback::Action::"call", resource == Handback::Tool::"send_email");
 `;
 
+/** The version the suite's policy set is named by (a deployment's `HANDBACK_POLICY_VERSION`, §19). */
+export const SPEC_VERSION = 'spec-1';
+
 /** The arguments the suite's tools take. */
 export const SPEC_ARGS = 'namespace Handback { type Args = { amount?: Long, orderId?: String, to?: String }; }';
 
 const SHIPPED = fileURLToPath(new URL('../../handback.cedarschema', import.meta.url));
-
-/** An openai-chat round of the given calls: `[id, tool, args]`. */
-export function policyTranscript(calls: ReadonlyArray<readonly [string, string, unknown]>): unknown[] {
-  return [
-    { role: 'user', content: 'Sort out order A-1042.' },
-    {
-      role: 'assistant',
-      content: 'On it.',
-      tool_calls: calls.map(([id, name, args]) => ({
-        id,
-        type: 'function',
-        function: { name, arguments: JSON.stringify(args) },
-      })),
-    },
-  ];
-}
 
 const SMALL = ['call_small', 'refund_order', { orderId: 'A-1', amount: 20 }] as const;
 const LARGE = ['call_large', 'refund_order', { orderId: 'A-2', amount: 500 }] as const;
@@ -72,7 +62,12 @@ const OTHER = ['call_other', 'close_account', {}] as const;
 const ASK = ['call_ask', 'ask_human', { question: 'Which one?' }] as const;
 
 const finance = (subject: string): Actor => ({ kind: 'person', subject, groups: ['finance'], via: 'api' });
-const policy = (id: string) => ({ kind: 'service', subject: `policy:${id}`, via: 'policy' });
+const policy = (id: string) => ({
+  kind: 'service',
+  subject: `policy:${id}`,
+  via: 'policy',
+  policyVersion: SPEC_VERSION,
+});
 
 /** The policies' spec suite, on a fresh persistence from `initializer.create` for each case. */
 export function policySpec<T extends CheckpointPersistence>(initializer: SpecInitializer<T>): void {
@@ -89,7 +84,11 @@ export function policySpec<T extends CheckpointPersistence>(initializer: SpecIni
     made.push(persistence);
     const changes: PauseChange[] = [];
     const failures: EvaluationFailure[] = [];
-    const engine = createPolicyEngine(cedar, loaded, { ...options, onError: (failure) => failures.push(failure) });
+    const engine = createPolicyEngine(cedar, loaded, {
+      version: SPEC_VERSION,
+      ...options,
+      onError: (failure) => failures.push(failure),
+    });
     let loads = 0;
     const store = new CheckpointService({
       checks: ALL_CHECKS,
@@ -132,7 +131,11 @@ export function policySpec<T extends CheckpointPersistence>(initializer: SpecIni
       const rejected = closed.messages.find(
         (message) => (message as { tool_call_id?: string }).tool_call_id === 'call_delete',
       );
-      expect((rejected as { content: string }).content).toBe(`${REJECTED}\nReason: Agents never delete customers`);
+      // The model is told a policy decided, never a person (§19).
+      expect((rejected as { content: string }).content).toBe(
+        `${policyRejectionText('no-agent-deletes')}\nReason: Agents never delete customers`,
+      );
+      expect((rejected as { content: string }).content).not.toContain(REJECTED);
 
       const key = { tenant: 'acme', runId: paused.runId, interruptId: closed.interruptId };
       const view = await store.getPause(key);
@@ -222,13 +225,20 @@ export function policySpec<T extends CheckpointPersistence>(initializer: SpecIni
       const view = await store.getPause({ tenant: 'acme', runId: paused.runId, interruptId: created.interruptId });
       expect(view.decided).toEqual([]);
       expect(view.asks.map((ask) => ask.policy)).toEqual([
-        { outcome: 'approve', policyIds: ['refunds-small'], shadow: true },
-        { outcome: 'reject', policyIds: ['no-agent-deletes'], reason: 'Agents never delete customers', shadow: true },
+        { outcome: 'approve', policyIds: ['refunds-small'], shadow: true, version: SPEC_VERSION },
+        {
+          outcome: 'reject',
+          policyIds: ['no-agent-deletes'],
+          reason: 'Agents never delete customers',
+          shadow: true,
+          version: SPEC_VERSION,
+        },
         {
           outcome: 'ask',
           policyIds: ['finance-over-100'],
           requires: { approvers: { groups: ['finance'], emails: ['cfo@example.com'] }, approvals: 2 },
           shadow: true,
+          version: SPEC_VERSION,
         },
       ]);
       // The agent's own approvers stand: nothing the policies require applies.
@@ -382,4 +392,5 @@ export function policySpec<T extends CheckpointPersistence>(initializer: SpecIni
       await expect(store.pause(input([LARGE], undefined, { by: anonymous }))).rejects.toBeInstanceOf(BadRequestError);
     });
   });
+  policyEditSpec(initializer);
 }

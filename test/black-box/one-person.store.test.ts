@@ -361,6 +361,8 @@ describe('one person at every door (§16), as issue 29 attacked it', () => {
         emailVerified: true,
         via: 'link',
         for: { email: 'assistant@example.com', name: 'Assistant' },
+        // The grantor's groups as the link carries them (§19: those the approvers name): none here.
+        groups: [],
       },
     ]);
   });

@@ -100,7 +100,7 @@ describe('the local service: who decides (§13)', () => {
     expect(await decide('ann', byEmail, [approve('call_refund')])).toMatchObject({ status: 202 });
   });
 
-  it('records who paused and who decided, and shows them on GET', async () => {
+  it('records who paused and who decided, with the groups they had then (§19), and shows them on GET', async () => {
     const key = await pause('bob');
     await decide('ann', key, [approve('call_refund')]);
     const seen = await show('bob', key);
@@ -110,10 +110,19 @@ describe('the local service: who decides (§13)', () => {
       email: 'bob@example.com',
       emailVerified: true,
       via: 'api',
+      groups: ['finance'],
     });
     expect(seen.body.asks[0].decision).toEqual({
       decision: 'approve',
-      by: { kind: 'person', subject: 'u-ann', email: 'ann@example.com', emailVerified: true, name: 'Ann', via: 'api' },
+      by: {
+        kind: 'person',
+        subject: 'u-ann',
+        email: 'ann@example.com',
+        emailVerified: true,
+        name: 'Ann',
+        via: 'api',
+        groups: [],
+      },
     });
   });
 

@@ -84,8 +84,8 @@ describe('the readers of the environment', () => {
   });
 
   it('no other module of the service reads the environment', () => {
-    // The CLI's coding-agent tools (its stdio MCP server, Claude Code's hooks and channel) run in a person's terminal and read
-    // their own variables; the adapters run in an agent's process, which no reader of ours configures; the CDK app
+    // The CLI's coding-agent tools (its stdio MCP server, Claude Code's hooks and channel) and the operator's `policies`
+    // (its token for `shadow --url`) run in a person's terminal and read their own variables; the adapters run in an agent's process, which no reader of ours configures; the CDK app
     // quiets jsii, which reads its own variable.
     const tools = [
       'functions/cli/mcp.ts',
@@ -93,6 +93,7 @@ describe('the readers of the environment', () => {
       'functions/cli/claude-hook.ts',
       'functions/cli/claude-pending.ts',
       'functions/cli/channel.ts',
+      'functions/cli/policies.ts',
       'functions/adapters/shared.ts',
       'infra/app.ts',
     ];

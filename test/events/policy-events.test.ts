@@ -3,7 +3,7 @@ import type { PauseChange } from '../../functions/checkpoints/checkpoint-service
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { lifecycleEventsOf } from '../../functions/events/lifecycle.ts';
 import { policyTranscript, SPEC_ARGS, SPEC_POLICIES } from '../../functions/testing/index.ts';
-import { engineOf } from '../policies/support.ts';
+import { engineOf, VERSION } from '../policies/support.ts';
 
 /** The lifecycle events (§11) of pauses the deployment's policies judged at their creation (§17). */
 async function paused(calls: ReadonlyArray<readonly [string, string, unknown]>, mode?: 'shadow') {
@@ -33,10 +33,16 @@ describe('the events of a pause the policies judged', () => {
     const events = await paused([SMALL, DELETE]);
     expect(events.map((event) => event.type)).toEqual(['Pause Decided', 'Pause Resumed']);
     expect(events[0]?.detail.asks.map((ask) => ask.policy)).toEqual([
-      { outcome: 'approve', policyIds: ['refunds-small'] },
-      { outcome: 'reject', policyIds: ['no-agent-deletes'] },
+      { outcome: 'approve', policyIds: ['refunds-small'], version: VERSION },
+      { outcome: 'reject', policyIds: ['no-agent-deletes'], version: VERSION },
     ]);
-    expect(events[1]?.detail.by).toEqual({ kind: 'service', subject: 'policy:no-agent-deletes', via: 'policy' });
+    // The policy set's version names what decided (§19).
+    expect(events[1]?.detail.by).toEqual({
+      kind: 'service',
+      subject: 'policy:no-agent-deletes',
+      via: 'policy',
+      policyVersion: VERSION,
+    });
     expect(JSON.stringify(events)).not.toContain('Agents never delete');
   });
 
@@ -44,15 +50,19 @@ describe('the events of a pause the policies judged', () => {
     const events = await paused([SMALL, LARGE]);
     expect(events.map((event) => event.type)).toEqual(['Pause Created', 'Pause Decided']);
     expect(events[0]?.detail).toMatchObject({ decided: ['call_small'], pending: ['call_large'] });
-    expect(events[0]?.detail.asks[1]?.policy).toEqual({ outcome: 'ask', policyIds: ['finance-over-100'] });
+    expect(events[0]?.detail.asks[1]?.policy).toEqual({
+      outcome: 'ask',
+      policyIds: ['finance-over-100'],
+      version: VERSION,
+    });
   });
 
   it('in shadow mode: Pause Created alone, with what each policy would have done', async () => {
     const events = await paused([SMALL, DELETE], 'shadow');
     expect(events.map((event) => event.type)).toEqual(['Pause Created']);
     expect(events[0]?.detail.asks.map((ask) => ask.policy)).toEqual([
-      { outcome: 'approve', policyIds: ['refunds-small'], shadow: true },
-      { outcome: 'reject', policyIds: ['no-agent-deletes'], shadow: true },
+      { outcome: 'approve', policyIds: ['refunds-small'], shadow: true, version: VERSION },
+      { outcome: 'reject', policyIds: ['no-agent-deletes'], shadow: true, version: VERSION },
     ]);
     expect(events[0]?.detail.pending).toEqual(['call_small', 'call_delete']);
   });

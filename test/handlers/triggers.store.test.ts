@@ -11,7 +11,9 @@ import {
 } from '../../functions/handlers/triggers.ts';
 import { createHandoff } from '../../functions/handoff/handoff.ts';
 import * as target from '../../functions/handoff/target.ts';
+import { loadPolicyEngine } from '../../functions/policies/engine-files.ts';
 import type { ResumeBody } from '../../functions/resume/fit.ts';
+import { policyTranscript } from '../../functions/testing/index.ts';
 import { eventBridgeEvent, lambdaContext, pausedTurn, sqsEvent } from './events.ts';
 import { useStoreTable } from './store.ts';
 import { testTelemetry } from './telemetry.ts';
@@ -235,6 +237,62 @@ describe('the SQS handler', () => {
     const again = await handler({ Records: [retried] }, lambdaContext());
     expect(again.batchItemFailures).toEqual([]);
     expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(3);
+  });
+});
+
+describe('an edit through a trigger, judged by the policies (§19)', () => {
+  it('refuses over SQS and EventBridge an edit past a forbid, recording nothing; the control edit is recorded', async () => {
+    const engine = loadPolicyEngine({
+      policies: 'test/fixtures/policies/edits.cedar',
+      schema: 'test/fixtures/policies/edits.cedarschema',
+      mode: 'enforce',
+      default: 'ask',
+      timeZone: 'UTC',
+    });
+    const judging = table.store(undefined, async () => engine);
+    const runId = `trigger-policy-${Date.now()}`;
+    // No amount: no policy applies, so the trigger's principal may decide it.
+    const { interruptId } = await judging.pause({
+      tenant: 'acme',
+      runId,
+      format: 'openai-chat',
+      messages: policyTranscript([['call_refund', 'refund_order', { orderId: 'A-1' }]]),
+      asks: [{ toolCallId: 'call_refund', kind: 'approval' }],
+    });
+    const before = await judging.getPause({ tenant: 'acme', runId, interruptId });
+    const d = { ...deps(), store: judging };
+    const edit = (amount: number) => ({
+      runId,
+      interruptId,
+      tenant: 'acme',
+      decisions: [{ toolCallId: 'call_refund', decision: 'edit', args: { orderId: 'A-1', amount } }],
+    });
+    const sqs = await createSqsHandler(d)(sqsEvent([JSON.stringify(edit(40_000))]), lambdaContext());
+    // Never retried: the same edit would be refused again.
+    expect(sqs.batchItemFailures).toEqual([]);
+    await createEventBridgeHandler(d)(eventBridgeEvent(edit(900_000)), lambdaContext());
+    for (const messageId of ['msg-0', undefined]) {
+      expect(d.logged.warn).toHaveBeenCalledWith(
+        'Resume request rejected',
+        expect.objectContaining({ reason: 'policy_forbids', runId, ...(messageId === undefined ? {} : { messageId }) }),
+      );
+    }
+    expect(await judging.getPause({ tenant: 'acme', runId, interruptId })).toEqual(before);
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(0);
+
+    await createEventBridgeHandler(d)(
+      eventBridgeEvent({
+        ...edit(0),
+        decisions: [{ toolCallId: 'call_refund', decision: 'edit', args: { orderId: 'A-2' } }],
+      }),
+      lambdaContext(),
+    );
+    const view = await judging.getPause({ tenant: 'acme', runId, interruptId });
+    expect(view.asks[0]?.decision).toMatchObject({
+      decision: 'edit',
+      args: { orderId: 'A-2' },
+      policy: { outcome: 'ask', basis: 'default', version: engine.version },
+    });
   });
 });
 

@@ -3,9 +3,9 @@ import { ConfigurationError } from '../../infra/settings.ts';
 import { synthesize } from './synth.ts';
 
 /**
- * The deployment's Cedar policies at synthesis (§17), without bundling: context `handback:policies` (and its
- * siblings) validated with the real Cedar, and the functions that pause — and only those — told where their files
- * are. `policies.slow.test.ts` bundles them and runs the API function's bundle.
+ * The deployment's Cedar policies at synthesis (§17, §19), without bundling: context `handback:policies` (and its
+ * siblings) validated with the real Cedar, and the functions that pause or judge a person's edits — and only those —
+ * told where their files are. `policies.slow.test.ts` bundles them and runs the API function's bundle.
  */
 
 const POLICIES = 'test/fixtures/policies/policies.cedar';
@@ -24,31 +24,45 @@ function environments(context: Record<string, unknown>): Map<string, Record<stri
   );
 }
 
+/** The functions that pause or take a person's decisions (an edit among them), each with its door. */
+const JUDGES = [
+  'ApiHandler',
+  'McpHandler',
+  'StepFunctionsHandler',
+  'SqsHandler',
+  'EventBridgeHandler',
+  'ChannelsSlackInteractions',
+];
+
 describe('synthesis with a policy file', () => {
   const byFunction = environments({
     'handback:policies': POLICIES,
     'handback:policySchema': SCHEMA,
     'handback:policyMode': 'shadow',
     'handback:policyDefault': 'reject',
+    'handback:policyTimeZone': 'Europe/Paris',
+    'handback:policyVersion': 'release-7',
+    'handback:resumeRequestsVia': 'function',
+    'handback:slackSecretName': 'handback/slack',
   });
 
-  it.each(['ApiHandler', 'McpHandler'])(
-    'tells %s, which pauses, where its bundled files are and how they apply',
-    (name) => {
-      expect(byFunction.get(name)).toMatchObject({
-        HANDBACK_POLICIES: 'policies/policies.cedar',
-        HANDBACK_POLICY_SCHEMA: 'policies/args.cedarschema',
-        HANDBACK_POLICY_MODE: 'shadow',
-        HANDBACK_POLICY_DEFAULT: 'reject',
-        HANDBACK_CEDAR_SCHEMA: 'policies/handback.cedarschema',
-        HANDBACK_CEDAR_WASM: 'policies/cedar_wasm_bg.wasm',
-      });
-    },
-  );
+  it.each(JUDGES)('tells %s, which pauses or judges edits, where its bundled files are and how they apply', (name) => {
+    expect(byFunction.get(name)).toMatchObject({
+      HANDBACK_POLICIES: 'policies/policies.cedar',
+      HANDBACK_POLICY_SCHEMA: 'policies/args.cedarschema',
+      HANDBACK_POLICY_MODE: 'shadow',
+      HANDBACK_POLICY_DEFAULT: 'reject',
+      HANDBACK_POLICY_TIMEZONE: 'Europe/Paris',
+      HANDBACK_POLICY_VERSION: 'release-7',
+      HANDBACK_CEDAR_SCHEMA: 'policies/handback.cedarschema',
+      HANDBACK_CEDAR_WASM: 'policies/cedar_wasm_bg.wasm',
+    });
+  });
 
-  it('gives no policy to a function that never pauses', () => {
-    const others = [...byFunction].filter(([name]) => name !== 'ApiHandler' && name !== 'McpHandler');
-    expect(others.length).toBeGreaterThan(5);
+  it('gives no policy to a function that neither pauses nor takes decisions (the sweep among them)', () => {
+    expect(byFunction.has('Sweeper')).toBe(true);
+    const others = [...byFunction].filter(([name]) => !JUDGES.includes(name));
+    expect(others.length).toBeGreaterThan(3);
     for (const [, environment] of others) {
       expect(Object.keys(environment).filter((key) => key.includes('POLICY') || key.includes('CEDAR'))).toEqual([]);
     }
@@ -60,6 +74,7 @@ describe('synthesis with a policy file', () => {
     ).toMatchObject({
       HANDBACK_POLICY_MODE: 'enforce',
       HANDBACK_POLICY_DEFAULT: 'ask',
+      HANDBACK_POLICY_TIMEZONE: 'UTC',
     });
   });
 });
@@ -98,7 +113,7 @@ describe('synthesis refuses', () => {
     );
   });
 
-  it('a file that is not there, a mode or a default that is not a word, a schema without policies', () => {
+  it('a file that is not there, a mode or a default that is not a word, a schema without policies, a bad zone', () => {
     for (const [context, message] of [
       [
         { 'handback:policies': 'nowhere.cedar' },
@@ -113,6 +128,10 @@ describe('synthesis refuses', () => {
         /^Context handback:policyDefault must be ask or reject/,
       ],
       [{ 'handback:policySchema': SCHEMA }, /^Context handback:policySchema is set without Context handback:policies/],
+      [
+        { 'handback:policies': POLICIES, 'handback:policyTimeZone': 'Europe/Atlantis' },
+        /^Context handback:policyTimeZone must be an IANA time zone such as UTC or Europe\/Paris, not "Europe\/Atlantis"\.$/,
+      ],
     ] as const) {
       const error = refusal(context);
       expect(error).toBeInstanceOf(ConfigurationError);

@@ -11,7 +11,7 @@ import { useTestTable } from '../support/dynamodb.ts';
 import { type Synthesized, synthesize } from './synth.ts';
 
 /**
- * The deployment's Cedar policies as `cdk synth` bundles them (§17): the stack synthesized with
+ * The deployment's Cedar policies as `cdk synth` bundles them (§17, §19): the stack synthesized with
  * `handback:policies` and `handback:policySchema`, the API function's asset holding the files, Cedar's WebAssembly
  * and Handback's schema beside its code, and that asset run in a child Node against the embedded table — Cedar
  * loaded by the first approval pause, never at init, the policies deciding as they do under `npm start`. And the same
@@ -102,8 +102,8 @@ async function drive(bundle: string, environment: Record<string, string>, taskRo
 }
 
 describe('synthesis with a policy file', () => {
-  it('bundles the files, Cedar’s WebAssembly and Handback’s schema with the functions that pause, and no other', () => {
-    for (const name of ['ApiHandler', 'McpHandler']) {
+  it('bundles the files, Cedar’s WebAssembly and Handback’s schema with the functions that pause or judge edits, and no other', () => {
+    for (const name of ['ApiHandler', 'McpHandler', 'StepFunctionsHandler', 'SqsHandler']) {
       const { asset } = fn(name);
       expect(readdirSync(join(asset, 'policies')).sort()).toEqual([
         'args.cedarschema',
@@ -118,7 +118,7 @@ describe('synthesis with a policy file', () => {
         readFileSync('handback.cedarschema', 'utf8'),
       );
     }
-    for (const name of ['StepFunctionsHandler', 'SqsHandler', 'Sweeper', 'InboxHandler']) {
+    for (const name of ['Sweeper', 'InboxHandler']) {
       expect(readdirSync(fn(name).asset)).not.toContain('policies');
     }
   });

@@ -229,6 +229,8 @@ describe('the HTTP API', () => {
     'GET /pauses',
     'POST /runs/{runId}/pauses/{interruptId}/links',
     'POST /runs/{runId}/pauses/{interruptId}/claim',
+    'GET /policies',
+    'GET /policies/shadow',
     'POST /mcp',
   ];
   const PUBLIC = [

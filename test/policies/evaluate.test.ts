@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REJECTION, policyPrincipal, settle } from '../../functions/policies/outcomes.ts';
-import { engineOf, request } from './support.ts';
+import { engineOf, request, VERSION } from './support.ts';
 
 const REFUNDS = `
 @id("refunds-small")
@@ -47,6 +47,7 @@ describe('the outcome of an approval ask (§17), with the real Cedar', () => {
       outcome: 'reject',
       policyIds: ['no-agent-deletes'],
       reason: 'Agents never delete customers',
+      version: VERSION,
     });
   });
 
@@ -55,13 +56,16 @@ describe('the outcome of an approval ask (§17), with the real Cedar', () => {
       outcome: 'reject',
       policyIds: ['no-blocked'],
       reason: 'no-blocked',
+      version: VERSION,
     });
   });
 
-  it('approves where callWithoutApproval is allowed', () => {
+  it('approves where callWithoutApproval is allowed, naming what the permits of call would ask of people', () => {
     expect(engine.evaluate(request('refund_order', { amount: 100 }))).toEqual({
       outcome: 'approve',
       policyIds: ['refunds-small'],
+      requires: { approvers: { groups: ['support'] } },
+      version: VERSION,
     });
   });
 
@@ -70,6 +74,7 @@ describe('the outcome of an approval ask (§17), with the real Cedar', () => {
       outcome: 'ask',
       policyIds: ['refunds', 'finance-over-100'],
       requires: { approvers: { groups: ['support', 'finance'] }, approvals: 2 },
+      version: VERSION,
     });
     expect(engine.evaluate(request('refund_order', { amount: 5000 }))).toEqual({
       outcome: 'ask',
@@ -79,6 +84,7 @@ describe('the outcome of an approval ask (§17), with the real Cedar', () => {
         approvals: 3,
         fourEyes: true,
       },
+      version: VERSION,
     });
   });
 
@@ -88,6 +94,7 @@ describe('the outcome of an approval ask (§17), with the real Cedar', () => {
     expect(engine.evaluate(request('delete_customer', {}, person))).toEqual({
       outcome: 'approve',
       policyIds: ['agents-may-delete'],
+      version: VERSION,
     });
     const grouped = engineOf(`@id("support-only") permit(principal in Handback::Group::"support", action, resource);`);
     expect(grouped.evaluate(request('anything', {}, person))).toMatchObject({ outcome: 'approve' });
@@ -95,16 +102,22 @@ describe('the outcome of an approval ask (§17), with the real Cedar', () => {
   });
 
   it('applies the default where no permit or forbid of call applies: ask, or reject as policy:default', () => {
-    expect(engine.evaluate(request('send_email', {}))).toEqual({ outcome: 'ask', policyIds: [], basis: 'default' });
+    expect(engine.evaluate(request('send_email', {}))).toEqual({
+      outcome: 'ask',
+      policyIds: [],
+      basis: 'default',
+      version: VERSION,
+    });
     const strict = engineOf(REFUNDS, { default: 'reject' });
     expect(strict.evaluate(request('send_email', {}))).toEqual({
       outcome: 'reject',
       policyIds: [],
       basis: 'default',
       reason: DEFAULT_REJECTION,
+      version: VERSION,
     });
     expect(settle({}, strict.evaluate(request('send_email', {})), 'enforce').decided?.by).toEqual(
-      policyPrincipal('default'),
+      policyPrincipal('default', VERSION),
     );
   });
 
@@ -112,6 +125,8 @@ describe('the outcome of an approval ask (§17), with the real Cedar', () => {
     expect(engine.evaluate(request('refund_order', { amount: 50, colour: 'red', nested: { deep: [1] } }))).toEqual({
       outcome: 'approve',
       policyIds: ['refunds-small'],
+      requires: { approvers: { groups: ['support'] } },
+      version: VERSION,
     });
   });
 
@@ -153,7 +168,7 @@ when { context.args has tags && context.args.tags.contains("vip") && context.arg
     ]);
     expect(settle({}, verdict, 'enforce').decided).toEqual({
       body: { decision: 'reject', reason: verdict.reason },
-      by: policyPrincipal('error'),
+      by: policyPrincipal('error', VERSION),
     });
   });
 

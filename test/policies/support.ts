@@ -34,13 +34,16 @@ export function load(text: string, schema: string | null = ARGS_SCHEMA): LoadedP
   );
 }
 
-/** An engine over `text`. */
+/** The version the tests' engines name their set with (a deployment's `HANDBACK_POLICY_VERSION`). */
+export const VERSION = 'test-1';
+
+/** An engine over `text`, its version `VERSION` unless `options` says otherwise. */
 export function engineOf(
   text: string,
   options: PolicyEngineOptions = {},
   schema: string | null = ARGS_SCHEMA,
 ): PolicyEngine {
-  return createPolicyEngine(cedar, load(text, schema), options);
+  return createPolicyEngine(cedar, load(text, schema), { version: VERSION, ...options });
 }
 
 /** A request for `tool` with `args`, by an agent of the group `bots` unless told otherwise. */
@@ -52,5 +55,9 @@ export function request(tool: string, args: unknown, principal?: PolicyRequest['
     runId: 'run-1',
     tenant: 'acme',
     format: 'anthropic',
+    now: NOW,
   };
 }
+
+/** The clock the requests are judged at: Monday 3 March 2025, 10:00 UTC. */
+export const NOW = new Date('2025-03-03T10:00:00.000Z');

@@ -29,9 +29,14 @@ describe('the part-two API’s types', () => {
     expectTypeOf<DispatchCall>().toEqualTypeOf<{ toolCallId: string; name: string; args: unknown }>();
   });
 
-  it('gives the store a trusted rebuild that says where the round starts', () => {
+  it('gives the store a trusted rebuild that says where the round starts, with the words of a policy’s rejections', () => {
     expectTypeOf<Parameters<typeof rebuildWithDecisions>>().toEqualTypeOf<
-      [format: MessageFormat, messages: readonly unknown[], decisions: readonly Decision[]]
+      [
+        format: MessageFormat,
+        messages: readonly unknown[],
+        decisions: readonly Decision[],
+        rejections?: ReadonlyMap<string, string>,
+      ]
     >();
     expectTypeOf<ReturnType<typeof rebuildWithDecisions>>().toExtend<{
       messages: unknown[];
