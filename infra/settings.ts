@@ -80,6 +80,8 @@ export interface Settings {
    * that pause. Undefined: none, and no function carries Cedar.
    */
   policies: PolicyBundle | undefined;
+  /** §23: an AWS Backup plan for the table and the transcript bucket, and the bucket's versioning (`handback:backup`). */
+  backup: boolean;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -190,6 +192,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? S.exampleAgentTenant.default,
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
     policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
+    backup: contextBoolean(scope, CONTEXT.backup) ?? S.backup.default,
   };
 }
 

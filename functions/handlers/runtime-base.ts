@@ -9,7 +9,7 @@ import type { PolicyEngine } from '../policies/engine.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import { type BundleDefines, policies as POLICIES } from '../settings.ts';
 import { loadConfig } from './config.ts';
-import { tracedDocumentClient } from './document-client.ts';
+import { tracedDocumentClient, tracedTranscriptObjects } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
 import type { EntryTelemetry } from './telemetry.ts';
 import { traceAwsClient } from './tracing.ts';
@@ -39,6 +39,9 @@ if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && confi
 /** The document client every entry point of this wiring shares (the Slack interactions function's delivery log too). */
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
+/** The transcript bucket (§23), its SDK loaded on the first transcript that needs it. */
+const objects = tracedTranscriptObjects(config.transcriptBucket, config.s3Endpoint);
+
 /** What the entry points of the Lambda wiring run on: the use cases' dependencies and how tokens are read. */
 export type LambdaUseCaseDeps = UseCaseDeps &
   EntryTelemetry & { tenantClaim: string; groupsClaim: string; verifiedEmailIssuer?: string };
@@ -64,6 +67,7 @@ export function useCaseDepsWith(
       persistence: new DynamoDBPersistence({
         client: dynamodb,
         tableName: config.tableName,
+        objects,
         ...(config.retentionSeconds === undefined ? {} : { retentionSeconds: config.retentionSeconds }),
       }),
       checks,
