@@ -83,6 +83,8 @@ const KEY_ACTIONS: Record<keyof typeof TABLE_ACTIONS, readonly string[]> = {
 /** The object actions on the transcript bucket (§23) each level of access grants: only what the store sends. */
 export const TRANSCRIPT_ACTIONS = {
   read: ['s3:GetObject'],
+  /** The lifecycle stream function: the objects of the pause items TTL removes. */
+  delete: ['s3:DeleteObject'],
   readWrite: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
 } as const;
 
@@ -299,11 +301,16 @@ export class HandbackFunction extends Construct {
 
   /**
    * Sets `TRANSCRIPT_BUCKET` and lets the function read (`GetObject`), and with `readWrite` write and remove
-   * (`PutObject`, `DeleteObject`: an attempt that lost the race), the transcripts kept in the bucket (§23): objects of
+   * (`PutObject`, `DeleteObject`: an attempt that lost the race), or with `delete` only remove (the stream function,
+   * as TTL removes pause items), the transcripts kept in the bucket (§23): objects of
    * that bucket alone, with `tenants` only those tenants' (`t/<tenant>/*`). The deployment's key, which encrypts the
    * table too, is granted by `bindTable`.
    */
-  bindTranscripts(bucket: IBucket, access: 'read' | 'readWrite', options: { tenants?: readonly string[] } = {}): this {
+  bindTranscripts(
+    bucket: IBucket,
+    access: keyof typeof TRANSCRIPT_ACTIONS,
+    options: { tenants?: readonly string[] } = {},
+  ): this {
     this.function.addEnvironment(S.transcriptBucket.env, bucket.bucketName);
     const prefixes = options.tenants?.map((tenant) => Keys.objectsOf(tenant)) ?? [''];
     this.role.addToPrincipalPolicy(

@@ -107,6 +107,7 @@ export class HandbackStack extends Stack {
 
     const lifecycle = new LifecycleEvents(this, 'Lifecycle', {
       table,
+      transcripts,
       linkKey,
       inboxUrl,
       eventBus: settings.eventBus,

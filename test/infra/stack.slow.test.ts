@@ -150,6 +150,7 @@ describe('the IAM policies', () => {
         },
         LINK_KEY_READ,
         { Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt('LifecycleBus') },
+        transcripts('s3:DeleteObject'),
         {
           Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
           Effect: 'Allow',
@@ -542,11 +543,21 @@ describe('the lifecycle events', () => {
     });
   });
 
-  it('wake the function for pause items only', () => {
+  it('wake the function for pause items only, and for the pause items TTL removes with an object', () => {
     template.hasResourceProperties(MAPPING, {
       FunctionName: ref('LifecycleHandlerFunction'),
       FilterCriteria: {
-        Filters: [{ Pattern: JSON.stringify({ dynamodb: { NewImage: { kind: { S: ['pause'] } } } }) }],
+        Filters: [
+          { Pattern: JSON.stringify({ dynamodb: { NewImage: { kind: { S: ['pause'] } } } }) },
+          // §23: a pause item TTL removed, whose transcript object the function deletes.
+          {
+            Pattern: JSON.stringify({
+              eventName: ['REMOVE'],
+              userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
+              dynamodb: { OldImage: { kind: { S: ['pause'] }, objectKey: { S: [{ exists: true }] } } },
+            }),
+          },
+        ],
       },
     });
   });

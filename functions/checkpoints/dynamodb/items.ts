@@ -60,6 +60,9 @@ export function pauseItem(record: PauseRecord, ttl: number): Item {
   return { ...base, v: SCHEMA_VERSION, chunkCount, ...attributesOf(record, pk) };
 }
 
+/** The service that removes items whose TTL passed, as the table's stream records name it (`userIdentity`). */
+export const TTL_REMOVER = { type: 'Service', principalId: 'dynamodb.amazonaws.com' } as const;
+
 /** The object key of a record's transcript in the bucket. */
 export function objectKeyOf(record: Pick<PauseRecord, 'tenant' | 'runId' | 'seq' | 'token'>): string {
   return Keys.object(record.tenant, record.runId, record.seq, record.token);
