@@ -22,6 +22,8 @@ import { transcriptOfBytes } from './transcripts.ts';
 /** Days a decided pause's items and object are kept (the stack's default `handback:retentionDays`) and paid for. */
 const RETENTION_DAYS = 365;
 const MEMORY_GB = 512 / 1024;
+/** Days a durable execution's history is kept after it closes: Lambda's default (it keeps at most 90, never 365). */
+const DURABLE_RETENTION_DAYS = 14;
 const MILLION = 1e6;
 
 /** One transcript size's counts per decided pause, and its cost per million. */
@@ -201,7 +203,7 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
       'each pause-item change is one stream record, one stream-function invocation (an upper bound: the stream batches) and one lifecycle event; the hand-off is one SQS message',
       `storage: every item and keys-only index entry (200 B each), and the S3 object, kept ${RETENTION_DAYS} days (the stack's default retention), point-in-time recovery billed on the table's bytes`,
       'DynamoDB units: the larger of those reported (TOTAL) and those computed from the items with index entries (the embedded server reports the table alone)',
-      'free tiers not counted; Step Functions Standard: 3 state transitions per wait (the task with a task token, its success, the end); Lambda durable functions: 3 durable operations per wait (the callback, its completion, the step after) and the transcript written once and retained for the same days',
+      `free tiers not counted; Step Functions Standard: 3 state transitions per wait (the task with a task token, its success, the end); Lambda durable functions: 3 durable operations per wait (the callback, its completion, the step after) and the transcript written once and retained ${DURABLE_RETENTION_DAYS} days after the execution closes (Lambda's default; it keeps at most 90, so no durable execution holds a year of audit trail)`,
     ],
   };
 }
@@ -239,7 +241,9 @@ function priced(row: Omit<MillionRow, 'usd' | 'peersUsd'>): MillionRow {
       stepFunctionsStandard: 3 * (p.stepFunctionsStandardPerThousandTransitions.usd / 1000) * MILLION,
       lambdaDurable:
         3 * p.durableOperationsPerMillion.usd +
-        MILLION * transcriptGb * (p.durableDataWrittenPerGb.usd + months * p.durableDataRetainedPerGbMonth.usd),
+        MILLION *
+          transcriptGb *
+          (p.durableDataWrittenPerGb.usd + (DURABLE_RETENTION_DAYS / 30.4) * p.durableDataRetainedPerGbMonth.usd),
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
  * The bench's one table of prices: AWS list prices in us-east-1, each with where it was read. The cost models (the
  * expiry group's, the cost group's per million decided pauses) take every price from here, and the report prints the
- * table with `PRICES_READ`. Update a price here, with its source, and the date.
+ * table with `PRICES_READ`. Update a price here, with its source, and the date. The §23 rows (storage, S3, HTTP API,
+ * SQS, EventBridge events, Step Functions, durable functions) were written on that date from the AWS pricing pages
+ * they cite, as published then; the bench fetches nothing.
  */
 
-/** When the prices below were last read against their sources. */
+/** The date of the table: when its prices were last set against their sources. */
 export const PRICES_READ = '2026-12-07';
 
 /** Each price in US dollars, with where it was read. */

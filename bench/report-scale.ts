@@ -47,7 +47,7 @@ export function millionSection(part: Part<{ million?: MillionResult }> | undefin
   return [
     '### One million decided pauses, in dollars',
     '',
-    `\`${part.command}\`: pause → approve → resume (the continuation read back), ${million.samples} times per size after one warm-up, through the store on dynalite with transcripts over 64 KB compressed in s3rver, counted from what the code sends and priced at the us-east-1 list prices of \`bench/prices.ts\` (read ${PRICES_READ}; below).`,
+    `\`${part.command}\`: pause → approve → resume (the continuation read back), ${million.samples} times per size after one warm-up, through the store on dynalite with transcripts over 64 KB compressed in s3rver, counted from what the code sends and priced at the us-east-1 list prices of \`bench/prices.ts\` (dated ${PRICES_READ}; below).`,
     '',
     table(
       [
@@ -98,7 +98,7 @@ export function millionSection(part: Part<{ million?: MillionResult }> | undefin
     '',
     ...million.assumptions.map((line) => `- ${line}`),
     '',
-    `Prices (us-east-1, read ${PRICES_READ}):`,
+    `Prices (us-east-1, the table dated ${PRICES_READ}):`,
     '',
     ...Object.values(PRICES).map((price) => `- ${price.source}`),
     '',
