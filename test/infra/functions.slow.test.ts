@@ -22,6 +22,7 @@ const RESUME_ENVIRONMENT = {
   TENANT_CLAIM: 'tenant',
   HANDBACK_GROUPS_CLAIM: 'cognito:groups',
   TABLE_NAME: ref('CheckpointsTable'),
+  TRANSCRIPT_BUCKET: ref('TranscriptsBucket'),
   HANDOFF_TARGET: 'sqs',
   HANDOFF_QUEUE_URL: ref('HandoffQueue'),
   HANDBACK_RETENTION_DAYS: '365',
@@ -49,6 +50,7 @@ const FUNCTIONS = [
         'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.stringLikeRegexp('^HttpApi'), 'ApiEndpoint'] }, '/inbox']],
       },
       LINK_SECRET_ARN: ref('AnswerLinkKey'),
+      TRANSCRIPT_BUCKET: ref('TranscriptsBucket'),
     },
   },
   { name: 'InboxHandler', memory: 512, timeout: 10, environment: POWERTOOLS },
@@ -56,7 +58,12 @@ const FUNCTIONS = [
     name: 'ExampleAgent',
     memory: 256,
     timeout: 30,
-    environment: { ...POWERTOOLS, TABLE_NAME: ref('CheckpointsTable'), HANDBACK_RETENTION_DAYS: '365' },
+    environment: {
+      ...POWERTOOLS,
+      TABLE_NAME: ref('CheckpointsTable'),
+      TRANSCRIPT_BUCKET: ref('TranscriptsBucket'),
+      HANDBACK_RETENTION_DAYS: '365',
+    },
   },
 ] as const;
 
