@@ -163,6 +163,33 @@ describe('the bundles', () => {
     },
   );
 
+  /** The files a function's init loads: its entry and every chunk it imports statically, and theirs. */
+  const atInit = (name: string) => {
+    const seen = new Set<string>(['index.mjs']);
+    const pending = ['index.mjs'];
+    while (pending.length > 0) {
+      const file = pending.pop() as string;
+      const code = readFileSync(join(bundleDirectory(name), file), 'utf8');
+      for (const [, path] of code.matchAll(/(?:from|import)\s*"\.\.?\/((?:chunks\/)?[^"]+\.mjs)"/g)) {
+        const next = file.startsWith('chunks/') && !path?.startsWith('chunks/') ? `chunks/${path}` : (path as string);
+        if (!seen.has(next)) {
+          seen.add(next);
+          pending.push(next);
+        }
+      }
+    }
+    return [...seen].map((file) => readFileSync(join(bundleDirectory(name), file), 'utf8'));
+  };
+
+  // §23: the S3 client (its service target, "AmazonS3") is loaded by the first transcript that needs the bucket.
+  it.each(['ApiHandler', 'McpHandler', 'SqsHandler', 'Sweeper', 'LifecycleHandler', 'ExampleAgent'])(
+    'of %s carry the S3 client in a chunk loaded on first use, never at init',
+    (name) => {
+      expect(atInit(name).some((code) => code.includes('"AmazonS3"'))).toBe(false);
+      expect(everyFile(name).some((code) => code.includes('"AmazonS3"'))).toBe(true);
+    },
+  );
+
   it.each(['Sweeper', 'LifecycleHandler'])('of %s leave out the JSON Schema checks', (name) => {
     const code = readFileSync(join(bundleDirectory(name), 'index.mjs'), 'utf8');
     expect(code).not.toContain('json-schema.org/draft/2020-12');
