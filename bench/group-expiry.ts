@@ -2,6 +2,7 @@ import type { ResumeResult } from '../functions/checkpoints/checkpoint-store.ts'
 import { startLocalService } from '../functions/local/service.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
+import { PRICES } from './prices.ts';
 import { transcriptOfBytes } from './transcripts.ts';
 
 /**
@@ -31,50 +32,8 @@ export interface ExpiryResult {
   cost: CostModel;
 }
 
-/**
- * Public prices (us-east-1) the cost model uses, each with where it was read. Update them here; the report prints
- * them as they are.
- */
-export const PRICES = {
-  lambdaRequestPerMillion: {
-    usd: 0.2,
-    source:
-      'AWS Lambda pricing: $0.20 per 1M requests (https://aws.amazon.com/lambda/pricing/, as quoted in https://cloudchipr.com/blog/aws-lambda-pricing)',
-  },
-  lambdaArmPerGbSecond: {
-    usd: 0.0000133334,
-    source:
-      'AWS Lambda Arm duration, first 7.5 billion GB-s a month: $0.0000133334 per GB-s (https://cloudchipr.com/blog/aws-lambda-pricing)',
-  },
-  dynamodbReadPerMillion: {
-    usd: 0.125,
-    source:
-      'DynamoDB on-demand, after the November 2024 cut: $0.125 per million read request units (https://airbyte.com/data-engineering-resources/dynamodb-pricing)',
-  },
-  dynamodbWritePerMillion: {
-    usd: 0.625,
-    source: 'DynamoDB on-demand: $0.625 per million write request units (same source)',
-  },
-  scheduledRuleInvocation: {
-    usd: 0,
-    source:
-      'EventBridge scheduled rules on the default bus: events from AWS itself are not charged (https://www.wring.co/blog/aws-eventbridge-pricing-guide: "AWS Service Events: Free")',
-  },
-  schedulerInvocationPerMillion: {
-    usd: 1.0,
-    source:
-      'EventBridge Scheduler: $1.00 per million invocations after 14 million free a month (https://cloudburn.io/blog/amazon-eventbridge-pricing, March 2026)',
-  },
-  schedulerFreeInvocationsPerMonth: {
-    usd: 14_000_000,
-    source: 'the same free tier, in invocations a month',
-  },
-  schedulerApiCall: {
-    usd: 0,
-    source:
-      'EventBridge Scheduler: "Creating and storing schedules is included; you pay for firing them" (https://awsnegotiations.com/eventbridge-scheduler-cost, May 2026)',
-  },
-} as const;
+/** The prices, from the bench's one dated table (bench/prices.ts). */
+export { PRICES };
 
 /** The sweep's fixed work per tick and per-pause work, and what it costs against Scheduler one-time schedules. */
 export interface CostModel {

@@ -11,6 +11,7 @@ import { PART_BYTES } from '../functions/checkpoints/dynamodb/parts.ts';
 import { formatOf } from '../functions/rehydrate/formats/index.ts';
 import { rebuildTranscript } from '../functions/rehydrate/rehydrate.ts';
 import type { FormatName } from '../functions/vocabulary.ts';
+import { type MillionResult, runMillion } from './group-million.ts';
 import { importPeer } from './group-peers.ts';
 import { quantile, type Stats, stats } from './measure.ts';
 import type { GroupOptions } from './options.ts';
@@ -198,6 +199,8 @@ export interface CostResult {
   /** Whether the embedded server reported consumed capacity (else the units are computed from item sizes). */
   capacityReported: boolean;
   rows: CostRow[];
+  /** §23: one million decided pauses in dollars (absent from results measured before it). */
+  million?: MillionResult;
   /** Each peer's stored bytes per pause for the same transcript sizes (langchain / openai-responses JSON). */
   peers: Array<{
     label: string;
@@ -282,6 +285,8 @@ interface TranscriptPeer {
 }
 
 export async function runCost(options: GroupOptions): Promise<CostResult> {
+  // §23: the dollars of one million decided pauses, with large transcripts in S3.
+  const million = await runMillion(options);
   const fx = await startStoreFixture();
   const rows: CostRow[] = [];
   const peers: CostResult['peers'] = [];
@@ -336,7 +341,7 @@ export async function runCost(options: GroupOptions): Promise<CostResult> {
   } finally {
     await fx.close();
   }
-  return { capacityReported, rows, peers, errors };
+  return { capacityReported, rows, peers, errors, million };
 }
 
 /** Resume latency with `pausesInTable` pauses already stored. */

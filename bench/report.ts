@@ -5,12 +5,14 @@ import { lineChart, type Series } from './chart.ts';
 import type { ColdStartResult, ColdStartRow } from './group-coldstart.ts';
 import type { ExpiryResult } from './group-expiry.ts';
 import { PRICES } from './group-expiry.ts';
+import type { KeysResult } from './group-keys.ts';
 import type { PeersResult } from './group-peers.ts';
 import type { PolicyResult } from './group-policy.ts';
 import type { RehydrateRow } from './group-rehydrate.ts';
 import type { CostResult, ScaleResult, StoreRow } from './group-store.ts';
 import type { ValidatorsResult } from './group-validators.ts';
 import type { Machine } from './measure.ts';
+import { keysSection, millionSection } from './report-scale.ts';
 
 /**
  * bench/REPORT.md and bench/results/resume-cost.svg from bench/results/latest.json: tables only — every table with its
@@ -39,6 +41,8 @@ export interface Results {
     expiry?: Part<ExpiryResult>;
     validators?: Part<ValidatorsResult>;
     policy?: Part<PolicyResult>;
+    // §23
+    keys?: Part<KeysResult>;
   };
 }
 
@@ -277,6 +281,7 @@ function costSection(part: Part<CostResult> | undefined, verdicts: Verdict[]): s
     ),
     errors.length > 0 ? `\nErrors: ${errors.join('; ')}` : '',
     '',
+    millionSection(part, verdicts),
   ].join('\n');
 }
 
@@ -880,6 +885,7 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     expirySection(g.expiry),
     validatorsSection(g.validators),
     policySection(g.policy, verdicts),
+    keysSection(g.keys, verdicts),
   ];
   const quick = Object.values(g).some((part) => part?.quick);
   const doc = [

@@ -7,6 +7,7 @@ import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { partsOfHint } from '../functions/checkpoints/dynamodb/parts.ts';
 import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
 import { parseId } from '../functions/checkpoints/ids.ts';
+import type { TranscriptObjects } from '../functions/checkpoints/transcript-objects.ts';
 import { EMBEDDED_CLIENT_CONFIG } from '../functions/local/embedded-dynamodb.ts';
 import type { FormatName } from '../functions/vocabulary.ts';
 import { ANSWER, type BenchTranscript } from './transcripts.ts';
@@ -99,8 +100,8 @@ async function startServer(): Promise<{ child: ChildProcess; endpoint: string }>
 
 let runs = 0;
 
-/** Starts the server and builds the fixture; `format` is only the default for `pause`. */
-export async function startStoreFixture(): Promise<StoreFixture> {
+/** Starts the server and builds the fixture, the store keeping large transcripts in `objects` when given. */
+export async function startStoreFixture(objects?: TranscriptObjects): Promise<StoreFixture> {
   const { child, endpoint } = await startServer();
   const calls: RecordedCall[] = [];
   const recorder = { recording: false, askCapacity: false };
@@ -109,7 +110,7 @@ export async function startStoreFixture(): Promise<StoreFixture> {
   const client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
   const raw = new DynamoDBClient({ endpoint, ...EMBEDDED_CLIENT_CONFIG });
   record(raw, calls, recorder);
-  const store = createDynamoDBCheckpointStore({ client, tableName: TABLE_NAME });
+  const store = createDynamoDBCheckpointStore({ client, tableName: TABLE_NAME, ...(objects ? { objects } : {}) });
   return {
     store,
     raw,

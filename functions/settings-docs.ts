@@ -301,4 +301,18 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
       '`destroy` lets `cdk destroy` delete the table (deletion protection off), the user pool, the key and the log groups',
     prop: 'removalPolicy',
   },
+  // §23
+  transcriptBucket: {
+    description:
+      "the bucket transcripts over 64 KB compressed go to, beside the table ([storage](storage.md#transcripts-in-s3)); on AWS the stack's `TranscriptBucket`, locally one on the embedded S3 server or `HANDBACK_S3_ENDPOINT`",
+  },
+  s3Endpoint: {
+    description:
+      'use this S3-compatible endpoint for transcripts instead (MinIO, s3rver, or a regional S3 endpoint with your usual credentials)',
+    unset: 'the embedded S3 server (none with `DYNAMODB_ENDPOINT`); S3 on AWS',
+  },
+  backup: {
+    description:
+      'an AWS Backup plan (daily, kept 35 days) for the table and the transcript bucket, and versioning on the bucket ([deploy](deploy.md#recovery))',
+  },
 };

@@ -383,6 +383,18 @@ export const removalPolicy = {
   default: 'retain',
 } as const;
 
+// §23: transcripts in S3, and backups.
+
+export const transcriptBucket = {
+  env: 'TRANSCRIPT_BUCKET',
+  read: BOTH,
+  type: 'string',
+  default: 'handback-transcripts',
+  setBy: 'stack',
+} as const;
+export const s3Endpoint = { env: 'HANDBACK_S3_ENDPOINT', read: BOTH, type: 'url' } as const;
+export const backup = { type: 'boolean', context: 'handback:backup', default: false } as const;
+
 /** Every setting, by name, in the order the docs list them. */
 export const SETTINGS = {
   port,
@@ -466,6 +478,10 @@ export const SETTINGS = {
   kmsKeyArn,
   alarmTopicArn,
   removalPolicy,
+  // §23
+  transcriptBucket,
+  s3Endpoint,
+  backup,
 } as const satisfies Record<string, Setting>;
 
 /** A setting's name in `SETTINGS`. */

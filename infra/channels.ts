@@ -5,6 +5,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -111,6 +112,8 @@ const RULE_RETRY = { retryAttempts: 185, maxEventAge: Duration.hours(24) } as co
 export interface HandbackChannelsProps {
   /** The checkpoint table: the pauses each delivery reads, and the delivery log beside them. */
   readonly table: ITable;
+  /** The transcript bucket (§23): a pause read whole may have its transcript there. */
+  readonly transcripts: IBucket;
   /** The hand-off: a click in Slack that decides a pause's last ask closes it, and the continuation goes on. */
   readonly handoff: Handoff;
   /** Which channels are on. */
@@ -207,6 +210,7 @@ export class HandbackChannels extends Construct {
         ...this.logging(),
       });
       interactions.bindTable(props.table, 'click');
+      interactions.bindTranscripts(props.transcripts, 'read');
       interactions.grantSecretRead(this.slackSecret, S.slackSecretName.env);
       props.handoff.bind(interactions);
       acknowledgeImportedSecret(interactions, this.slackSecret);
@@ -276,6 +280,7 @@ export class HandbackChannels extends Construct {
       ...this.logging(),
     });
     handler.bindTable(this.props.table, 'deliver');
+    handler.bindTranscripts(this.props.transcripts, 'read');
     const deadLetterQueue = durableQueue(this, `${id}DeadLetterQueue`);
     Validations.of(deadLetterQueue).acknowledge(
       {

@@ -1,6 +1,7 @@
 import { Duration, type Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { AGENT_STEPS, WAIT_BEYOND_EXPIRY } from './approval-workflow.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { ENTRY } from './paths.ts';
@@ -17,11 +18,13 @@ import type { Settings } from './settings.ts';
 export interface ExampleAgentProps {
   settings: Settings;
   table: ITable;
+  /** The transcript bucket (§23). */
+  transcripts: IBucket;
   logging: Logging;
 }
 
 /** The example agent the reference workflow runs, when the stack is given none of its own. */
-export function exampleAgent(stack: Stack, { settings, table, logging }: ExampleAgentProps): IFunction {
+export function exampleAgent(stack: Stack, { settings, table, transcripts, logging }: ExampleAgentProps): IFunction {
   const example = new HandbackFunction(stack, 'ExampleAgent', {
     entry: ENTRY.exampleAgent,
     description: 'Handback example agent: asks, pauses for approvals, runs the approved calls from the continuation',
@@ -31,6 +34,7 @@ export function exampleAgent(stack: Stack, { settings, table, logging }: Example
   });
   // Its own tenant's runs only: an agent's credential is no key to every tenant's pauses.
   example.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
+  example.bindTranscripts(transcripts, 'readWrite', { tenants: [settings.exampleAgentTenant] });
   acknowledgeSynchronous(example, 'Step Functions invokes it synchronously (RequestResponse and waitForTaskToken)');
   return example.function;
 }
@@ -41,7 +45,7 @@ export function exampleAgent(stack: Stack, { settings, table, logging }: Example
  */
 export function durableExampleAgent(
   stack: Stack,
-  { settings, table, logging }: ExampleAgentProps,
+  { settings, table, transcripts, logging }: ExampleAgentProps,
   resumers: readonly HandbackFunction[],
 ): HandbackFunction {
   const durable = new HandbackFunction(stack, 'DurableExampleAgent', {
@@ -57,6 +61,7 @@ export function durableExampleAgent(
     ...logging,
   });
   durable.bindTable(table, 'readWrite', { tenants: [settings.exampleAgentTenant] });
+  durable.bindTranscripts(transcripts, 'readWrite', { tenants: [settings.exampleAgentTenant] });
   Validations.of(durable).acknowledge({
     id: 'Serverless-LambdaDLQ',
     reason:

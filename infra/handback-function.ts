@@ -16,6 +16,7 @@ import {
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -79,6 +80,14 @@ const KEY_ACTIONS: Record<keyof typeof TABLE_ACTIONS, readonly string[]> = {
   click: WRITE_KEY,
   deliver: WRITE_KEY,
 };
+
+/** The object actions on the transcript bucket (§23) each level of access grants: only what the store sends. */
+export const TRANSCRIPT_ACTIONS = {
+  read: ['s3:GetObject'],
+  /** The lifecycle stream function: the objects of the pause items TTL removes. */
+  delete: ['s3:DeleteObject'],
+  readWrite: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+} as const;
 
 /** How much of the table a function may touch. */
 export type TableAccess = keyof typeof TABLE_ACTIONS;
@@ -298,6 +307,38 @@ export class HandbackFunction extends Construct {
         new PolicyStatement({ actions: [...KEY_ACTIONS[access]], resources: [table.encryptionKey.keyArn] }),
       );
     }
+    return this;
+  }
+
+  /**
+   * Sets `TRANSCRIPT_BUCKET` and lets the function read (`GetObject`), and with `readWrite` write and remove
+   * (`PutObject`, `DeleteObject`: an attempt that lost the race), or with `delete` only remove (the stream function,
+   * as TTL removes pause items), the transcripts kept in the bucket (§23): objects of
+   * that bucket alone, with `tenants` only those tenants' (`t/<tenant>/*`). The deployment's key, which encrypts the
+   * table too, is granted by `bindTable`.
+   */
+  bindTranscripts(
+    bucket: IBucket,
+    access: keyof typeof TRANSCRIPT_ACTIONS,
+    options: { tenants?: readonly string[] } = {},
+  ): this {
+    this.function.addEnvironment(S.transcriptBucket.env, bucket.bucketName);
+    const prefixes = options.tenants?.map((tenant) => Keys.objectsOf(tenant)) ?? [''];
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [...TRANSCRIPT_ACTIONS[access]],
+        resources: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
+      }),
+    );
+    const child = bucket.node.defaultChild;
+    const arn = CfnResource.isCfnResource(child) ? `<${Stack.of(child).getLogicalId(child)}.Arn>` : bucket.bucketArn;
+    Validations.of(this).acknowledge(
+      ...prefixes.map((prefix) => ({
+        id: `AwsSolutions-IAM5[Resource::${arn}/${prefix}*]`,
+        reason:
+          'Transcript objects are named per pause (tenant, run, attempt) as pauses are made: the grant covers the objects of this one bucket (one tenant’s, where scoped), never the bucket itself.',
+      })),
+    );
     return this;
   }
 

@@ -22,6 +22,7 @@ import {
 } from './settings.ts';
 import { stackAlarms } from './stack-alarms.ts';
 import { stackOutputs } from './stack-outputs.ts';
+import { TranscriptBucket } from './transcript-bucket.ts';
 import { HandbackUserPool, INBOX_SCOPES } from './user-pool.ts';
 
 export type { HandbackStackProps };
@@ -44,12 +45,19 @@ export class HandbackStack extends Stack {
       encryptionKey: settings.encryptionKey,
       removalPolicy: settings.removalPolicy,
     });
+    // Transcripts over 64 KB compressed (§23), and with handback:backup the table's and their backups.
+    const transcripts = new TranscriptBucket(this, 'Transcripts', {
+      retentionDays: settings.retentionDays,
+      encryptionKey: settings.encryptionKey,
+      removalPolicy: settings.removalPolicy,
+      ...(settings.backup ? { backupTable: table } : {}),
+    }).bucket;
     const handoff = new Handoff(this, 'Handoff', { target: settings.handoff });
     const linkKey = answerLinkKey(this, settings);
-    const fns = pauseFunctions(this, { settings, table, handoff, logging });
+    const fns = pauseFunctions(this, { settings, table, transcripts, handoff, logging });
     fns.api.grantSecretRead(linkKey);
 
-    const agent = props.agent ?? exampleAgent(this, { settings, table, logging });
+    const agent = props.agent ?? exampleAgent(this, { settings, table, transcripts, logging });
     const approval = new ApprovalWorkflow(this, 'ApprovalWorkflow', {
       agent,
       pauseExpiry: settings.pauseExpiry,
@@ -62,6 +70,7 @@ export class HandbackStack extends Stack {
     // The channels (§14): Slack and email, each only when its context turns it on.
     const channels = new HandbackChannels(this, 'Channels', {
       table,
+      transcripts,
       handoff,
       settings: resolveChannelSettings(this),
       ...(settings.inboxUrl === undefined ? {} : { inboxUrl: settings.inboxUrl }),
@@ -73,7 +82,8 @@ export class HandbackStack extends Stack {
     }
     const resumers = [...channels.deciders, ...fns.resumers];
     for (const fn of resumers) fn.grantTaskCallbacks(approval.stateMachine);
-    if (settings.exampleAgent === 'durable') durableExampleAgent(this, { settings, table, logging }, resumers);
+    if (settings.exampleAgent === 'durable')
+      durableExampleAgent(this, { settings, table, transcripts, logging }, resumers);
 
     const { userPool, jwt } = whoSignsTokens(this, settings, fns.api);
     // The inbox page's files on a function of their own: the API function's bundle and cold start stay without them.
@@ -98,6 +108,7 @@ export class HandbackStack extends Stack {
 
     const lifecycle = new LifecycleEvents(this, 'Lifecycle', {
       table,
+      transcripts,
       linkKey,
       inboxUrl,
       eventBus: settings.eventBus,

@@ -6,12 +6,13 @@ import { Grant, type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-c
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ItemKind } from '../functions/checkpoints/dynamodb/items.ts';
+import { ItemKind, TTL_REMOVER } from '../functions/checkpoints/dynamodb/items.ts';
 import * as S from '../functions/settings.ts';
 import { LIFECYCLE_SOURCE, LifecycleType } from '../functions/vocabulary.ts';
 import { HandbackFunction } from './handback-function.ts';
@@ -25,6 +26,8 @@ export const STREAM_RETRY_ATTEMPTS = 10;
 export interface LifecycleEventsProps {
   /** The checkpoint table; its stream (new and old images) must be on. */
   readonly table: ITable;
+  /** The transcript bucket: the stream function deletes the object of each pause item TTL removes (§23). */
+  readonly transcripts: IBucket;
   /** The answer-link key (Secrets Manager): `Pause Created` and `Pause Reminder` carry a link signed with it. */
   readonly linkKey: ISecret;
   /** The inbox page's public URL: answer links are `<inboxUrl>#<token>`. */
@@ -129,6 +132,7 @@ export class LifecycleEvents extends Construct {
     this.eventBus.grantPutEventsTo(this.handler.role);
 
     this.failedRecordsQueue = endOfTheLine(this, 'FailedRecords', 'stream records whose events could not be delivered');
+    this.handler.bindTranscripts(props.transcripts, 'delete');
     this.handler.function.addEventSource(
       new DynamoEventSource(props.table, {
         // Events of changes from now on: a new function never replays the table's last 24 hours.
@@ -139,9 +143,20 @@ export class LifecycleEvents extends Construct {
         retryAttempts: STREAM_RETRY_ATTEMPTS,
         maxRecordAge: Duration.hours(1),
         onFailure: new SqsDlq(this.failedRecordsQueue),
-        // Transcript parts and other items never wake the function: only a pause has events.
+        // Transcript parts and other items never wake the function: only a pause has events, and only a pause item
+        // TTL removes with its transcript in the bucket has an object to delete.
         filters: [
           FilterCriteria.filter({ dynamodb: { NewImage: { kind: { S: FilterRule.isEqual(ItemKind.Pause) } } } }),
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('REMOVE'),
+            userIdentity: {
+              type: FilterRule.isEqual(TTL_REMOVER.type),
+              principalId: FilterRule.isEqual(TTL_REMOVER.principalId),
+            },
+            dynamodb: {
+              OldImage: { kind: { S: FilterRule.isEqual(ItemKind.Pause) }, objectKey: { S: FilterRule.exists() } },
+            },
+          }),
         ],
       }),
     );

@@ -1,5 +1,6 @@
 import { Duration, type Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import * as S from '../functions/settings.ts';
 import { HandbackFunction } from './handback-function.ts';
 import type { Handoff } from './handoff.ts';
@@ -22,6 +23,8 @@ export type Logging = Pick<ConstructorParameters<typeof HandbackFunction>[2], 'l
 export interface PauseFunctionsProps {
   settings: Settings;
   table: ITable;
+  /** The transcript bucket (§23). */
+  transcripts: IBucket;
   handoff: Handoff;
   logging: Logging;
 }
@@ -48,7 +51,7 @@ export function retentionEnvironment(settings: Settings): Record<string, string>
 /** Makes the functions that read and write pauses in `stack`. */
 export function pauseFunctions(
   stack: Stack,
-  { settings, table, handoff, logging }: PauseFunctionsProps,
+  { settings, table, transcripts, handoff, logging }: PauseFunctionsProps,
 ): PauseFunctions {
   const resumeFunction = (
     name: string,
@@ -81,6 +84,8 @@ export function pauseFunctions(
       ...logging,
     });
     fn.bindTable(table, access);
+    // Every resumer may meet a pause whose transcript is in the bucket; only the ones that pause write there.
+    fn.bindTranscripts(transcripts, access === 'readWrite' ? 'readWrite' : 'read');
     handoff.bind(fn);
     return fn;
   };

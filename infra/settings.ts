@@ -86,6 +86,8 @@ export interface Settings {
   otlpEndpoint: string | undefined;
   /** The deployment's directory file of persons (§20, `handback:directory`), checked: bundled with the functions that decide. */
   directory: DirectoryBundle | undefined;
+  /** §23: an AWS Backup plan for the table and the transcript bucket, and the bucket's versioning (`handback:backup`). */
+  backup: boolean;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -198,6 +200,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
     otlpEndpoint: otlpEndpointOf(contextString(scope, CONTEXT.otlpEndpoint)),
     directory: directoryBundleOf(scope, (message) => new ConfigurationError(message)),
+    backup: contextBoolean(scope, CONTEXT.backup) ?? S.backup.default,
   };
 }
 

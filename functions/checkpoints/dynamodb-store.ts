@@ -6,6 +6,7 @@ import type { CheckpointStore } from './checkpoint-store.ts';
 import { ALL_CHECKS } from './checks.ts';
 import { DynamoDBPersistence } from './dynamodb/dynamodb-persistence.ts';
 import type { CheckpointStoreOptions } from './memory-store.ts';
+import type { TranscriptObjects } from './transcript-objects.ts';
 
 /** How a DynamoDB checkpoint store is built: the rules' options, and the client and table that hold its records. */
 export interface DynamoDBCheckpointStoreOptions extends CheckpointStoreOptions {
@@ -18,6 +19,12 @@ export interface DynamoDBCheckpointStoreOptions extends CheckpointStoreOptions {
    * expired pause still shows and a continuation stays readable. @default 2,592,000 (30 days)
    */
   retentionSeconds?: number;
+  /**
+   * Where transcripts over 64 KB compressed go (§23): e.g. `new S3TranscriptObjects({ bucket })`, the stack's
+   * `TranscriptBucket`. A store reading a table whose pauses name objects needs it too.
+   * @default none: every transcript is kept in the table, in parts
+   */
+  objects?: TranscriptObjects;
 }
 
 /** Builds the checkpoint store on an injected `DynamoDBDocumentClient` and table name. */
@@ -30,7 +37,7 @@ export function createDynamoDBCheckpointStore(options: DynamoDBCheckpointStoreOp
     const message = 'createDynamoDBCheckpointStore needs the table name as `tableName`';
     throw new BadRequestError(`${message}.`, [{ path: '/tableName', message }]);
   }
-  const { client, tableName, retentionSeconds, ...service } = options;
+  const { client, tableName, retentionSeconds, objects, ...service } = options;
   return new CheckpointService({
     ...service,
     checks: options.checks ?? ALL_CHECKS,
@@ -38,6 +45,7 @@ export function createDynamoDBCheckpointStore(options: DynamoDBCheckpointStoreOp
       client,
       tableName,
       ...(retentionSeconds === undefined ? {} : { retentionSeconds }),
+      ...(objects === undefined ? {} : { objects }),
     }),
   });
 }

@@ -1,15 +1,31 @@
+import { createHash } from 'node:crypto';
 import { BadRequestError } from '../errors.ts';
 import { Status } from '../vocabulary.ts';
+import { maskOf, mergeShards, shardsOfMask } from './listing-merge.ts';
 import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRead } from './persistence.ts';
 import type { PauseRecord, RecordKey } from './record.ts';
+import { TABLE } from './table.ts';
 
 /**
  * The in-memory persistence: the port's primitives over a `Map`, for the rules' fast tests and for trying the library
  * without a table. Records are copied in and out (structured clones), so no caller can change a stored record
  * by holding on to an object; each write is atomic because nothing awaits between its check and its change. A
- * transcript is kept whole beside its record (no item limit here), so the read hint is a constant.
+ * transcript is kept whole beside its record (no item limit here), so the read hint is a constant. A tenant's listing
+ * is spread over shards and merged on read as the DynamoDB adapter's is (`listing-merge.ts`), so the rules' fast tests
+ * walk the same merge and cursors.
  */
 export class MemoryPersistence implements CheckpointPersistence {
+  readonly #shards: number;
+
+  /** `listingShards`: how many shards a tenant's listing is spread over (1–30). @default TABLE.listingShards (16) */
+  constructor(options: { listingShards?: number } = {}) {
+    const shards = options.listingShards ?? TABLE.listingShards;
+    if (!Number.isSafeInteger(shards) || shards < 1 || shards > 30) {
+      throw new RangeError(`listingShards is ${shards}: a whole number from 1 to 30.`);
+    }
+    this.#shards = shards;
+  }
+
   readonly #records = new Map<string, PauseRecord>();
   readonly #transcripts = new Map<string, Uint8Array>();
   /** Insertion order of records, per tenant: the listing's "newest first" is by `createdAt`, then this. */
@@ -58,26 +74,37 @@ export class MemoryPersistence implements CheckpointPersistence {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const after = query.cursor === undefined ? undefined : readCursor(query.cursor, query.tenant);
-    // Newest first: by createdAt, then by write order; the cursor is the position of the last record returned.
-    const position = (key: string, record: PauseRecord): [string, number] => [
-      record.createdAt,
-      this.#orderOf.get(key) ?? 0,
-    ];
-    const isAfter = ([at, order]: [string, number], [cAt, cOrder]: [string, number]) =>
-      at < cAt || (at === cAt && order < cOrder);
+    const start = query.cursor === undefined ? undefined : readCursor(query.cursor, query.tenant, this.#shards);
+    // Newest first: by createdAt, then by write order; a position is that pair.
+    const isAfter = ([at, order]: Position, [cAt, cOrder]: Position) => at < cAt || (at === cAt && order < cOrder);
     const matching = [...this.#records.entries()]
       .filter(([, record]) => record.tenant === query.tenant && (!query.openOnly || record.status === Status.Paused))
-      .map(([key, record]) => ({ record, at: position(key, record) }))
-      .filter(({ at }) => after === undefined || isAfter(at, after))
+      .map(([key, record]) => ({
+        record,
+        shard: shardOf(key, this.#shards),
+        at: [record.createdAt, this.#orderOf.get(key) ?? 0] as Position,
+      }))
+      .filter(({ at }) => start === undefined || isAfter(at, start.at))
       .sort((a, b) => (isAfter(a.at, b.at) ? 1 : -1));
-    const page = matching.slice(0, query.limit);
-    const entries = page.map(({ record, at }) => ({
-      record: structuredClone(record),
-      after: writeCursor(query.tenant, at),
+    const merged = await mergeShards(
+      this.#shards,
+      start?.done ?? new Set(),
+      query.limit,
+      async (shard, limit) => {
+        const inShard = matching.filter((entry) => entry.shard === shard);
+        return { entries: inShard.slice(0, limit), more: inShard.length > limit };
+      },
+      (a, b) => (isAfter(a.at, b.at) ? 1 : -1),
+    );
+    const before = start?.done ?? new Set<number>();
+    const entries = merged.taken.map(({ entry }) => ({
+      record: structuredClone(entry.record),
+      after: writeCursor(query.tenant, entry.at, before),
     }));
-    const last = entries.at(-1);
-    return matching.length > page.length && last !== undefined ? { entries, next: last.after } : { entries };
+    const last = merged.taken.at(-1)?.entry;
+    return merged.more && last !== undefined
+      ? { entries, next: writeCursor(query.tenant, last.at, merged.done) }
+      : { entries };
   }
 
   async due(nowMs: number, limit: number): Promise<RecordKey[]> {
@@ -93,28 +120,38 @@ function keyOf(key: RecordKey): string {
   return JSON.stringify([key.tenant, key.runId, key.seq]);
 }
 
-function writeCursor(tenant: string, at: [string, number]): string {
-  return Buffer.from(JSON.stringify([tenant, ...at])).toString('base64url');
+/** A position in a listing: a record's `createdAt` and its write order. */
+type Position = [string, number];
+
+/** The listing shard of a record's key. */
+function shardOf(key: string, shards: number): number {
+  return createHash('sha256').update(key).digest().readUInt32BE(0) % shards;
 }
 
-function readCursor(cursor: string, tenant: string): [string, number] {
+function writeCursor(tenant: string, at: Position, done: ReadonlySet<number>): string {
+  return Buffer.from(JSON.stringify([tenant, ...at, maskOf(done)])).toString('base64url');
+}
+
+function readCursor(cursor: string, tenant: string, shards: number): { at: Position; done: Set<number> } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     parsed = undefined;
   }
+  const done = Array.isArray(parsed) ? shardsOfMask(parsed[3], shards) : undefined;
   if (
     !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
+    parsed.length !== 4 ||
     parsed[0] !== tenant ||
     typeof parsed[1] !== 'string' ||
-    typeof parsed[2] !== 'number'
+    typeof parsed[2] !== 'number' ||
+    done === undefined
   ) {
     throw new BadRequestError(
       "The cursor is not a cursor of this listing: pass the previous page's cursor unchanged.",
       [{ path: '/cursor', message: 'is not a cursor of this listing' }],
     );
   }
-  return [parsed[1], parsed[2]];
+  return { at: [parsed[1], parsed[2]], done };
 }

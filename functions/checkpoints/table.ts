@@ -11,7 +11,7 @@ export const TABLE = {
   /** Epoch seconds after which DynamoDB may delete an item; expiry is still checked on every read. */
   timeToLiveAttribute: 'ttl',
   /**
-   * Every pause of a tenant, newest first. Keys only: a listing reads the pauses themselves (strongly consistent) by
+   * Every pause of a tenant, newest first, over `listingShards` partitions per tenant. Keys only: a listing reads the pauses themselves (strongly consistent) by
    * the keys it finds, so it never shows what a GET cannot read.
    */
   byTenant: {
@@ -19,7 +19,10 @@ export const TABLE = {
     partitionKey: { name: 'gsi1pk', type: 'S' },
     sortKey: { name: 'gsi1sk', type: 'S' },
   },
-  /** The tenant's open pauses only (sparse: a pause leaves it when it closes), newest first: what an inbox lists. */
+  /**
+   * The tenant's open pauses only (sparse: a pause leaves it when it closes), newest first, over `listingShards`
+   * partitions per tenant: what an inbox lists.
+   */
   openByTenant: {
     indexName: 'openByTenant',
     partitionKey: { name: 'openPk', type: 'S' },
@@ -36,6 +39,11 @@ export const TABLE = {
   },
   /** Partitions of the `byDue` index; the sweep queries each. */
   dueShards: 16,
+  /**
+   * Partitions of each tenant's listing indexes (`byTenant`, `openByTenant`): a tenant's pauses are spread over them,
+   * so no index key takes more than a sixteenth of one tenant's writes (§23); a listing reads them all, merged.
+   */
+  listingShards: 16,
 } as const;
 
 /** The table's global secondary indexes, as `CreateTable` and the CDK table define them. */

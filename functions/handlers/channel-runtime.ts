@@ -4,7 +4,7 @@ import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistenc
 import type { UseCaseDeps } from '../resume/resume.ts';
 import * as S from '../settings.ts';
 import { requiredSetting, settingOf } from './config.ts';
-import { tracedDocumentClient } from './document-client.ts';
+import { tracedDocumentClient, tracedTranscriptObjects } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
 
 /**
@@ -20,6 +20,7 @@ export { logger, metrics };
 const tableName = requiredSetting(S.tableName);
 
 const dynamodb = tracedDocumentClient(settingOf(S.dynamodbEndpoint));
+const objects = tracedTranscriptObjects(settingOf(S.transcriptBucket) as string, settingOf(S.s3Endpoint));
 
 /** What a channel delivery runs on: the read-only use cases, the delivery log, and the inbox page's URL. */
 export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog } {
@@ -27,7 +28,7 @@ export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog } {
   return {
     useCases: {
       store: new CheckpointService({
-        persistence: new DynamoDBPersistence({ client: dynamodb, tableName }),
+        persistence: new DynamoDBPersistence({ client: dynamodb, tableName, objects }),
         checks: {},
       }),
       handoff: {

@@ -32,6 +32,10 @@ export interface Config {
   groupsClaim: string;
   /** Another DynamoDB endpoint (DynamoDB Local, the embedded store); undefined = AWS. */
   dynamodbEndpoint: string | undefined;
+  /** The bucket transcripts over 64 KB go to (§23). */
+  transcriptBucket: string;
+  /** Another S3 endpoint for it (an S3-compatible server); undefined = S3. */
+  s3Endpoint: string | undefined;
   /** The hand-off target and what it needs. */
   handoff: HandoffConfig;
   /** The inbox page's public URL, for answer links; undefined = the API's own `/inbox` (from the request). */
@@ -169,6 +173,8 @@ export function loadConfig(env: Environment = process.env): Config {
     tenantClaim: settingOf(S.tenantClaim, env) as string,
     groupsClaim: settingOf(S.groupsClaim, env) as string,
     dynamodbEndpoint: settingOf(S.dynamodbEndpoint, env),
+    transcriptBucket: settingOf(S.transcriptBucket, env) as string,
+    s3Endpoint: settingOf(S.s3Endpoint, env),
     handoff: loadHandoffConfig(env),
     inboxUrl: settingOf(S.inboxUrl, env),
     linkSecretArn: settingOf(S.linkSecretArn, env),

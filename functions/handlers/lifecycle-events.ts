@@ -1,4 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { S3TranscriptObjects, s3ClientConfig } from '../checkpoints/s3/s3-objects.ts';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
 import * as S from '../settings.ts';
@@ -12,14 +13,21 @@ import { traceAwsClient } from './tracing.ts';
 /**
  * The Lambda entry point of lifecycle events: the table's stream in, the bus (`EVENT_BUS_NAME`) out, through the same
  * emitter the local service uses. The answer links of `Pause Created` and `Pause Reminder` point at `HANDBACK_INBOX_URL`. It
- * reads stream images, never the table, so it wires no store and no hand-off: only the EventBridge client and the
- * link key (read on first use).
+ * reads stream images, never the table, so it wires no store and no hand-off: only the EventBridge client, the
+ * link key (read on first use), and the transcript bucket, whose objects it deletes as TTL removes their pause items
+ * (`@aws-sdk/client-s3` loaded on the first such removal).
  */
 const eventBusName = requiredSetting(S.eventBusName);
 const inboxUrl = settingOf(S.inboxUrl);
 const eventBridge = traceAwsClient(new EventBridgeClient({}));
 const links = loadAnswerLinks(settingOf(S.linkSecretArn));
 const traces = tracesOf(otlpEndpointOf(), { log: logger });
+const s3Endpoint = settingOf(S.s3Endpoint);
+const objects = new S3TranscriptObjects({
+  bucket: settingOf(S.transcriptBucket) as string,
+  clientConfig: s3ClientConfig(s3Endpoint === undefined ? {} : { endpoint: s3Endpoint, forcePathStyle: true }),
+  capture: traceAwsClient,
+});
 
 export const handler = createLifecycleStreamHandler({
   emitter: createLifecycleEmitter({
@@ -28,6 +36,7 @@ export const handler = createLifecycleStreamHandler({
     ...(links === undefined ? {} : { links }),
     ...(inboxUrl === undefined ? {} : { inboxUrl }),
   }),
+  objects,
   logger,
   metrics,
   ...(traces === undefined ? {} : { traces }),

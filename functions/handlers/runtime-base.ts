@@ -11,7 +11,7 @@ import type { UseCaseDeps } from '../resume/resume.ts';
 import { type BundleDefines, policies as POLICIES } from '../settings.ts';
 import { tracesOf } from '../traces/traces.ts';
 import { loadConfig } from './config.ts';
-import { tracedDocumentClient } from './document-client.ts';
+import { tracedDocumentClient, tracedTranscriptObjects } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
 import type { EntryTelemetry } from './telemetry.ts';
 import { traceAwsClient } from './tracing.ts';
@@ -49,6 +49,8 @@ export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
 /** The spans of this container's requests (§21), when an OTLP endpoint is configured; flushed as each invocation ends. */
 const traces = tracesOf(config.otlpEndpoint, { log: logger });
+/** The transcript bucket (§23), its SDK loaded on the first transcript that needs it. */
+const objects = tracedTranscriptObjects(config.transcriptBucket, config.s3Endpoint);
 
 /** What the entry points of the Lambda wiring run on: the use cases' dependencies and how tokens are read. */
 export type LambdaUseCaseDeps = UseCaseDeps &
@@ -76,6 +78,7 @@ export function useCaseDepsWith(
       persistence: new DynamoDBPersistence({
         client: dynamodb,
         tableName: config.tableName,
+        objects,
         ...(config.retentionSeconds === undefined ? {} : { retentionSeconds: config.retentionSeconds }),
       }),
       checks,

@@ -72,6 +72,14 @@ export interface LocalSettings {
    * or the embedded one (on disk in `dataDir`).
    */
   store: { endpoint: string; sdkEnvironment: Environment } | { dataDir: string | undefined };
+  /**
+   * Where transcripts over 64 KB go (§23): an S3-compatible endpoint (with the SDK's variables), the embedded S3 server
+   * beside the embedded store, or none (with `DYNAMODB_ENDPOINT` and no S3 endpoint: they stay in the table).
+   */
+  transcripts:
+    | { bucket: string; endpoint: string; sdkEnvironment: Environment }
+    | { bucket: string; embedded: true }
+    | undefined;
   handoff: HandoffConfig;
   /** Whether task tokens and durable callbacks can be completed: only with a region to call. */
   awsCalls: boolean;
@@ -117,6 +125,10 @@ export function localSettings(env: Environment = process.env): LocalSettings {
     logLevel: text(S.logLevel) ?? S.logLevel.default,
     metricsDisabled: !/^(0|n|no|f|false|off)$/i.test(text(S.metricsDisabled) ?? 'true'),
     store: endpoint === undefined ? { dataDir: text(S.dataDir) } : { endpoint, sdkEnvironment: env },
+    transcripts: transcriptsOf(text(S.s3Endpoint), text(S.transcriptBucket) ?? S.transcriptBucket.default, {
+      embeddedStore: endpoint === undefined,
+      env,
+    }),
     handoff: checked(() => loadHandoffConfig(env)),
     awsCalls: text(S.awsRegion) !== undefined,
     policies: checked(() => policySettingsOf(env)),
@@ -135,6 +147,16 @@ export function localSettings(env: Environment = process.env): LocalSettings {
     },
     otlpEndpoint: checked(() => otlpEndpointOf(env)),
   };
+}
+
+/** Where the local service keeps large transcripts: an S3 endpoint, the embedded server beside the embedded store, or none. */
+function transcriptsOf(
+  s3Endpoint: string | undefined,
+  bucket: string,
+  { embeddedStore, env }: { embeddedStore: boolean; env: Environment },
+): LocalSettings['transcripts'] {
+  if (s3Endpoint !== undefined) return { bucket, endpoint: s3Endpoint, sdkEnvironment: env };
+  return embeddedStore ? { bucket, embedded: true } : undefined;
 }
 
 /** `process.env` with `overrides` on top: what the demo and `handback start --port` start the service with. */

@@ -31,5 +31,7 @@ export async function serveLocal(env?: Environment): Promise<void> {
     console.error(error instanceof StartError ? error.message : error);
     process.exit(1);
   });
-  if (!stopping) console.log(`Handback listening on ${service.url}`);
+  if (stopping) return;
+  if (service.s3Endpoint !== undefined) console.log(`S3 on ${service.s3Endpoint}`);
+  console.log(`Handback listening on ${service.url}`);
 }

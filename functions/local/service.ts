@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { channelsOf } from '../channels/config.ts';
@@ -10,6 +11,7 @@ import {
 } from '../checkpoints/dynamodb-store.ts';
 import { readDirectoryFile } from '../directory/file.ts';
 import type { Directory } from '../directory/port.ts';
+import { S3TranscriptObjects, s3ClientConfig, s3EndpointConfig } from '../checkpoints/s3/s3-objects.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';
@@ -24,6 +26,7 @@ import * as S from '../settings.ts';
 import { tracesOf } from '../traces/traces.ts';
 import { type Environment, localSettings, MIN_JWT_SECRET_BYTES, quietAwsSdk, StartError } from './config.ts';
 import { createTable, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
+import { type EmbeddedS3, startEmbeddedS3 } from './embedded-s3.ts';
 import { allowedHostsOf, createLocalServer } from './server.ts';
 
 /**
@@ -38,6 +41,8 @@ export { MIN_JWT_SECRET_BYTES, StartError };
 export interface LocalService {
   /** `http://<HOST>:<port>` */
   url: string;
+  /** The embedded S3 server's `http://127.0.0.1:<port>`, when it runs (transcripts over 64 KB go there). */
+  s3Endpoint?: string;
   /** Stops listening, then stops the embedded store (flushing it to disk when it has a data dir). */
   close(): Promise<void>;
 }
@@ -78,6 +83,29 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
   // DynamoDB Local starts empty; on AWS the table usually exists already (then this is a no-op).
   if (embedded === undefined) await createTable(raw, tableName);
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  // Transcripts over 64 KB (§23): beside the embedded store, the embedded S3 server (on disk beside its data).
+  let s3: EmbeddedS3 | undefined;
+  const where = settings.transcripts;
+  if (where !== undefined && 'embedded' in where) {
+    s3 = await startEmbeddedS3({
+      bucket: where.bucket,
+      ...('dataDir' in settings.store && settings.store.dataDir !== undefined
+        ? { path: join(settings.store.dataDir, 's3') }
+        : {}),
+    }).catch(async (error: unknown) => {
+      await embedded?.close();
+      throw error;
+    });
+  }
+  const objects =
+    where === undefined
+      ? undefined
+      : 'embedded' in where
+        ? s3 && new S3TranscriptObjects({ bucket: s3.bucket, clientConfig: s3ClientConfig(s3.clientConfig) })
+        : new S3TranscriptObjects({
+            bucket: where.bucket,
+            clientConfig: s3ClientConfig(s3EndpointConfig(where.endpoint, where.sdkEnvironment)),
+          });
 
   const handoff =
     extra.handoff ??
@@ -100,6 +128,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     }
   } catch (error) {
     await embedded?.close();
+    await s3?.close();
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   // The directory of persons (§20): read and checked now, so a bad file stops the start, naming the entry.
@@ -119,6 +148,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     store: createDynamoDBCheckpointStore({
       client,
       tableName,
+      ...(objects === undefined ? {} : { objects }),
       onChange: (change) => {
         observe(change);
         traces?.changed(change);
@@ -182,6 +212,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
   } catch (error) {
     raw.destroy();
     await embedded?.close();
+    await s3?.close();
     throw listenError(error, host, port);
   }
   const { port: bound } = server.address() as AddressInfo;
@@ -218,6 +249,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
 
   return {
     url,
+    ...(s3 === undefined ? {} : { s3Endpoint: s3.endpoint }),
     async close() {
       clearInterval(sweeper);
       await sweeping;
@@ -228,6 +260,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
       });
       raw.destroy();
       await embedded?.close();
+      await s3?.close();
     },
   };
 }

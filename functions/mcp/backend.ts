@@ -108,6 +108,10 @@ export async function backendFromEnv(
     tenant: env.HANDBACK_TENANT?.trim() || LIMITS.defaultTenant,
     agent,
     env,
+    transcripts: {
+      bucket: env.TRANSCRIPT_BUCKET?.trim() || undefined,
+      endpoint: env.HANDBACK_S3_ENDPOINT?.trim() || undefined,
+    },
     ...(inboxUrl === undefined ? {} : { inboxUrl }),
   });
 }

@@ -5,6 +5,7 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
+import { S3TranscriptObjects, s3ClientConfig, s3EndpointConfig } from '../checkpoints/s3/s3-objects.ts';
 import { storeOperations } from '../client/types.ts';
 import { claimClosedPause, createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import type { Actor } from '../wire.ts';
@@ -22,11 +23,28 @@ export async function storeBackend(options: {
   agent: Actor;
   env: NodeJS.ProcessEnv;
   inboxUrl?: string;
+  /**
+   * The transcript bucket (§23): at an S3-compatible `endpoint`, or by name beside a regional table; neither = the
+   * table's pauses keep their transcripts in it.
+   */
+  transcripts?: { bucket: string | undefined; endpoint: string | undefined };
 }): Promise<HandbackBackend> {
   const { tableName, tenant } = options;
-  const raw = new DynamoDBClient(storageClientConfig(endpointClientConfig(options.endpoint, options.env)));
+  const tableConfig = endpointClientConfig(options.endpoint, options.env);
+  const raw = new DynamoDBClient(storageClientConfig(tableConfig));
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
-  const store = createDynamoDBCheckpointStore({ client, tableName });
+  const { bucket = 'handback-transcripts', endpoint: s3 } = options.transcripts ?? {
+    bucket: undefined,
+    endpoint: undefined,
+  };
+  const named = options.transcripts?.bucket !== undefined;
+  const objects =
+    s3 !== undefined
+      ? new S3TranscriptObjects({ bucket, clientConfig: s3ClientConfig(s3EndpointConfig(s3, options.env)) })
+      : named
+        ? new S3TranscriptObjects({ bucket, clientConfig: s3ClientConfig({ region: tableConfig.region as string }) })
+        : undefined;
+  const store = createDynamoDBCheckpointStore({ client, tableName, ...(objects === undefined ? {} : { objects }) });
   const operations = storeOperations(store, { tenant, by: options.agent });
   const claims = createDynamoDBHandoffClaims({ client, tableName });
   return {

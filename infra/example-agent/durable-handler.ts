@@ -9,10 +9,10 @@ import { type DurableContext, withDurableExecution } from '@aws/durable-executio
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { waitForDecision } from '../../functions/adapters/durable.ts';
-import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
-import { requiredSetting, retentionSecondsOf } from '../../functions/handlers/config.ts';
+import { createDynamoDBCheckpointStore, S3TranscriptObjects } from '../../functions/dynamodb.ts';
+import { requiredSetting, retentionSecondsOf, settingOf } from '../../functions/handlers/config.ts';
 import { appendResults, LIMITS } from '../../functions/index.ts';
-import { tableName as TABLE_NAME } from '../../functions/settings.ts';
+import { tableName as TABLE_NAME, transcriptBucket as TRANSCRIPT_BUCKET } from '../../functions/settings.ts';
 import { firstTurn, nextTurn, runTool } from './handler.ts';
 
 const tableName = requiredSetting(TABLE_NAME);
@@ -21,6 +21,8 @@ const retentionSeconds = retentionSecondsOf();
 const store = createDynamoDBCheckpointStore({
   client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
   tableName,
+  // Transcripts over 64 KB go to the stack's bucket, its SDK loaded only when one does.
+  objects: new S3TranscriptObjects({ bucket: settingOf(TRANSCRIPT_BUCKET) as string }),
   ...(retentionSeconds === undefined ? {} : { retentionSeconds }),
 });
 

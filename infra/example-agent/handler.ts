@@ -14,8 +14,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDBCheckpointStore } from '../../functions/dynamodb.ts';
-import { requiredSetting, retentionSecondsOf } from '../../functions/handlers/config.ts';
+import { createDynamoDBCheckpointStore, S3TranscriptObjects } from '../../functions/dynamodb.ts';
+import { requiredSetting, retentionSecondsOf, settingOf } from '../../functions/handlers/config.ts';
 import {
   appendResults,
   type DispatchCall,
@@ -27,7 +27,7 @@ import {
   type PauseInput,
   type ToolResult,
 } from '../../functions/index.ts';
-import { tableName as TABLE_NAME } from '../../functions/settings.ts';
+import { tableName as TABLE_NAME, transcriptBucket as TRANSCRIPT_BUCKET } from '../../functions/settings.ts';
 
 const tableName = requiredSetting(TABLE_NAME);
 // How long a pause and its audit trail are kept after it expires: the stack's handback:retentionDays.
@@ -35,6 +35,8 @@ const retentionSeconds = retentionSecondsOf();
 const store = createDynamoDBCheckpointStore({
   client: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
   tableName,
+  // Transcripts over 64 KB go to the stack's bucket, its SDK loaded only when one does.
+  objects: new S3TranscriptObjects({ bucket: settingOf(TRANSCRIPT_BUCKET) as string }),
   ...(retentionSeconds === undefined ? {} : { retentionSeconds }),
 });
 

@@ -61,11 +61,15 @@ describe('npm start', () => {
     expect(await service.stop()).toBe(0);
   });
 
-  it('prints its URL and nothing else: no AWS SDK notice about Node versions, even when the environment has no say', async () => {
+  it('prints its URLs (the embedded S3 server’s, its own) and nothing else: no AWS SDK notice about Node versions, even when the environment has no say', async () => {
     const service = await startService({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined });
     expect(service.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await request(`${service.url}/pauses`, 'GET')).toMatchObject({ status: 200 });
     expect(await service.stop()).toBe(0);
-    expect(lines(service.output())).toEqual([`Handback listening on ${service.url}`, 'Handback stopping (SIGTERM)']);
+    expect(lines(service.output())).toEqual([
+      expect.stringMatching(/^S3 on http:\/\/127\.0\.0\.1:\d+$/),
+      `Handback listening on ${service.url}`,
+      'Handback stopping (SIGTERM)',
+    ]);
   });
 });

@@ -29,13 +29,15 @@ describe('the DynamoDB layout', () => {
       ].sort(),
     );
     const pause = items.find((item) => item.kind === 'pause') as Record<string, unknown>;
+    // Both listings in the one shard of this pause (shard 0 is the tenant's unsharded key).
+    const shard = Keys.listingShardOf(`T#acme#R#${input.runId}`, Number(seq));
     expect(pause).toMatchObject({
       pk: `T#acme#R#${input.runId}`,
       v: 2,
       status: 'paused',
       rev: 1,
-      [TABLE.byTenant.partitionKey.name]: 'T#acme',
-      [TABLE.openByTenant.partitionKey.name]: 'T#acme',
+      [TABLE.byTenant.partitionKey.name]: shard === 0 ? 'T#acme' : `T#acme#${shard}`,
+      [TABLE.openByTenant.partitionKey.name]: shard === 0 ? 'T#acme' : `T#acme#${shard}`,
       [TABLE.byDue.partitionKey.name]: expect.stringMatching(/^D#\d+$/),
     });
   });
@@ -201,8 +203,11 @@ describe('the DynamoDB layout', () => {
       string,
       unknown
     >;
-    await setAttribute(table, pause, 'v', 3);
+    await setAttribute(table, pause, 'v', 4);
     await expect(store.getPause(key)).rejects.toBeInstanceOf(UnsupportedRecordError);
+    // Version 3 is a pause whose transcript is in the bucket: one without its object's key is corrupt.
+    await setAttribute(table, pause, 'v', 3);
+    await expect(store.getPause(key)).rejects.toBeInstanceOf(CorruptCheckpointError);
     await setAttribute(table, pause, 'v', 2);
     await setAttribute(table, pause, 'asks', 'not json');
     await expect(store.getPause(key)).rejects.toBeInstanceOf(CorruptCheckpointError);

@@ -1,11 +1,14 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointService } from '../../functions/checkpoints/checkpoint-service.ts';
 import { ALL_CHECKS } from '../../functions/checkpoints/checks.ts';
 import { encodeTranscript, serializeTranscript } from '../../functions/checkpoints/codec.ts';
 import { DynamoDBPersistence } from '../../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
+import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
+import { TABLE } from '../../functions/checkpoints/table.ts';
 import { recordOf } from '../../functions/testing/persistence-spec.ts';
 import { useTestTable } from '../support/dynamodb.ts';
-import { chatTranscript } from './support.ts';
+import { chatTranscript, runItems, setAttribute } from './support.ts';
 
 /**
  * Tenants with more pauses than one BatchGetItem takes (100 keys; the embedded server refuses a larger batch as
@@ -62,12 +65,81 @@ async function listAll(tenant: string, limit: number, status?: 'paused'): Promis
 
 let many: string[];
 let some: string[];
+let persistence: DynamoDBPersistence;
 
 beforeAll(async () => {
-  const persistence = new DynamoDBPersistence({ client: table.client, tableName: table.tableName });
+  persistence = new DynamoDBPersistence({ client: table.client, tableName: table.tableName });
   store = new CheckpointService({ persistence, checks: ALL_CHECKS, clock: () => new Date(start + 2 * 86_400_000) });
   [many, some] = await Promise.all([seed(persistence, 'many', 1_050), seed(persistence, 'some', 150)]);
 }, 180_000);
+
+/** How many of `tenant`'s pauses each partition of `index` holds. */
+async function spread(tenant: string, index: typeof TABLE.byTenant | typeof TABLE.openByTenant): Promise<number[]> {
+  return Promise.all(
+    Keys.listingShards(tenant).map(async (partition) => {
+      let count = 0;
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const output = await table.client.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            IndexName: index.indexName,
+            KeyConditionExpression: '#p = :p',
+            ExpressionAttributeNames: { '#p': index.partitionKey.name },
+            ExpressionAttributeValues: { ':p': partition },
+            ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+          }),
+        );
+        count += output.Count ?? 0;
+        startKey = output.LastEvaluatedKey;
+      } while (startKey !== undefined);
+      return count;
+    }),
+  );
+}
+
+describe('a tenant spread over the listing shards (§23)', () => {
+  it('writes 1,050 pauses of one tenant over all 16 partitions of each listing index, none with more than 1/8', async () => {
+    for (const index of [TABLE.byTenant, TABLE.openByTenant]) {
+      const counts = await spread('many', index);
+      expect(counts).toHaveLength(16);
+      expect(counts.reduce((sum, count) => sum + count, 0)).toBe(1_050);
+      for (const count of counts) {
+        expect(count).toBeGreaterThan(0);
+        expect(count).toBeLessThan(1_050 / 8);
+      }
+    }
+  });
+
+  it('lists pauses written before the listings were sharded (under the tenant key) in order among the others', async () => {
+    const runIds = await seed(persistence, 'legacy', 40);
+    // Every third pause as an earlier version wrote it: both listing keys the unsharded T#<tenant>.
+    for (const [index, runId] of runIds.entries()) {
+      if (index % 3 !== 0) continue;
+      const [item] = await runItems(table, 'legacy', runId);
+      await setAttribute(table, item as Record<string, unknown>, TABLE.byTenant.partitionKey.name, 'T#legacy');
+      await setAttribute(table, item as Record<string, unknown>, TABLE.openByTenant.partitionKey.name, 'T#legacy');
+    }
+    for (const limit of [1, 7, 40]) {
+      expect(await listAll('legacy', limit)).toEqual(runIds);
+      expect(await listAll('legacy', limit, 'paused')).toEqual(runIds);
+    }
+  });
+
+  it('continues an unsharded listing’s cursor (version 2) where it stood', async () => {
+    const first = await persistence.list({ tenant: 'some', openOnly: false, limit: 10 });
+    const tenth = first.entries[9]?.record;
+    expect(tenth).toBeDefined();
+    const key = [
+      Keys.listing(tenth?.createdAt as string, tenth?.runId as string, 1),
+      Keys.run('some', tenth?.runId as string),
+      Keys.pause(1),
+    ];
+    const old = Buffer.from(JSON.stringify({ v: 2, l: 'all', k: key })).toString('base64url');
+    const next = await persistence.list({ tenant: 'some', openOnly: false, limit: 5, cursor: old });
+    expect(next.entries.map((entry) => entry.record.runId)).toEqual(some.slice(10, 15));
+  });
+});
 
 describe('a listing of more pauses than one batch read takes', () => {
   it.each([100, 99, 34])(

@@ -5,19 +5,21 @@ export { chatTranscript, pauseInput, testClock } from '../../functions/testing/f
 
 import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
+import type { TranscriptObjects } from '../../functions/checkpoints/transcript-objects.ts';
 import type { TestTable } from '../support/dynamodb.ts';
 
 /** Shared pieces of the checkpoint store tests: transcripts, a movable clock, raw reads of the table. */
 
-/** A store on the file's table; `clock` for expiry tests. */
+/** A store on the file's table; `clock` for expiry tests, `objects` for transcripts in a bucket. */
 export function storeOn(
   table: TestTable,
-  options: { clock?: () => Date; client?: TestTable['client'] } = {},
+  options: { clock?: () => Date; client?: TestTable['client']; objects?: TranscriptObjects } = {},
 ): CheckpointStore {
   return createDynamoDBCheckpointStore({
     client: options.client ?? table.client,
     tableName: table.tableName,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.objects ? { objects: options.objects } : {}),
   });
 }
 

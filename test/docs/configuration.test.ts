@@ -16,7 +16,7 @@ import { prose, ROOT, readPage } from './markdown.ts';
 
 /** The names of `functions/settings.ts` a source reads: `S.name`, and `{ name as ALIAS }` imported from it. */
 function settingsNamed(source: string): string[] {
-  const names = [...source.matchAll(/\bS\.([a-zA-Z]+)\b/g)].map((match) => match[1] as string);
+  const names = [...source.matchAll(/\bS\.([a-zA-Z0-9]+)\b/g)].map((match) => match[1] as string);
   for (const [, list] of source.matchAll(/import \{([^}]*)\} from '[./a-z]*\/settings\.ts'/g)) {
     for (const item of (list as string).split(',')) {
       const name = item

@@ -22,6 +22,7 @@ const RESUME_ENVIRONMENT = {
   TENANT_CLAIM: 'tenant',
   HANDBACK_GROUPS_CLAIM: 'cognito:groups',
   TABLE_NAME: ref('CheckpointsTable'),
+  TRANSCRIPT_BUCKET: ref('TranscriptsBucket'),
   HANDOFF_TARGET: 'sqs',
   HANDOFF_QUEUE_URL: ref('HandoffQueue'),
   HANDBACK_RETENTION_DAYS: '365',
@@ -49,6 +50,7 @@ const FUNCTIONS = [
         'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.stringLikeRegexp('^HttpApi'), 'ApiEndpoint'] }, '/inbox']],
       },
       LINK_SECRET_ARN: ref('AnswerLinkKey'),
+      TRANSCRIPT_BUCKET: ref('TranscriptsBucket'),
     },
   },
   { name: 'InboxHandler', memory: 512, timeout: 10, environment: POWERTOOLS },
@@ -56,7 +58,12 @@ const FUNCTIONS = [
     name: 'ExampleAgent',
     memory: 256,
     timeout: 30,
-    environment: { ...POWERTOOLS, TABLE_NAME: ref('CheckpointsTable'), HANDBACK_RETENTION_DAYS: '365' },
+    environment: {
+      ...POWERTOOLS,
+      TABLE_NAME: ref('CheckpointsTable'),
+      TRANSCRIPT_BUCKET: ref('TranscriptsBucket'),
+      HANDBACK_RETENTION_DAYS: '365',
+    },
   },
 ] as const;
 
@@ -153,6 +160,33 @@ describe('the bundles', () => {
       expect(
         ['durable-callback', 'task-token'].map((lazy) => chunks.some((file) => file.startsWith(`${lazy}-`))),
       ).toEqual([true, true]);
+    },
+  );
+
+  /** The files a function's init loads: its entry and every chunk it imports statically, and theirs. */
+  const atInit = (name: string) => {
+    const seen = new Set<string>(['index.mjs']);
+    const pending = ['index.mjs'];
+    while (pending.length > 0) {
+      const file = pending.pop() as string;
+      const code = readFileSync(join(bundleDirectory(name), file), 'utf8');
+      for (const [, path] of code.matchAll(/(?:from|import)\s*"\.\.?\/((?:chunks\/)?[^"]+\.mjs)"/g)) {
+        const next = file.startsWith('chunks/') && !path?.startsWith('chunks/') ? `chunks/${path}` : (path as string);
+        if (!seen.has(next)) {
+          seen.add(next);
+          pending.push(next);
+        }
+      }
+    }
+    return [...seen].map((file) => readFileSync(join(bundleDirectory(name), file), 'utf8'));
+  };
+
+  // §23: the S3 client (its service target, "AmazonS3") is loaded by the first transcript that needs the bucket.
+  it.each(['ApiHandler', 'McpHandler', 'SqsHandler', 'Sweeper', 'LifecycleHandler', 'ExampleAgent'])(
+    'of %s carry the S3 client in a chunk loaded on first use, never at init',
+    (name) => {
+      expect(atInit(name).some((code) => code.includes('"AmazonS3"'))).toBe(false);
+      expect(everyFile(name).some((code) => code.includes('"AmazonS3"'))).toBe(true);
     },
   );
 

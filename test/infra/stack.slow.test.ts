@@ -1,6 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import { INDEXES, TABLE } from '../../functions/checkpoints/table.ts';
+import { exampleAgentTenant } from '../../functions/settings.ts';
 import { TABLE_ACTIONS } from '../../infra/handback-function.ts';
 import { ROUTES } from '../../infra/http-api.ts';
 import { defaultSynth, TEST_JWT } from './synth.ts';
@@ -29,6 +31,14 @@ const logs = (prefix: string) => ({
 });
 const TABLE_READ_WRITE = { Action: [...TABLE_ACTIONS.readWrite].sort(), Effect: 'Allow', Resource: TABLE_RESOURCES };
 const TABLE_DECIDE = { Action: [...TABLE_ACTIONS.decide].sort(), Effect: 'Allow', Resource: TABLE_RESOURCES };
+// §23: the transcript bucket's objects, and nothing else of S3.
+const transcripts = (action: string | string[], prefix = '') => ({
+  Action: action,
+  Effect: 'Allow',
+  Resource: { 'Fn::Join': ['', [getAtt('TranscriptsBucket'), `/${prefix}*`]] },
+});
+const TRANSCRIPTS_READ_WRITE = transcripts(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+const TRANSCRIPTS_READ = transcripts('s3:GetObject');
 const HANDOFF_SEND = {
   Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
   Effect: 'Allow',
@@ -123,8 +133,11 @@ describe('the checkpoint table', () => {
 
 describe('the IAM policies', () => {
   it.each([
-    ['ApiHandler', [logs('ApiHandler'), XRAY, TABLE_READ_WRITE, HANDOFF_SEND, LINK_KEY_READ, TASK_CALLBACKS]],
-    ['Sweeper', [logs('Sweeper'), XRAY, TABLE_DECIDE, HANDOFF_SEND, TASK_CALLBACKS]],
+    [
+      'ApiHandler',
+      [logs('ApiHandler'), XRAY, TABLE_READ_WRITE, TRANSCRIPTS_READ_WRITE, HANDOFF_SEND, LINK_KEY_READ, TASK_CALLBACKS],
+    ],
+    ['Sweeper', [logs('Sweeper'), XRAY, TABLE_DECIDE, TRANSCRIPTS_READ, HANDOFF_SEND, TASK_CALLBACKS]],
     [
       'LifecycleHandler',
       [
@@ -137,6 +150,7 @@ describe('the IAM policies', () => {
         },
         LINK_KEY_READ,
         { Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt('LifecycleBus') },
+        transcripts('s3:DeleteObject'),
         {
           Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
           Effect: 'Allow',
@@ -149,13 +163,17 @@ describe('the IAM policies', () => {
         },
       ],
     ],
-    ['StepFunctionsHandler', [logs('StepFunctionsHandler'), XRAY, TABLE_DECIDE, HANDOFF_SEND, TASK_CALLBACKS]],
+    [
+      'StepFunctionsHandler',
+      [logs('StepFunctionsHandler'), XRAY, TABLE_DECIDE, TRANSCRIPTS_READ, HANDOFF_SEND, TASK_CALLBACKS],
+    ],
     [
       'SqsHandler',
       [
         logs('SqsHandler'),
         XRAY,
         TABLE_DECIDE,
+        TRANSCRIPTS_READ,
         HANDOFF_SEND,
         TASK_CALLBACKS,
         {
@@ -171,7 +189,15 @@ describe('the IAM policies', () => {
         },
       ],
     ],
-    ['ExampleAgent', [logs('ExampleAgent'), XRAY, TABLE_READ_WRITE]],
+    [
+      'ExampleAgent',
+      [
+        logs('ExampleAgent'),
+        XRAY,
+        TABLE_READ_WRITE,
+        transcripts(TRANSCRIPTS_READ_WRITE.Action, Keys.objectsOf(exampleAgentTenant.default)),
+      ],
+    ],
   ])('give the %s exactly its statements', (name, statements) => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyName: Match.stringLikeRegexp(`^${name}RoleDefaultPolicy`),
@@ -519,11 +545,21 @@ describe('the lifecycle events', () => {
     });
   });
 
-  it('wake the function for pause items only', () => {
+  it('wake the function for pause items only, and for the pause items TTL removes with an object', () => {
     template.hasResourceProperties(MAPPING, {
       FunctionName: ref('LifecycleHandlerFunction'),
       FilterCriteria: {
-        Filters: [{ Pattern: JSON.stringify({ dynamodb: { NewImage: { kind: { S: ['pause'] } } } }) }],
+        Filters: [
+          { Pattern: JSON.stringify({ dynamodb: { NewImage: { kind: { S: ['pause'] } } } }) },
+          // §23: a pause item TTL removed, whose transcript object the function deletes.
+          {
+            Pattern: JSON.stringify({
+              eventName: ['REMOVE'],
+              userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
+              dynamodb: { OldImage: { kind: { S: ['pause'] }, objectKey: { S: [{ exists: true }] } } },
+            }),
+          },
+        ],
       },
     });
   });

@@ -12,3 +12,13 @@ vi.mock('dynalite', () => ({
     );
   },
 }));
+
+vi.mock('s3rver', () => ({
+  default: class {
+    constructor() {
+      throw new Error(
+        'This test starts the embedded S3 server (s3rver): name its file *.store.test.ts (the README\'s "Develop" says why).',
+      );
+    }
+  },
+}));

@@ -1,14 +1,30 @@
 import type { BatchGetCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CorruptCheckpointError, StorageUnavailableError } from '../../errors.ts';
+import { sha256 } from '../codec.ts';
+import { mergeShards } from '../listing-merge.ts';
 import type { CheckpointPersistence, ListPage, ListQuery, StoredPause, TranscriptRead } from '../persistence.ts';
-import type { PauseRecord, RecordKey } from '../record.ts';
+import { interruptIdOf, type PauseRecord, type RecordKey } from '../record.ts';
+import { storageError } from '../sdk-errors.ts';
 import { TABLE } from '../table.ts';
+import type { TranscriptObjects } from '../transcript-objects.ts';
 import { decodeCursor, encodeCursor, type Listing, type ListingKey } from './cursor.ts';
-import { chunkCountOf, type Item, ItemKind, idOfItem, partData, partItem, pauseItem, recordOf } from './items.ts';
+import {
+  type Item,
+  ItemKind,
+  idOfItem,
+  objectKeyOf,
+  partData,
+  partItem,
+  pauseItem,
+  recordOf,
+  transcriptPlaceOf,
+} from './items.ts';
 import { Keys, parseRunKey, parseSortKey } from './keys.ts';
 import * as params from './params.ts';
-import { hintOf, joinParts, MAX_PARTS, partCount, partsOfHint, splitParts } from './parts.ts';
+import { hintOf, joinParts, layoutOf, MAX_PARTS, OBJECT_HINT, partsOfHint, splitParts } from './parts.ts';
 import { documentCommands } from './sdk.ts';
+
+export { storageError };
 
 /** How a `DynamoDBPersistence` is built. */
 export interface DynamoDBPersistenceOptions {
@@ -21,6 +37,12 @@ export interface DynamoDBPersistenceOptions {
    * or expired pause still shows and a continuation stays readable. @default 2,592,000 (30 days)
    */
   retentionSeconds?: number;
+  /**
+   * Where transcripts over `INLINE_TRANSCRIPT_BYTES` compressed go (§23): one object each, written before the pause
+   * item that names it, checked against the item on every read. Every reader of a table that has such pauses needs
+   * it. @default none: every transcript is written in parts in the table
+   */
+  objects?: TranscriptObjects;
 }
 
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -43,18 +65,21 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   readonly #client: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #retentionSeconds: number;
+  readonly #objects: TranscriptObjects | undefined;
 
   constructor(options: DynamoDBPersistenceOptions) {
     this.#client = options.client;
     this.#tableName = options.tableName;
     this.#retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+    this.#objects = options.objects;
     // Loading starts with the store (a Lambda's init), so the first request does not wait for it; its error waits
     // for the first request.
     commands().catch(() => undefined);
   }
 
   readHint(byteLength: number): string {
-    return hintOf(partCount(byteLength));
+    const layout = layoutOf(byteLength, this.#objects !== undefined);
+    return layout === 'object' ? OBJECT_HINT : hintOf(layout.parts);
   }
 
   async latest(tenant: string, runId: string): Promise<PauseRecord | undefined> {
@@ -76,16 +101,20 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   }
 
   async create(record: PauseRecord, transcript: Uint8Array): Promise<'created' | 'taken'> {
-    const parts = splitParts(transcript);
-    // The ids the service makes carry the hint; one that is not this layout's would name parts that do not exist.
-    if (parts.length > MAX_PARTS || record.readHint !== hintOf(parts.length)) {
+    if (record.readHint !== this.readHint(transcript.length)) {
       throw new RangeError(
-        `A transcript of ${transcript.length} bytes is written in ${parts.length} parts (at most ${MAX_PARTS}), read hint ${hintOf(parts.length)}; the record says ${record.readHint}.`,
+        `A transcript of ${transcript.length} bytes has the read hint ${this.readHint(transcript.length)}; the record says ${record.readHint}.`,
       );
     }
     const ttl = this.#ttlOf(record);
     const { PutCommand } = await commands();
-    // Parts first: they are invisible until the pause item that names their token exists.
+    const inObject = record.readHint === OBJECT_HINT;
+    const parts = inObject ? [] : splitParts(transcript);
+    if (parts.length > MAX_PARTS) {
+      throw new RangeError(`A transcript of ${transcript.length} bytes is ${parts.length} parts, over ${MAX_PARTS}.`);
+    }
+    // The bytes first, invisible until the pause item that names them exists: its object, or its parts.
+    if (inObject) await this.#bucket(record).put(objectKeyOf(record), transcript, record.transcript.sha256);
     await forEachLimited(parts, PART_CONCURRENCY, (data, index) =>
       this.#call(() =>
         this.#client.send(new PutCommand(params.putPart(this.#tableName, partItem(record, index, data, ttl)))),
@@ -95,16 +124,26 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       await this.#client.send(new PutCommand(params.createPause(this.#tableName, pauseItem(record, ttl))));
       return 'created';
     } catch (error) {
-      // Any other error may hide a write that succeeded: its parts stay (their TTL removes them if it did not).
+      // Any other error may hide a write that succeeded: its bytes stay (their TTL, or the bucket's lifecycle, removes
+      // them if it did not).
       if (!isConditionFailed(error)) throw storageError(error);
     }
-    await this.#deleteParts(record, parts.length);
+    if (inObject)
+      await this.#bucket(record)
+        .delete(objectKeyOf(record))
+        .catch(() => undefined);
+    else await this.#deleteParts(record, parts.length);
     return 'taken';
   }
 
   async read(key: RecordKey, transcript?: TranscriptRead): Promise<StoredPause | undefined> {
     const hinted = partsOfHint(transcript?.hint);
-    // With the id's hint, the pause item and every part in one request; without, the pause item names its parts.
+    // With the id's hint, the pause item and every part in one request, or the pause item and its object side by
+    // side; without, the pause item names where its transcript is.
+    const object =
+      transcript?.hint === OBJECT_HINT && this.#objects !== undefined
+        ? this.#objects.get(objectKeyOf({ ...key, token: transcript.token })).catch((error: unknown) => error)
+        : undefined;
     const items =
       transcript === undefined || hinted === undefined
         ? await this.#getPause(key)
@@ -115,7 +154,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     const names = { runId: key.runId, interruptId: idOfItem(raw, key.seq) };
     const record = recordOf(raw, names);
     if (transcript === undefined || record.token !== transcript.token) return { record };
-    const count = chunkCountOf(raw);
+    const place = transcriptPlaceOf(raw);
+    if ('objectKey' in place) return { record, transcript: await this.#readObject(record, object) };
+    const count = place.parts;
     const parts: Array<Uint8Array | undefined> = [];
     const collect = (found: readonly Item[]) => {
       for (const item of found) {
@@ -154,16 +195,31 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     const listing: Listing = query.openOnly ? 'open' : 'all';
     const start = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.tenant, listing);
     const { QueryCommand } = await commands();
-    const output = await this.#call(() =>
-      this.#client.send(
-        new QueryCommand(params.listingPage(this.#tableName, query.tenant, listing, query.limit, start)),
-      ),
+    const partitions = Keys.listingShards(query.tenant);
+    const index = listing === 'open' ? TABLE.openByTenant : TABLE.byTenant;
+    // Each shard not exhausted, from the cursor's position on, merged newest first (`listing-merge.ts`).
+    const merged = await mergeShards(
+      partitions.length,
+      start?.done ?? new Set(),
+      query.limit,
+      async (shard, limit) => {
+        const partition = partitions[shard] as string;
+        const output = await this.#call(() =>
+          this.#client.send(
+            new QueryCommand(params.listingPage(this.#tableName, partition, listing, limit, start?.key.gsi1sk)),
+          ),
+        );
+        const entries = (output.Items ?? []).map((item) => ({
+          partition,
+          gsi1sk: String(item[index.sortKey.name]),
+          pk: String(item[TABLE.partitionKey.name]),
+          sk: String(item[TABLE.sortKey.name]),
+        }));
+        return { entries, more: output.LastEvaluatedKey !== undefined };
+      },
+      (a, b) => (a.gsi1sk < b.gsi1sk ? 1 : a.gsi1sk > b.gsi1sk ? -1 : 0),
     );
-    const positions: ListingKey[] = (output.Items ?? []).map((item) => ({
-      gsi1sk: String(item[TABLE.byTenant.sortKey.name]),
-      pk: String(item[TABLE.partitionKey.name]),
-      sk: String(item[TABLE.sortKey.name]),
-    }));
+    const positions = merged.taken.map(({ entry }) => entry);
     // The index is eventually consistent (and the embedded store writes an index entry before its item, so a crash can
     // leave one behind): every pause is read again from the table by key, each key once — two entries may name one
     // pause, and DynamoDB refuses a BatchGetItem with a key twice — and an entry is shown only when the pause it names
@@ -180,6 +236,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     );
     const byKey = new Map(batches.flat().map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
     const entries: ListPage['entries'] = [];
+    // An entry's cursor: its position, and the shards done before this page (a later one may still have entries
+    // before the page's end).
+    const before = start?.done ?? new Set<number>();
     for (const position of positions) {
       const raw = byKey.get(`${position.pk}\n${position.sk}`);
       if (raw === undefined || !isListedAt(raw, position, query.tenant, listing)) continue;
@@ -187,12 +246,12 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       const seq = sk.kind === 'pause' ? sk.seq : 0;
       entries.push({
         record: recordOf(raw, { runId: String(raw.runId), interruptId: idOfItem(raw, seq) }),
-        after: encodeCursor(position, listing),
+        after: encodeCursor(position, listing, before),
       });
     }
     const last = positions.at(-1);
-    return output.LastEvaluatedKey !== undefined && last !== undefined
-      ? { entries, next: encodeCursor(last, listing) }
+    return merged.more && last !== undefined
+      ? { entries, next: encodeCursor(last, listing, merged.done) }
       : { entries };
   }
 
@@ -216,6 +275,40 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       .sort((a, b) => a.at - b.at)
       .slice(0, limit)
       .map(({ tenant, runId, seq }) => ({ tenant, runId, seq }));
+  }
+
+  /**
+   * A record's transcript from the bucket (`fetching`: the get started beside the item's read, when the id's hint
+   * named the object), checked against the pause item: its length and SHA-256 must be the ones the item holds. An
+   * object that is missing or not those bytes is a `StorageUnavailableError` (503), never a transcript: the item, which
+   * decides, was written after its object, so its object's bytes are the item's or the bucket is not answering right.
+   */
+  async #readObject(record: PauseRecord, fetching: Promise<unknown> | undefined): Promise<Uint8Array> {
+    const got = await (fetching ??
+      this.#bucket(record)
+        .get(objectKeyOf(record))
+        .catch((error: unknown) => error));
+    if (got !== undefined && !(got instanceof Uint8Array)) throw got;
+    const id = interruptIdOf(record);
+    const refuse = (why: string) =>
+      new StorageUnavailableError(
+        `The transcript of pause ${id} of run ${record.runId} ${why}: it is not served. Retry later; if it persists, the bucket's object was changed or removed.`,
+      );
+    if (got === undefined) throw refuse('is missing from the bucket');
+    if (got.length !== record.transcript.byteLength) {
+      throw refuse(`is ${got.length} bytes in the bucket where its pause item says ${record.transcript.byteLength}`);
+    }
+    if (sha256(got) !== record.transcript.sha256)
+      throw refuse('in the bucket does not have the SHA-256 its pause item holds');
+    return got;
+  }
+
+  /** The transcript objects, which a record kept in the bucket needs; without them it cannot be served. */
+  #bucket(record: PauseRecord): TranscriptObjects {
+    if (this.#objects !== undefined) return this.#objects;
+    throw new StorageUnavailableError(
+      `The transcript of pause ${interruptIdOf(record)} of run ${record.runId} is in the transcript bucket, which this store was not given (objects): configure the bucket (TRANSCRIPT_BUCKET).`,
+    );
   }
 
   #ttlOf(record: PauseRecord): number {
@@ -284,51 +377,16 @@ export class DynamoDBPersistence implements CheckpointPersistence {
  * Whether `item`, read by the key of an index entry at `position`, is a pause of `tenant` that `listing`'s index holds at
  * that position now: the entry is not a stale one.
  */
-function isListedAt(item: Item, position: ListingKey, tenant: string, listing: Listing): boolean {
+function isListedAt(
+  item: Item,
+  position: ListingKey & { partition: string },
+  tenant: string,
+  listing: Listing,
+): boolean {
   if (item.kind !== ItemKind.Pause || item.tenant !== tenant) return false;
   if (item[TABLE.byTenant.sortKey.name] !== position.gsi1sk) return false;
-  return listing === 'all' || item[TABLE.openByTenant.partitionKey.name] === Keys.tenant(tenant);
-}
-
-/** SDK error names that mean the table did not answer, or refused for load: a retry may succeed. */
-const UNAVAILABLE = new Set([
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'LimitExceededException',
-]);
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/** `error` as the port reports it: `StorageUnavailableError` for a table that did not answer, else unchanged. */
-export function storageError(error: unknown): unknown {
-  if (error instanceof StorageUnavailableError) return error;
-  const { name, code, $metadata } = (error ?? {}) as {
-    name?: string;
-    code?: string;
-    $metadata?: { httpStatusCode?: number };
-  };
-  const status = $metadata?.httpStatusCode ?? 0;
-  if (
-    (name !== undefined && UNAVAILABLE.has(name)) ||
-    (code !== undefined && NETWORK_CODES.has(code)) ||
-    status >= 500
-  ) {
-    return new StorageUnavailableError(undefined, { cause: error });
-  }
-  return error;
+  const index = listing === 'open' ? TABLE.openByTenant : TABLE.byTenant;
+  return item[index.partitionKey.name] === position.partition;
 }
 
 function isConditionFailed(error: unknown): boolean {

@@ -7,7 +7,7 @@ import { formatId } from '../ids.ts';
 import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedExecution, RecordedVote } from '../record.ts';
 import { TABLE } from '../table.ts';
 import { Keys } from './keys.ts';
-import { hintOf, MAX_PARTS, partsOfHint } from './parts.ts';
+import { hintOf, MAX_PARTS, OBJECT_HINT, partsOfHint } from './parts.ts';
 
 /**
  * Records as DynamoDB items and back, pure. Every item carries `v`, the schema version: a reader that meets a newer
@@ -17,8 +17,15 @@ import { hintOf, MAX_PARTS, partsOfHint } from './parts.ts';
  * DynamoDB numbers cannot hold every JavaScript number (1e300), and text keeps them exactly as given.
  */
 
-/** The schema version of the items this code writes. */
+/**
+ * The schema version of the items this code writes with the transcript in parts, and of every part item. A pause item
+ * whose transcript is in the bucket is `OBJECT_SCHEMA_VERSION`, so a reader that predates the bucket says it cannot
+ * read it (retryable, as in a rolling deploy) rather than finding no parts.
+ */
 export const SCHEMA_VERSION = 2;
+
+/** The schema version of a pause item whose transcript is an object in the bucket (`objectKey`); the newest read. */
+export const OBJECT_SCHEMA_VERSION = 3;
 
 /** The item kinds of the table. */
 export const ItemKind = { Pause: 'pause', Part: 'part' } as const;
@@ -42,22 +49,28 @@ export function executionAttribute(index: number): string {
 }
 
 /**
- * The pause item of `record`; `ttl` is epoch seconds after which DynamoDB may delete it. `chunkCount`, the number of
- * parts its transcript is written in, is the adapter's own attribute: the record carries it only as its read hint.
+ * The pause item of `record`; `ttl` is epoch seconds after which DynamoDB may delete it. Where its transcript is is
+ * the adapter's own attribute, the record carries it only as its read hint: `chunkCount`, the number of parts it is
+ * written in, or `objectKey`, the object in the bucket (whose length and SHA-256 are the transcript header's).
  */
 export function pauseItem(record: PauseRecord, ttl: number): Item {
   const pk = Keys.run(record.tenant, record.runId);
+  const base = { pk, sk: Keys.pause(record.seq), kind: ItemKind.Pause, ttl };
+  if (record.readHint === OBJECT_HINT) {
+    const objectKey = objectKeyOf(record);
+    return { ...base, v: OBJECT_SCHEMA_VERSION, objectKey, ...attributesOf(record, pk) };
+  }
   const chunkCount = partsOfHint(record.readHint);
   if (chunkCount === undefined) throw new RangeError(`The read hint ${record.readHint} is not a part count.`);
-  return {
-    pk,
-    sk: Keys.pause(record.seq),
-    v: SCHEMA_VERSION,
-    kind: ItemKind.Pause,
-    ttl,
-    chunkCount,
-    ...attributesOf(record, pk),
-  };
+  return { ...base, v: SCHEMA_VERSION, chunkCount, ...attributesOf(record, pk) };
+}
+
+/** The service that removes items whose TTL passed, as the table's stream records name it (`userIdentity`). */
+export const TTL_REMOVER = { type: 'Service', principalId: 'dynamodb.amazonaws.com' } as const;
+
+/** The object key of a record's transcript in the bucket. */
+export function objectKeyOf(record: Pick<PauseRecord, 'tenant' | 'runId' | 'seq' | 'token'>): string {
+  return Keys.object(record.tenant, record.runId, record.seq, record.token);
 }
 
 /** The item of part `index` of a pause's transcript. */
@@ -78,6 +91,8 @@ export function partItem(record: PauseRecord, index: number, data: Uint8Array, t
  * once, with the item, and never change.
  */
 export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, record.runId)): Item {
+  // One shard for both listings: a pause is in the same partition of each while it is in both.
+  const listingPk = Keys.listingShard(record.tenant, Keys.listingShardOf(pk, record.seq));
   const item: Item = {
     tenant: record.tenant,
     runId: record.runId,
@@ -98,11 +113,11 @@ export function attributesOf(record: PauseRecord, pk = Keys.run(record.tenant, r
     ...(record.transcript.round === undefined
       ? {}
       : { roundIndex: record.transcript.round.index, roundOffset: record.transcript.round.offset }),
-    [TABLE.byTenant.partitionKey.name]: Keys.tenant(record.tenant),
+    [TABLE.byTenant.partitionKey.name]: listingPk,
     [TABLE.byTenant.sortKey.name]: Keys.listing(record.createdAt, record.runId, record.seq),
   };
   // Sparse indexes: a pause is listed as open, and swept, only while it is.
-  if (record.status === Status.Paused) item[TABLE.openByTenant.partitionKey.name] = Keys.tenant(record.tenant);
+  if (record.status === Status.Paused) item[TABLE.openByTenant.partitionKey.name] = listingPk;
   if (record.dueAtMs !== undefined) {
     item[TABLE.byDue.partitionKey.name] = Keys.due(pk);
     item[TABLE.byDue.sortKey.name] = record.dueAtMs;
@@ -162,8 +177,9 @@ export function changedAttributes(before: PauseRecord, after: PauseRecord): { se
 export function recordOf(raw: Item, names: { runId: string; interruptId: string }): PauseRecord {
   const corrupt = (reason: string) => new CorruptCheckpointError(names.runId, names.interruptId, reason);
   const newer = (what: string) => new UnsupportedRecordError(names.runId, names.interruptId, what);
-  if (typeof raw.v === 'number' && raw.v > SCHEMA_VERSION) throw newer(`schema version ${raw.v}`);
-  if (raw.v !== SCHEMA_VERSION) {
+  if (typeof raw.v === 'number' && raw.v > OBJECT_SCHEMA_VERSION) throw newer(`schema version ${raw.v}`);
+  const inObject = raw.v === OBJECT_SCHEMA_VERSION;
+  if (raw.v !== SCHEMA_VERSION && !inObject) {
     throw corrupt(
       `its pause item has schema version ${JSON.stringify(raw.v)}, which this version of Handback does not read`,
     );
@@ -183,11 +199,20 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   ]) {
     if (typeof raw[name] !== 'string') throw corrupt(`its pause item has no ${name}`);
   }
-  for (const name of ['seq', 'rev', 'expiresAtMs', 'chunkCount', 'byteLength', 'rawLength']) {
+  for (const name of ['seq', 'rev', 'expiresAtMs', 'byteLength', 'rawLength']) {
     if (!Number.isSafeInteger(raw[name])) throw corrupt(`its pause item has no ${name}`);
   }
-  if ((raw.chunkCount as number) < 1 || (raw.chunkCount as number) > MAX_PARTS) {
-    throw corrupt(`its pause item names ${raw.chunkCount} parts`);
+  if (inObject) {
+    // The object is named by the pause's own keys: an item naming another is not this pause's transcript.
+    if (typeof raw.objectKey !== 'string' || raw.objectKey !== objectKeyOf(raw as never)) {
+      throw corrupt('its pause item does not name its transcript object');
+    }
+  } else if (
+    !Number.isSafeInteger(raw.chunkCount) ||
+    (raw.chunkCount as number) < 1 ||
+    (raw.chunkCount as number) > MAX_PARTS
+  ) {
+    throw corrupt(`its pause item names ${raw.chunkCount ?? 'no'} parts`);
   }
   if (!isOneOf(FORMAT_NAMES, raw.format)) throw newer(`format ${JSON.stringify(raw.format)}`);
   if (raw.codec !== Codec.Gzip && raw.codec !== Codec.Brotli) throw newer(`codec ${JSON.stringify(raw.codec)}`);
@@ -211,7 +236,7 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
     runId: raw.runId as string,
     seq: raw.seq as number,
     token: raw.token as string,
-    readHint: hintOf(raw.chunkCount as number),
+    readHint: inObject ? OBJECT_HINT : hintOf(raw.chunkCount as number),
     format: raw.format,
     asks,
     decisions: asks.map((_, index) => json<RecordedDecision>(decisionAttribute(index))),
@@ -277,15 +302,19 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
   return record;
 }
 
-/** The number of parts a pause item's transcript was written in (checked by `recordOf`). */
-export function chunkCountOf(raw: Item): number {
-  return raw.chunkCount as number;
+/**
+ * Where a pause item's transcript is (checked by `recordOf`): the number of parts it was written in, or the key of
+ * its object in the bucket.
+ */
+export function transcriptPlaceOf(raw: Item): { parts: number } | { objectKey: string } {
+  return typeof raw.objectKey === 'string' ? { objectKey: raw.objectKey } : { parts: raw.chunkCount as number };
 }
 
 /** The id a raw pause item would have, for error messages about it (best effort: the item may be broken). */
 export function idOfItem(raw: Item, seq: number): string {
   const parts = Number.isSafeInteger(raw.chunkCount) ? (raw.chunkCount as number) : 0;
-  return formatId({ seq, hint: hintOf(parts), token: String(raw.token) });
+  const hint = typeof raw.objectKey === 'string' ? OBJECT_HINT : hintOf(parts);
+  return formatId({ seq, hint, token: String(raw.token) });
 }
 
 /** Reads a raw part item; an unknown schema version or a missing `data` is a `CorruptCheckpointError`. */

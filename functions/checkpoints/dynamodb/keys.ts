@@ -6,8 +6,13 @@ import { TABLE } from '../table.ts';
  *
  * | item  | pk                     | sk                                   | byTenant (gsi1pk / gsi1sk)        | openByTenant (openPk) | byDue (duePk / dueAtMs) |
  * | ----- | ---------------------- | ------------------------------------ | --------------------------------- | --------------------- | ----------------------- |
- * | pause | `T#<tenant>#R#<runId>` | `P#<seq, 10 digits>#P`               | `T#<tenant>` / `<createdAt>#<runId>#<seq>` | `T#<tenant>` while open | `D#<shard>` / epoch ms while open |
+ * | pause | `T#<tenant>#R#<runId>` | `P#<seq, 10 digits>#P`               | `T#<tenant>[#<shard>]` / `<createdAt>#<runId>#<seq>` | the same while open | `D#<shard>` / epoch ms while open |
  * | part  | `T#<tenant>#R#<runId>` | `P#<seq>#C#<token>#<index, 4 digits>` | —                                | —                     | —                       |
+ *
+ * A tenant's listing indexes are spread over `TABLE.listingShards` partitions (`Keys.listingShard`), so no index key
+ * takes more than its share of one tenant's writes (§23); shard 0 is `T#<tenant>` itself, the key every pause had
+ * before the listings were sharded, so those pauses are shard 0's and list as they did. A transcript kept in the
+ * bucket is the object `Keys.object(...)`: the tenant, the run and the pause's write attempt.
  *
  * `<tenant>` is `encodeURIComponent(tenant)`, so no tenant can write a `#` that would make its keys another
  * tenant's; a runId holds no `#` by its own rule. In one run, a pause's parts sort right before it, and a reverse
@@ -36,8 +41,28 @@ export const Keys = {
     `P#${pad(seq, SEQ_DIGITS)}#C#${token}#${pad(index, INDEX_DIGITS)}`,
   /** The prefix every pause and part sort key starts with. */
   pausesPrefix: 'P#',
-  /** The byTenant / openByTenant partition of a tenant. */
+  /** The tenant's prefix of every key: shard 0 of its listings, and what a listing cursor is checked against. */
   tenant: (tenant: string) => `T#${encodeTenant(tenant)}`,
+  /** The byTenant / openByTenant partition of a tenant's listing shard `shard` (0 is `Keys.tenant`). */
+  listingShard: (tenant: string, shard: number) =>
+    shard === 0 ? `T#${encodeTenant(tenant)}` : `T#${encodeTenant(tenant)}#${shard}`,
+  /** The listing shard of a run's pause `seq`: a stable spread of a tenant's pauses over the shards. */
+  listingShardOf: (pk: string, seq: number) => spread(`${pk}#${seq}`, TABLE.listingShards),
+  /** Every listing shard of a tenant, 0 first. */
+  listingShards: (tenant: string) =>
+    Array.from(
+      { length: TABLE.listingShards },
+      (_, shard) => `T#${encodeTenant(tenant)}${shard === 0 ? '' : `#${shard}`}`,
+    ),
+  /**
+   * The object key of a transcript kept in the bucket: the tenant, the run, and the pause's sequence number and the
+   * token of its write attempt, so an id names it (a read fetches it beside the pause item) and no two attempts share
+   * one. Tenant first: a grant can be scoped to one tenant's objects (`t/<tenant>/*`).
+   */
+  object: (tenant: string, runId: string, seq: number, token: string) =>
+    `t/${encodeTenant(tenant)}/r/${runId}/p/${pad(seq, SEQ_DIGITS)}.${token}`,
+  /** The prefix of a tenant's objects, for grants scoped to it. */
+  objectsOf: (tenant: string) => `t/${encodeTenant(tenant)}/`,
   /** The byTenant sort key of a pause: newest last, so a reverse Query lists newest first. */
   listing: (createdAt: string, runId: string, seq: number) => `${createdAt}#${runId}#${pad(seq, SEQ_DIGITS)}`,
   /** The byDue partition of a run's pauses: a stable spread of runs over the shards. */
@@ -47,7 +72,12 @@ export const Keys = {
 } as const;
 
 function shardOf(pk: string): number {
-  return (createHash('sha256').update(pk).digest().readUInt32BE(0) % TABLE.dueShards) as number;
+  return spread(pk, TABLE.dueShards);
+}
+
+/** A stable spread of `text` over `count` shards. */
+function spread(text: string, count: number): number {
+  return createHash('sha256').update(text).digest().readUInt32BE(0) % count;
 }
 
 /** What a sort key says about its item. */

@@ -7,7 +7,7 @@ import type {
 } from '@aws-sdk/lib-dynamodb';
 import type { PauseRecord, RecordKey } from '../record.ts';
 import { TABLE } from '../table.ts';
-import type { Listing, ListingKey } from './cursor.ts';
+import type { Listing } from './cursor.ts';
 import { changedAttributes, type Item } from './items.ts';
 import { Keys } from './keys.ts';
 
@@ -156,33 +156,30 @@ export function latestPause(tableName: string, pk: string, below?: string): Quer
   };
 }
 
-/** A page of a tenant's listing index, newest first (keys only: the pauses are read by key afterwards). */
+/**
+ * A page of one shard of a tenant's listing index (`partition`, a `Keys.listingShard`), newest first, older than
+ * `before` (an index sort key) when given (keys only: the pauses are read by key afterwards). The position is a key
+ * condition, not an `ExclusiveStartKey`: an index sort key names one pause of the tenant, whichever shard holds it.
+ */
 export function listingPage(
   tableName: string,
-  tenant: string,
+  partition: string,
   listing: Listing,
   limit: number,
-  startAfter?: ListingKey,
+  before?: string,
 ): QueryCommandInput {
   const index = listing === 'open' ? openByTenant : byTenant;
   return {
     TableName: tableName,
     IndexName: index.indexName,
-    KeyConditionExpression: '#ipk = :tenant',
+    KeyConditionExpression: before === undefined ? '#ipk = :shard' : '#ipk = :shard AND #isk < :before',
     ScanIndexForward: false,
     Limit: limit,
-    ExpressionAttributeNames: { '#ipk': index.partitionKey.name },
-    ExpressionAttributeValues: { ':tenant': Keys.tenant(tenant) },
-    ...(startAfter === undefined
-      ? {}
-      : {
-          ExclusiveStartKey: {
-            [index.partitionKey.name]: Keys.tenant(tenant),
-            [index.sortKey.name]: startAfter.gsi1sk,
-            [partitionKey.name]: startAfter.pk,
-            [sortKey.name]: startAfter.sk,
-          },
-        }),
+    ExpressionAttributeNames: {
+      '#ipk': index.partitionKey.name,
+      ...(before === undefined ? {} : { '#isk': index.sortKey.name }),
+    },
+    ExpressionAttributeValues: { ':shard': partition, ...(before === undefined ? {} : { ':before': before }) },
   };
 }
 

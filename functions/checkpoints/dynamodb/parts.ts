@@ -1,7 +1,8 @@
 /**
  * How the DynamoDB adapter lays a transcript out, pure: the compressed bytes the service hands the port, cut into
- * parts under DynamoDB's 400 KB item limit, and the read hint that names how many there are. The hint is the part
- * count as decimal digits — what ids carried before the hint was opaque, so those ids read the same way.
+ * parts under DynamoDB's 400 KB item limit, and the read hint that names how many there are — or, with a transcript
+ * bucket and over `INLINE_TRANSCRIPT_BYTES`, one object in the bucket (§23), whose hint is `OBJECT_HINT`. A part
+ * count hint is decimal digits — what ids carried before the hint was opaque, so those ids read the same way.
  */
 
 /** The bytes of one part: well under the 400 KB item limit, leaving room for keys and attribute names. */
@@ -13,6 +14,22 @@ export const PART_BYTES = 256 * 1024;
 export const MAX_PARTS = 99;
 
 const HINT = /^[1-9][0-9]?$/;
+
+/**
+ * The most compressed bytes a transcript keeps in the table when the store has a bucket (§23); larger ones go to the
+ * bucket. Under it a transcript costs fewer requests in the table (one item, one BatchGetItem) than beside it; over
+ * it, the table's write units and a year of table storage and point-in-time recovery cost more than an S3 request
+ * and S3's storage (`npm run bench -- cost`).
+ */
+export const INLINE_TRANSCRIPT_BYTES = 64 * 1024;
+
+/** The read hint of a transcript kept in the bucket: letters, so no part count is ever read as it. */
+export const OBJECT_HINT = 's3';
+
+/** Where a transcript of `byteLength` compressed bytes is written: in parts, or in the bucket when there is one. */
+export function layoutOf(byteLength: number, hasBucket: boolean): { parts: number } | 'object' {
+  return hasBucket && byteLength > INLINE_TRANSCRIPT_BYTES ? 'object' : { parts: partCount(byteLength) };
+}
 
 /** How many parts `byteLength` compressed bytes are written in (at least one). */
 export function partCount(byteLength: number, partBytes = PART_BYTES): number {

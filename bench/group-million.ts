@@ -1,0 +1,249 @@
+import { S3TranscriptObjects, s3ClientConfig } from '../functions/checkpoints/s3/s3-objects.ts';
+import type { TranscriptObjects } from '../functions/checkpoints/transcript-objects.ts';
+import { startEmbeddedS3 } from '../functions/local/embedded-s3.ts';
+import type { FormatName } from '../functions/vocabulary.ts';
+import { type KeysWriteUnits, writeUnitsOf } from './group-keys.ts';
+import type { GroupOptions } from './options.ts';
+import { PRICES, PRICES_READ } from './prices.ts';
+import { computeCost, itemSize, type RecordedCall, sizesRead, startStoreFixture, TENANT } from './store-harness.ts';
+import { transcriptOfBytes } from './transcripts.ts';
+
+/**
+ * The cost of one million decided pauses (§23), part of group 3 (`npm run bench -- cost`): pause → approve →
+ * resume (the continuation read back) for 10 KB, 100 KB and 1 MB transcripts, through the store on the embedded
+ * DynamoDB-compatible server with large transcripts in the embedded S3 server (s3rver), as the Lambda functions run
+ * it. Counted from what the code sends: the capacity the server reports (`ReturnConsumedCapacity: TOTAL`) beside the
+ * units computed from the items, index entries included; S3 requests and bytes; the store's time per step, taken as
+ * each Lambda invocation's billed duration at the functions' 512 MB; the invocations, HTTP API requests, stream
+ * records and lifecycle events, hand-off messages the flow makes on AWS. Priced from `PRICES` (bench/prices.ts),
+ * with storage for 365 days of retention (the table, point-in-time recovery on the same bytes, the bucket).
+ */
+
+/** Days a decided pause's items and object are kept (the stack's default `handback:retentionDays`) and paid for. */
+const RETENTION_DAYS = 365;
+const MEMORY_GB = 512 / 1024;
+/** Days a durable execution's history is kept after it closes: Lambda's default (it keeps at most 90, never 365). */
+const DURABLE_RETENTION_DAYS = 14;
+const MILLION = 1e6;
+
+/** One transcript size's counts per decided pause, and its cost per million. */
+export interface MillionRow {
+  label: string;
+  jsonBytes: number;
+  /** Where the transcript went: `table` (parts) or `s3` (one object). */
+  placement: 'table' | 's3';
+  dynamodb: {
+    readUnitsReported: number | undefined;
+    writeUnitsReported: number | undefined;
+    readUnits: number;
+    /** Table and index write units, computed from the items written. */
+    writeUnits: number;
+    storedBytes: number;
+  };
+  s3: { puts: number; gets: number; bytesPut: number; bytesGot: number };
+  /** The store's time per step (pause, approve and resume, continuation read), ms, median of the samples. */
+  durationsMs: { pause: number; resume: number; continuation: number };
+  lambdaInvocations: number;
+  httpRequests: number;
+  events: number;
+  handoffMessages: number;
+  /** Dollars per million decided pauses, by part, and the total. */
+  usd: Record<'dynamodbRequests' | 'dynamodbStorage' | 's3' | 'lambda' | 'httpApi' | 'events' | 'sqs', number> & {
+    total: number;
+  };
+  /** The same million waits on Step Functions Standard and on Lambda durable functions (their list prices alone). */
+  peersUsd: { stepFunctionsStandard: number; lambdaDurable: number };
+}
+
+/** What the cost group's million measured. */
+export interface MillionResult {
+  pricesRead: string;
+  retentionDays: number;
+  samples: number;
+  rows: MillionRow[];
+  assumptions: string[];
+}
+
+/** S3 transcript objects that count their requests and bytes. */
+class CountingObjects implements TranscriptObjects {
+  puts = 0;
+  gets = 0;
+  bytesPut = 0;
+  bytesGot = 0;
+  constructor(readonly inner: TranscriptObjects) {}
+  async put(key: string, bytes: Uint8Array, sha256: string): Promise<void> {
+    this.puts++;
+    this.bytesPut += bytes.length;
+    await this.inner.put(key, bytes, sha256);
+  }
+  async get(key: string): Promise<Uint8Array | undefined> {
+    this.gets++;
+    const got = await this.inner.get(key);
+    this.bytesGot += got?.length ?? 0;
+    return got;
+  }
+  async delete(key: string): Promise<void> {
+    await this.inner.delete(key);
+  }
+  reset(): void {
+    this.puts = this.gets = this.bytesPut = this.bytesGot = 0;
+  }
+}
+
+const SIZES = [
+  { label: '10 KB', bytes: 10 * 1024, target: 60 },
+  { label: '100 KB', bytes: 100 * 1024, target: 90 },
+  { label: '1 MB', bytes: 1024 * 1024, target: 250 },
+] as const;
+
+/** The targets of §23, dollars per million decided pauses by size. */
+export const MILLION_TARGETS: Record<string, number> = Object.fromEntries(SIZES.map((s) => [s.label, s.target]));
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+export async function runMillion(options: GroupOptions): Promise<MillionResult> {
+  const samples = options.quick ? 3 : 15;
+  const s3 = await startEmbeddedS3({ bucket: 'handback-bench-transcripts' });
+  if (s3 === undefined) throw new Error('s3rver is not installed: npm ci');
+  const objects = new CountingObjects(
+    new S3TranscriptObjects({ bucket: s3.bucket, clientConfig: s3ClientConfig(s3.clientConfig) }),
+  );
+  const fx = await startStoreFixture(objects);
+  const rows: MillionRow[] = [];
+  try {
+    for (const size of SIZES) {
+      const t = transcriptOfBytes('openai-chat' as FormatName, size.bytes);
+      const per: Array<{
+        calls: RecordedCall[];
+        units: KeysWriteUnits;
+        durations: { pause: number; resume: number; continuation: number };
+        s3: { puts: number; gets: number; bytesPut: number; bytesGot: number };
+      }> = [];
+      for (let i = 0; i < samples + 1; i++) {
+        objects.reset();
+        fx.recorder.askCapacity = true;
+        fx.recorder.recording = true;
+        fx.calls.length = 0;
+        let started = performance.now();
+        const p = await fx.pause(t, `million-${size.bytes}-${i}`);
+        const pause = performance.now() - started;
+        started = performance.now();
+        const resumed = (await fx.resume(p)) as { continuationId?: string };
+        const resume = performance.now() - started;
+        started = performance.now();
+        if (resumed.continuationId === undefined) throw new Error('the resume did not close the pause');
+        await fx.store.getContinuation({ tenant: TENANT, runId: p.runId, continuationId: resumed.continuationId });
+        const continuation = performance.now() - started;
+        const calls = fx.calls.splice(0);
+        fx.recorder.recording = false;
+        fx.recorder.askCapacity = false;
+        const units = await writeUnitsOf(fx, calls);
+        // The first round warms the server and the S3 client: not counted.
+        if (i > 0) {
+          per.push({
+            calls,
+            units,
+            durations: { pause, resume, continuation },
+            s3: { puts: objects.puts, gets: objects.gets, bytesPut: objects.bytesPut, bytesGot: objects.bytesGot },
+          });
+        }
+      }
+      const first = per[0] as (typeof per)[number];
+      const cost = computeCost(first.calls, (key) => sizesRead(first.calls).get(key));
+      const writes = first.calls.filter((c) => c.command === 'PutItemCommand');
+      const storedBytes =
+        writes.reduce((s, c) => s + itemSize((c.input.Item ?? {}) as Record<string, unknown>), 0) +
+        // Each keys-only index entry: the table's and the index's keys and 100 bytes of overhead.
+        first.units.indexEntries * 200;
+      const pauseItemWrites = first.calls.filter((c) => {
+        const sk = JSON.stringify((c.input.Item ?? c.input.Key) as unknown);
+        return (c.command === 'PutItemCommand' || c.command === 'UpdateItemCommand') && /P#\d+#P/.test(sk);
+      }).length;
+      const durationsMs = {
+        pause: median(per.map((p) => p.durations.pause)),
+        resume: median(per.map((p) => p.durations.resume)),
+        continuation: median(per.map((p) => p.durations.continuation)),
+      };
+      const row = priced({
+        label: size.label,
+        jsonBytes: Buffer.byteLength(t.text),
+        placement: first.s3.puts > 0 ? 's3' : 'table',
+        dynamodb: {
+          readUnitsReported: cost.reportedReadUnits,
+          writeUnitsReported: cost.reportedWriteUnits,
+          readUnits: cost.readUnits,
+          writeUnits: first.units.total,
+          storedBytes,
+        },
+        s3: first.s3,
+        durationsMs,
+        // The agent's pause, the person's decision, the agent's read of the continuation: three API invocations, and
+        // at most one stream invocation per pause-item change (fewer when the stream batches them).
+        lambdaInvocations: 3 + pauseItemWrites,
+        httpRequests: 3,
+        events: pauseItemWrites,
+        handoffMessages: 1,
+      });
+      rows.push(row);
+      options.log(
+        `cost per million ${size.label}: $${row.usd.total.toFixed(2)} (target $${size.target}); ${row.placement}, ${row.dynamodb.readUnits} RCU / ${row.dynamodb.writeUnits} WCU (reported ${row.dynamodb.readUnitsReported ?? '–'} / ${row.dynamodb.writeUnitsReported ?? '–'}), ${row.dynamodb.storedBytes} B in the table, S3 ${row.s3.puts} PUT ${row.s3.bytesPut} B / ${row.s3.gets} GET; ${durationsMs.pause.toFixed(1)} / ${durationsMs.resume.toFixed(1)} / ${durationsMs.continuation.toFixed(1)} ms`,
+      );
+    }
+  } finally {
+    await fx.close();
+    await s3.close();
+  }
+  return {
+    pricesRead: PRICES_READ,
+    retentionDays: RETENTION_DAYS,
+    samples,
+    rows,
+    assumptions: [
+      `one decided pause = one pause, one decision that closes it, one read of its continuation: 3 HTTP API requests and 3 API invocations at ${MEMORY_GB * 1024} MB, billed the store's measured time (median of ${samples}) per step`,
+      'each pause-item change is one stream record, one stream-function invocation (an upper bound: the stream batches) and one lifecycle event; the hand-off is one SQS message',
+      `storage: every item and keys-only index entry (200 B each), and the S3 object, kept ${RETENTION_DAYS} days (the stack's default retention), point-in-time recovery billed on the table's bytes`,
+      'DynamoDB units: the larger of those reported (TOTAL) and those computed from the items with index entries (the embedded server reports the table alone)',
+      `free tiers not counted; Step Functions Standard: 3 state transitions per wait (the task with a task token, its success, the end); Lambda durable functions: 3 durable operations per wait (the callback, its completion, the step after) and the transcript written once and retained ${DURABLE_RETENTION_DAYS} days after the execution closes (Lambda's default; it keeps at most 90, so no durable execution holds a year of audit trail)`,
+    ],
+  };
+}
+
+/** A row with its dollars per million. */
+function priced(row: Omit<MillionRow, 'usd' | 'peersUsd'>): MillionRow {
+  const p = PRICES;
+  const months = RETENTION_DAYS / 30.4;
+  const gb = (bytes: number) => bytes / 1024 ** 3;
+  const reads = Math.max(row.dynamodb.readUnits, row.dynamodb.readUnitsReported ?? 0);
+  const writes = Math.max(row.dynamodb.writeUnits, row.dynamodb.writeUnitsReported ?? 0);
+  const ms = row.durationsMs.pause + row.durationsMs.resume + row.durationsMs.continuation;
+  const streamMs = 50;
+  const per = {
+    dynamodbRequests: (reads * p.dynamodbReadPerMillion.usd + writes * p.dynamodbWritePerMillion.usd) / MILLION,
+    dynamodbStorage:
+      gb(row.dynamodb.storedBytes) * months * (p.dynamodbStoragePerGbMonth.usd + p.dynamodbPitrPerGbMonth.usd),
+    s3:
+      (row.s3.puts * p.s3PutPerThousand.usd + row.s3.gets * p.s3GetPerThousand.usd) / 1000 +
+      gb(row.s3.bytesPut) * months * p.s3StandardPerGbMonth.usd,
+    lambda:
+      (row.lambdaInvocations * p.lambdaRequestPerMillion.usd) / MILLION +
+      MEMORY_GB * ((ms + (row.lambdaInvocations - 3) * streamMs) / 1000) * p.lambdaArmPerGbSecond.usd,
+    httpApi: (row.httpRequests * Math.ceil(row.jsonBytes / (512 * 1024)) * p.httpApiPerMillion.usd) / MILLION,
+    events: (row.events * p.eventBridgePerMillion.usd) / MILLION,
+    sqs: (row.handoffMessages * p.sqsPerMillion.usd) / MILLION,
+  };
+  const usd = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, v * MILLION])) as MillionRow['usd'];
+  usd.total = Object.values(per).reduce((s, v) => s + v, 0) * MILLION;
+  const transcriptGb = gb(row.jsonBytes);
+  return {
+    ...row,
+    usd,
+    peersUsd: {
+      stepFunctionsStandard: 3 * (p.stepFunctionsStandardPerThousandTransitions.usd / 1000) * MILLION,
+      lambdaDurable:
+        3 * p.durableOperationsPerMillion.usd +
+        MILLION *
+          transcriptGb *
+          (p.durableDataWrittenPerGb.usd + (DURABLE_RETENTION_DAYS / 30.4) * p.durableDataRetainedPerGbMonth.usd),
+    },
+  };
+}
