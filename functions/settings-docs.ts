@@ -282,4 +282,14 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
       '`destroy` lets `cdk destroy` delete the table (deletion protection off), the user pool, the key and the log groups',
     prop: 'removalPolicy',
   },
+  // §23
+  throttles: {
+    description:
+      'the HTTP API\'s throttles by group of routes, JSON `{"<group>": {"rate": <requests/s>, "burst": <requests>}}`, each route of a group its own budget; a group left out keeps its default ([the groups](#throttles-and-cloudfront-and-waf-in-front))',
+    unset: '1,000 / 1,000 on each bearer route; the other groups [below](#throttles-and-cloudfront-and-waf-in-front)',
+  },
+  mcpConcurrency: {
+    description:
+      "the MCP function's reserved concurrency: at most this many `/mcp` calls run, and wait, at once, taken from the account's unreserved concurrency ([below](#the-mcp-functions-reserved-concurrency)); `none` reserves nothing",
+  },
 };

@@ -21,6 +21,7 @@ import {
 import type { HandoffTargetProps } from './handoff.ts';
 import { type PolicyBundle, policyBundleOf } from './policies.ts';
 import type { HandbackStackProps } from './stack-props.ts';
+import { resolveThrottles, type Throttle, type ThrottleGroup } from './throttles.ts';
 
 /**
  * Every setting of the stack, resolved: a prop, else its context key (`functions/settings.ts` names each), else the
@@ -80,6 +81,10 @@ export interface Settings {
    * that pause. Undefined: none, and no function carries Cedar.
    */
   policies: PolicyBundle | undefined;
+  /** Each group of routes' throttle (§23, `handback:throttles` over the defaults). */
+  throttles: Record<ThrottleGroup, Throttle>;
+  /** The MCP function's reserved concurrency (§23); undefined: none reserved (`handback:mcpConcurrency=none`). */
+  mcpConcurrency: number | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -158,6 +163,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
   const exampleAgent = contextWord(scope, S.exampleAgent) ?? S.exampleAgent.default;
   const eventBusName = contextString(scope, CONTEXT.eventBusName);
   const notifyEmail = props.notifyEmail ?? contextString(scope, CONTEXT.notifyEmail);
+  const mcpConcurrency = mcpConcurrencyOf(scope);
   if (notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(notifyEmail)) {
     throw new ConfigurationError(
       `Context ${CONTEXT.notifyEmail} must be an email address, not ${JSON.stringify(notifyEmail)}.`,
@@ -190,7 +196,27 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? S.exampleAgentTenant.default,
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
     policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
+    throttles: resolveThrottles(
+      scope.node.tryGetContext(CONTEXT.throttles),
+      mcpConcurrency,
+      (problem) => new ConfigurationError(`Context ${CONTEXT.throttles}: ${problem}`),
+    ),
+    mcpConcurrency,
   };
+}
+
+/** The MCP function's reserved concurrency: a positive integer, or `none`; unset, the default. */
+function mcpConcurrencyOf(scope: Construct): number | undefined {
+  const text = contextString(scope, CONTEXT.mcpConcurrency);
+  if (text === undefined) return S.mcpConcurrency.default;
+  if (text === 'none') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.mcpConcurrency} must be a positive integer (the MCP function's reserved concurrent executions) or none, not ${text}.`,
+    );
+  }
+  return value;
 }
 
 /** The recipient domains of context `handback:recipientDomains` (a list, or comma-separated), each checked. */
