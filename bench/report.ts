@@ -9,6 +9,7 @@ import type { PeersResult } from './group-peers.ts';
 import type { PolicyResult } from './group-policy.ts';
 import type { RehydrateRow } from './group-rehydrate.ts';
 import type { CostResult, ScaleResult, StoreRow } from './group-store.ts';
+import type { SweepResult } from './group-sweep.ts';
 import type { ValidatorsResult } from './group-validators.ts';
 import type { Machine } from './measure.ts';
 
@@ -39,6 +40,7 @@ export interface Results {
     expiry?: Part<ExpiryResult>;
     validators?: Part<ValidatorsResult>;
     policy?: Part<PolicyResult>;
+    sweep?: Part<SweepResult>;
   };
 }
 
@@ -751,6 +753,55 @@ function policySection(part: Part<PolicyResult> | undefined, verdicts: Verdict[]
   ].join('\n');
 }
 
+/** The §23 target: 10,000 expired pauses closed and handed off within one bound of the sweep (two minutes). */
+const SWEEP_PAUSES = 10_000;
+
+function sweepSection(part: Part<SweepResult> | undefined, verdicts: Verdict[]): string {
+  if (!part) return '## 10. The sweep (§23)\n\nNot measured yet: `npm run bench -- sweep`.\n';
+  const r = part.result;
+  const parallel = r.runs.find((run) => run.parallel > 1);
+  if (parallel !== undefined) {
+    verdicts.push({
+      target: `The sweep closes and hands off ${SWEEP_PAUSES.toLocaleString('en-US')} expired pauses within one bound (${r.boundSeconds} s), each exactly once (§23)`,
+      measured: `${parallel.pauses.toLocaleString('en-US')} in ${parallel.seconds.toFixed(1)} s, ${parallel.ticks.length} tick(s), exactly once: ${parallel.exactlyOnce ? 'yes' : 'no'}`,
+      met: parallel.pauses >= SWEEP_PAUSES && parallel.seconds <= r.boundSeconds && parallel.exactlyOnce,
+    });
+  }
+  return [
+    '## 10. The sweep (§23): expired pauses closed in one tick',
+    '',
+    `The sweep function as the stack runs it (\`createSweepHandler\`: batches of ${r.batch} due pauses until ${r.reserveSeconds} s of its ${r.tickSeconds} s timeout are left, a tick a minute) on the embedded store (dynalite in a process of its own), every pause expired with \`onExpiry: "reject"\`, so each is closed (one conditional write) and its continuation handed off (a stand-in taking ${r.handoffMs} ms a pointer, as an SQS \`SendMessage\` in the region). Parallel = due pauses acted on at once (\`LIMITS.sweepParallel\`); 1 is the sweep before §23, one pause at a time. Per tick = the rate times the ${r.tickSeconds - r.reserveSeconds} s a tick works. Exactly once: every pause reads back expired and was handed off once. The lifecycle events of these closings leave by the table's stream, ten to a \`PutEvents\` call (not part of this figure).`,
+    '',
+    provenance(part),
+    '',
+    table(
+      [
+        'pauses',
+        'parallel',
+        'ticks',
+        'closed and handed off in',
+        'per second',
+        'per tick',
+        'exactly once',
+        'seeding (not swept)',
+      ],
+      r.runs.map((run) => [
+        run.pauses.toLocaleString('en-US'),
+        String(run.parallel),
+        run.ticks.map((tick) => `${tick.closed} in ${tick.seconds.toFixed(1)} s`).join('; '),
+        `${run.seconds.toFixed(1)} s`,
+        run.perSecond.toFixed(0),
+        run.perTick.toLocaleString('en-US'),
+        run.exactlyOnce ? 'yes' : '**no**',
+        `${run.seedSeconds.toFixed(0)} s`,
+      ]),
+    ),
+    '',
+    `Load average before and after: ${r.load.before.join(' ')} → ${r.load.after.join(' ')}.`,
+    '',
+  ].join('\n');
+}
+
 function validatorsSection(part: Part<ValidatorsResult> | undefined): string {
   if (!part) return '## 8. The JSON Schema validator\n\nNot measured yet: `npm run bench -- validators`.\n';
   const { rows, suiteCommit, files } = part.result;
@@ -834,6 +885,7 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     expirySection(g.expiry),
     validatorsSection(g.validators),
     policySection(g.policy, verdicts),
+    sweepSection(g.sweep, verdicts),
   ];
   const quick = Object.values(g).some((part) => part?.quick);
   const doc = [

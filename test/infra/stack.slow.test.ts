@@ -530,6 +530,7 @@ describe('the lifecycle events', () => {
     template.hasResourceProperties(MAPPING, {
       FunctionName: ref('LifecycleHandlerFunction'),
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 100,
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
       MaximumRecordAgeInSeconds: 3600,
