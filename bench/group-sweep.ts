@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import type { ResumeResult } from '../functions/checkpoints/checkpoint-store.ts';
 import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
@@ -51,6 +51,11 @@ export interface SweepRun {
   exactlyOnce: boolean;
   /** Hand-offs delivered (one per pause when exactly once). */
   handoffs: number;
+  /**
+   * CPU seconds the sweeping took, in this process (the sweep function's code and its SDK) and in the store's: on a
+   * shared machine the wall time is the load's, these are the sweep's own.
+   */
+  cpuSeconds: { sweep: number; store: number };
 }
 
 export interface SweepResult {
@@ -70,6 +75,28 @@ function loadAverage(): number[] {
   } catch {
     return [];
   }
+}
+
+/** CPU seconds (user + system) this process's embedded store has used, from /proc; 0 where there is none. */
+function storeCpuSeconds(): number {
+  let ticks = 0;
+  try {
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        // The fields after the command's closing parenthesis: state, ppid, …, utime (14th), stime (15th).
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(fields[1]) !== process.pid) continue;
+        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dynalite-server')) continue;
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return ticks / 100;
 }
 
 const silent = () => ({
@@ -124,6 +151,8 @@ async function sweepRun(pauses: number, parallel: number, log: (line: string) =>
     const handler = createSweepHandler({ store, handoff, ...silent() });
     const tickMs = TICK_MS;
     const ticks: SweepTick[] = [];
+    const cpuBefore = process.cpuUsage();
+    const storeBefore = storeCpuSeconds();
     const first = Date.now();
     let last = first;
     for (let tick = 0; delivered.size < pauses && tick < 20; tick++) {
@@ -142,6 +171,8 @@ async function sweepRun(pauses: number, parallel: number, log: (line: string) =>
       });
       log(`sweep: tick ${tick + 1} closed ${delivered.size - before} in ${((last - started) / 1000).toFixed(1)} s`);
     }
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuSeconds = { sweep: (cpu.user + cpu.system) / 1e6, store: storeCpuSeconds() - storeBefore };
     const seconds = (last - first) / 1000;
     const working = ticks.reduce((sum, tick) => sum + tick.seconds, 0);
     const perSecond = delivered.size / working;
@@ -162,6 +193,7 @@ async function sweepRun(pauses: number, parallel: number, log: (line: string) =>
       perTick: Math.floor((perSecond * (tickMs - SWEEP_RESERVE_MS)) / 1000),
       exactlyOnce,
       handoffs: [...delivered.values()].reduce((sum, count) => sum + count, 0),
+      cpuSeconds,
     };
   } finally {
     limits.sweepParallel = configured;
@@ -179,7 +211,7 @@ export async function runSweep(options: GroupOptions): Promise<SweepResult> {
   ];
   for (const run of runs) {
     options.log(
-      `sweep: ${run.pauses} pauses, ${run.parallel} at a time: ${run.seconds.toFixed(1)} s in ${run.ticks.length} tick(s), ${run.perSecond.toFixed(0)} a second (${run.perTick} a tick), exactly once: ${run.exactlyOnce}`,
+      `sweep: ${run.pauses} pauses, ${run.parallel} at a time: ${run.seconds.toFixed(1)} s in ${run.ticks.length} tick(s), ${run.perSecond.toFixed(0)} a second (${run.perTick} a tick), exactly once: ${run.exactlyOnce}, CPU ${run.cpuSeconds.sweep.toFixed(1)} s + store ${run.cpuSeconds.store.toFixed(1)} s`,
     );
   }
   return {
