@@ -53,6 +53,8 @@ export interface BundleSpec {
   policies?: boolean;
   /** The name of the floor it is held to (the lifecycle stream's client is EventBridge's, not the hand-off's). */
   floor?: string;
+  /** Bundled with the stack's `BUNDLE_STUBS`. @default true; an earlier commit's functions are bundled without */
+  stubs?: boolean;
 }
 
 /** The floor of the stack's default hand-off target: the DynamoDB document client and the SQS client. */
@@ -90,6 +92,7 @@ export const BUNDLES: BundleSpec[] = [
     floor: 'dynamodb + eventbridge (its floor)',
   },
   { name: 'inbox', kind: 'handler', entry: ENTRY.inbox },
+  { name: 'mcp', kind: 'handler', entry: ENTRY.mcp, handoffTarget: DEFAULT_TARGET },
   { name: FLOOR, kind: 'floor', entry: FLOOR_ENTRIES.sqs },
   { name: 'dynamodb + eventbridge (its floor)', kind: 'floor', entry: FLOOR_ENTRIES.eventbridge },
   { name: OLD_FLOOR, kind: 'old-floor', entry: FLOOR_ENTRIES.none },
@@ -115,7 +118,9 @@ export const BUNDLES: BundleSpec[] = [
 ];
 
 /**
- * The six functions the stack had at `rev` (`npm run bench -- coldstart --before=<rev>`), bundled as the stack bundles them now (the same options and `define`):
+ * The functions the stack had at `rev` of the API, the resume triggers, the sweep, the lifecycle stream and MCP
+ * (`npm run bench -- coldstart --before=<rev>`), bundled as the stack bundles them now (the same options and `define`;
+ * not `BUNDLE_STUBS`, which `rev` may not have had):
  * the sources of `rev` taken out with `git archive` into a temporary directory, with the dependencies of its own
  * lockfile (`npm ci` there, once per directory: `rev` bundled packages this tree no longer has, such as the X-Ray SDK),
  * and the inbox page as built now, which `git archive` does not hold. Undefined when git, the commit or the install
@@ -141,12 +146,16 @@ export function beforeSpecs(rev: string): BundleSpec[] | undefined {
     return undefined;
   }
   const entry = (name: string) => join(dir, 'functions/handlers', `${name}.ts`);
-  return ['api', 'step-functions', 'sqs', 'eventbridge', 'sweeper', 'lifecycle-events'].map((name) => ({
-    name: `${name} (before)`,
-    kind: 'before' as const,
-    entry: entry(name),
-    ...(name === 'lifecycle-events' ? {} : { handoffTarget: DEFAULT_TARGET }),
-  }));
+  const names = ['api', 'step-functions', 'sqs', 'eventbridge', 'sweeper', 'lifecycle-events', 'mcp'];
+  return names
+    .filter((name) => existsSync(entry(name)))
+    .map((name) => ({
+      name: `${name} (before)`,
+      kind: 'before' as const,
+      entry: entry(name),
+      stubs: false,
+      ...(name === 'lifecycle-events' ? {} : { handoffTarget: DEFAULT_TARGET }),
+    }));
 }
 
 /** What one bundle weighs. */
@@ -166,6 +175,8 @@ export interface BuiltBundle extends BundleSpec {
   byPackage: Array<{ name: string; bytes: number }>;
   /** What the traces (§21) weigh in it: absent in results from before them. */
   traces?: TracesWeight;
+  /** The `LOADED_ON_USE` parts found in what init loads, with their minified bytes there (none is the rule). */
+  onUseAtInit: Array<{ name: string; bytes: number }>;
 }
 
 /** The traces' share of a bundle (§21): what init reads of them, and the chunk read with the first span. */
@@ -181,6 +192,26 @@ export interface TracesWeight {
 const TRACES_FRONT = /functions\/traces\/traces\.ts$/;
 const SPAN_CODE = /functions\/traces\/|node_modules\/@opentelemetry\//;
 
+/**
+ * What only some requests use, and so only they may load (§23): a part found in what a function's init loads (the
+ * entry and its static chunks, by esbuild's metafile) is reported by `npm run bench -- coldstart`, whichever function
+ * it is. A module path (the metafile's inputs) matching `pattern` belongs to the part.
+ */
+export const LOADED_ON_USE: Array<{ name: string; pattern: RegExp }> = [
+  {
+    name: 'S3',
+    pattern: /node_modules\/@aws-sdk\/client-s3\/|^functions\/(checkpoints\/)?(s3|transcripts?-store)[^/]*\.ts$/,
+  },
+  { name: 'the directory (SCIM)', pattern: /^functions\/(directory|scim)\// },
+  { name: 'metrics', pattern: /node_modules\/@aws-lambda-powertools\/metrics\/|^functions\/(metrics|stats)\// },
+  {
+    name: 'traces (an X-Ray or OpenTelemetry SDK)',
+    pattern: /node_modules\/(aws-xray-sdk[^/]*|@aws-lambda-powertools\/tracer|@opentelemetry\/[^/]+)\//,
+  },
+  { name: 'the JSON Schema checks', pattern: /^functions\/checkpoints\/json-schema\/|node_modules\/ajv\// },
+  { name: 'the policies (Cedar)', pattern: /node_modules\/@cedar-policy\// },
+];
+
 function packageOf(path: string): string {
   const at = path.lastIndexOf('node_modules/');
   if (at < 0) return 'handback';
@@ -192,7 +223,7 @@ function packageOf(path: string): string {
 export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
   const dir = join(OUT_DIR, spec.name.replace(/[^a-z0-9-]+/gi, '-'));
   rmSync(dir, { recursive: true, force: true });
-  const built = buildLambdaBundle(spec.entry, dir, spec.handoffTarget, spec.policies ?? false);
+  const built = buildLambdaBundle(spec.entry, dir, spec.handoffTarget, spec.policies ?? false, spec.stubs ?? true);
   const file = built.entry;
   const outputs = built.metafile.outputs;
   // What init loads: the entry and, transitively, the chunks it imports statically.
@@ -201,9 +232,12 @@ export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
   const files = Object.keys(outputs).filter((k) => k.endsWith('.mjs'));
   const abs = (k: string) => join(process.cwd(), k);
   const sizes = new Map<string, number>();
+  const onUse = new Map<string, number>();
   for (const name of eager) {
     for (const [path, input] of Object.entries(outputs[name]?.inputs ?? {})) {
       sizes.set(packageOf(path), (sizes.get(packageOf(path)) ?? 0) + input.bytesInOutput);
+      const part = LOADED_ON_USE.find((p) => p.pattern.test(path));
+      if (part !== undefined) onUse.set(part.name, (onUse.get(part.name) ?? 0) + input.bytesInOutput);
     }
   }
   const traces: TracesWeight = { frontAtInitBytes: 0, spanCodeAtInitBytes: 0, chunkGzipBytes: 0 };
@@ -242,5 +276,6 @@ export async function buildBundle(spec: BundleSpec): Promise<BuiltBundle> {
       .sort((a, b) => b.bytes - a.bytes)
       .slice(0, 15),
     traces,
+    onUseAtInit: [...onUse].map(([name, bytes]) => ({ name, bytes })),
   };
 }

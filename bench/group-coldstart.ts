@@ -219,6 +219,7 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
     lazyChunks: [],
     mapBytes: 0,
     byPackage: [],
+    onUseAtInit: [],
     importMs: Number.NaN,
     importP90Ms: Number.NaN,
     readyMs: Number.NaN,

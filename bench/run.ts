@@ -13,7 +13,7 @@ import type { GroupOptions } from './options.ts';
  * bench/results/resume-cost.svg, so a smoke run never rewrites the published numbers by accident.
  *
  * Groups: rehydrate (1), store (2), cost (3), coldstart (4), peers (5), scale (6), expiry (7), validators (8), policy
- * (9), keys (10); each is described in bench/README.md. `--before=<rev>` also measures the functions of that commit where a group
+ * (9), keys (10), sweep (11); each is described in bench/README.md. `--before=<rev>` also measures the functions of that commit where a group
  * compares (coldstart). `--report` measures nothing and renders the report from the committed latest.json (into bench/out/, or
  * in place with `--write`).
  */
@@ -57,6 +57,7 @@ export const GROUPS = [
   'policy',
   // §23
   'keys',
+  'sweep',
 ] as const;
 export type Group = (typeof GROUPS)[number];
 
@@ -87,6 +88,8 @@ async function runGroup(group: Group, options: GroupOptions): Promise<unknown> {
       return (await import('./group-policy.ts')).runPolicy(options);
     case 'keys':
       return (await import('./group-keys.ts')).runKeys(options);
+    case 'sweep':
+      return (await import('./group-sweep.ts')).runSweep(options);
   }
 }
 

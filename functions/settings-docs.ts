@@ -315,4 +315,13 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     description:
       'an AWS Backup plan (daily, kept 35 days) for the table and the transcript bucket, and versioning on the bucket ([deploy](deploy.md#recovery))',
   },
+  throttles: {
+    description:
+      'the HTTP API\'s throttles by group of routes, JSON `{"<group>": {"rate": <requests/s>, "burst": <requests>}}`, each route of a group its own budget; a group left out keeps its default ([the groups](#throttles-and-cloudfront-and-waf-in-front))',
+    unset: '1,000 / 1,000 on each bearer route; the other groups [below](#throttles-and-cloudfront-and-waf-in-front)',
+  },
+  mcpConcurrency: {
+    description:
+      "the MCP function's reserved concurrency: at most this many `/mcp` calls run, and wait, at once, taken from the account's unreserved concurrency ([below](#the-mcp-functions-reserved-concurrency)); `none` reserves nothing",
+  },
 };

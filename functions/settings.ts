@@ -17,7 +17,7 @@ import { HANDOFF_TARGETS, LIMITS, POLICY_DEFAULTS, POLICY_MODES } from './vocabu
 export type Reader = 'local' | 'lambda';
 
 /** How a setting's text is read. */
-export type SettingType = 'string' | 'secret' | 'url' | 'path' | 'integer' | 'boolean' | 'list' | 'words';
+export type SettingType = 'string' | 'secret' | 'url' | 'path' | 'integer' | 'boolean' | 'list' | 'words' | 'json';
 
 /** One setting, as its readers read it. */
 export interface Setting {
@@ -25,7 +25,7 @@ export interface Setting {
   readonly env?: string;
   /** Who reads the variable. */
   readonly read?: readonly Reader[];
-  /** How its text is read: a `list` is comma-separated, `words` one of `values`. */
+  /** How its text is read: a `list` is comma-separated, `words` one of `values`, `json` a JSON value. */
   readonly type: SettingType;
   /** The words it may be, for `words`. */
   readonly values?: readonly string[];
@@ -395,6 +395,11 @@ export const transcriptBucket = {
 export const s3Endpoint = { env: 'HANDBACK_S3_ENDPOINT', read: BOTH, type: 'url' } as const;
 export const backup = { type: 'boolean', context: 'handback:backup', default: false } as const;
 
+// §23: throughput the operator sets (`infra/throttles.ts`).
+
+export const throttles = { type: 'json', context: 'handback:throttles' } as const;
+export const mcpConcurrency = { type: 'integer', context: 'handback:mcpConcurrency', default: 50 } as const;
+
 /** Every setting, by name, in the order the docs list them. */
 export const SETTINGS = {
   port,
@@ -482,6 +487,8 @@ export const SETTINGS = {
   transcriptBucket,
   s3Endpoint,
   backup,
+  throttles,
+  mcpConcurrency,
 } as const satisfies Record<string, Setting>;
 
 /** A setting's name in `SETTINGS`. */

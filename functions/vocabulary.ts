@@ -83,6 +83,11 @@ export const LIMITS = {
   /** Due pauses one sweep reads at a time; the sweep function takes batches until fewer than this are due. */
   sweepBatch: 100,
   /**
+   * Due pauses the sweep acts on at once (§23), each one conditional write of its own pause, and the hand-offs of the
+   * ones it closed: bounded, so one tick's burst stays within the function's connections and the table's write rate.
+   */
+  sweepParallel: 16,
+  /**
    * Seconds a waiter (a durable function's callback, the reference workflow's task) waits past `expiresAt`: the
    * sweep's bound and three minutes for its hand-off, so that the sweep's closing, not the waiter's own timeout, ends
    * the wait.

@@ -153,6 +153,11 @@ export interface HandbackFunctionProps {
    * @default - none: no directory file
    */
   readonly directory?: DirectoryBundle;
+  /**
+   * Instances reserved for it (and at most that many at once), taken from the account's unreserved concurrency (§23).
+   * @default - none reserved: it shares the account's unreserved pool
+   */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -237,6 +242,9 @@ export class HandbackFunction extends Construct {
       systemLogLevelV2: SystemLogLevel.WARN,
       tracing: Tracing.ACTIVE,
       ...(props.durableConfig === undefined ? {} : { durableConfig: props.durableConfig }),
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       environment: {
         ...(FUNCTION_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: FUNCTION_NODE_OPTIONS }),
         POWERTOOLS_SERVICE_NAME: 'handback',

@@ -101,6 +101,7 @@ export class HandbackStack extends Stack {
       ...(channels.slackInteractions ? { slackHandler: channels.slackInteractions.function } : {}),
       ...jwt,
       requireScopes: settings.requireScopes,
+      throttles: settings.throttles,
       ...logging,
     });
     const inboxUrl = settings.inboxUrl ?? `${httpApi.api.apiEndpoint}/inbox`;

@@ -17,6 +17,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { isBearer, ROUTES as TABLE } from '../functions/handlers/routes.ts';
+import { THROTTLE_DEFAULTS, type Throttle, type ThrottleGroup, throttleGroupOf } from './throttles.ts';
 
 /**
  * The routes of §5, §9–§14, read from the one route table (`functions/handlers/routes.ts`): those that need a bearer
@@ -38,40 +39,6 @@ export const ROUTES = {
     access: route.scopes,
   })),
 };
-
-/** A route's throttle: steady requests per second and burst, as API Gateway's route settings take them. */
-export interface RouteThrottle {
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-}
-
-/**
- * Each kind of route's throttle, route by route (API Gateway's route settings): the unauthenticated routes get small
- * budgets of their own, so a flood of them is refused (429) before it reaches a function or eats into the account's
- * regional request limit that every route shares; agents and approvers keep the bearer routes' budget.
- */
-export const ROUTE_THROTTLES = {
-  /** Every bearer route (agents and people with a token): the stage's default. */
-  bearer: { rateLimit: 50, burstLimit: 100 },
-  /** The inbox page and its files: a visit loads a few. */
-  inbox: { rateLimit: 20, burstLimit: 40 },
-  /** The answer-link routes: one person's page at a time. */
-  link: { rateLimit: 10, burstLimit: 20 },
-  /** Slack's interactions: clicks and modal submissions. */
-  slack: { rateLimit: 10, burstLimit: 20 },
-  /** `/health` and `/openapi.json`. */
-  probe: { rateLimit: 5, burstLimit: 10 },
-  /** `$default`: requests that match no route, answered 404 or 405. */
-  unmatched: { rateLimit: 5, burstLimit: 10 },
-} as const satisfies Record<string, RouteThrottle>;
-
-/** The throttle kind of a public route of the table. */
-function throttleOf(route: (typeof ROUTES.public)[number]): keyof typeof ROUTE_THROTTLES {
-  if (route.served === 'inbox') return 'inbox';
-  if (route.access === 'link') return 'link';
-  if (route.access === 'slack') return 'slack';
-  return 'probe';
-}
 
 /** Props of {@link HandbackHttpApi}. */
 export interface HandbackHttpApiProps {
@@ -106,10 +73,11 @@ export interface HandbackHttpApiProps {
    */
   readonly requireScopes?: boolean;
   /**
-   * Each kind of route's throttle, in place of `ROUTE_THROTTLES`' (a kind not given keeps its default).
-   * @default ROUTE_THROTTLES
+   * Each group of routes' throttle (`infra/throttles.ts`), applied to each of its routes; a group not given keeps its
+   * default. The stack passes `handback:throttles`.
+   * @default THROTTLE_DEFAULTS
    */
-  readonly throttles?: Partial<Record<keyof typeof ROUTE_THROTTLES, RouteThrottle>>;
+  readonly throttles?: Partial<Record<ThrottleGroup, Throttle>>;
   /**
    * How long access logs are kept.
    * @default RetentionDays.ONE_MONTH
@@ -126,7 +94,8 @@ export interface HandbackHttpApiProps {
  * The HTTP API of §5, §9–§14: every route of the route table on the API handler (the inbox page's on its own handler
  * when given), a JWT authorizer on every bearer route (with its scopes when `requireScopes`) and none on the others
  * (`/health`, `/openapi.json`, the inbox page, the answer-link and Slack routes, which verify their own signatures),
- * a `$default` stage with JSON access logs, and throttles route by route (`ROUTE_THROTTLES`).
+ * a `$default` stage with JSON access logs, and throttles route by route, by their groups (`infra/throttles.ts`): the
+ * bearer routes' as the stage's default, every other group's as route settings.
  */
 export class HandbackHttpApi extends Construct {
   /** The API. */
@@ -142,7 +111,7 @@ export class HandbackHttpApi extends Construct {
       description: 'Handback: pause and resume agent turns',
     });
 
-    const throttles = { ...ROUTE_THROTTLES, ...props.throttles };
+    const throttles: Record<ThrottleGroup, Throttle> = { ...THROTTLE_DEFAULTS, ...props.throttles };
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
@@ -151,7 +120,7 @@ export class HandbackHttpApi extends Construct {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: throttles.bearer,
+      throttle: { rateLimit: throttles.bearer.rate, burstLimit: throttles.bearer.burst },
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         // One JSON line per request, with why it failed when it did; no claims or bodies (they may name a person).
@@ -214,14 +183,16 @@ export class HandbackHttpApi extends Construct {
       integration,
       authorizer: new HttpNoneAuthorizer(),
     });
-    // Each unauthenticated route its own small budget (route settings name routes by their route keys).
+    // Each route outside the bearer group its group's budget (route settings name routes by their route keys).
     const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
-    const setting = (throttle: RouteThrottle) => ({
-      ThrottlingRateLimit: throttle.rateLimit,
-      ThrottlingBurstLimit: throttle.burstLimit,
+    const setting = (throttle: Throttle) => ({
+      ThrottlingRateLimit: throttle.rate,
+      ThrottlingBurstLimit: throttle.burst,
     });
-    for (const route of ROUTES.public)
-      routeSettings[`${route.method} ${route.path}`] = setting(throttles[throttleOf(route)]);
+    for (const route of TABLE) {
+      const group = throttleGroupOf(route);
+      if (group !== 'bearer') routeSettings[`${route.method} ${route.path}`] = setting(throttles[group]);
+    }
     routeSettings[HttpRouteKey.DEFAULT.key] = setting(throttles.unmatched);
     const cfnStage = this.stage.node.defaultChild as CfnStage;
     cfnStage.routeSettings = routeSettings;

@@ -1,6 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
+import { repoPath } from './paths.ts';
 
 /**
  * The Lambda bundle of a Handback function, built at synth by esbuild itself rather than by `NodejsFunction`: CDK
@@ -59,6 +61,18 @@ export const LAMBDA_ESBUILD_OPTIONS = {
   logLevel: 'error',
 } as const satisfies BuildOptions;
 
+/**
+ * Packages the Lambda bundles hold a stub of instead: the MCP SDK's default JSON Schema validator (ajv draft-07 with
+ * its formats, ~130 KB minified at init) is never used, Handback's server bringing its own (functions/mcp/server.ts).
+ * An alias covers a package's subpaths too, so the one Handback's checks import, ajv/dist/2020.js, is named again, as
+ * itself.
+ */
+export const BUNDLE_STUBS: Record<string, string> = {
+  ajv: repoPath('infra/bundle-stubs/ajv.ts'),
+  'ajv/dist/2020.js': createRequire(import.meta.url).resolve('ajv/dist/2020.js'),
+  'ajv-formats': repoPath('infra/bundle-stubs/ajv.ts'),
+};
+
 /** What one bundle holds: its entry file and its chunks, relative to the bundle's directory. */
 export interface LambdaBundle {
   dir: string;
@@ -78,18 +92,21 @@ export function chunkCheck(chunks: readonly string[]): string {
 
 /**
  * Builds `entry` into `dir` (index.mjs and chunks/), with the check that every chunk is there at cold start; for
- * `handoffTarget`, and with or without policies when `policies` says (`bundleDefines`).
+ * `handoffTarget`, and with or without policies when `policies` says (`bundleDefines`); with `BUNDLE_STUBS` unless
+ * `stubs` is false (the benchmark's bundles of an earlier commit, which had none).
  */
 export function buildLambdaBundle(
   entry: string,
   dir: string,
   handoffTarget?: BundledHandoffTarget,
   policies?: boolean,
+  stubs = true,
 ): LambdaBundle {
   mkdirSync(dir, { recursive: true });
   const result = buildSync({
     ...LAMBDA_ESBUILD_OPTIONS,
     define: bundleDefines(handoffTarget, policies),
+    ...(stubs ? { alias: BUNDLE_STUBS } : {}),
     entryPoints: [entry],
     outdir: dir,
     metafile: true,

@@ -19,6 +19,9 @@ import { HandbackFunction } from './handback-function.ts';
 import { ENTRY } from './paths.ts';
 import { durableQueue } from './queues.ts';
 
+/** Stream records one invocation takes: their events go out in PutEvents calls of ten, at once. */
+export const STREAM_BATCH_SIZE = 100;
+
 /** How many times a stream batch is retried (halved on each error) before its records go to the failure queue. */
 export const STREAM_RETRY_ATTEMPTS = 10;
 
@@ -137,7 +140,9 @@ export class LifecycleEvents extends Construct {
       new DynamoEventSource(props.table, {
         // Events of changes from now on: a new function never replays the table's last 24 hours.
         startingPosition: StartingPosition.LATEST,
-        batchSize: 10,
+        // A batch's events go out together, ten to a PutEvents call (§23): a tick of the sweep closing thousands of
+        // pauses is a few hundred calls, not one call per change.
+        batchSize: STREAM_BATCH_SIZE,
         reportBatchItemFailures: true,
         bisectBatchOnError: true,
         retryAttempts: STREAM_RETRY_ATTEMPTS,

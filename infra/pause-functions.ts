@@ -60,6 +60,7 @@ export function pauseFunctions(
     timeoutSeconds: number,
     access: 'decide' | 'readWrite' = 'decide',
     judges = true,
+    reserved?: number,
   ) => {
     // The functions that pause judge their approval asks by the deployment's policies (§17), and those that take a
     // person's decisions judge their edits (§19): they carry the files. Only the sweep, which edits nothing, does not.
@@ -81,6 +82,7 @@ export function pauseFunctions(
         ...(settings.inboxUrl === undefined || access !== 'readWrite' ? {} : { [S.inboxUrl.env]: settings.inboxUrl }),
       },
       handoffTarget: handoff.type,
+      ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
       ...logging,
     });
     fn.bindTable(table, access);
@@ -115,13 +117,16 @@ export function pauseFunctions(
       : undefined;
   // `POST /mcp` (§18) on a function of its own: the MCP SDK stays out of the API function's bundle and cold start. It
   // pauses as the API's pause route does (the MCP tools' permission prompts and questions, which a policy may close
-  // at once, handing them off); a call waits at most 25 s, inside the 29 s it has, inside API Gateway's 30 s.
+  // at once, handing them off); a call waits at most 25 s, inside the 29 s it has, inside API Gateway's 30 s. Its
+  // reserved concurrency (§23) bounds the instances waiting calls hold, so they never take the account's concurrency.
   const mcp = resumeFunction(
     'McpHandler',
     ENTRY.mcp,
     'Handback MCP server, Streamable HTTP (payload 2.0)',
     29,
     'readWrite',
+    true,
+    settings.mcpConcurrency,
   );
 
   acknowledgeSynchronous(api, 'API Gateway invokes it synchronously and returns its errors to the caller');

@@ -22,6 +22,7 @@ import { type DirectoryBundle, directoryBundleOf } from './directory.ts';
 import type { HandoffTargetProps } from './handoff.ts';
 import { type PolicyBundle, policyBundleOf } from './policies.ts';
 import type { HandbackStackProps } from './stack-props.ts';
+import { resolveThrottles, type Throttle, type ThrottleGroup } from './throttles.ts';
 
 /**
  * Every setting of the stack, resolved: a prop, else its context key (`functions/settings.ts` names each), else the
@@ -88,6 +89,10 @@ export interface Settings {
   directory: DirectoryBundle | undefined;
   /** §23: an AWS Backup plan for the table and the transcript bucket, and the bucket's versioning (`handback:backup`). */
   backup: boolean;
+  /** Each group of routes' throttle (§23, `handback:throttles` over the defaults). */
+  throttles: Record<ThrottleGroup, Throttle>;
+  /** The MCP function's reserved concurrency (§23); undefined: none reserved (`handback:mcpConcurrency=none`). */
+  mcpConcurrency: number | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -166,6 +171,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
   const exampleAgent = contextWord(scope, S.exampleAgent) ?? S.exampleAgent.default;
   const eventBusName = contextString(scope, CONTEXT.eventBusName);
   const notifyEmail = props.notifyEmail ?? contextString(scope, CONTEXT.notifyEmail);
+  const mcpConcurrency = mcpConcurrencyOf(scope);
   if (notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(notifyEmail)) {
     throw new ConfigurationError(
       `Context ${CONTEXT.notifyEmail} must be an email address, not ${JSON.stringify(notifyEmail)}.`,
@@ -201,6 +207,12 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     otlpEndpoint: otlpEndpointOf(contextString(scope, CONTEXT.otlpEndpoint)),
     directory: directoryBundleOf(scope, (message) => new ConfigurationError(message)),
     backup: contextBoolean(scope, CONTEXT.backup) ?? S.backup.default,
+    throttles: resolveThrottles(
+      scope.node.tryGetContext(CONTEXT.throttles),
+      mcpConcurrency,
+      (problem) => new ConfigurationError(`Context ${CONTEXT.throttles}: ${problem}`),
+    ),
+    mcpConcurrency,
   };
 }
 
@@ -216,6 +228,20 @@ function otlpEndpointOf(value: string | undefined): string | undefined {
   if (protocol !== 'https:' && protocol !== 'http:') {
     throw new ConfigurationError(
       `Context ${CONTEXT.otlpEndpoint} must be the OTLP/HTTP base URL spans are sent to (e.g. https://otlp.example.com), not ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}
+
+/** The MCP function's reserved concurrency: a positive integer, or `none`; unset, the default. */
+function mcpConcurrencyOf(scope: Construct): number | undefined {
+  const text = contextString(scope, CONTEXT.mcpConcurrency);
+  if (text === undefined) return S.mcpConcurrency.default;
+  if (text === 'none') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.mcpConcurrency} must be a positive integer (the MCP function's reserved concurrent executions) or none, not ${text}.`,
     );
   }
   return value;

@@ -2,13 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS, type Setting, type SettingName } from '../functions/settings.ts';
 import { SETTING_DOCS, type SettingDocs } from '../functions/settings-docs.ts';
+import { routesOf, THROTTLE_DEFAULTS, THROTTLE_GROUPS } from '../infra/throttles.ts';
 
 /**
  * `npm run docs:settings`: writes the docs' tables of settings from the one table, `functions/settings.ts`, and its
  * words (`functions/settings-docs.ts`):
  * docs/local.md's environment variables (every setting `npm start` reads), docs/deploy.md's context keys (every
  * setting the stack takes from context or a prop) and the functions' environment (every variable a Lambda function
- * reads, and what sets it). Each table sits between `<!-- settings:<name> -->` and `<!-- /settings:<name> -->`; the
+ * reads, and what sets it); and docs/deploy.md's throttle groups (`infra/throttles.ts`, their routes from the route
+ * table). Each table sits between `<!-- settings:<name> -->` and `<!-- /settings:<name> -->`; the
  * rest of each page is its own. `test/docs/configuration.test.ts` holds the committed pages to what this makes.
  */
 
@@ -90,11 +92,29 @@ function lambdaTable(): string {
   );
 }
 
+/** The HTTP API's throttle groups (§23, `handback:throttles`): each group's routes, from the route table, and its default. */
+function throttlesTable(): string {
+  return table(
+    ['group', 'routes', 'default requests/s / burst, per route', 'what'],
+    THROTTLE_GROUPS.map((group) => {
+      const routes = routesOf(group);
+      const { rate, burst, holds } = THROTTLE_DEFAULTS[group];
+      return [
+        code(group),
+        routes.length === 0 ? '(none yet)' : routes.map(code).join(', '),
+        `${rate.toLocaleString('en-US')} / ${burst.toLocaleString('en-US')}`,
+        holds,
+      ];
+    }),
+  );
+}
+
 /** The generated tables, by the page and the name of the region each fills. */
 export const SETTINGS_TABLES: ReadonlyArray<{ page: string; region: string; render: () => string }> = [
   { page: 'docs/local.md', region: 'local', render: localTable },
   { page: 'docs/deploy.md', region: 'context', render: contextTable },
   { page: 'docs/deploy.md', region: 'lambda', render: lambdaTable },
+  { page: 'docs/deploy.md', region: 'throttles', render: throttlesTable },
 ];
 
 /** `text` with the region `name` holding `body`; throws when the page has no such region. */

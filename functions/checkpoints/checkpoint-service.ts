@@ -25,6 +25,7 @@ import type {
   PauseView,
   ResumeInput,
   ResumeResult,
+  SweepOptions,
   SweepResult,
 } from './checkpoint-store.ts';
 import { type CheckpointChecks, missingCheck } from './checks.ts';
@@ -53,6 +54,7 @@ import { type FormatRound, PauseReader } from './pause-reader.ts';
 import { resolveActor, withPauser } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
+import { type ClosedBySweep, sweepEach } from './sweep-batch.ts';
 import { awaitingHandoff, sweepStep } from './sweep-step.ts';
 import { modelHashes, needsCalls } from './tally.ts';
 import { toPauseClosed, toPauseCreated, toPauseView } from './views.ts';
@@ -277,37 +279,38 @@ export class CheckpointService implements CheckpointStore {
     return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime(), this.#who);
   }
 
-  async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
-    const nowMs = this.#clock().getTime();
-    const result: SweepResult = { reminded: [], expired: [], closed: [] };
-    const keys = await this.#persistence.due(nowMs, options.limit ?? LIMITS.sweepBatch);
-    for (const key of keys) await this.#sweepOne(key, result);
-    return result;
+  async closeDue(options: SweepOptions = {}): Promise<SweepResult> {
+    const keys = await this.#persistence.due(this.#clock().getTime(), options.limit ?? LIMITS.sweepBatch);
+    // Each due pause on its own (one conditional write each), a bounded number at once; the result in due order.
+    return sweepEach(keys, (key, result) => this.#sweepOne(key, result, options.deliver));
   }
 
   async acknowledgeHandoff(key: PauseKey): Promise<void> {
     const { tenant, runId, interruptId } = parseInput(pauseKey, key, 'pause key');
     const id = pauseIdOf(runId, interruptId);
-    await this.#commit(
-      () => this.#reader.read({ tenant, runId, seq: id.seq }, id, false),
-      async ({ record }) => {
-        if (record.handoffDue !== true) return { result: undefined };
-        const after: PauseRecord = { ...record, rev: record.rev + 1 };
-        delete after.handoffDue;
-        delete after.dueAtMs;
-        return { write: { before: record, after }, result: undefined };
-      },
-    );
+    await this.#acknowledge(() => this.#reader.read({ tenant, runId, seq: id.seq }, id, false));
+  }
+
+  /** Takes a delivered closing off the sweep's list: the record `read` gives, read again on a lost race. */
+  async #acknowledge(read: () => Promise<{ record?: PauseRecord | undefined }>): Promise<void> {
+    await this.#commit(read, async ({ record }) => {
+      if (record?.handoffDue !== true) return { result: undefined };
+      const after: PauseRecord = { ...record, rev: record.rev + 1 };
+      delete after.handoffDue;
+      delete after.dueAtMs;
+      return { write: { before: record, after }, result: undefined };
+    });
   }
 
   /**
    * Acts on one due pause: its reminder, its expiry, or the hand-off of a closing the sweep made that was not yet
-   * delivered. Another sweeper or a person may act first; then nothing.
+   * delivered. Another sweeper or a person may act first; then nothing. A closing is delivered and acknowledged from
+   * the record this sweep wrote: its write is conditional on that record, so a change since is read again.
    */
-  async #sweepOne(key: RecordKey, result: SweepResult): Promise<void> {
-    await this.#commit(
+  async #sweepOne(key: RecordKey, result: SweepResult, deliver: SweepOptions['deliver']): Promise<void> {
+    const closing = await this.#commit(
       () => this.#persistence.read(key),
-      async (read, nowMs): Promise<Step<undefined>> => {
+      async (read, nowMs): Promise<Step<ClosedBySweep | undefined>> => {
         const record = read?.record;
         const step = sweepStep(record, nowMs);
         if (step.do === 'nothing' || record === undefined) return { result: undefined };
@@ -315,10 +318,10 @@ export class CheckpointService implements CheckpointStore {
         switch (step.do) {
           case 'redeliver': {
             const stored = await this.#persistence.read(key, { token: record.token, hint: record.readHint });
-            if (stored?.record.rev === record.rev) {
-              result.closed.push(copyInto({ tenant: record.tenant }, await this.#closedResult(stored, true)));
-            }
-            return { write: write(step.after), result: undefined, quiet: true };
+            if (stored?.record.rev !== record.rev) return { write: write(step.after), result: undefined, quiet: true };
+            const closed = copyInto({ tenant: record.tenant }, await this.#closedResult(stored, true));
+            result.closed.push(closed);
+            return { write: write(step.after), result: { closed, record: step.after }, quiet: true };
           }
           case 'expire':
           case 'remind': {
@@ -334,16 +337,30 @@ export class CheckpointService implements CheckpointStore {
             if (stored === undefined || stored.record.rev !== record.rev) return { retry: true };
             const next: PauseRecord = { ...record, rev: record.rev + 1 };
             const closed = this.#close(next, await this.#reader.round(stored), 'expired', nowMs, SWEEP_PRINCIPAL);
+            const written = awaitingHandoff(closed.record, nowMs);
+            const shown = copyInto({ tenant: record.tenant }, closed.result);
             return {
-              write: write(awaitingHandoff(closed.record, nowMs)),
-              result: undefined,
-              onWritten: () => result.closed.push(copyInto({ tenant: record.tenant }, closed.result)),
+              write: write(written),
+              result: { closed: shown, record: written },
+              onWritten: () => result.closed.push(shown),
             };
           }
         }
       },
       { onOverload: 'give-up' },
     );
+    if (closing === undefined || deliver === undefined) return;
+    try {
+      await deliver(closing.closed);
+    } catch {
+      return; // Still due: a later sweep delivers it again.
+    }
+    let written: PauseRecord | undefined = closing.record;
+    await this.#acknowledge(async () => {
+      const record = written ?? (await this.#persistence.read(key))?.record;
+      written = undefined;
+      return { record };
+    });
   }
 
   /** The one commit loop (`commit.ts`) on this store's persistence, clock and observer. */

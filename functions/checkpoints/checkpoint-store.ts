@@ -52,9 +52,11 @@ export interface CheckpointStore {
   listPauses(query: ListPausesQuery): Promise<PausePage>;
   /**
    * The sweep (§10): sends due reminders, marks `onExpiry: "fail"` pauses expired and closes `onExpiry: "reject"` ones
-   * with their continuation. Each action happens exactly once, whoever else sweeps or decides at the same time.
+   * with their continuation, a bounded number at once (§23). Each action happens exactly once, whoever else sweeps or
+   * decides at the same time. With `deliver`, each closing is handed to it as soon as it is committed and, once it
+   * resolves, acknowledged as `acknowledgeHandoff` would; one it rejects stays due, and a later sweep delivers it again.
    */
-  closeDue(options?: { limit?: number }): Promise<SweepResult>;
+  closeDue(options?: SweepOptions): Promise<SweepResult>;
   /**
    * Tells the store that the continuation of a closing the sweep made (`closeDue`'s `closed`) was handed off, so the
    * sweep stops delivering it again (§6: at least once).
@@ -122,6 +124,14 @@ export interface PauseClosed extends Omit<ResumeResult, 'replayed'> {
 
 /** What `decide` answers: still pending, or the committed continuation. */
 export type DecideResult = ({ kind: 'pending' } & PendingDecisions) | ({ kind: 'closed' } & ResumeResult);
+
+/** How a sweep runs. */
+export interface SweepOptions {
+  /** Due pauses read at most. @default LIMITS.sweepBatch */
+  limit?: number;
+  /** Hands a closing's continuation off (§6); the sweep acknowledges the ones it resolves for. */
+  deliver?: (closed: ResumeResult & { tenant: string }) => Promise<void>;
+}
 
 /** What one sweep did. */
 export interface SweepResult {

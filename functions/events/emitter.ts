@@ -14,8 +14,23 @@ import { type LifecycleEvent, lifecycleEventsOf, wantsAnswerLink } from './lifec
 
 /** A destination of lifecycle events. */
 export interface EventSink {
-  /** Delivers the events, or throws when a destination refused them. */
+  /**
+   * Delivers the events, or throws when a destination refused them: `UndeliveredEventsError` when it took some and
+   * names the others, any other error when none can be known to be delivered.
+   */
   deliver(events: readonly LifecycleEvent[]): Promise<void>;
+}
+
+/** A sink took some of the events it was given and not these (their indices in what it was given). */
+export class UndeliveredEventsError extends Error {
+  /** The indices of the events not delivered, in order. */
+  readonly undelivered: readonly number[];
+
+  constructor(message: string, undelivered: readonly number[]) {
+    super(message);
+    this.name = 'UndeliveredEventsError';
+    this.undelivered = undelivered;
+  }
 }
 
 /** Where the emitter reports. */
@@ -41,6 +56,11 @@ export interface EmitterOptions {
 export interface LifecycleEmitter {
   /** Emits the events of `changes`; throws when a sink failed (the stream handler retries the batch). */
   emitChanges(changes: readonly PauseChange[]): Promise<void>;
+  /**
+   * Emits the events of all `changes` together (a sink batches them: EventBridge ten to a call) and answers the
+   * indices of the changes an event of which some sink did not take, logged and counted; none when all went through.
+   */
+  emitEach(changes: readonly PauseChange[]): Promise<number[]>;
   /** Emits without waiting: for the request path, where an emit must never block or fail the request. */
   observe(change: PauseChange): void;
 }
@@ -71,11 +91,18 @@ export function createLifecycleEmitter(options: EmitterOptions): LifecycleEmitte
     return events;
   };
 
-  const emitChanges = async (changes: readonly PauseChange[]) => {
-    const events = await eventsOf(changes);
-    if (events.length === 0) return;
+  /** Delivers the changes' events to every sink: the changes not fully delivered, by index, and the first error. */
+  const deliver = async (changes: readonly PauseChange[]): Promise<{ failed: number[]; error?: unknown }> => {
+    const owners: number[] = [];
+    const events: LifecycleEvent[] = [];
+    for (const [index, change] of changes.entries()) {
+      for (const event of await eventsOf([change])) {
+        owners.push(index);
+        events.push(event);
+      }
+    }
+    if (events.length === 0) return { failed: [] };
     const results = await Promise.allSettled(sinks.map((sink) => sink.deliver(events)));
-    const failed = results.filter((result) => result.status === 'rejected');
     for (const event of events) {
       // The answer link is a credential: never in a log line.
       log.info('Lifecycle event', {
@@ -84,16 +111,34 @@ export function createLifecycleEmitter(options: EmitterOptions): LifecycleEmitte
         interruptId: event.detail.interruptId,
       });
     }
-    if (failed.length > 0) {
-      countFailure?.(events.length);
-      const error = (failed[0] as PromiseRejectedResult).reason;
-      log.error('Lifecycle events were not delivered', { count: events.length, error: describeError(error) });
-      throw error;
+    const undelivered = new Set<number>();
+    let error: unknown;
+    for (const result of results) {
+      if (result.status === 'fulfilled') continue;
+      error ??= result.reason;
+      const missed =
+        result.reason instanceof UndeliveredEventsError ? result.reason.undelivered : events.map((_, index) => index);
+      for (const index of missed) undelivered.add(index);
     }
+    if (error === undefined) return { failed: [] };
+    countFailure?.(undelivered.size);
+    log.error('Lifecycle events were not delivered', {
+      count: undelivered.size,
+      of: events.length,
+      error: describeError(error),
+    });
+    const failed = [...new Set([...undelivered].map((index) => owners[index] as number))].sort((a, b) => a - b);
+    return { failed, error };
+  };
+
+  const emitChanges = async (changes: readonly PauseChange[]) => {
+    const { error } = await deliver(changes);
+    if (error !== undefined) throw error;
   };
 
   return {
     emitChanges,
+    emitEach: async (changes) => (await deliver(changes)).failed,
     observe(change) {
       emitChanges([change]).catch(() => {
         // Logged and counted above; the request that made the change goes on.

@@ -8,9 +8,10 @@ import { describeError, secretStringReader } from './secrets.ts';
  * use and cached (`createKeyCache`: five minutes, a failure remembered for five seconds), never at cold start: a slow
  * or failing Secrets Manager then costs only what needs the key — the link routes answer 503
  * `link_key_unavailable`, a pause's 201 goes without its `answerUrl` — and every other route keeps serving. This
- * module brings jose and the Secrets Manager client with it: the lifecycle stream and the email channel, which sign a
- * link for most events they get, import it statically; the API, most of whose requests neither sign nor verify one,
- * imports it on first use (`answerLinksOnFirstUse` in `api.ts`), so its chunk is read only then.
+ * module brings jose and the Secrets Manager client with it: the email channel, which signs a link for most events it
+ * gets, imports it statically; the API and the lifecycle stream, most of whose requests and events neither sign nor
+ * verify one, import it on first use (`answerLinksOnFirstUse` in `api.ts` and `lifecycle-events.ts`), so its chunk is
+ * read only then.
  */
 
 /** Answer links on the key in `linkSecretArn`, read when first needed; undefined when no secret is configured. */

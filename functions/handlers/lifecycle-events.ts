@@ -2,9 +2,9 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3TranscriptObjects, s3ClientConfig } from '../checkpoints/s3/s3-objects.ts';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
+import { answerLinksOnFirstUse } from '../links/links.ts';
 import * as S from '../settings.ts';
 import { tracesOf } from '../traces/traces.ts';
-import { loadAnswerLinks } from './answer-links.ts';
 import { otlpEndpointOf, requiredSetting, settingOf } from './config.ts';
 import { logger, metrics } from './observability.ts';
 import { createLifecycleStreamHandler } from './stream.ts';
@@ -14,13 +14,19 @@ import { traceAwsClient } from './tracing.ts';
  * The Lambda entry point of lifecycle events: the table's stream in, the bus (`EVENT_BUS_NAME`) out, through the same
  * emitter the local service uses. The answer links of `Pause Created` and `Pause Reminder` point at `HANDBACK_INBOX_URL`. It
  * reads stream images, never the table, so it wires no store and no hand-off: only the EventBridge client, the
- * link key (read on first use), and the transcript bucket, whose objects it deletes as TTL removes their pause items
- * (`@aws-sdk/client-s3` loaded on the first such removal).
+ * answer links' modules and key on first use, and the transcript bucket, whose objects it deletes as TTL removes their
+ * pause items (`@aws-sdk/client-s3` loaded on the first such removal).
  */
 const eventBusName = requiredSetting(S.eventBusName);
 const inboxUrl = settingOf(S.inboxUrl);
 const eventBridge = traceAwsClient(new EventBridgeClient({}));
-const links = loadAnswerLinks(settingOf(S.linkSecretArn));
+// Signing links (jose) and reading their key (the Secrets Manager client) load with the first event that carries a
+// link (`Pause Created`, `Pause Reminder`), not at init (§23): the other events never need them.
+const linkSecretArn = settingOf(S.linkSecretArn);
+const links =
+  linkSecretArn === undefined
+    ? undefined
+    : answerLinksOnFirstUse(async () => (await import('./answer-links.ts')).answerLinksOn(linkSecretArn));
 const traces = tracesOf(otlpEndpointOf(), { log: logger });
 const s3Endpoint = settingOf(S.s3Endpoint);
 const objects = new S3TranscriptObjects({

@@ -1,13 +1,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { ItemKind, recordOf, TTL_REMOVER } from '../checkpoints/dynamodb/items.ts';
 import type { TranscriptObjects } from '../checkpoints/transcript-objects.ts';
 import type { LifecycleEmitter } from '../events/emitter.ts';
 import { Metric, MetricUnit } from '../resume/telemetry.ts';
 import type { Traces } from '../traces/traces.ts';
-import { type EntryTelemetry, streamBatchResponse, withTelemetry } from './telemetry.ts';
+import { type EntryTelemetry, FullBatchFailureError, withTelemetry } from './telemetry.ts';
 
 /**
  * Lifecycle events on AWS (§11): the table's stream (new and old images) carries every committed change of a pause
@@ -52,22 +52,58 @@ export function changeOf(record: DynamoDBRecord): PauseChange | undefined {
   return oldImage === undefined ? { after } : { before: recordOf(oldImage, names), after };
 }
 
-/** The stream handler, with partial batch responses. */
+/**
+ * The stream handler, with partial batch responses: every record's events emitted together (EventBridge ten to a
+ * call), and the records whose events a sink did not take, or whose expired transcript object could not be deleted,
+ * reported by sequence number; every record failed, the invocation fails (and the event source mapping halves the
+ * batch).
+ */
 export function createLifecycleStreamHandler(deps: StreamDeps) {
-  const handle = async (record: DynamoDBRecord): Promise<void> => {
-    const expired = expiredObjectOf(record);
+  return withTelemetry(deps, async (event: { Records: DynamoDBRecord[] }): Promise<DynamoDBBatchResponse> => {
+    if (!Array.isArray(event?.Records)) throw new TypeError('The event is not a batch: it has no Records array.');
+    const failedRecords = new Set<DynamoDBRecord>();
+    const errors: unknown[] = [];
     // A failed delete fails the record, so the stream retries it; the object was never readable without its item.
-    if (expired !== undefined) await deps.objects?.delete(expired);
-    const change = changeOf(record);
-    if (change === undefined) return;
+    await Promise.all(
+      event.Records.map(async (record) => {
+        const expired = expiredObjectOf(record);
+        if (expired === undefined || deps.objects === undefined) return;
+        try {
+          await deps.objects.delete(expired);
+        } catch (error) {
+          failedRecords.add(record);
+          errors.push(error);
+        }
+      }),
+    );
+    const pauses = event.Records.flatMap((record) => {
+      const change = changeOf(record);
+      return change === undefined ? [] : [{ record, change }];
+    });
     // Every committed change passes here once (or again on a retry, which exports the same spans): the asks' spans.
-    deps.traces?.changed(change);
+    for (const { change } of pauses) deps.traces?.changed(change);
+    let failed: number[];
     try {
-      await deps.emitter.emitChanges([change]);
+      failed = await deps.emitter.emitEach(pauses.map(({ change }) => change));
     } catch (error) {
-      deps.metrics.addMetric(Metric.EventEmitFailures, MetricUnit.Count, 1);
+      // An event could not even be made (its answer link): none of the batch is known delivered.
+      deps.metrics.addMetric(Metric.EventEmitFailures, MetricUnit.Count, pauses.length);
       throw error;
     }
-  };
-  return withTelemetry(deps, async (event: { Records: DynamoDBRecord[] }) => streamBatchResponse(event, handle));
+    if (failed.length > 0) deps.metrics.addMetric(Metric.EventEmitFailures, MetricUnit.Count, failed.length);
+    for (const index of failed) {
+      const pause = pauses[index];
+      if (pause === undefined) continue;
+      failedRecords.add(pause.record);
+      errors.push(new Error('Lifecycle events were not delivered'));
+    }
+    if (failedRecords.size === 0) return { batchItemFailures: [] };
+    if (failedRecords.size === event.Records.length) throw new FullBatchFailureError(errors);
+    return {
+      batchItemFailures: event.Records.flatMap((record) => {
+        const itemIdentifier = failedRecords.has(record) ? record.dynamodb?.SequenceNumber : undefined;
+        return itemIdentifier ? [{ itemIdentifier }] : [];
+      }),
+    };
+  });
 }

@@ -154,7 +154,7 @@ export const TRIGGER_HANDLERS = {
 } satisfies Record<TriggerVia, (deps: TriggerDeps) => unknown>;
 
 /** Milliseconds of the invocation left at which a sweep stops starting new batches. */
-const SWEEP_RESERVE_MS = 10_000;
+export const SWEEP_RESERVE_MS = 10_000;
 
 /**
  * The sweep (§10), on a schedule (every minute): due reminders, expiries, and `onExpiry: "reject"` closings with their

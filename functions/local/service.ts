@@ -9,9 +9,9 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
+import { S3TranscriptObjects, s3ClientConfig, s3EndpointConfig } from '../checkpoints/s3/s3-objects.ts';
 import { readDirectoryFile } from '../directory/file.ts';
 import type { Directory } from '../directory/port.ts';
-import { S3TranscriptObjects, s3ClientConfig, s3EndpointConfig } from '../checkpoints/s3/s3-objects.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';

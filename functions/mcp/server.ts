@@ -11,6 +11,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { ClientPauseInput } from '../client/types.ts';
 import { traceparentOf } from '../fields.ts';
 import type { PauseView } from '../wire.ts';
@@ -43,6 +44,17 @@ import { waitForClose } from './wait.ts';
 /** The server's name and version in `initialize`. */
 export const SERVER_INFO = { name: 'handback', version: '0.1.0' } as const;
 
+/**
+ * The server's JSON Schema validator, which the SDK uses only for form-mode elicitation: Handback elicits in URL mode
+ * alone, so it refuses every schema — and the SDK's default (ajv draft-07 with its formats) stays out of the Lambda
+ * bundle (infra/lambda-bundle.ts).
+ */
+const NO_FORM_ELICITATION: jsonSchemaValidator = {
+  getValidator() {
+    return () => ({ valid: false, data: undefined, errorMessage: 'Handback elicits in URL mode only.' });
+  },
+};
+
 /** What the tools run on. */
 export interface McpServerDeps {
   /** Where pauses are made, read and (a task the client cancels) cancelled, and approved calls claimed (§19). */
@@ -74,6 +86,7 @@ export function createHandbackMcpServer(deps: McpServerDeps): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
     taskStore: pauseTaskStore({ backend: deps.backend, answerOf }),
+    jsonSchemaValidator: NO_FORM_ELICITATION,
     instructions:
       'request_permission asks a person whether a tool call may run (Claude Code: --permission-prompt-tool mcp__handback__request_permission); ask_person asks a person a question. Both wait for people and may be asked again with the same id; as tasks they answer at once and are polled.',
   });

@@ -264,12 +264,18 @@ export async function cancelTurn(deps: UseCaseDeps, input: CancelInput, trigger:
 }
 
 /**
- * The sweep (§10): due reminders, expiries marked, `onExpiry: "reject"` pauses closed and handed off. The store keeps
- * each closing it made due until its hand-off is acknowledged, so a target that refuses now gets the continuation on a
- * later tick (§6: at least once); a hand-off that fails is logged and counted, and the sweep goes on.
+ * The sweep (§10): due reminders, expiries marked, `onExpiry: "reject"` pauses closed and handed off, a bounded number
+ * at once (§23). The store keeps each closing it made due until its hand-off is acknowledged, so a target that refuses
+ * now gets the continuation on a later tick (§6: at least once); a hand-off that fails is logged and counted, and the
+ * sweep goes on.
  */
 export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = {}): Promise<SweepResult> {
-  const result = await deps.store.closeDue(options);
+  const result = await deps.store.closeDue({
+    ...options,
+    // Each closing handed off as soon as it is committed; one that fails is counted and logged by handOff, and stays
+    // due for a later tick. The other pauses are not held up.
+    deliver: (closed) => handOff(deps, closed, 'sweep'),
+  });
   for (const view of result.reminded) deps.logger.info('Reminder due', idsOf(view));
   for (const view of result.expired) {
     deps.metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
@@ -277,17 +283,6 @@ export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = 
   }
   for (const closed of result.closed) {
     if (!closed.replayed) deps.metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
-    try {
-      await handOff(deps, closed, 'sweep');
-    } catch {
-      // Counted and logged by handOff; still due, so a later tick delivers it. The next pause is not held up.
-      continue;
-    }
-    await deps.store.acknowledgeHandoff({
-      tenant: closed.tenant,
-      runId: closed.runId,
-      interruptId: closed.interruptId,
-    });
   }
   return result;
 }

@@ -3,8 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PauseChange } from '../../functions/checkpoints/checkpoint-service.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
-import { createLifecycleEmitter } from '../../functions/events/emitter.ts';
-import { createEventBridgeSink } from '../../functions/events/eventbridge-sink.ts';
+import { createLifecycleEmitter, UndeliveredEventsError } from '../../functions/events/emitter.ts';
+import { createEventBridgeSink, entryBytes } from '../../functions/events/eventbridge-sink.ts';
 import { type LifecycleEvent, lifecycleEventsOf } from '../../functions/events/lifecycle.ts';
 import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { testTelemetry } from '../handlers/telemetry.ts';
@@ -36,37 +36,114 @@ const entry = (e: LifecycleEvent) => ({
   Detail: JSON.stringify(e.detail),
 });
 
+const sink = (options = {}) => createEventBridgeSink(client, 'handback-events', { backoffMs: 0, ...options });
+const calls = () => eventBridge.commandCalls(PutEventsCommand).map((call) => call.args[0].input);
+const ok = (n: number) => ({
+  FailedEntryCount: 0,
+  Entries: Array.from({ length: n }, (_, i) => ({ EventId: `e${i}` })),
+});
+/** A result of `n` entries where those at `refused` were throttled. */
+const refusing = (n: number, refused: number[]) => ({
+  FailedEntryCount: refused.length,
+  Entries: Array.from({ length: n }, (_, i) =>
+    refused.includes(i) ? { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' } : { EventId: `e${i}` },
+  ),
+});
+
 describe('the EventBridge sink', () => {
   it('puts the events on the bus, ten entries to a call, in order', async () => {
-    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
+    eventBridge.on(PutEventsCommand).callsFake((input) => ok(input.Entries.length));
     const events = Array.from({ length: 23 }, (_, n) => event(n));
-    await createEventBridgeSink(client, 'handback-events').deliver(events);
-    const inputs = eventBridge.commandCalls(PutEventsCommand).map((call) => call.args[0].input);
-    expect(inputs).toEqual([
+    await sink().deliver(events);
+    expect(calls()).toEqual([
       { Entries: events.slice(0, 10).map(entry) },
       { Entries: events.slice(10, 20).map(entry) },
       { Entries: events.slice(20).map(entry) },
     ]);
   });
 
-  it('fails the delivery when any entry failed, naming the error, and sends no further call', async () => {
+  it('keeps each call under 256 KB as EventBridge counts an entry (source, detail-type, detail)', async () => {
+    eventBridge.on(PutEventsCommand).callsFake((input) => ok(input.Entries.length));
+    // Sixteen asks of 4,096 characters, the most a pause holds: about 70 KB of detail each.
+    const big = (n: number): LifecycleEvent => {
+      const e = event(n);
+      e.detail.asks = Array.from({ length: 16 }, (_, i) => ({
+        toolCallId: `call_${i}`,
+        name: 'send_email',
+        kind: 'approval',
+        prompt: 'x'.repeat(4096),
+      }));
+      return e;
+    };
+    const events = Array.from({ length: 9 }, (_, n) => big(n));
+    await sink().deliver(events);
+    const sent = calls();
+    expect(sent.map((input) => input.Entries?.length)).toEqual([3, 3, 3]);
+    for (const input of sent) {
+      expect((input.Entries ?? []).reduce((sum, e) => sum + entryBytes(e), 0)).toBeLessThan(256 * 1024);
+    }
+    expect(sent.flatMap((input) => input.Entries)).toEqual(events.map(entry));
+  });
+
+  it('sends the entries a call refused again, alone, and no entry that went through', async () => {
     eventBridge
       .on(PutEventsCommand)
-      .resolvesOnce({
-        FailedEntryCount: 1,
-        Entries: [{ EventId: 'a' }, { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' }],
-      })
-      .resolves({ FailedEntryCount: 0, Entries: [] });
+      .resolvesOnce(refusing(10, [3, 7]))
+      .resolvesOnce(ok(2))
+      .callsFake((input) => ok(input.Entries.length));
     const events = Array.from({ length: 12 }, (_, n) => event(n));
-    await expect(createEventBridgeSink(client, 'handback-events').deliver(events)).rejects.toThrow(
-      'PutEvents refused 1 of 10 entries: ThrottlingException (Rate exceeded)',
+    await sink().deliver(events);
+    const sent = calls();
+    expect(sent).toHaveLength(3);
+    // The two first calls go at once; the retry follows the refusal.
+    expect(sent).toContainEqual({ Entries: events.slice(0, 10).map(entry) });
+    expect(sent).toContainEqual({ Entries: events.slice(10).map(entry) });
+    expect(sent).toContainEqual({ Entries: [events[3], events[7]].map((e) => entry(e as LifecycleEvent)) });
+  });
+
+  it('reports the entries still refused after its attempts by their index, having delivered the others', async () => {
+    eventBridge
+      .on(PutEventsCommand)
+      .callsFake((input) =>
+        input.Entries.length === 10 ? refusing(10, [3, 7]) : refusing(input.Entries.length, [0, 1]),
+      );
+    const events = Array.from({ length: 10 }, (_, n) => event(n));
+    const error = await sink({ attempts: 3 })
+      .deliver(events)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UndeliveredEventsError);
+    expect((error as UndeliveredEventsError).undelivered).toEqual([3, 7]);
+    expect((error as Error).message).toBe(
+      'PutEvents did not take 2 of 10 entries (each tried up to 3 times): ThrottlingException (Rate exceeded)',
     );
-    expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(1);
+    const again = { Entries: [events[3], events[7]].map((e) => entry(e as LifecycleEvent)) };
+    expect(calls()).toEqual([{ Entries: events.map(entry) }, again, again]);
+  });
+
+  it('reports every entry of a call that failed whole, and still delivers the other calls', async () => {
+    eventBridge.on(PutEventsCommand).callsFake((input) => {
+      if (input.Entries[0]?.Detail?.includes('run-10')) throw new Error('socket hang up');
+      return ok(input.Entries.length);
+    });
+    const events = Array.from({ length: 13 }, (_, n) => event(n));
+    const error = await sink()
+      .deliver(events)
+      .catch((e: unknown) => e);
+    expect((error as UndeliveredEventsError).undelivered).toEqual([10, 11, 12]);
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('takes a refusal that names no entry for all of the call’s entries', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [] });
+    const error = await sink()
+      .deliver([event(1), event(2)])
+      .catch((e: unknown) => e);
+    expect((error as UndeliveredEventsError).undelivered).toEqual([0, 1]);
   });
 
   it('sends nothing for no events', async () => {
-    await createEventBridgeSink(client, 'handback-events').deliver([]);
-    expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(0);
+    await sink().deliver([]);
+    expect(calls()).toHaveLength(0);
   });
 
   it('is one sink of the emitter: a refused call is logged, counted and thrown for the stream to retry', async () => {
@@ -74,7 +151,7 @@ describe('the EventBridge sink', () => {
     const { logger, logged } = testTelemetry();
     const failures: number[] = [];
     const emitter = createLifecycleEmitter({
-      sinks: [createEventBridgeSink(client, 'handback-events')],
+      sinks: [sink({ attempts: 1 })],
       log: logger,
       countFailure: (count) => failures.push(count),
     });
@@ -90,6 +167,57 @@ describe('the EventBridge sink', () => {
     await expect(emitter.emitChanges(changes)).rejects.toThrow(/InternalFailure/);
     expect(failures).toEqual([1]);
     expect(logged.error).toHaveBeenCalledWith('Lifecycle events were not delivered', expect.any(Object));
+  });
+});
+
+describe('a batch of changes through the emitter (emitEach)', () => {
+  /** Twelve pauses' `Pause Created` changes. */
+  async function created(n: number): Promise<PauseChange[]> {
+    const changes: PauseChange[] = [];
+    const store = createMemoryCheckpointStore({ onChange: (change) => changes.push(change) });
+    for (let i = 0; i < n; i++) {
+      await store.pause({
+        tenant: 'acme',
+        runId: `run-batch-${i}`,
+        format: 'openai-chat',
+        messages: approvalTranscript(),
+        toolCallId: 'call_ask',
+      });
+    }
+    return changes;
+  }
+
+  it('puts twelve changes’ events in two calls, and answers the change whose event was never taken', async () => {
+    eventBridge.on(PutEventsCommand).callsFake((input) =>
+      refusing(
+        input.Entries.length,
+        input.Entries.flatMap((e: { Detail?: string }, i: number) => (e.Detail?.includes('"run-batch-4"') ? [i] : [])),
+      ),
+    );
+    const { logger } = testTelemetry();
+    const failures: number[] = [];
+    const emitter = createLifecycleEmitter({
+      sinks: [sink({ attempts: 2 })],
+      log: logger,
+      countFailure: (count) => failures.push(count),
+    });
+    const changes = await created(12);
+    expect(await emitter.emitEach(changes)).toEqual([4]);
+    expect(calls().map((input) => input.Entries?.length)).toEqual([10, 2, 1]);
+    expect(failures).toEqual([1]);
+  });
+
+  it('answers none when every event went through, counting nothing', async () => {
+    eventBridge.on(PutEventsCommand).callsFake((input) => ok(input.Entries.length));
+    const failures: number[] = [];
+    const emitter = createLifecycleEmitter({
+      sinks: [sink()],
+      log: testTelemetry().logger,
+      countFailure: (count) => failures.push(count),
+    });
+    expect(await emitter.emitEach(await created(3))).toEqual([]);
+    expect(calls()).toHaveLength(1);
+    expect(failures).toEqual([]);
   });
 });
 

@@ -12,6 +12,7 @@ import { createLifecycleEmitter, createWebhookSink, putEventsEntries } from '../
 import { createEventBridgeSink } from '../../functions/events/eventbridge-sink.ts';
 import { type LifecycleEvent, lifecycleEventsOf } from '../../functions/events/lifecycle.ts';
 import { changeOf, createLifecycleStreamHandler } from '../../functions/handlers/stream.ts';
+import { FullBatchFailureError } from '../../functions/handlers/telemetry.ts';
 import { createAnswerLinks } from '../../functions/links/answer-links.ts';
 import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { testClock } from '../checkpoints/support.ts';
@@ -226,21 +227,17 @@ describe('the lifecycle stream handler', () => {
     ).toBeUndefined();
   });
 
-  it('puts one event per changed pause on the bus through the EventBridge sink, and reports a record whose events were refused', async () => {
+  it('puts the batch’s events on the bus in one call, and reports only the record whose event was refused', async () => {
     const { changes } = await lifeOfAPause();
-    const sent: unknown[] = [];
     const client = new EventBridgeClient({ region: 'eu-west-1' });
     eventBridge
       .on(PutEventsCommand)
-      .callsFakeOnce((input) => {
-        sent.push(input);
-        return { FailedEntryCount: 0, Entries: [{ EventId: '1' }] };
-      })
+      .resolvesOnce({ FailedEntryCount: 1, Entries: [{ EventId: '1' }, { ErrorCode: 'InternalFailure' }] })
       .resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure' }] });
     const telemetry = testTelemetry();
     const handler = createLifecycleStreamHandler({
       emitter: createLifecycleEmitter({
-        sinks: [createEventBridgeSink(client, 'bus')],
+        sinks: [createEventBridgeSink(client, 'bus', { attempts: 2, backoffMs: 0 })],
         log: telemetry.logger,
       }),
       logger: telemetry.logger,
@@ -250,10 +247,61 @@ describe('the lifecycle stream handler', () => {
       { Records: [streamRecord(changes[0] as PauseChange, '100'), streamRecord(changes[1] as PauseChange, '101')] },
       lambdaContext(),
     );
-    expect(sent).toEqual([
-      { Entries: [expect.objectContaining({ EventBusName: 'bus', Source: 'handback', DetailType: 'Pause Created' })] },
+    const entries = (types: string[]) => ({
+      Entries: types.map((type) =>
+        expect.objectContaining({ EventBusName: 'bus', Source: 'handback', DetailType: type }),
+      ),
+    });
+    // Both records' events in one call; the refused one alone again; then it is the stream's to retry.
+    expect(eventBridge.commandCalls(PutEventsCommand).map((call) => call.args[0].input)).toEqual([
+      entries(['Pause Created', 'Pause Decided']),
+      entries(['Pause Decided']),
     ]);
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '101' }] });
     expect(telemetry.metricNames()).toContain('EventEmitFailures');
+  });
+
+  it('puts 25 records’ events in three calls of 10, 10 and 5, and reports nothing', async () => {
+    const { changes } = await lifeOfAPause();
+    eventBridge.on(PutEventsCommand).callsFake((input) => ({
+      FailedEntryCount: 0,
+      Entries: input.Entries.map((_: unknown, i: number) => ({ EventId: String(i) })),
+    }));
+    const telemetry = testTelemetry();
+    const handler = createLifecycleStreamHandler({
+      emitter: createLifecycleEmitter({
+        sinks: [createEventBridgeSink(new EventBridgeClient({ region: 'eu-west-1' }), 'bus')],
+        log: telemetry.logger,
+      }),
+      logger: telemetry.logger,
+      metrics: telemetry.metrics,
+    });
+    const records = Array.from({ length: 25 }, (_, i) => streamRecord(changes[i % 4] as PauseChange, String(200 + i)));
+    const response = await handler({ Records: records }, lambdaContext());
+    const sent = eventBridge.commandCalls(PutEventsCommand).map((call) => call.args[0].input);
+    expect(sent.map((input) => input.Entries?.map((entry) => entry.DetailType))).toEqual([
+      records.slice(0, 10).map((_, i) => lifecycleEventsOf(changes[i % 4] as PauseChange)[0]?.type),
+      records.slice(10, 20).map((_, i) => lifecycleEventsOf(changes[(10 + i) % 4] as PauseChange)[0]?.type),
+      records.slice(20).map((_, i) => lifecycleEventsOf(changes[(20 + i) % 4] as PauseChange)[0]?.type),
+    ]);
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(telemetry.metricNames()).not.toContain('EventEmitFailures');
+  });
+
+  it('fails the invocation when no record’s events went through, so the mapping halves and retries the batch', async () => {
+    const { changes } = await lifeOfAPause();
+    eventBridge.on(PutEventsCommand).rejects(new Error('socket hang up'));
+    const telemetry = testTelemetry();
+    const handler = createLifecycleStreamHandler({
+      emitter: createLifecycleEmitter({
+        sinks: [createEventBridgeSink(new EventBridgeClient({ region: 'eu-west-1' }), 'bus')],
+        log: telemetry.logger,
+      }),
+      logger: telemetry.logger,
+      metrics: telemetry.metrics,
+    });
+    const records = changes.map((change, i) => streamRecord(change, String(300 + i)));
+    await expect(handler({ Records: records }, lambdaContext())).rejects.toBeInstanceOf(FullBatchFailureError);
+    expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(1);
   });
 });

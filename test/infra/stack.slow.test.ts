@@ -376,11 +376,11 @@ describe('the HTTP API', () => {
     });
   });
 
-  it('throttles the $default stage', () => {
+  it('throttles the $default stage: 1,000 requests/s and a burst of 1,000 on each bearer route (§23)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1000 },
     });
   });
 
@@ -568,6 +568,7 @@ describe('the lifecycle events', () => {
     template.hasResourceProperties(MAPPING, {
       FunctionName: ref('LifecycleHandlerFunction'),
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 100,
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 10,
       MaximumRecordAgeInSeconds: 3600,

@@ -1,6 +1,5 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { ROUTE_THROTTLES, ROUTES } from '../../infra/http-api.ts';
 import { ConfigurationError } from '../../infra/settings.ts';
 import { ACCOUNT, evaluate, resolve } from './iam.ts';
 import { defaultSynth, synthesize } from './synth.ts';
@@ -106,44 +105,6 @@ describe('the Pause Created topic', () => {
 
   it('refuses EventBridge publishing for any other rule, another account’s included (aws:SourceArn)', () => {
     expect(publish('arn:aws:events:eu-west-1:444455556666:rule/someone-elses')).not.toBe('allow');
-  });
-});
-
-describe('the HTTP API’s throttles', () => {
-  const stage = () => {
-    const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
-    expect(stages).toHaveLength(1);
-    return stages[0] as { Properties: Record<string, unknown>; DependsOn?: string[] };
-  };
-  const settings = () =>
-    stage().Properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
-
-  it('keep the bearer routes’ budget as the stage default', () => {
-    expect(stage().Properties.DefaultRouteSettings).toEqual({
-      ThrottlingRateLimit: ROUTE_THROTTLES.bearer.rateLimit,
-      ThrottlingBurstLimit: ROUTE_THROTTLES.bearer.burstLimit,
-    });
-  });
-
-  it.each(ROUTES.public.map((route) => `${route.method} ${route.path}`))(
-    'give the unauthenticated %s a budget of its own, below the bearer routes’',
-    (key) => {
-      const setting = settings()[key];
-      expect(setting?.ThrottlingRateLimit).toBeLessThan(ROUTE_THROTTLES.bearer.rateLimit);
-      expect(setting?.ThrottlingBurstLimit).toBeLessThan(ROUTE_THROTTLES.bearer.burstLimit);
-    },
-  );
-
-  it('give $default, which only unknown paths reach, the smallest budget', () => {
-    expect(settings().$default).toEqual({
-      ThrottlingRateLimit: ROUTE_THROTTLES.unmatched.rateLimit,
-      ThrottlingBurstLimit: ROUTE_THROTTLES.unmatched.burstLimit,
-    });
-  });
-
-  it('make the stage after every route its settings name', () => {
-    const routes = Object.keys(template.findResources('AWS::ApiGatewayV2::Route'));
-    expect(stage().DependsOn).toEqual(expect.arrayContaining(routes));
   });
 });
 
