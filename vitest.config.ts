@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // The AWS SDK warns once per process that its releases after January 2027 need Node 22; the tests start a dozen
