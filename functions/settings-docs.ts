@@ -282,4 +282,8 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
       '`destroy` lets `cdk destroy` delete the table (deletion protection off), the user pool, the key and the log groups',
     prop: 'removalPolicy',
   },
+  pendingAlarmMinutes: {
+    description:
+      "minutes an ask may wait for people before the `OldestPendingAsk` alarm fires (§21: the sweep's `OldestPendingSeconds`)",
+  },
 };

@@ -353,6 +353,14 @@ export const removalPolicy = {
   default: 'retain',
 } as const;
 
+// §21: how decisions are going.
+
+export const pendingAlarmMinutes = {
+  type: 'integer',
+  context: 'handback:pendingAlarmMinutes',
+  default: 1440,
+} as const;
+
 /** Every setting, by name, in the order the docs list them. */
 export const SETTINGS = {
   port,
@@ -431,6 +439,7 @@ export const SETTINGS = {
   kmsKeyArn,
   alarmTopicArn,
   removalPolicy,
+  pendingAlarmMinutes,
 } as const satisfies Record<string, Setting>;
 
 /** A setting's name in `SETTINGS`. */

@@ -80,6 +80,8 @@ export interface Settings {
    * that pause. Undefined: none, and no function carries Cedar.
    */
   policies: PolicyBundle | undefined;
+  /** How long an ask may wait for people before the `OldestPendingAsk` alarm fires (§21). */
+  pendingAlarm: Duration;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -190,6 +192,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     exampleAgentTenant: contextString(scope, CONTEXT.exampleAgentTenant) ?? S.exampleAgentTenant.default,
     retentionDays: contextInteger(scope, CONTEXT.retentionDays) ?? DEFAULT_RETENTION_DAYS,
     policies: policyBundleOf(scope, (message) => new ConfigurationError(message)),
+    pendingAlarm: Duration.minutes(contextInteger(scope, CONTEXT.pendingAlarmMinutes) ?? S.pendingAlarmMinutes.default),
   };
 }
 

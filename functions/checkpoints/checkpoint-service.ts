@@ -8,6 +8,7 @@ import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
 import type { BundleDefines } from '../settings.ts';
 import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
 import { type Actor, actor, type Principal } from '../wire.ts';
+import { pendingCensus } from './census.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -24,6 +25,7 @@ import type {
   PauseView,
   ResumeInput,
   ResumeResult,
+  StatsInput,
   SweepResult,
 } from './checkpoint-store.ts';
 import { type CheckpointChecks, missingCheck } from './checks.ts';
@@ -49,6 +51,7 @@ import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
+import { decisionStats } from './stats.ts';
 import { awaitingHandoff, sweepStep } from './sweep-step.ts';
 import { modelHashes, needsCalls } from './tally.ts';
 import { toPauseClosed, toPauseCreated, toPauseView } from './views.ts';
@@ -254,6 +257,11 @@ export class CheckpointService implements CheckpointStore {
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
     return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime());
   }
+
+  /** §21's counts: reads of the persistence alone (`stats.ts`, `census.ts`), beside the rules. */
+  readonly stats = (input: StatsInput) => decisionStats(this.#persistence, input, this.#clock().getTime());
+  readonly countPending = (options: { limit?: number } = {}) =>
+    pendingCensus(this.#persistence, this.#clock().getTime(), options.limit);
 
   async closeDue(options: { limit?: number } = {}): Promise<SweepResult> {
     const nowMs = this.#clock().getTime();

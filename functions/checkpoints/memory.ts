@@ -68,6 +68,7 @@ export class MemoryPersistence implements CheckpointPersistence {
       at < cAt || (at === cAt && order < cOrder);
     const matching = [...this.#records.entries()]
       .filter(([, record]) => record.tenant === query.tenant && (!query.openOnly || record.status === Status.Paused))
+      .filter(([, record]) => query.createdBefore === undefined || record.createdAt < query.createdBefore)
       .map(([key, record]) => ({ record, at: position(key, record) }))
       .filter(({ at }) => after === undefined || isAfter(at, after))
       .sort((a, b) => (isAfter(a.at, b.at) ? 1 : -1));

@@ -11,6 +11,7 @@ import {
   pauseQuery,
   resumeBody,
   runParams,
+  statsQuery,
 } from '../inputs.ts';
 import { LIMITS, SCOPES, type Scope } from '../vocabulary.ts';
 import type * as z from '../zod.ts';
@@ -140,6 +141,8 @@ export const ROUTES = [
     params: pauseParams,
     body: { limit: LIMITS.decisionBodyBytes, schema: claimBody, name: 'claim body' },
   },
+  // §21: how decisions are going.
+  { id: 'stats', method: 'GET', path: '/stats', scopes: [decide], query: statsQuery },
   {
     id: 'mcp',
     method: 'POST',

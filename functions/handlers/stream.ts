@@ -4,6 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { ItemKind, recordOf } from '../checkpoints/dynamodb/items.ts';
 import type { LifecycleEmitter } from '../events/emitter.ts';
+import { countSettled } from '../resume/decision-metrics.ts';
 import { Metric, MetricUnit } from '../resume/telemetry.ts';
 import { type EntryTelemetry, streamBatchResponse, withTelemetry } from './telemetry.ts';
 
@@ -11,7 +12,8 @@ import { type EntryTelemetry, streamBatchResponse, withTelemetry } from './telem
  * Lifecycle events on AWS (§11): the table's stream (new and old images) carries every committed change of a pause
  * item; each becomes its event on the bus, off the request path, at least once. A record whose events cannot be
  * delivered is reported as a batch item failure, so the stream retries from it (then the event source mapping's
- * on-failure destination keeps it); the `EventEmitFailures` metric counts them.
+ * on-failure destination keeps it); the `EventEmitFailures` metric counts them. The asks each change settled are
+ * counted here too, once its events are out (§21: `TimeToDecision`, `Decisions`), whatever door settled them.
  */
 
 /** What the stream handler runs on. */
@@ -42,6 +44,7 @@ export function createLifecycleStreamHandler(deps: StreamDeps) {
       deps.metrics.addMetric(Metric.EventEmitFailures, MetricUnit.Count, 1);
       throw error;
     }
+    countSettled(deps.metrics, change);
   };
   return withTelemetry(deps, async (event: { Records: DynamoDBRecord[] }) => streamBatchResponse(event, handle));
 }

@@ -14,6 +14,7 @@ import type {
   PauseView,
   ResumeInput,
   ResumeResult,
+  StatsInput,
   SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
 import { messageCount } from '../checkpoints/continuation-json.ts';
@@ -32,7 +33,7 @@ import { type ClaimInput, type ClaimResult, claimClosedPause, type HandoffClaims
 import type { Handoff } from '../handoff/handoff.ts';
 import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredError } from '../links/links.ts';
 import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
-import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
+import type { Actor, CreatedLink, DecisionStats, DeliveredLink } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 
@@ -210,7 +211,7 @@ export async function decideTurn(deps: UseCaseDeps, input: DecideInput, trigger:
   if (result.kind === 'closed') {
     await handOff(deps, result, trigger);
   } else {
-    deps.metrics.addMetric(Metric.Decisions, MetricUnit.Count, 1);
+    deps.metrics.addMetric(Metric.PartialDecisions, MetricUnit.Count, 1);
     deps.logger.info(result.replayed ? 'Decisions replayed' : 'Decided', {
       runId: result.runId,
       interruptId: result.interruptId,
@@ -289,6 +290,11 @@ export async function claimHandoff(deps: UseCaseDeps, input: ClaimInput): Promis
 /** A page of the tenant's pauses. */
 export function listPauses(deps: UseCaseDeps, query: ListPausesQuery): Promise<PausePage> {
   return deps.store.listPauses(query);
+}
+
+/** How decisions went for a tenant's asks of the pauses made in a window (§21). */
+export function getStats(deps: UseCaseDeps, input: StatsInput): Promise<DecisionStats> {
+  return deps.store.stats(input);
 }
 
 /** Runs a store call, counting and logging its refusals the same way for every trigger. */

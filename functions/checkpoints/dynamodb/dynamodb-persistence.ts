@@ -156,7 +156,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     const { QueryCommand } = await commands();
     const output = await this.#call(() =>
       this.#client.send(
-        new QueryCommand(params.listingPage(this.#tableName, query.tenant, listing, query.limit, start)),
+        new QueryCommand(
+          params.listingPage(this.#tableName, query.tenant, listing, query.limit, start, query.createdBefore),
+        ),
       ),
     );
     const positions: ListingKey[] = (output.Items ?? []).map((item) => ({

@@ -156,23 +156,31 @@ export function latestPause(tableName: string, pk: string, below?: string): Quer
   };
 }
 
-/** A page of a tenant's listing index, newest first (keys only: the pauses are read by key afterwards). */
+/**
+ * A page of a tenant's listing index, newest first (keys only: the pauses are read by key afterwards); with
+ * `createdBefore`, from the pauses made before that instant (§21: an index key begins with its `createdAt`).
+ */
 export function listingPage(
   tableName: string,
   tenant: string,
   listing: Listing,
   limit: number,
   startAfter?: ListingKey,
+  createdBefore?: string,
 ): QueryCommandInput {
   const index = listing === 'open' ? openByTenant : byTenant;
+  const before: Record<string, string> = createdBefore === undefined ? {} : { '#isk': index.sortKey.name };
   return {
     TableName: tableName,
     IndexName: index.indexName,
-    KeyConditionExpression: '#ipk = :tenant',
+    KeyConditionExpression: createdBefore === undefined ? '#ipk = :tenant' : '#ipk = :tenant AND #isk < :before',
     ScanIndexForward: false,
     Limit: limit,
-    ExpressionAttributeNames: { '#ipk': index.partitionKey.name },
-    ExpressionAttributeValues: { ':tenant': Keys.tenant(tenant) },
+    ExpressionAttributeNames: { '#ipk': index.partitionKey.name, ...before },
+    ExpressionAttributeValues: {
+      ':tenant': Keys.tenant(tenant),
+      ...(createdBefore === undefined ? {} : { ':before': createdBefore }),
+    },
     ...(startAfter === undefined
       ? {}
       : {
