@@ -45,7 +45,7 @@ export function countEscalation(metrics: Metrics, escalation: { tool: string; le
   metrics.addMetric(Metric.Escalations, MetricUnit.Count, 1, { values, sets: [[], ['tool']] });
 }
 
-/** The census's counts as metrics: `PendingAsks` and `OldestPendingSeconds`, in all and per tool waiting. */
+/** The census's counts as metrics: `PendingAsks` and `OldestPendingSeconds`, in all and per tool waiting (by name). */
 export function countPending(metrics: Metrics, census: PendingCensus, nowMs: number): void {
   const add = (count: PendingCount, dimensions: MetricDimensions) => {
     const oldest =
@@ -54,7 +54,9 @@ export function countPending(metrics: Metrics, census: PendingCensus, nowMs: num
     metrics.addMetric(Metric.OldestPendingSeconds, MetricUnit.Seconds, oldest, dimensions);
   };
   add(census, { values: {}, sets: [[]] });
-  for (const [tool, count] of census.tools) add(count, { values: { tool: toolDimension(tool) }, sets: [['tool']] });
+  // By name: the census reads pauses at once, in no set order.
+  const byName = [...census.tools].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [tool, count] of byName) add(count, { values: { tool: toolDimension(tool) }, sets: [['tool']] });
 }
 
 /** Whether the sweep tick at `nowMs` counts what waits: the ticks of every `PENDING_EVERY_MINUTES`th minute. */
