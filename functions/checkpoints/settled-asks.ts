@@ -1,4 +1,4 @@
-import { type AskOutcome, isOneOf, Status, VIAS, type Via } from '../vocabulary.ts';
+import { type AskOutcome, type DecisionKind, isOneOf, Status, VIAS, type Via } from '../vocabulary.ts';
 import type { PauseChange } from './checkpoint-service.ts';
 import type { PauseRecord } from './record.ts';
 
@@ -8,6 +8,9 @@ import type { PauseRecord } from './record.ts';
  * waiting. `GET /stats` counts these, and the `TimeToDecision` and `Decisions` metrics emit each settling once, from
  * the change that made it.
  */
+
+/** What a person's decision of each kind counts as (§21): its own word, as `ASK_OUTCOMES` names them. */
+const OUTCOME_OF: Record<DecisionKind, AskOutcome> = { approve: 'approve', edit: 'edit', reject: 'reject' };
 
 /** An ask that no longer waits: how, through which door, and the milliseconds from its pause to that moment. */
 export interface Settled {
@@ -57,7 +60,7 @@ export function askStates(record: PauseRecord, nowMs?: number): AskState[] {
       if (via === 'sweep') return settled('expired', via, record.expiresAtMs);
       const { body } = decision;
       // A policy's decision is recorded as the policy's principal (§17), through the `policy` door.
-      const outcome = via === 'policy' ? 'policy' : 'answer' in body ? 'approve' : body.decision;
+      const outcome = via === 'policy' ? 'policy' : 'answer' in body ? 'approve' : OUTCOME_OF[body.decision];
       return settled(outcome, via, Date.parse(decision.decidedAt));
     }
     if (record.status === Status.Cancelled && record.closing !== undefined) {
