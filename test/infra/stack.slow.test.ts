@@ -229,6 +229,7 @@ describe('the HTTP API', () => {
     'GET /pauses',
     'POST /runs/{runId}/pauses/{interruptId}/links',
     'POST /runs/{runId}/pauses/{interruptId}/claim',
+    'GET /stats',
     'POST /mcp',
   ];
   const PUBLIC = [
