@@ -420,6 +420,35 @@ export const policyShadowQuery = z.object({
   cursor: z.optional(nonEmpty),
 });
 
+// §21: how decisions are going.
+
+/** An instant: ISO 8601 with its time zone (`2026-05-01T00:00:00Z`, `2026-05-01T02:00:00+02:00`). */
+const instant = z.iso.datetime({ offset: true });
+/** The window of `GET /stats`: the asks of the pauses made from `since` (included) until `until` (not). */
+const statsWindow = {
+  since: instant.check(z.describe('Count the asks of pauses made at or after this instant (ISO 8601).')),
+  until: instant.check(
+    z.describe(`…and before this one: at most ${LIMITS.statsWindowDays} days after since (ISO 8601).`),
+  ),
+};
+const DAY_MS = 86_400_000;
+/** `since` before `until`, at most `LIMITS.statsWindowDays` apart; each named where it is wrong. */
+const windowChecks = z.superRefine<{ since: string; until: string }>((window, ctx) => {
+  const since = Date.parse(window.since);
+  const until = Date.parse(window.until);
+  const wrong = (field: 'since' | 'until', message: string) =>
+    ctx.addIssue({ code: 'custom', message, path: [field], input: window });
+  if (!(since < until)) wrong('since', 'must be before until');
+  else if (until - since > LIMITS.statsWindowDays * DAY_MS) {
+    wrong('until', `must be at most ${LIMITS.statsWindowDays} days after since`);
+  }
+});
+/** How decisions went for one tenant's asks in a window (`CheckpointStore.stats`). */
+export const statsInput = z.object({ tenant, ...statsWindow }).check(windowChecks);
+export type StatsInput = z.input<typeof statsInput>;
+/** `GET /stats`'s query. */
+export const statsQuery = z.object(statsWindow).check(windowChecks);
+
 /**
  * Parses `input` with `schema` (`at`, a JSON pointer, prefixes every failure's path), or throws what its failures
  * are: a `BadRequestError` naming each bad field; where every failure is a value its own check calls too large or

@@ -324,4 +324,8 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     description:
       "the MCP function's reserved concurrency: at most this many `/mcp` calls run, and wait, at once, taken from the account's unreserved concurrency ([below](#the-mcp-functions-reserved-concurrency)); `none` reserves nothing",
   },
+  pendingAlarmMinutes: {
+    description:
+      "minutes an ask may wait for people before the `OldestPendingAsk` alarm fires (§21: the sweep's `OldestPendingSeconds`)",
+  },
 };

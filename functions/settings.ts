@@ -400,6 +400,14 @@ export const backup = { type: 'boolean', context: 'handback:backup', default: fa
 export const throttles = { type: 'json', context: 'handback:throttles' } as const;
 export const mcpConcurrency = { type: 'integer', context: 'handback:mcpConcurrency', default: 50 } as const;
 
+// §21: how decisions are going.
+
+export const pendingAlarmMinutes = {
+  type: 'integer',
+  context: 'handback:pendingAlarmMinutes',
+  default: 1440,
+} as const;
+
 /** Every setting, by name, in the order the docs list them. */
 export const SETTINGS = {
   port,
@@ -489,6 +497,7 @@ export const SETTINGS = {
   backup,
   throttles,
   mcpConcurrency,
+  pendingAlarmMinutes,
 } as const satisfies Record<string, Setting>;
 
 /** A setting's name in `SETTINGS`. */

@@ -126,6 +126,15 @@ export const LIMITS = {
   policyArgsElements: 1000,
   /** A policy set's version as a deployment names it (`HANDBACK_POLICY_VERSION`): 1–64 visible ASCII characters. */
   policyVersion: /^[\x21-\x7e]{1,64}$/,
+  // §21: how decisions are going.
+  /** Days a `GET /stats` window spans at most. */
+  statsWindowDays: 31,
+  /** Pauses one `GET /stats` reads at most: a window holding more is refused (400), never answered from a sample. */
+  statsPauses: 10_000,
+  /** Open pauses the sweep's count of waiting asks (`PendingAsks`, `OldestPendingSeconds`) reads at most. */
+  pendingCensusPauses: 10_000,
+  /** Characters of a tool's name as a metric's `tool` dimension: CloudWatch takes at most 1,024. */
+  metricToolChars: 256,
 } as const;
 
 /** A runId: 1–128 of `[A-Za-z0-9._:-]`. */
@@ -346,3 +355,15 @@ export function unhandled(value: never, what: string): never {
 export function isOneOf<const T extends readonly string[]>(list: T, value: unknown): value is T[number] {
   return typeof value === 'string' && (list as readonly string[]).includes(value);
 }
+
+// §21: how decisions are going.
+
+/**
+ * What became of an ask (§21), as `GET /stats` counts it and the `TimeToDecision` and `Decisions` metrics name it: a
+ * person's decision (`approve`, `edit`, `reject`; an `answer` ask's answer counts as `approve`), the pause's expiry or
+ * cancel while it waited, or the deployment's policies at pause time.
+ */
+export const ASK_OUTCOMES = ['approve', 'edit', 'reject', 'expired', 'cancelled', 'policy'] as const;
+export type AskOutcome = (typeof ASK_OUTCOMES)[number];
+/** The outcomes a person decided: the ones a time to decision is people's time for. */
+export const PEOPLE_OUTCOMES = ['approve', 'edit', 'reject'] as const satisfies readonly AskOutcome[];

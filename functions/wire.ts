@@ -18,6 +18,8 @@ import {
 } from './fields.ts';
 import {
   ASK_KINDS,
+  ASK_OUTCOMES,
+  type AskOutcome,
   DECISION_KINDS,
   type DecisionKind,
   EXECUTION_STATUSES,
@@ -622,6 +624,42 @@ export const shadowReport = z.object({
   cursor: z.optional(z.string()),
 });
 export type ShadowReport = z.output<typeof shadowReport>;
+
+// §21: how decisions are going.
+
+const count = z.number().check(z.int(), z.minimum(0));
+/** How many asks of a tool came to each outcome (§21). */
+export const outcomeCounts = z.object(
+  Object.fromEntries(ASK_OUTCOMES.map((outcome) => [outcome, count])) as Record<AskOutcome, typeof count>,
+);
+const milliseconds = z.nullable(z.number().check(z.minimum(0)));
+/** One tool's asks in a window (§21). */
+export const toolStats = z.object({
+  tool: z.string().check(z.describe("The tool's name, as the paused call named it.")),
+  outcomes: outcomeCounts.check(z.describe('Asks settled, by what settled them.')),
+  timeToDecisionMs: z
+    .object({ p50: milliseconds, p90: milliseconds, max: milliseconds })
+    .check(
+      z.describe(
+        'Milliseconds from the pause to the decision of the asks people decided (approve, edit, reject), by nearest rank; null when none was.',
+      ),
+    ),
+  pending: count.check(z.describe('Asks still waiting for people.')),
+  oldestPendingSeconds: z
+    .nullable(z.number().check(z.int(), z.minimum(0)))
+    .check(z.describe('Whole seconds the oldest of them has waited; null when none waits.')),
+});
+/** `GET /stats` (§21): how decisions went for the tenant's asks of the pauses made in the window, exactly. */
+export const decisionStats = z.object({
+  since: z.string(),
+  until: z.string(),
+  tools: z.array(toolStats).check(z.describe('Each tool with asks in the window, most asks first.')),
+  toolsOmitted: z.optional(
+    count.check(z.describe('Tools left out (those with the fewest asks) to keep the answer under 4 MB.')),
+  ),
+});
+export type DecisionStats = z.output<typeof decisionStats>;
+export type ToolStats = z.output<typeof toolStats>;
 
 /** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
 export const jsonRpcMessage = z

@@ -5,6 +5,7 @@ import * as S from '../functions/settings.ts';
 import { ApprovalWorkflow, MAX_PAUSE_EXPIRY, ResumeWorkflow } from './approval-workflow.ts';
 import { HandbackChannels } from './channels.ts';
 import { CheckpointTable } from './checkpoint-table.ts';
+import { DecisionsDashboard } from './decisions-dashboard.ts';
 import { durableExampleAgent, exampleAgent } from './example-agents.ts';
 import { HandbackFunction } from './handback-function.ts';
 import { Handoff } from './handoff.ts';
@@ -139,7 +140,9 @@ export class HandbackStack extends Stack {
     }
 
     const parts = { table, handoff, lifecycle, triggers, approval, resume, userPool, httpApi };
-    stackAlarms(this, { ...parts, fns, inbox, channels, agent, topic: settings.alarmTopic });
+    // §21: how decisions are going, and the alarm on the oldest waiting ask.
+    const decisions = new DecisionsDashboard(this, 'Decisions', { pendingAlarm: settings.pendingAlarm });
+    stackAlarms(this, { ...parts, fns, inbox, channels, agent, decisions, topic: settings.alarmTopic });
     stackOutputs(this, { ...parts, inboxUrl });
   }
 }

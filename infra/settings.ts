@@ -93,6 +93,8 @@ export interface Settings {
   throttles: Record<ThrottleGroup, Throttle>;
   /** The MCP function's reserved concurrency (§23); undefined: none reserved (`handback:mcpConcurrency=none`). */
   mcpConcurrency: number | undefined;
+  /** How long an ask may wait for people before the `OldestPendingAsk` alarm fires (§21). */
+  pendingAlarm: Duration;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -213,6 +215,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
       (problem) => new ConfigurationError(`Context ${CONTEXT.throttles}: ${problem}`),
     ),
     mcpConcurrency,
+    pendingAlarm: Duration.minutes(contextInteger(scope, CONTEXT.pendingAlarmMinutes) ?? S.pendingAlarmMinutes.default),
   };
 }
 

@@ -9,6 +9,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Metric as HandbackMetric } from '../functions/resume/telemetry.ts';
 import { HandbackAlarms } from './alarms.ts';
 import type { HandbackChannels } from './channels.ts';
+import type { DecisionsDashboard } from './decisions-dashboard.ts';
 import type { HandbackFunction } from './handback-function.ts';
 import type { Handoff } from './handoff.ts';
 import type { LifecycleEvents } from './lifecycle-events.ts';
@@ -37,6 +38,8 @@ export interface StackAlarmsProps {
   httpApi: { api: HttpApi };
   approval: { stateMachine: IStateMachine };
   resume: { stateMachine: IStateMachine };
+  /** How decisions are going (§21): its oldest waiting ask has an alarm. */
+  decisions: DecisionsDashboard;
   /** The topic every alarm notifies; undefined = the console only. */
   topic: ITopic | undefined;
 }
@@ -128,6 +131,12 @@ export function stackAlarms(stack: Stack, parts: StackAlarmsProps): HandbackAlar
           statistic: 'Maximum',
         }),
         threshold: Duration.minutes(5).toMilliseconds(),
+      },
+      OldestPendingAsk: {
+        description:
+          'An ask has waited for people as long as handback:pendingAlarmMinutes allows (the sweep counts OldestPendingSeconds every five minutes): see the Decisions dashboard and GET /stats for the tool, and who its approvers are.',
+        metric: parts.decisions.oldestPending,
+        threshold: parts.decisions.pendingAlarm.toSeconds(),
       },
       ...(handoff.queue
         ? {

@@ -85,6 +85,10 @@ const SCHEMAS = {
   ShadowReport: wire.shadowReport,
   ShadowEntry: wire.shadowEntry,
   ShadowTally: wire.shadowTally,
+  // §21
+  DecisionStats: wire.decisionStats,
+  ToolStats: wire.toolStats,
+  OutcomeCounts: wire.outcomeCounts,
 } satisfies Record<string, z.ZodMiniType>;
 /** A component schema's name. */
 export type SchemaName = keyof typeof SCHEMAS;
@@ -253,6 +257,15 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       cursor: "The previous page's cursor.",
     },
     responses: { 200: body('PausePage', 'A page of pauses.'), ...BEARER },
+  },
+  stats: {
+    summary:
+      "How decisions went (§21): the tenant's asks of the pauses made in [since, until), per tool — outcomes, people's time to decision (p50, p90, max by nearest rank), what still waits and for how long; exact, for windows of at most 31 days and 10,000 pauses.",
+    parameters: {
+      since: 'The first instant of the window (ISO 8601 with a time zone).',
+      until: 'The instant after its last (ISO 8601 with a time zone), at most 31 days after since.',
+    },
+    responses: { 200: body('DecisionStats', 'The counts of the window.'), ...BEARER },
   },
   cancel: {
     summary:

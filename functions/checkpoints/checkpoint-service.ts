@@ -9,6 +9,7 @@ import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
 import type { BundleDefines } from '../settings.ts';
 import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
 import { type Actor, actor, type Principal } from '../wire.ts';
+import { pendingCensus } from './census.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -25,6 +26,7 @@ import type {
   PauseView,
   ResumeInput,
   ResumeResult,
+  StatsInput,
   SweepOptions,
   SweepResult,
 } from './checkpoint-store.ts';
@@ -54,6 +56,7 @@ import { type FormatRound, PauseReader } from './pause-reader.ts';
 import { resolveActor, withPauser } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
+import { decisionStats } from './stats.ts';
 import { type ClosedBySweep, sweepEach } from './sweep-batch.ts';
 import { awaitingHandoff, sweepStep } from './sweep-step.ts';
 import { modelHashes, needsCalls } from './tally.ts';
@@ -278,6 +281,11 @@ export class CheckpointService implements CheckpointStore {
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
     return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime(), this.#who);
   }
+
+  /** §21's counts: reads of the persistence alone (`stats.ts`, `census.ts`), beside the rules. */
+  readonly stats = (input: StatsInput) => decisionStats(this.#persistence, input, this.#clock().getTime());
+  readonly countPending = (options: { limit?: number } = {}) =>
+    pendingCensus(this.#persistence, this.#clock().getTime(), options.limit);
 
   async closeDue(options: SweepOptions = {}): Promise<SweepResult> {
     const keys = await this.#persistence.due(this.#clock().getTime(), options.limit ?? LIMITS.sweepBatch);

@@ -8,12 +8,14 @@ import type {
   PauseInput,
   PauseKey,
   ResumeInput,
+  StatsInput,
 } from '../inputs.ts';
 import type { PauseStatus } from '../vocabulary.ts';
 import type {
   Actor,
   AskView,
   Continuation,
+  DecisionStats,
   ExecutionClaimed,
   ExecutionEnded,
   JsonSchema,
@@ -70,6 +72,10 @@ export interface CheckpointStore {
   claimExecution(input: ClaimExecutionInput): Promise<ExecutionClaimed>;
   /** §19: records how a claimed execution ended, told by its claimant, once. */
   finishExecution(input: FinishExecutionInput): Promise<ExecutionEnded>;
+  /** How decisions went for the tenant's asks of the pauses made in a window (§21, `GET /stats`), counted exactly. */
+  stats(input: StatsInput): Promise<DecisionStats>;
+  /** The asks waiting now, of every tenant (§21: the sweep's metrics), in at most `limit` open pauses. */
+  countPending(options?: { limit?: number }): Promise<PendingCensus>;
 }
 
 export type {
@@ -83,10 +89,12 @@ export type {
   PauseInput,
   PauseKey,
   ResumeInput,
+  StatsInput,
 } from '../inputs.ts';
 export type {
   AskView,
   Continuation,
+  DecisionStats,
   ExecutionClaimed,
   ExecutionEnded,
   JsonSchema,
@@ -144,4 +152,21 @@ export interface SweepResult {
    * closings of earlier sweeps whose hand-off was not acknowledged (then `replayed`).
    */
   closed: Array<ResumeResult & { tenant: string }>;
+}
+
+/** Asks waiting now, and since when the oldest of them waits (§21). */
+export interface PendingCount {
+  asks: number;
+  /** When the oldest waiting ask's pause was made (epoch milliseconds); undefined when none waits. */
+  oldestSinceMs?: number;
+}
+
+/** What `countPending` found: the asks waiting in every tenant's open pauses, in all and per tool. */
+export interface PendingCensus extends PendingCount {
+  /** The same, per tool. */
+  tools: Map<string, PendingCount>;
+  /** Open pauses with an ask waiting. */
+  pauses: number;
+  /** False when there were more open pauses than it reads (`limit`): the counts are of those it read. */
+  complete: boolean;
 }

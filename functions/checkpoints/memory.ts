@@ -79,6 +79,7 @@ export class MemoryPersistence implements CheckpointPersistence {
     const isAfter = ([at, order]: Position, [cAt, cOrder]: Position) => at < cAt || (at === cAt && order < cOrder);
     const matching = [...this.#records.entries()]
       .filter(([, record]) => record.tenant === query.tenant && (!query.openOnly || record.status === Status.Paused))
+      .filter(([, record]) => query.createdBefore === undefined || record.createdAt < query.createdBefore)
       .map(([key, record]) => ({
         record,
         shard: shardOf(key, this.#shards),

@@ -54,7 +54,7 @@ export interface CheckpointPersistence {
 
   /**
    * A page of the tenant's pauses, newest first (by `createdAt`, then the order they were created in): all of them,
-   * or only those whose stored status is `paused`. Every record returned was read strongly consistent after the
+   * or only those whose stored status is `paused`; made before `createdBefore`, when given. Every record returned was read strongly consistent after the
    * listing, so none is one a `read` would not find.
    */
   list(query: ListQuery): Promise<ListPage>;
@@ -96,4 +96,9 @@ export interface ListQuery {
   limit: number;
   /** The backend's cursor from the previous page; opaque to the rules, checked by the backend. */
   cursor?: string;
+  /**
+   * Start with the pauses made before this instant (an ISO instant, as `createdAt` is written), §21's window: a
+   * backend whose listing cannot start there may list newer ones too (the rules step over them), at a cost in reads.
+   */
+  createdBefore?: string;
 }

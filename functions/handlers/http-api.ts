@@ -16,6 +16,7 @@ import {
   finishExecution,
   getContinuation,
   getPause,
+  getStats,
   listPauses,
   pauseTurn,
   resumeTurn,
@@ -209,6 +210,7 @@ export function createApiHandler(
       const page = await listPauses(deps, { tenant, ...query, ...(mine === 'true' ? { waitingFor: by } : {}) });
       return json(200, page.cursor === undefined ? { items: page.items } : page);
     },
+    stats: async ({ query }, { tenant }) => json(200, await getStats(deps, { tenant, ...query })),
     cancel: async ({ params, body }, { tenant, by }) => {
       const result = await cancelTurn(deps, { tenant, ...params, ...body, by }, 'api');
       return json(200, resumeBody(result, HTTP_MESSAGES_LIMIT_BYTES));

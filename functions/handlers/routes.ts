@@ -15,6 +15,7 @@ import {
   policyShadowQuery,
   resumeBody,
   runParams,
+  statsQuery,
 } from '../inputs.ts';
 import { LIMITS, SCOPES, type Scope } from '../vocabulary.ts';
 import type * as z from '../zod.ts';
@@ -163,6 +164,8 @@ export const ROUTES = [
   },
   { id: 'getPolicies', method: 'GET', path: '/policies', scopes: [decide] },
   { id: 'getPolicyShadow', method: 'GET', path: '/policies/shadow', scopes: [decide], query: policyShadowQuery },
+  // §21: how decisions are going.
+  { id: 'stats', method: 'GET', path: '/stats', scopes: [decide], query: statsQuery },
   {
     id: 'mcp',
     method: 'POST',

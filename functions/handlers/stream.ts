@@ -5,6 +5,7 @@ import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { ItemKind, recordOf, TTL_REMOVER } from '../checkpoints/dynamodb/items.ts';
 import type { TranscriptObjects } from '../checkpoints/transcript-objects.ts';
 import type { LifecycleEmitter } from '../events/emitter.ts';
+import { countSettled } from '../resume/decision-metrics.ts';
 import { Metric, MetricUnit } from '../resume/telemetry.ts';
 import type { Traces } from '../traces/traces.ts';
 import { type EntryTelemetry, FullBatchFailureError, withTelemetry } from './telemetry.ts';
@@ -14,7 +15,9 @@ import { type EntryTelemetry, FullBatchFailureError, withTelemetry } from './tel
  * item; each becomes its event on the bus, off the request path, at least once. A record whose events cannot be
  * delivered is reported as a batch item failure, so the stream retries from it (then the event source mapping's
  * on-failure destination keeps it); the `EventEmitFailures` metric counts them. When DynamoDB's TTL removes a pause
- * item whose transcript is in the bucket, at the end of its retention, the record deletes that object (§23).
+ * item whose transcript is in the bucket, at the end of its retention, the record deletes that object (§23). The asks
+ * each change settled are counted here too, once its events are out (§21: `TimeToDecision`, `Decisions`), whatever
+ * door settled them.
  */
 
 /** What the stream handler runs on. */
@@ -97,6 +100,11 @@ export function createLifecycleStreamHandler(deps: StreamDeps) {
       failedRecords.add(pause.record);
       errors.push(new Error('Lifecycle events were not delivered'));
     }
+    // §21: the asks each delivered change settled, counted once its events are out.
+    const undelivered = new Set(failed);
+    pauses.forEach(({ change }, index) => {
+      if (!undelivered.has(index)) countSettled(deps.metrics, change);
+    });
     if (failedRecords.size === 0) return { batchItemFailures: [] };
     if (failedRecords.size === event.Records.length) throw new FullBatchFailureError(errors);
     return {

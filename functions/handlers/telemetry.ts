@@ -1,6 +1,6 @@
 import { Console } from 'node:console';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import type { LogAttributes, Logger, Metrics, MetricUnit } from '../resume/telemetry.ts';
+import type { LogAttributes, Logger, MetricDimensions, Metrics, MetricUnit } from '../resume/telemetry.ts';
 
 /**
  * The telemetry of the entry points, what Powertools' logger, metrics and batch utilities gave them and nothing more
@@ -220,7 +220,7 @@ export const MAX_VALUES_PER_METRIC = 100;
 export interface EmfMetricsOptions {
   /** The CloudWatch namespace of every metric. */
   namespace: string;
-  /** The value of the one dimension, `service`. */
+  /** The value of the one dimension, `service`, of the metrics added without dimensions of their own. */
   serviceName: string;
   /** Write nothing at all (`POWERTOOLS_METRICS_DISABLED`). @default false */
   disabled?: boolean;
@@ -228,19 +228,27 @@ export interface EmfMetricsOptions {
   write?: LineWriter;
 }
 
+/** The metrics of one document: its dimensions (none: the service's), and each metric's unit and values. */
+interface Stored {
+  dimensions: MetricDimensions | undefined;
+  metrics: Map<string, { unit: MetricUnit; values: number[] }>;
+}
+
 /**
  * Metrics in CloudWatch's embedded metric format: what is added during an invocation is kept and written by `publish`
- * as one document on stdout, `{"_aws": {"Timestamp", "CloudWatchMetrics": [{"Namespace", "Dimensions": [["service"]],
- * "Metrics": [{"Name", "Unit"}]}]}, "service": …, "<Name>": value or [values]}`, from which CloudWatch Logs extracts
- * the metrics without an API call. Nothing added, nothing written. A document is written early when it would pass the
- * specification's 100 metrics or 100 values of one metric. `disabled` writes nothing at all.
+ * on stdout, from which CloudWatch Logs extracts the metrics without an API call. The metrics added without dimensions
+ * are one document, `{"_aws": {"Timestamp", "CloudWatchMetrics": [{"Namespace", "Dimensions": [["service"]],
+ * "Metrics": [{"Name", "Unit"}]}]}, "service": …, "<Name>": value or [values]}`; those added with dimensions (§21) are
+ * one document per set of dimension values and sets, the values at the top level in place of `service`. Nothing added,
+ * nothing written. Documents are written early when one would pass the specification's 100 metrics or 100 values of
+ * one metric. `disabled` writes nothing at all.
  */
 export class EmfMetrics implements Metrics {
   readonly #namespace: string;
   readonly #service: string;
   readonly #disabled: boolean;
   readonly #write: LineWriter;
-  #stored = new Map<string, { unit: MetricUnit; values: number[] }>();
+  #stored = new Map<string, Stored>();
 
   constructor(options: EmfMetricsOptions) {
     this.#namespace = options.namespace;
@@ -249,14 +257,20 @@ export class EmfMetrics implements Metrics {
     this.#write = options.write ?? processWriter;
   }
 
-  /** Adds `value` to the metric `name`; the same name keeps its first unit. */
-  addMetric(name: string, unit: MetricUnit, value: number): void {
+  /**
+   * Adds `value` to the metric `name` (of `dimensions`, when given: each set names only dimensions it has a value for,
+   * each value 1–1,024 characters); the same name keeps its first unit.
+   */
+  addMetric(name: string, unit: MetricUnit, value: number, dimensions?: MetricDimensions): void {
     // EMF takes only numbers; null (what JSON makes of NaN) would void the whole document.
     if (!Number.isFinite(value)) throw new RangeError(`${value} is not a valid number for the metric ${name}`);
-    const stored = this.#stored.get(name);
+    if (dimensions !== undefined) checkDimensions(name, dimensions);
+    const key = dimensions === undefined ? '' : JSON.stringify([dimensions.values, dimensions.sets]);
+    const metrics = this.#stored.get(key)?.metrics;
+    const stored = metrics?.get(name);
     if (stored === undefined) {
-      if (this.#stored.size >= MAX_METRICS_PER_DOCUMENT) this.publish();
-      this.#stored.set(name, { unit, values: [value] });
+      if ((metrics?.size ?? 0) >= MAX_METRICS_PER_DOCUMENT) this.publish();
+      this.#group(key, dimensions).metrics.set(name, { unit, values: [value] });
       return;
     }
     if (stored.unit !== unit) {
@@ -266,27 +280,59 @@ export class EmfMetrics implements Metrics {
     if (stored.values.length >= MAX_VALUES_PER_METRIC) this.publish();
   }
 
-  /** Writes what was added as one EMF document, if anything was, and starts afresh. */
+  /** Writes what was added, one EMF document per set of dimensions, if anything was, and starts afresh. */
   publish(): void {
     if (this.#stored.size === 0) return;
-    const stored = [...this.#stored];
+    const groups = [...this.#stored.values()];
     this.#stored = new Map();
     if (this.#disabled) return;
-    const document: Record<string, unknown> = {
-      _aws: {
-        Timestamp: Date.now(),
-        CloudWatchMetrics: [
-          {
-            Namespace: this.#namespace,
-            Dimensions: [['service']],
-            Metrics: stored.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
-          },
-        ],
-      },
-      service: this.#service,
-    };
-    for (const [name, { values }] of stored) document[name] = values.length === 1 ? values[0] : values;
-    this.#write('stdout', JSON.stringify(document));
+    for (const { dimensions, metrics } of groups) {
+      const stored = [...metrics];
+      const document: Record<string, unknown> = {
+        _aws: {
+          Timestamp: Date.now(),
+          CloudWatchMetrics: [
+            {
+              Namespace: this.#namespace,
+              Dimensions: dimensions === undefined ? [['service']] : dimensions.sets,
+              Metrics: stored.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
+            },
+          ],
+        },
+        ...(dimensions === undefined ? { service: this.#service } : dimensions.values),
+      };
+      for (const [name, { values }] of stored) document[name] = values.length === 1 ? values[0] : values;
+      this.#write('stdout', JSON.stringify(document));
+    }
+  }
+
+  /** The metrics stored under `key`, a new group when there are none yet. */
+  #group(key: string, dimensions: MetricDimensions | undefined): Stored {
+    let group = this.#stored.get(key);
+    if (group === undefined) {
+      group = { dimensions, metrics: new Map() };
+      this.#stored.set(key, group);
+    }
+    return group;
+  }
+}
+
+/** The most dimensions one set may name (the EMF specification). */
+const MAX_DIMENSIONS_PER_SET = 30;
+/** The most characters a dimension's value may hold (the EMF specification). */
+const MAX_DIMENSION_VALUE_CHARS = 1024;
+
+/** Throws for dimensions CloudWatch would refuse, voiding the whole document: checked as they are added. */
+function checkDimensions(name: string, { values, sets }: MetricDimensions): void {
+  for (const [dimension, value] of Object.entries(values)) {
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_DIMENSION_VALUE_CHARS) {
+      throw new RangeError(`The dimension ${dimension} of the metric ${name} must be 1–1,024 characters.`);
+    }
+  }
+  for (const set of sets) {
+    if (set.length > MAX_DIMENSIONS_PER_SET || set.some((dimension) => !Object.hasOwn(values, dimension))) {
+      throw new RangeError(`A dimension set of the metric ${name} names a dimension it has no value for.`);
+    }
   }
 }
 

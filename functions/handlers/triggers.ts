@@ -1,6 +1,7 @@
 import type { EventBridgeEvent, SQSRecord } from 'aws-lambda';
 import { HandbackError, InvalidAnswerError } from '../errors.ts';
 import type { Decision } from '../rehydrate/decisions.ts';
+import { pendingDue, reportPending } from '../resume/decision-metrics.ts';
 import {
   type PendingBody,
   pendingBody,
@@ -158,7 +159,8 @@ export const SWEEP_RESERVE_MS = 10_000;
 
 /**
  * The sweep (§10), on a schedule (every minute): due reminders, expiries, and `onExpiry: "reject"` closings with their
- * hand-offs. It takes batches until fewer than a batch are due or time runs short; what is left waits a minute.
+ * hand-offs. It takes batches until fewer than a batch are due or time runs short; what is left waits a minute. Every
+ * fifth minute it then counts what waits, as metrics (§21, `reportPending`).
  */
 export function createSweepHandler(deps: TriggerDeps) {
   return withTelemetry(deps, async (_event: unknown, context) => {
@@ -172,6 +174,9 @@ export function createSweepHandler(deps: TriggerDeps) {
       if (acted < LIMITS.sweepBatch || context.getRemainingTimeInMillis() < SWEEP_RESERVE_MS) break;
     }
     deps.logger.info('Swept', totals);
+    if (pendingDue((deps.now ?? Date.now)()) && context.getRemainingTimeInMillis() >= SWEEP_RESERVE_MS) {
+      await reportPending(deps);
+    }
     return totals;
   });
 }

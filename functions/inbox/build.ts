@@ -10,7 +10,7 @@ import { type BuildOptions, build } from 'esbuild';
  * from `prepare` (so `npm ci` / `npm install` build it), `prestart`, and the vitest global setup (tests serve fresh
  * code). The page's script and style are named by their content hash and cached for good; the HTML page is not.
  *
- * Four outputs:
+ * Six outputs:
  * - `app-<hash>.js`: the page (preact, TSX), an IIFE; no `eval`, no inline script, so the page's CSP stays strict.
  * - `app-<hash>.css`: its style sheet.
  * - `validator-<hash>.js`: a dedicated worker running the server's own JSON Schema module
@@ -19,6 +19,8 @@ import { type BuildOptions, build } from 'esbuild';
  *   page, which shows untrusted text, never allows `eval`. It is loaded only when an ask has a schema.
  * - `signin-<hash>.js`: signing in with an OIDC provider (`page/signin.ts`, oauth4webapi), an ES module the page
  *   imports only when the inbox serves an issuer, so the page without sign-in does not carry it.
+ * - `stats-<hash>.js`: "How decisions are going" (§21, `page/stats.ts`), an ES module of plain DOM the page imports
+ *   only when that view is opened.
  */
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -53,13 +55,15 @@ const common: BuildOptions = {
 
 /** Builds the page's files (nothing written). */
 export async function buildInboxFiles(): Promise<BuiltFile[]> {
-  const [worker, style, signIn] = await Promise.all([
+  const [worker, style, signIn, statsChunk] = await Promise.all([
     build({ ...common, entryPoints: [`${here}validator-worker.ts`], format: 'iife' }),
     build({ ...common, entryPoints: [`${page}inbox.css`] }),
     build({ ...common, entryPoints: [`${page}signin.ts`], format: 'esm' }),
+    build({ ...common, entryPoints: [`${page}stats.ts`], format: 'esm' }),
   ]);
   const validator = file('validator', '.js', JS, text(worker));
   const signin = file('signin', '.js', JS, text(signIn));
+  const stats = file('stats', '.js', JS, text(statsChunk));
   const css = file('app', '.css', 'text/css; charset=utf-8', text(style));
   const app = await build({
     ...common,
@@ -67,13 +71,17 @@ export async function buildInboxFiles(): Promise<BuiltFile[]> {
     format: 'iife',
     jsx: 'automatic',
     jsxImportSource: 'preact',
-    define: { __VALIDATOR_FILE__: JSON.stringify(validator.name), __SIGNIN_FILE__: JSON.stringify(signin.name) },
+    define: {
+      __VALIDATOR_FILE__: JSON.stringify(validator.name),
+      __SIGNIN_FILE__: JSON.stringify(signin.name),
+      __STATS_FILE__: JSON.stringify(stats.name),
+    },
   });
   const js = file('app', '.js', JS, text(app));
   const template = await readFile(`${page}index.html`, 'utf8');
   const html = template.replaceAll('%APP_JS%', `inbox/${js.name}`).replaceAll('%APP_CSS%', `inbox/${css.name}`);
   const index: BuiltFile = { ...sized(html), name: '', contentType: 'text/html; charset=utf-8', hashed: false };
-  return [index, js, css, validator, signin];
+  return [index, js, css, validator, signin, stats];
 }
 
 /** Builds the page and writes `generated.ts` when its text changed; returns the files. */

@@ -21,6 +21,7 @@ import { createHandoff, createHandoffClients, type Handoff } from '../handoff/ha
 import { createAnswerLinks } from '../links/answer-links.ts';
 import { once } from '../once.ts';
 import type { PolicyEngine } from '../policies/port.ts';
+import { countSettled, reportPending } from '../resume/decision-metrics.ts';
 import { sweepDue } from '../resume/resume.ts';
 import * as S from '../settings.ts';
 import { tracesOf } from '../traces/traces.ts';
@@ -232,16 +233,30 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     ...(links === undefined ? {} : { links }),
     ...(deps.inboxUrl === undefined ? {} : { inboxUrl: deps.inboxUrl }),
   });
-  observe = (change) => emitter.observe(change);
+  // How decisions are going (§21): the asks each change settled, as the stream counts them on AWS.
+  observe = (change) => {
+    emitter.observe(change);
+    countSettled(metrics, change);
+  };
 
-  // The sweep, as the schedule runs it on AWS: reminders, expiries, closings at expiresAt (one at a time).
+  // The sweep, as the schedule runs it on AWS: reminders, expiries, closings at expiresAt (one at a time). With metrics
+  // on, it also counts what waits, on its first tick and then once a minute.
   const sweepEvery = settings.sweepIntervalMs;
   let sweeping: Promise<unknown> | undefined;
+  let countedAt = Number.NEGATIVE_INFINITY;
+  const sweep = async () => {
+    await sweepDue(deps);
+    if (!settings.metricsDisabled && Date.now() - countedAt >= 60_000) {
+      countedAt = Date.now();
+      await reportPending(deps);
+    }
+  };
   const sweeper = setInterval(() => {
     // One sweep at a time: a slow one is not queued behind, the next tick starts after it.
-    sweeping ??= sweepDue(deps)
+    sweeping ??= sweep()
       .catch((error: unknown) => logger.error('Sweep failed', { error }))
       .finally(() => {
+        metrics.publish();
         sweeping = undefined;
       });
   }, sweepEvery);

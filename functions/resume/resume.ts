@@ -18,6 +18,7 @@ import type {
   PauseView,
   ResumeInput,
   ResumeResult,
+  StatsInput,
   SweepResult,
 } from '../checkpoints/checkpoint-store.ts';
 import { messageCount } from '../checkpoints/continuation-json.ts';
@@ -38,7 +39,7 @@ import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredErro
 import type { PolicyEngine } from '../policies/port.ts';
 import type { Traces } from '../traces/traces.ts';
 import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
-import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
+import type { Actor, CreatedLink, DecisionStats, DeliveredLink } from '../wire.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 
@@ -244,7 +245,7 @@ export async function decideTurn(deps: UseCaseDeps, input: DecideInput, trigger:
   if (result.kind === 'closed') {
     await handOff(deps, result, trigger);
   } else {
-    deps.metrics.addMetric(Metric.Decisions, MetricUnit.Count, 1);
+    deps.metrics.addMetric(Metric.PartialDecisions, MetricUnit.Count, 1);
     deps.logger.info(result.replayed ? 'Decisions replayed' : 'Decided', {
       runId: result.runId,
       interruptId: result.interruptId,
@@ -347,6 +348,11 @@ export async function finishExecution(deps: UseCaseDeps, input: FinishExecutionI
 /** A page of the tenant's pauses. */
 export function listPauses(deps: UseCaseDeps, query: ListPausesQuery): Promise<PausePage> {
   return deps.store.listPauses(query);
+}
+
+/** How decisions went for a tenant's asks of the pauses made in a window (§21). */
+export function getStats(deps: UseCaseDeps, input: StatsInput): Promise<DecisionStats> {
+  return deps.store.stats(input);
 }
 
 /** Runs a store call, counting and logging its refusals the same way for every trigger. */

@@ -19,14 +19,25 @@ export interface Logger {
 export const MetricUnit = {
   Count: 'Count',
   Milliseconds: 'Milliseconds',
+  Seconds: 'Seconds',
   Bytes: 'Bytes',
 } as const;
 /** One of `MetricUnit`. */
 export type MetricUnit = (typeof MetricUnit)[keyof typeof MetricUnit];
 
+/**
+ * The dimensions of one metric value (§21): their values by name, and the sets of those names CloudWatch keeps a
+ * series for (an empty set: one series for every value).
+ */
+export interface MetricDimensions {
+  values: Readonly<Record<string, string>>;
+  sets: ReadonlyArray<readonly string[]>;
+}
+
 /** Adds a value to a metric of the current invocation; the entry point publishes them once it ends. */
 export interface Metrics {
-  addMetric(name: string, unit: MetricUnit, value: number): void;
+  /** Without `dimensions`, the metric's one dimension is the service's name. */
+  addMetric(name: string, unit: MetricUnit, value: number, dimensions?: MetricDimensions): void;
 }
 
 /** The logger and the metrics a use case is given. */
@@ -44,7 +55,7 @@ export const Metric = {
   /** Closings answered from an earlier one with the same request. */
   ResumesReplayed: 'ResumesReplayed',
   /** Decision requests that left asks pending (202). */
-  Decisions: 'Decisions',
+  PartialDecisions: 'PartialDecisions',
   /** Requests refused because another answer or decision came first (409 `already_resumed` / `already_decided`). */
   ResumeConflicts: 'ResumeConflicts',
   /** Decisions refused because the pause had expired or was cancelled (410). */
@@ -63,4 +74,15 @@ export const Metric = {
   ChannelFailures: 'ChannelFailures',
   /** Trigger requests that can never succeed, recorded and not retried. */
   Rejected: 'rejected',
+  // §21: how decisions are going (`decision-metrics.ts` gives each its dimensions).
+  /** Milliseconds from a pause to its ask's settling decision, by `tool`, `outcome` and `via`. */
+  TimeToDecision: 'TimeToDecision',
+  /** Asks settled, one each, by `tool`, `outcome` and `via`. */
+  Decisions: 'Decisions',
+  /** Escalation levels reached (§21), by `tool`. */
+  Escalations: 'Escalations',
+  /** Asks waiting for people now, as the sweep counts them. */
+  PendingAsks: 'PendingAsks',
+  /** Seconds the oldest waiting ask has waited, as the sweep counts them. */
+  OldestPendingSeconds: 'OldestPendingSeconds',
 } as const;

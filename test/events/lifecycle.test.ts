@@ -304,4 +304,38 @@ describe('the lifecycle stream handler', () => {
     await expect(handler({ Records: records }, lambdaContext())).rejects.toBeInstanceOf(FullBatchFailureError);
     expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(1);
   });
+
+  it('counts the asks each change settled once its events are out (§21), and none of a record it reports', async () => {
+    const { changes } = await lifeOfAPause();
+    const client = new EventBridgeClient({ region: 'eu-west-1' });
+    const handlerWith = (telemetry: ReturnType<typeof testTelemetry>) =>
+      createLifecycleStreamHandler({
+        emitter: createLifecycleEmitter({ sinks: [createEventBridgeSink(client, 'bus')], log: telemetry.logger }),
+        logger: telemetry.logger,
+        metrics: telemetry.metrics,
+      });
+    const records = changes.map((change, i) => streamRecord(change, String(200 + i)));
+    const settled = (telemetry: ReturnType<typeof testTelemetry>) =>
+      telemetry.addMetric.mock.calls
+        .filter(([name]) => name === 'TimeToDecision')
+        .map(([, unit, value, dimensions]) => ({ unit, value, ...dimensions?.values }));
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
+    const delivered = testTelemetry();
+    expect(await handlerWith(delivered)({ Records: records }, lambdaContext())).toEqual({ batchItemFailures: [] });
+    // The answer at once, through the library (no principal); the edit after the 50 s the clock moved.
+    expect(settled(delivered)).toEqual([
+      { unit: 'Milliseconds', value: 0, tool: 'ask_human', outcome: 'approve', via: 'library' },
+      { unit: 'Milliseconds', value: 50_000, tool: 'refund_order', outcome: 'edit', via: 'library' },
+    ]);
+    expect(delivered.metricNames().filter((name) => name === 'Decisions')).toHaveLength(2);
+    eventBridge.reset();
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure' }] });
+    const refused = testTelemetry();
+    // Every record refused: the whole batch is retried, and nothing was counted.
+    await expect(handlerWith(refused)({ Records: records }, lambdaContext())).rejects.toHaveProperty(
+      'name',
+      'FullBatchFailureError',
+    );
+    expect(settled(refused)).toEqual([]);
+  });
 });

@@ -503,6 +503,45 @@ describe('the HTTP API handler', () => {
     }
   });
 
+  it("answers GET /stats with the tenant's asks of the window, and 400 naming the field of a bad window", async () => {
+    const { call } = api();
+    const tenant = { tenant: `stats-${Date.now()}`, sub: 'user-1' };
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const a = await paused(call, {}, tenant);
+    await paused(call, {}, tenant);
+    await call(
+      httpEvent('POST', `/runs/${a.runId}/resume`, {
+        body: { interruptId: a.interruptId, answer: 'ok' },
+        claims: tenant,
+      }),
+    );
+    const window = `since=${encodeURIComponent(since)}&until=${encodeURIComponent(until)}`;
+    const stats = await call(httpEvent('GET', `/stats?${window}`, { claims: tenant }));
+    expect(stats).toMatchObject({ status: 200, body: { since, until } });
+    expect(stats.body.tools).toHaveLength(1);
+    expect(stats.body.tools[0]).toMatchObject({
+      outcomes: { approve: 1, edit: 0, reject: 0, expired: 0, cancelled: 0, policy: 0 },
+      pending: 1,
+      oldestPendingSeconds: expect.any(Number),
+    });
+    const other = await call(
+      httpEvent('GET', `/stats?${window}`, { claims: { tenant: `${tenant.tenant}-b`, sub: 'u' } }),
+    );
+    expect(other).toMatchObject({ status: 200, body: { tools: [] } });
+    const longer = new Date(Date.parse(since) + 32 * 86_400_000).toISOString();
+    for (const [query, pointer] of [
+      [`since=${encodeURIComponent(since)}&until=${encodeURIComponent(longer)}`, '/until'],
+      [`since=${encodeURIComponent(until)}&until=${encodeURIComponent(since)}`, '/since'],
+      [`until=${encodeURIComponent(until)}`, '/since'],
+      [`since=yesterday&until=${encodeURIComponent(until)}`, '/since'],
+    ] as const) {
+      const bad = await call(httpEvent('GET', `/stats?${query}`, { claims: tenant }));
+      expect(bad).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+      expect(JSON.stringify(bad.body)).toContain(pointer);
+    }
+  });
+
   it('answers 404 not_found for an unknown route and 405 method_not_allowed with Allow for a known one, without claims too (the $default route)', async () => {
     const { call } = api();
     const unknown = await call(httpEvent('GET', '/nope', { claims: null }));
@@ -546,6 +585,7 @@ describe('the HTTP API handler', () => {
     ['POST', '/runs/r1/pauses/1.1.AAAAAAAAAAAAAAAAAAAAAA/claim', { claimant: 'run-a' }],
     ['POST', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA/executions', { toolCallId: 'call_1' }],
     ['PUT', '/runs/r1/continuations/1.1.AAAAAAAAAAAAAAAAAAAAAA/executions/call_1', { status: 'succeeded' }],
+    ['GET', '/stats?since=2026-03-01T00:00:00Z&until=2026-03-02T00:00:00Z', undefined],
   ];
 
   /** A store whose every method fails with `error`. */
@@ -565,6 +605,8 @@ describe('the HTTP API handler', () => {
       acknowledgeHandoff: failing,
       claimExecution: failing,
       finishExecution: failing,
+      stats: failing,
+      countPending: failing,
     };
   };
 

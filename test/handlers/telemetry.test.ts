@@ -397,6 +397,45 @@ describe('EmfMetrics', () => {
     expect(out.lines).toHaveLength(1);
   });
 
+  it('writes the metrics added with dimensions (§21) as one document per set of values, the values on the root', () => {
+    const { out, metrics } = make();
+    const approve = { values: { tool: 'deploy', outcome: 'approve', via: 'api' }, sets: [['tool', 'outcome', 'via']] };
+    metrics.addMetric('TimeToDecision', MetricUnit.Milliseconds, 1500, approve);
+    metrics.addMetric('Resumes', MetricUnit.Count, 1);
+    metrics.addMetric('TimeToDecision', MetricUnit.Milliseconds, 2500, approve);
+    metrics.addMetric('TimeToDecision', MetricUnit.Milliseconds, 700, {
+      values: { tool: 'deploy', outcome: 'reject', via: 'slack' },
+      sets: [['tool', 'outcome', 'via'], ['tool']],
+    });
+    metrics.addMetric('PendingAsks', MetricUnit.Count, 4, { values: {}, sets: [[]] });
+    metrics.publish();
+    const timestamp = Date.parse(NOW);
+    expect(out.texts()).toEqual([
+      `{"_aws":{"Timestamp":${timestamp},"CloudWatchMetrics":[{"Namespace":"Handback","Dimensions":[["tool","outcome","via"]],"Metrics":[{"Name":"TimeToDecision","Unit":"Milliseconds"}]}]},"tool":"deploy","outcome":"approve","via":"api","TimeToDecision":[1500,2500]}`,
+      `{"_aws":{"Timestamp":${timestamp},"CloudWatchMetrics":[{"Namespace":"Handback","Dimensions":[["service"]],"Metrics":[{"Name":"Resumes","Unit":"Count"}]}]},"service":"handback","Resumes":1}`,
+      `{"_aws":{"Timestamp":${timestamp},"CloudWatchMetrics":[{"Namespace":"Handback","Dimensions":[["tool","outcome","via"],["tool"]],"Metrics":[{"Name":"TimeToDecision","Unit":"Milliseconds"}]}]},"tool":"deploy","outcome":"reject","via":"slack","TimeToDecision":700}`,
+      `{"_aws":{"Timestamp":${timestamp},"CloudWatchMetrics":[{"Namespace":"Handback","Dimensions":[[]],"Metrics":[{"Name":"PendingAsks","Unit":"Count"}]}]},"PendingAsks":4}`,
+    ]);
+    expect(out.texts().flatMap((line) => emfViolations(JSON.parse(line)))).toEqual([]);
+  });
+
+  it('refuses dimensions CloudWatch would void the document for: a blank or too long value, a set naming no value', () => {
+    const { out, metrics } = make();
+    const sets = [['tool']];
+    expect(() => metrics.addMetric('Decisions', MetricUnit.Count, 1, { values: { tool: '' }, sets })).toThrow(
+      /dimension tool of the metric Decisions/,
+    );
+    expect(() =>
+      metrics.addMetric('Decisions', MetricUnit.Count, 1, { values: { tool: 'x'.repeat(1025) }, sets }),
+    ).toThrow(RangeError);
+    expect(() => metrics.addMetric('Decisions', MetricUnit.Count, 1, { values: { outcome: 'approve' }, sets })).toThrow(
+      /names a dimension it has no value for/,
+    );
+    metrics.addMetric('Decisions', MetricUnit.Count, 1, { values: { tool: 'x'.repeat(1024) }, sets });
+    metrics.publish();
+    expect(out.texts().map((line) => JSON.parse(line).Decisions)).toEqual([1]);
+  });
+
   it('refuses a value that is not a finite number, and another unit for a metric already added', () => {
     const { metrics } = make();
     expect(() => metrics.addMetric('ResumeLatency', MetricUnit.Milliseconds, Number.NaN)).toThrow(RangeError);

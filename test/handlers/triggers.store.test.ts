@@ -357,4 +357,23 @@ describe('the sweep handler', () => {
     expect(tasks).toContainEqual({ taskToken: 'AQCE-expiry', output: expect.stringContaining('"outcome":"expired"') });
     expect(d.metricNames()).toContain('PausesExpired');
   });
+
+  it('counts what waits on the ticks of every fifth minute only, as PendingAsks and OldestPendingSeconds (§21)', async () => {
+    await pause();
+    const fifth = Math.floor(Date.now() / 300_000) * 300_000 + 1000;
+    const counted = { ...deps(), now: () => fifth };
+    await createSweepHandler(counted)({}, lambdaContext());
+    const pending = counted.addMetric.mock.calls.filter(([name]) => name === 'PendingAsks');
+    // At least the pause above, in all and per tool (the table is shared with the other tests).
+    expect(pending[0]?.[2]).toBeGreaterThanOrEqual(1);
+    expect(pending[0]?.[3]).toEqual({ values: {}, sets: [[]] });
+    expect(counted.metricNames()).toContain('OldestPendingSeconds');
+    expect(counted.logged.info).toHaveBeenCalledWith(
+      'Pending asks counted',
+      expect.objectContaining({ asks: expect.any(Number) }),
+    );
+    const other = { ...deps(), now: () => fifth + 60_000 };
+    await createSweepHandler(other)({}, lambdaContext());
+    expect(other.metricNames()).not.toContain('PendingAsks');
+  });
 });

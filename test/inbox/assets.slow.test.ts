@@ -19,13 +19,14 @@ const files = await buildInboxFiles();
 const byPrefix = (prefix: string) => files.find((f) => f.name.startsWith(prefix)) as BuiltFile;
 
 describe('the inbox build', () => {
-  it('names the script, the style sheet, the validator and the sign-in chunk by their content hash', () => {
+  it('names the script, the style sheet, the validator, the sign-in and the stats chunks by their content hash', () => {
     expect(files.map((f) => f.name)).toEqual([
       '',
       expect.stringMatching(/^app-[\w-]{10}\.js$/),
       expect.stringMatching(/^app-[\w-]{10}\.css$/),
       expect.stringMatching(/^validator-[\w-]{10}\.js$/),
       expect.stringMatching(/^signin-[\w-]{10}\.js$/),
+      expect.stringMatching(/^stats-[\w-]{10}\.js$/),
     ]);
   });
 
@@ -51,6 +52,15 @@ describe('the inbox build', () => {
     expect(byPrefix('validator-').gzipBytes).toBeLessThanOrEqual(160 * 1024);
     // oauth4webapi and the code flow, loaded only when the inbox serves an issuer (§13).
     expect(byPrefix('signin-').gzipBytes).toBeLessThanOrEqual(10 * 1024);
+    // How decisions are going (§21): plain DOM, loaded only when that view is opened.
+    expect(byPrefix('stats-').gzipBytes).toBeLessThanOrEqual(4 * 1024);
+  });
+
+  it('keeps the stats view out of the page script, which imports its chunk by name only when it is opened', () => {
+    const app = byPrefix('app-').body;
+    expect(app).toContain(byPrefix('stats-').name);
+    expect(app).not.toContain('90th percentile');
+    expect(byPrefix('stats-').body).toContain('90th percentile');
   });
 
   it('keeps oauth4webapi out of the page script, which imports the sign-in chunk by name only when needed', () => {

@@ -557,4 +557,54 @@ describe('the inbox, signed in with auth off', () => {
     expect(await axeViolations(page)).toEqual([]);
     await context.close();
   });
+
+  it('shows how decisions are going (§21): a chart and the same numbers as tables, at 375 px, meeting axe’s WCAG rules', async () => {
+    const tool = `stats_tool_${Date.now()}`;
+    const call: Call = { id: 'call_stats', name: tool, args: { orderId: 'A-7' } };
+    const ask = { toolCallId: call.id, kind: 'approval' };
+    const approved = await createPause(service.url, { messages: turn([call]), asks: [ask] });
+    await createPause(service.url, { messages: turn([call]), asks: [ask] });
+    const decided = await request(`${service.url}/runs/${approved.runId}/resume`, 'POST', {
+      interruptId: approved.interruptId,
+      decisions: [{ toolCallId: call.id, decision: 'approve' }],
+    });
+    expect(decided.status).toBe(200);
+    const { context, page } = await newPage(browser, { viewport: { width: 375, height: 740 }, isMobile: true });
+    await page.goto(`${service.url}/inbox`);
+    await page.getByRole('link', { name: 'How decisions are going' }).click();
+    await page.getByRole('heading', { level: 1, name: 'How decisions are going' }).waitFor();
+    expect(page.url()).toMatch(/\?view=stats$/);
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toMatch(/ asks? of \d+ tools? in the last 7 days\./);
+    expect(await page.getByRole('button', { name: '7 days' }).getAttribute('aria-pressed')).toBe('true');
+    // The numbers as text: the tool's row of each table, in the order of its columns.
+    const times = page.getByRole('table', { name: 'Time from the request to a person’s decision' });
+    const timesRow = await times
+      .getByRole('row', { name: new RegExp(`^${tool}`) })
+      .locator('th, td')
+      .allTextContents();
+    expect(timesRow).toHaveLength(5);
+    expect(timesRow[0]).toBe(tool);
+    expect(timesRow[1]).toMatch(/^\d+ (ms|s)$/);
+    expect(timesRow[4]).toBe('1');
+    const outcomes = page.getByRole('table', { name: 'What became of the asks, and what still waits' });
+    const outcomesRow = await outcomes
+      .getByRole('row', { name: new RegExp(`^${tool}`) })
+      .locator('th, td')
+      .allTextContents();
+    expect(outcomesRow.slice(0, 8)).toEqual([tool, '1', '0', '0', '0', '0', '0', '1']);
+    expect(outcomesRow[8]).toMatch(/^\d+ (ms|s)$/);
+    // The chart draws the tool, hidden from screen readers, which read the tables.
+    const chart = page.locator('figure.chart svg');
+    expect(await chart.getAttribute('aria-hidden')).toBe('true');
+    expect(await chart.locator('text', { hasText: tool }).count()).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Last day' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/in the last day\.$/);
+    await page.goBack();
+    await page.locator('li.card').first().waitFor();
+    await context.close();
+  });
 });

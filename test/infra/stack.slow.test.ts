@@ -257,6 +257,7 @@ describe('the HTTP API', () => {
     'POST /runs/{runId}/pauses/{interruptId}/claim',
     'GET /policies',
     'GET /policies/shadow',
+    'GET /stats',
     'POST /mcp',
   ];
   const PUBLIC = [

@@ -196,6 +196,12 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     const start = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.tenant, listing);
     const { QueryCommand } = await commands();
     const partitions = Keys.listingShards(query.tenant);
+    // §21: from the pauses made before `createdBefore` (an index key begins with its createdAt), or the cursor's.
+    const cursorKey = start?.key.gsi1sk;
+    const bound =
+      query.createdBefore === undefined || (cursorKey !== undefined && cursorKey < query.createdBefore)
+        ? cursorKey
+        : query.createdBefore;
     const index = listing === 'open' ? TABLE.openByTenant : TABLE.byTenant;
     // Each shard not exhausted, from the cursor's position on, merged newest first (`listing-merge.ts`).
     const merged = await mergeShards(
@@ -205,9 +211,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       async (shard, limit) => {
         const partition = partitions[shard] as string;
         const output = await this.#call(() =>
-          this.#client.send(
-            new QueryCommand(params.listingPage(this.#tableName, partition, listing, limit, start?.key.gsi1sk)),
-          ),
+          this.#client.send(new QueryCommand(params.listingPage(this.#tableName, partition, listing, limit, bound))),
         );
         const entries = (output.Items ?? []).map((item) => ({
           partition,

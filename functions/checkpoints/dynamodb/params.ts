@@ -158,8 +158,9 @@ export function latestPause(tableName: string, pk: string, below?: string): Quer
 
 /**
  * A page of one shard of a tenant's listing index (`partition`, a `Keys.listingShard`), newest first, older than
- * `before` (an index sort key) when given (keys only: the pauses are read by key afterwards). The position is a key
- * condition, not an `ExclusiveStartKey`: an index sort key names one pause of the tenant, whichever shard holds it.
+ * `before` (an index sort key, or an instant: §21's `createdBefore`, as an index key begins with its `createdAt`) when
+ * given (keys only: the pauses are read by key afterwards). The position is a key condition, not an
+ * `ExclusiveStartKey`: an index sort key names one pause of the tenant, whichever shard holds it.
  */
 export function listingPage(
   tableName: string,

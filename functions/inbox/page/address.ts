@@ -30,15 +30,19 @@ export const linkMemory = {
   },
 };
 
-/** Where the page is, signed in: a pause, or the list. */
-export type Route = { kind: 'pause'; ref: PauseRef } | { kind: 'list' };
+/** Where the page is, signed in: a pause, the list, or how decisions are going (`?view=stats`, §21). */
+export type Route = { kind: 'pause'; ref: PauseRef } | { kind: 'list' } | { kind: 'stats' };
+
+/** The page's own address of how decisions are going. */
+export const STATS_SEARCH = '?view=stats';
 
 /** Where the address `search` puts the page, signed in. */
 export function routeOf(search: string): Route {
   const params = new URLSearchParams(search);
   const runId = params.get(INBOX_PAUSE_QUERY.runId);
   const interruptId = params.get(INBOX_PAUSE_QUERY.interruptId);
-  return runId !== null && interruptId !== null ? { kind: 'pause', ref: { runId, interruptId } } : { kind: 'list' };
+  if (runId !== null && interruptId !== null) return { kind: 'pause', ref: { runId, interruptId } };
+  return params.get('view') === 'stats' ? { kind: 'stats' } : { kind: 'list' };
 }
 
 /** The link token from the fragment (then removed from the address bar), or the one this tab already opened. */

@@ -2,6 +2,7 @@ import { LIMITS } from '../../vocabulary.ts';
 import type {
   ContinuationBody,
   Decision,
+  DecisionStats,
   MessagesSlice,
   PausePage,
   PauseView,
@@ -101,6 +102,11 @@ export function createApi(base: URL, access: Access) {
 
   return {
     access,
+    /** The API's root. */
+    base,
+    /** How decisions went for the tenant's asks of the pauses made in a window (§21). */
+    stats: (since: string, until: string) =>
+      call<DecisionStats>('GET', `stats?${new URLSearchParams({ since, until })}`),
     /** The tenant's open pauses, newest first; `mine`: only those waiting for the requester's decision (§13). */
     list: (cursor?: string, mine = false) =>
       call<PausePage>(

@@ -1,6 +1,6 @@
 import { type ComponentChildren, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { hrefOf, linkMemory, linkToken, type Route, routeOf } from './address.ts';
+import { hrefOf, linkMemory, linkToken, type Route, routeOf, STATS_SEARCH } from './address.ts';
 import { type Access, createApi, savedToken, saveToken } from './api.ts';
 import { PauseList } from './list.tsx';
 import { PauseScreen } from './pause.tsx';
@@ -16,6 +16,7 @@ import {
   saveIdentity,
 } from './session.ts';
 import type { SignInConfig } from './signin.ts';
+import { StatsScreen } from './stats-screen.tsx';
 import { TokenForm } from './token-form.tsx';
 import type { Problem } from './types.ts';
 
@@ -82,7 +83,7 @@ function App({ base, link, signIn, signInError }: AppProps) {
   }, []);
 
   const go = (next: Route) => {
-    const search = next.kind === 'pause' ? hrefOf(next.ref) : location.pathname;
+    const search = next.kind === 'pause' ? hrefOf(next.ref) : next.kind === 'stats' ? STATS_SEARCH : location.pathname;
     history.pushState(null, '', search);
     setRoute(next);
   };
@@ -139,35 +140,50 @@ function App({ base, link, signIn, signInError }: AppProps) {
 
   return (
     <Shell onSignOut={signOut} onSignIn={signedInWith === undefined ? startSignIn : undefined} identity={identity}>
-      {route.kind === 'pause' ? (
+      {route.kind === 'list' ? null : (
+        <p class="back">
+          <a
+            href={location.pathname}
+            onClick={(event) => {
+              event.preventDefault();
+              go({ kind: 'list' });
+            }}
+          >
+            ← All waiting requests
+          </a>
+        </p>
+      )}
+      {route.kind === 'stats' ? (
+        <StatsScreen api={api} onUnauthorized={setUnauthorized} />
+      ) : route.kind === 'pause' ? (
+        <PauseScreen
+          key={`${route.ref.runId}/${route.ref.interruptId}`}
+          api={api}
+          pauseRef={route.ref}
+          signedIn
+          nowMs={nowMs}
+          onUnauthorized={setUnauthorized}
+        />
+      ) : (
         <>
           <p class="back">
             <a
-              href={location.pathname}
+              href={STATS_SEARCH}
               onClick={(event) => {
                 event.preventDefault();
-                go({ kind: 'list' });
+                go({ kind: 'stats' });
               }}
             >
-              ← All waiting requests
+              How decisions are going
             </a>
           </p>
-          <PauseScreen
-            key={`${route.ref.runId}/${route.ref.interruptId}`}
+          <PauseList
             api={api}
-            pauseRef={route.ref}
-            signedIn
             nowMs={nowMs}
+            onOpen={(ref) => go({ kind: 'pause', ref })}
             onUnauthorized={setUnauthorized}
           />
         </>
-      ) : (
-        <PauseList
-          api={api}
-          nowMs={nowMs}
-          onOpen={(ref) => go({ kind: 'pause', ref })}
-          onUnauthorized={setUnauthorized}
-        />
       )}
     </Shell>
   );

@@ -10,6 +10,7 @@ export type {
   Approvers,
   AskView,
   Decision,
+  DecisionStats,
   JsonSchema,
   PausePage,
   PauseView,
