@@ -203,6 +203,11 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     description: "`enforce`, or `shadow`: the policies' outcomes recorded, people asked as if there were none",
   },
   policyDefault: { description: 'an approval no policy matches: `ask` (it waits) or `reject`' },
+  escalation: {
+    description:
+      'the escalation ladder of asks no policy escalates (§21): `PT30M group:leads; PT2H manager; PT8H email:cfo@example.com`, validated at start and at synthesis ([policies](policies.md))',
+    unset: 'none: an ask waits for its approvers until it expires',
+  },
   cedarSchema: {
     description: "Handback's own Cedar schema, the copy in the function's asset",
     unset: "the installed package's `handback.cedarschema`",

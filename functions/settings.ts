@@ -260,6 +260,13 @@ export const policyDefault = {
   context: 'handback:policyDefault',
   default: 'ask',
 } as const;
+// §21 escalation
+export const escalation = {
+  env: 'HANDBACK_ESCALATION',
+  read: BOTH,
+  type: 'string',
+  context: 'handback:escalation',
+} as const;
 export const cedarSchema = { env: 'HANDBACK_CEDAR_SCHEMA', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 export const cedarWasm = { env: 'HANDBACK_CEDAR_WASM', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 
@@ -412,6 +419,7 @@ export const SETTINGS = {
   policySchema,
   policyMode,
   policyDefault,
+  escalation,
   cedarSchema,
   cedarWasm,
   logLevel,

@@ -218,6 +218,8 @@ export const LIFECYCLE_TYPES = [
   'Pause Expired',
   'Pause Cancelled',
   'Pause Reminder',
+  // §21 escalation
+  'Pause Escalated',
 ] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
 /** The lifecycle events by name. */
@@ -228,6 +230,7 @@ export const LifecycleType = {
   Expired: 'Pause Expired',
   Cancelled: 'Pause Cancelled',
   Reminder: 'Pause Reminder',
+  Escalated: 'Pause Escalated',
 } as const satisfies Record<string, LifecycleType>;
 
 /** The `source` of lifecycle events and hand-off events on EventBridge. */
@@ -281,6 +284,8 @@ export const POLICY_ANNOTATIONS = {
   approvers: 'approvers',
   approvals: 'approvals',
   fourEyes: 'fourEyes',
+  // §21 escalation
+  escalate: 'escalate',
 } as const;
 
 /**

@@ -124,6 +124,12 @@ export class HandbackStack extends Stack {
         fn.function.addEnvironment(S.otlpEndpoint.env, settings.otlpEndpoint);
       }
     }
+    // §21 escalation: the default ladder, read by the functions that pause (recorded on each ask at its pause).
+    if (settings.escalation !== undefined) {
+      for (const fn of this.node.findAll().filter((node) => node instanceof HandbackFunction)) {
+        fn.function.addEnvironment(S.escalation.env, settings.escalation);
+      }
+    }
 
     const parts = { table, handoff, lifecycle, triggers, approval, resume, userPool, httpApi };
     stackAlarms(this, { ...parts, fns, inbox, channels, agent, topic: settings.alarmTopic });

@@ -2,7 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import { AlreadyResumedError, OpenPauseExistsError, PayloadTooLargeError } from '../errors.ts';
 import { cancelInput, continuationKey, decideInput, listQuery, parseInput, pauseKey, resumeInput } from '../inputs.ts';
 import { canonicalJson, capitalize } from '../json.ts';
-import type { PolicyEngine } from '../policies/port.ts';
+import type { LadderLevel, PolicyEngine } from '../policies/port.ts';
 import { type Decision, plan } from '../rehydrate/decide.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
 import type { BundleDefines } from '../settings.ts';
@@ -45,7 +45,7 @@ import {
 import { LIBRARY_PRINCIPAL, recorded, SWEEP_PRINCIPAL } from './identity.ts';
 import { pauseIdOf, randomToken } from './ids.ts';
 import { listPage } from './listing.ts';
-import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
+import { fitAsks, laddered, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
@@ -94,6 +94,8 @@ export interface CheckpointServiceOptions {
    * otherwise); absent: no policy applies, and no default either.
    */
   policies?: () => Promise<PolicyEngine>;
+  /** §21: the deployment's escalation ladder for asks no policy escalates (`HANDBACK_ESCALATION`). @default none */
+  escalation?: readonly LadderLevel[];
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -116,6 +118,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #checks: CheckpointChecks;
   readonly #recipientDomains: readonly string[];
   readonly #policies: (() => Promise<PolicyEngine>) | undefined;
+  readonly #escalation: readonly LadderLevel[] | undefined;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -127,6 +130,7 @@ export class CheckpointService implements CheckpointStore {
     this.#checks = options.checks;
     this.#recipientDomains = options.recipientDomains ?? [];
     this.#policies = options.policies;
+    this.#escalation = options.escalation;
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
@@ -186,6 +190,7 @@ export class CheckpointService implements CheckpointStore {
         let result: PauseCreated | PauseClosed | undefined;
         const outcomes = judged?.apply(record, now.getTime());
         if (outcomes !== undefined) record = outcomes.record;
+        record = laddered(record, this.#escalation);
         if (outcomes?.complete) {
           // Every ask decided by the policies: the pause is written closed, its continuation committed with it.
           const round = await this.#reader.round({ record, transcript: bytes });
@@ -287,7 +292,8 @@ export class CheckpointService implements CheckpointStore {
       () => this.#persistence.read(key),
       async (read, nowMs): Promise<Step<undefined>> => {
         const record = read?.record;
-        const step = sweepStep(record, nowMs);
+        // §21's `manager` level: the directory of persons is not built yet, so it adds no one; its lookup goes here.
+        const step = sweepStep(record, nowMs, undefined);
         if (step.do === 'nothing' || record === undefined) return { result: undefined };
         const write = (after: PauseRecord) => ({ before: record, after });
         switch (step.do) {
@@ -298,6 +304,10 @@ export class CheckpointService implements CheckpointStore {
             }
             return { write: write(step.after), result: undefined, quiet: true };
           }
+          case 'reschedule':
+            return { write: write(step.after), result: undefined, quiet: true };
+          case 'escalate': // one conditional write per level: a racer reads the level reached
+            return { write: write(step.after), result: undefined };
           case 'expire':
           case 'remind': {
             const list = step.do === 'expire' ? result.expired : result.reminded;

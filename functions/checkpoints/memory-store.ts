@@ -27,6 +27,8 @@ export interface CheckpointStoreOptions {
    * @default - no policy applies
    */
   policies?: CheckpointServiceOptions['policies'];
+  /** §21: the escalation ladder of asks no policy escalates (`parseLadder`). @default none */
+  escalation?: CheckpointServiceOptions['escalation'];
 }
 
 /**

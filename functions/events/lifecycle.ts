@@ -1,7 +1,8 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
+import { escalatedBetween } from '../checkpoints/escalation.ts';
 import { decidedAndPending, expiresAtOf, interruptIdOf, type PauseRecord } from '../checkpoints/record.ts';
 import { type AskKind, isOneOf, LifecycleType, type Outcome, PRINCIPAL_KINDS, Status, VIAS } from '../vocabulary.ts';
-import type { AskPolicy, Principal } from '../wire.ts';
+import type { Approvers, AskPolicy, Principal } from '../wire.ts';
 
 /**
  * Lifecycle events (§11), pure: each committed change of a pause is one event, named by what changed. The detail says
@@ -33,6 +34,11 @@ export interface LifecycleDetail {
   continuationId?: string;
   /** Who made the change (§13), when the record names them: who paused, decided, cancelled, or the sweep. */
   by?: Principal;
+  // §21 escalation
+  /** `Pause Escalated`: the ask, the level it reached (1 for the first), and the approvers that level added. */
+  toolCallId?: string;
+  level?: number;
+  approvers?: Approvers;
 }
 
 /** One event: its detail-type and detail. */
@@ -58,6 +64,14 @@ export function lifecycleEventsOf(change: PauseChange): LifecycleEvent[] {
           ? [LifecycleType.Created, LifecycleType.Decided]
           : [LifecycleType.Created];
     return types.filter((type) => type !== undefined).map((type) => eventOf(type, before, after));
+  }
+  // §21: a level reached is the sweep's write of its own; one event per ask and level.
+  const escalated = escalatedBetween(before, after);
+  if (escalated.length > 0) {
+    return escalated.map(({ toolCallId, level, approvers }) => {
+      const detail: LifecycleDetail = { ...detailOf(after), toolCallId, level, approvers };
+      return { type: LifecycleType.Escalated, detail };
+    });
   }
   const type = typeOf(before, after);
   return type === undefined ? [] : [eventOf(type, before, after)];

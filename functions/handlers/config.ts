@@ -10,6 +10,7 @@ import type { HandoffConfig } from '../handoff/handoff.ts';
 import type { InboxSignIn } from '../inbox/assets.ts';
 import { type PolicySettings, policySettingsFrom } from '../policies/config.ts';
 import type { PolicyFiles } from '../policies/engine-files.ts';
+import { type LadderLevel, ladderSetting } from '../policies/ladder.ts';
 import type { Setting } from '../settings.ts';
 import * as S from '../settings.ts';
 import { HANDOFF_TARGETS, isOneOf } from '../vocabulary.ts';
@@ -50,6 +51,9 @@ export interface Config {
   policyFiles: PolicyFiles;
   /** The OTLP/HTTP endpoint spans are exported to (§21); undefined = none, and no tracing code is loaded. */
   otlpEndpoint: string | undefined;
+  // §21 escalation
+  /** The escalation ladder of asks no policy escalates (`HANDBACK_ESCALATION`); undefined = none. */
+  escalation: LadderLevel[] | undefined;
 }
 
 /** A setting's text: its variable trimmed, else its default; undefined when neither (an empty variable is unset). */
@@ -167,10 +171,16 @@ export function loadConfig(env: Environment = process.env): Config {
     policies: policySettingsOf(env),
     policyFiles: policyFilesOf(env),
     otlpEndpoint: otlpEndpointOf(env),
+    escalation: escalationOf(env),
   };
 }
 
 /** `OTEL_EXPORTER_OTLP_ENDPOINT` (§21): an http(s) base URL, or undefined when unset; anything else names the variable. */
+/** The default escalation ladder (§21, `HANDBACK_ESCALATION`), or undefined; a bad one names the variable. */
+export function escalationOf(env: Environment = process.env): LadderLevel[] | undefined {
+  return ladderSetting(settingOf(S.escalation, env), `Environment variable ${S.escalation.env}`);
+}
+
 export function otlpEndpointOf(env: Environment = process.env): string | undefined {
   const text = settingOf(S.otlpEndpoint, env);
   if (text === undefined) return undefined;

@@ -1,4 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { escalationsOf } from '../checkpoints/escalation.ts';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
 import * as S from '../settings.ts';
@@ -19,7 +20,7 @@ const eventBusName = requiredSetting(S.eventBusName);
 const inboxUrl = settingOf(S.inboxUrl);
 const eventBridge = traceAwsClient(new EventBridgeClient({}));
 const links = loadAnswerLinks(settingOf(S.linkSecretArn));
-const traces = tracesOf(otlpEndpointOf(), { log: logger });
+const traces = tracesOf(otlpEndpointOf(), { log: logger, escalationsOf });
 
 export const handler = createLifecycleStreamHandler({
   emitter: createLifecycleEmitter({

@@ -1,6 +1,7 @@
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { escalationsOf } from '../checkpoints/escalation.ts';
 import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import { once } from '../once.ts';
@@ -41,7 +42,7 @@ if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && confi
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
 /** The spans of this container's requests (§21), when an OTLP endpoint is configured; flushed as each invocation ends. */
-const traces = tracesOf(config.otlpEndpoint, { log: logger });
+const traces = tracesOf(config.otlpEndpoint, { log: logger, escalationsOf });
 
 /** What the entry points of the Lambda wiring run on: the use cases' dependencies and how tokens are read. */
 export type LambdaUseCaseDeps = UseCaseDeps &
@@ -73,6 +74,7 @@ export function useCaseDepsWith(
       checks,
       recipientDomains: config.recipientDomains,
       ...(config.policies === undefined ? {} : { policies: policiesOnFirstUse(config.policies) }),
+      ...(config.escalation === undefined ? {} : { escalation: config.escalation }),
     }),
     handoff: createHandoff(config.handoff, clients, logger),
     claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),

@@ -8,6 +8,7 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
+import { escalationsOf } from '../checkpoints/escalation.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';
@@ -102,7 +103,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
   }
   const { tenantClaim, recipientDomains } = settings;
   // §21: spans to an OTLP endpoint, when one is set: the pause requests', and the asks' as changes settle them.
-  const traces = tracesOf(settings.otlpEndpoint, { log: logger });
+  const traces = tracesOf(settings.otlpEndpoint, { log: logger, escalationsOf });
   // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
   let observe: (change: PauseChange) => void = () => {};
   const deps: ApiDeps = {
@@ -115,6 +116,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
       },
       ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
       recipientDomains,
+      ...(settings.escalation === undefined ? {} : { escalation: settings.escalation }),
     }),
     handoff,
     claims: createDynamoDBHandoffClaims({ client, tableName }),

@@ -122,6 +122,13 @@ export function createPolicyEngine(
     mode,
     default: fallback,
     size: loaded.policies.size,
+    ladderOf(policyIds) {
+      for (const id of policyIds) {
+        const ladder = loaded.policies.get(id)?.escalate;
+        if (ladder !== undefined) return ladder;
+      }
+      return undefined;
+    },
     evaluate(request) {
       let context: Record<string, unknown>;
       try {
