@@ -35,10 +35,11 @@ export interface LifecycleDetail {
   /** Who made the change (§13), when the record names them: who paused, decided, cancelled, or the sweep. */
   by?: Principal;
   // §21 escalation
-  /** `Pause Escalated`: the ask, the level it reached (1 for the first), and the approvers that level added. */
+  /** `Pause Escalated`: the ask, the level it reached (1 for the first), the approvers that level added, and when. */
   toolCallId?: string;
   level?: number;
   approvers?: Approvers;
+  at?: string;
 }
 
 /** One event: its detail-type and detail. */
@@ -68,8 +69,9 @@ export function lifecycleEventsOf(change: PauseChange): LifecycleEvent[] {
   // §21: a level reached is the sweep's write of its own; one event per ask and level.
   const escalated = escalatedBetween(before, after);
   if (escalated.length > 0) {
-    return escalated.map(({ toolCallId, level, approvers }) => {
-      const detail: LifecycleDetail = { ...detailOf(after), toolCallId, level, approvers };
+    return escalated.map(({ toolCallId, level, approvers, atMs }) => {
+      const at = new Date(atMs).toISOString();
+      const detail: LifecycleDetail = { ...detailOf(after), toolCallId, level, approvers, at };
       return { type: LifecycleType.Escalated, detail };
     });
   }
