@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryCheckpointStore } from '../../functions/checkpoints/memory-store.ts';
 import { InvalidPoliciesError } from '../../functions/errors.ts';
 import { escalationOf } from '../../functions/handlers/config.ts';
 import { durationSeconds, LadderError, parseLadder } from '../../functions/policies/ladder.ts';
+import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { engineOf, load } from './support.ts';
 
 const PERMIT = 'permit(principal, action == Handback::Action::"call", resource)';
@@ -122,5 +124,54 @@ describe('@escalate on a policy (§21)', () => {
     expect(() =>
       load('@id("f") @escalate("PT1M group:a") forbid(principal, action == Handback::Action::"call", resource);'),
     ).toThrow('policies.cedar:1:10: @escalate belongs to permit policies: a forbid rejects');
+  });
+});
+
+describe('the ladder an ask records at its pause (§21)', () => {
+  const clock = () => new Date('2026-01-01T00:00:00.000Z');
+  const policies = `@id("refunds") @escalate("PT1M group:leads; PT1H manager")
+permit(principal, action == Handback::Action::"call", resource == Handback::Tool::"refund_order");
+@id("mail") permit(principal, action == Handback::Action::"call", resource == Handback::Tool::"send_email");`;
+
+  async function pausedWith(engine: ReturnType<typeof engineOf>, expiresInSeconds = 7200) {
+    const store = createMemoryCheckpointStore({
+      clock,
+      policies: async () => engine,
+      escalation: parseLadder('PT10M email:cfo@example.com'),
+    });
+    const created = await store.pause({
+      tenant: 'acme',
+      runId: 'r1',
+      format: 'openai-chat',
+      messages: approvalTranscript(),
+      asks: [
+        { toolCallId: 'call_refund', kind: 'approval' },
+        { toolCallId: 'call_email', kind: 'approval' },
+        { toolCallId: 'call_ask', kind: 'answer', answerSchema: { type: 'string' } },
+      ],
+      expiresInSeconds,
+    });
+    if (!('interruptId' in created)) throw new Error('not paused');
+    return store.getPause({ tenant: 'acme', runId: 'r1', interruptId: created.interruptId });
+  }
+
+  it("is the determining permit's @escalate, else the deployment's default, for every ask that waits", async () => {
+    const view = await pausedWith(engineOf(policies));
+    expect(view.asks.map((ask) => ask.escalation)).toEqual([
+      { level: 0, next: { at: '2026-01-01T00:01:00.000Z', approvers: { groups: ['leads'] } } },
+      { level: 0, next: { at: '2026-01-01T00:10:00.000Z', approvers: { emails: ['cfo@example.com'] } } },
+      { level: 0, next: { at: '2026-01-01T00:10:00.000Z', approvers: { emails: ['cfo@example.com'] } } },
+    ]);
+  });
+
+  it('is the default in shadow mode (people are asked as if there were no policies), and cut at expiresAt', async () => {
+    const view = await pausedWith(engineOf(policies, { mode: 'shadow' }), 300);
+    // The default's one level (10 min) is after the expiry (5 min): none.
+    expect(view.asks.map((ask) => ask.escalation)).toEqual([undefined, undefined, undefined]);
+    const cut = await pausedWith(engineOf(policies), 1800);
+    expect(cut.asks[0]?.escalation).toEqual({
+      level: 0,
+      next: { at: '2026-01-01T00:01:00.000Z', approvers: { groups: ['leads'] } },
+    });
   });
 });
