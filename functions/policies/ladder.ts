@@ -13,6 +13,9 @@ export type { LadderLevel };
 /** Levels a ladder may have: a handful is what a person can follow. */
 export const MAX_LADDER_LEVELS = 10;
 
+/** Characters of a ladder's text: each waiting ask records its ladder in the pause's record, which has a size bound. */
+export const MAX_LADDER_CHARS = 2048;
+
 /** Where a ladder's text went wrong: `offset` is the UTF-16 index in the text of the word it is about. */
 export class LadderError extends Error {
   readonly offset: number;
@@ -28,6 +31,9 @@ export class LadderError extends Error {
  * increasing. Throws `LadderError`.
  */
 export function parseLadder(text: string): LadderLevel[] {
+  if (text.length > MAX_LADDER_CHARS) {
+    throw new LadderError(MAX_LADDER_CHARS, `longer than ${MAX_LADDER_CHARS} characters: a ladder names a few levels`);
+  }
   const levels: LadderLevel[] = [];
   let start = 0;
   for (const part of text.split(';')) {

@@ -76,6 +76,12 @@ describe('an escalation ladder (§21)', () => {
     expect(ladderRefusal(Array.from({ length: 11 }, (_, i) => `PT${i + 1}M group:a`).join(';')).message).toBe(
       'more than 10 levels',
     );
+    // Each waiting ask records its ladder in the pause's record: the text is bounded before it is read.
+    const long = `PT1M ${Array.from({ length: 50 }, (_, i) => `group:${'g'.repeat(40)}${i}`).join(',')}`;
+    expect(ladderRefusal(long)).toMatchObject({
+      offset: 2048,
+      message: 'longer than 2048 characters: a ladder names a few levels',
+    });
   });
 
   it('as HANDBACK_ESCALATION: read at start, a bad one naming the variable and the column', () => {
