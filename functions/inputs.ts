@@ -147,6 +147,13 @@ const messages = z.array(z.unknown()).check(
   z.describe('The transcript in its format, ending with the paused round; checked by the strict check (§4).'),
 );
 
+/** A field only the deployment sets (§21's ladders): named in a body, it is refused. */
+const notTheAgents = z
+  .never({
+    error: "escalation is the deployment's (§21: a policy's @escalate, or HANDBACK_ESCALATION): a pause cannot set it",
+  })
+  .check(z.describe("Never the agent's: escalation ladders are the deployment's (§21); naming one is 400."));
+
 /** What a pause records (§5, §9, §10, §13, §14), whichever door it came through. */
 const pauseFields = {
   format,
@@ -209,6 +216,9 @@ const pauseFields = {
   ),
   notify: z.optional(notifyList),
   fourEyes: z.optional(z.boolean().check(z.describe('The principal that paused it may not decide it (§13).'))),
+  // §21 escalation: the deployment's, never the agent's.
+  escalation: z.optional(notTheAgents),
+  escalate: z.optional(notTheAgents),
 };
 
 /** The rules between a pause's fields: one form of asks, and a reminder before the expiry. */

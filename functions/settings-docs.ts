@@ -211,6 +211,11 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     description: "the policy set's version on the audit trail (§19), 1–64 visible ASCII characters, e.g. a release tag",
     unset: 'the first 16 hex digits of the SHA-256 of the policy file, the schemas, the mode and the default',
   },
+  escalation: {
+    description:
+      'the escalation ladder of asks no policy escalates (§21): `PT30M group:leads; PT2H manager; PT8H email:cfo@example.com`, validated at start and at synthesis ([policies](policies.md))',
+    unset: 'none: an ask waits for its approvers until it expires',
+  },
   cedarSchema: {
     description: "Handback's own Cedar schema, the copy in the function's asset",
     unset: "the installed package's `handback.cedarschema`",

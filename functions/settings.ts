@@ -274,6 +274,13 @@ export const policyVersion = {
   type: 'string',
   context: 'handback:policyVersion',
 } as const;
+// §21 escalation
+export const escalation = {
+  env: 'HANDBACK_ESCALATION',
+  read: BOTH,
+  type: 'string',
+  context: 'handback:escalation',
+} as const;
 export const cedarSchema = { env: 'HANDBACK_CEDAR_SCHEMA', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 export const cedarWasm = { env: 'HANDBACK_CEDAR_WASM', read: LAMBDA, type: 'path', setBy: 'stack' } as const;
 
@@ -462,6 +469,7 @@ export const SETTINGS = {
   policyDefault,
   policyTimeZone,
   policyVersion,
+  escalation,
   cedarSchema,
   cedarWasm,
   // §20

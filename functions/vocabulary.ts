@@ -257,6 +257,8 @@ export const LIFECYCLE_TYPES = [
   // §19
   'Execution Claimed',
   'Execution Finished',
+  // §21 escalation
+  'Pause Escalated',
 ] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
 /** The lifecycle events by name. */
@@ -270,6 +272,7 @@ export const LifecycleType = {
   // §19
   ExecutionClaimed: 'Execution Claimed',
   ExecutionFinished: 'Execution Finished',
+  Escalated: 'Pause Escalated',
 } as const satisfies Record<string, LifecycleType>;
 
 /** The `source` of lifecycle events and hand-off events on EventBridge. */
@@ -330,6 +333,8 @@ export const POLICY_ANNOTATIONS = {
   fourEyes: 'fourEyes',
   // §19
   validFor: 'validFor',
+  // §21 escalation
+  escalate: 'escalate',
 } as const;
 
 // §19

@@ -1,4 +1,5 @@
 import {
+  type Approvers,
   answer,
   approvers,
   decidedCall,
@@ -299,6 +300,31 @@ export const executionView = z.object({
 });
 export type ExecutionView = z.output<typeof executionView>;
 
+// §21 escalation
+/** One level of an escalation ladder (§21, `ladder.ts` parses them): its time from the pause, and whom it adds. */
+export interface LadderLevel {
+  /** Seconds from the pause's creation. */
+  afterSeconds: number;
+  /** The approvers it adds (as `@approvers` names them). */
+  approvers?: Approvers;
+  /** Each waiting approver's manager in the directory of persons, the pauser and `onBehalfOf` skipped. */
+  manager?: true;
+}
+
+/** An ask's escalation ladder as GET shows it (§21): the level reached (0: none yet), and the next one to come. */
+export const escalationView = z.object({
+  level: z.number(),
+  next: z.optional(
+    z.object({
+      at: z.string(),
+      approvers: z.optional(approvers),
+      /** The level adds each waiting approver's manager in the directory of persons. */
+      manager: z.optional(z.literal(true)),
+    }),
+  ),
+});
+export type EscalationView = z.output<typeof escalationView>;
+
 /** An ask as GET shows it: what it is about, and its recorded decision (with the original args kept when edited). */
 export const askView = z.object({
   toolCallId: z.string(),
@@ -325,6 +351,8 @@ export const askView = z.object({
   policyNow: z.optional(askPolicy),
   /** The principal that paused it may not decide it, by a policy's `@fourEyes` (§17). */
   fourEyes: z.optional(z.literal(true)),
+  /** Its escalation ladder (§21), when it is on one. */
+  escalation: z.optional(escalationView),
   /** For the principal asking: whether they may decide it now (§13). */
   mayDecide: z.optional(z.boolean()),
   /**

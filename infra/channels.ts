@@ -32,7 +32,7 @@ import type { ChannelSettings } from './settings.ts';
  */
 export const CHANNEL_EVENTS: Record<ChannelName, readonly string[]> = {
   slack: LIFECYCLE_TYPES,
-  email: [LifecycleType.Created, LifecycleType.Reminder],
+  email: [LifecycleType.Created, LifecycleType.Reminder, LifecycleType.Escalated],
 };
 
 /** A channel's delivery function: its entry point, words and environment, and what it is granted beyond the table. */

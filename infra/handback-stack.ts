@@ -138,6 +138,12 @@ export class HandbackStack extends Stack {
         fn.function.addEnvironment(S.otlpEndpoint.env, settings.otlpEndpoint);
       }
     }
+    // §21 escalation: the default ladder, read by the functions that pause (recorded on each ask at its pause).
+    if (settings.escalation !== undefined) {
+      for (const fn of this.node.findAll().filter((node) => node instanceof HandbackFunction)) {
+        fn.function.addEnvironment(S.escalation.env, settings.escalation);
+      }
+    }
 
     const parts = { table, handoff, lifecycle, triggers, approval, resume, userPool, httpApi };
     // §21: how decisions are going, and the alarm on the oldest waiting ask.

@@ -6,6 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { parseRecipientDomains } from '../functions/checkpoints/recipients.ts';
+import { ladderSetting } from '../functions/policies/ladder.ts';
 import * as S from '../functions/settings.ts';
 import { type AuthSettings, resolveAuth } from './auth-settings.ts';
 import {
@@ -95,6 +96,9 @@ export interface Settings {
   mcpConcurrency: number | undefined;
   /** How long an ask may wait for people before the `OldestPendingAsk` alarm fires (§21). */
   pendingAlarm: Duration;
+  // §21 escalation
+  /** The default escalation ladder's text (`HANDBACK_ESCALATION`), validated; undefined = none. */
+  escalation: string | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -216,7 +220,17 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     ),
     mcpConcurrency,
     pendingAlarm: Duration.minutes(contextInteger(scope, CONTEXT.pendingAlarmMinutes) ?? S.pendingAlarmMinutes.default),
+    escalation: escalationOf(contextString(scope, CONTEXT.escalation)),
   };
+}
+
+/** Context `handback:escalation` (§21): a ladder, parsed now so that a bad one fails the synthesis, naming the key. */
+function escalationOf(value: string | undefined): string | undefined {
+  try {
+    return ladderSetting(value, `Context ${CONTEXT.escalation}`) === undefined ? undefined : value;
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message);
+  }
 }
 
 /** Context `handback:otlpEndpoint` (§21): an http(s) URL (a collector beside the functions may be plain http). */

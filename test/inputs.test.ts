@@ -148,6 +148,26 @@ describe('a decision', () => {
 describe('a pause input', () => {
   const base = { tenant: 'acme', runId: 'r1', format: 'openai-chat', messages: [{ role: 'user', content: 'hi' }] };
 
+  // §21: the ladder is the deployment's; an agent cannot set, shorten or remove one.
+  it.each([
+    ['escalation', 'PT1S sub:me'],
+    ['escalate', 'PT1S sub:me'],
+    ['escalation', null],
+    ['escalate', []],
+  ])('refuses a body naming %s (%j) with 400, naming the field', (field, value) => {
+    const body = { format: 'openai-chat', messages: [1], toolCallId: 'c', [field]: value };
+    const error = thrown(() => parseInput(pauseBody, body, 'pause body'));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error.failures).toEqual([
+      {
+        path: `/${field}`,
+        message:
+          "escalation is the deployment's (§21: a policy's @escalate, or HANDBACK_ESCALATION): a pause cannot set it",
+      },
+    ]);
+    expect(pauseBody.safeParse({ format: 'openai-chat', messages: [1], toolCallId: 'c' }).success).toBe(true);
+  });
+
   it('is the HTTP body with the tenant, run, key and principal of the request: one set of fields', () => {
     const body = {
       format: 'openai-chat',

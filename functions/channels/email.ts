@@ -11,7 +11,8 @@ import { type EmailMessage, pauseEmail } from './email-message.ts';
 
 /**
  * The email channel (§14): one email per recipient on `Pause Created`, and on `Pause Reminder` one to each recipient
- * who has not decided, each with the recipient's own answer link. Email cannot be updated, so the other events send
+ * who has not decided, each with the recipient's own answer link; on `Pause Escalated` (§21) one to each email
+ * approver the level added. Email cannot be updated, so the other events send
  * nothing. Each send is claimed in the delivery log first, so a redelivered event mails no one twice.
  */
 
@@ -62,9 +63,26 @@ export function createEmailChannel(deps: EmailDeps): Channel {
     await deps.log.done(key);
   };
 
+  // §21: the email approvers a level added are told like a new pause, each with a delivered link of their own, once per
+  // level (the delivery log's key names it). A group's members and a `manager` need the directory of persons, which is
+  // not built yet: they are mailed once it is.
+  const escalated = async (event: LifecycleEvent) => {
+    const { tenant, runId, interruptId, toolCallId, level, approvers } = event.detail;
+    const view = await getPause(deps.useCases, { tenant, runId, interruptId });
+    if (view.status !== 'paused' || !view.pending.includes(toolCallId ?? '')) return;
+    const failures: unknown[] = [];
+    for (const to of approvers?.emails ?? []) {
+      await sendOnce(event, view, to, `escalate#${toolCallId}#${level}`).catch((error: unknown) =>
+        failures.push(error),
+      );
+    }
+    if (failures.length > 0) throw failures[0];
+  };
+
   return {
     name: 'email',
     async deliver(event) {
+      if (event.type === LifecycleType.Escalated) return escalated(event);
       if (event.type !== LifecycleType.Created && event.type !== LifecycleType.Reminder) return;
       const { tenant, runId, interruptId } = event.detail;
       const view = await getPause(deps.useCases, { tenant, runId, interruptId });

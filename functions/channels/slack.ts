@@ -3,6 +3,7 @@ import { recipientsOf } from '../checkpoints/notify.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
+import type { Approvers } from '../wire.ts';
 import { type Channel, logFailedSend } from './channel.ts';
 import type { DeliveryKey, DeliveryLog, MessageRef, PauseOfMessage } from './delivery-log.ts';
 import type { SlackCall } from './slack-api.ts';
@@ -100,6 +101,23 @@ export function createSlackChannel(deps: SlackDeps): Channel & SlackInteractions
       }
       await log.done(remind);
     }
+    // §21: a level reached gets a reply in the message's thread naming it, once per ask and level.
+    if (event.type === LifecycleType.Escalated && view.status === 'paused') {
+      const { toolCallId, level, approvers } = event.detail;
+      const escalated = postKey(pause, to, `escalate#${toolCallId}#${level}`);
+      if (!(await log.claim(escalated))) return;
+      try {
+        await call('chat.postMessage', {
+          channel: ref.channel,
+          thread_ts: ref.ts,
+          text: escalationText(toolCallId ?? '', level ?? 0, approvers, event.detail.at),
+        });
+      } catch (error) {
+        await log.release(escalated);
+        throw error;
+      }
+      await log.done(escalated);
+    }
   };
 
   return {
@@ -124,4 +142,21 @@ export function createSlackChannel(deps: SlackDeps): Channel & SlackInteractions
 
     interactions: createSlackInteractions(deps).interactions,
   };
+}
+
+/** A level's thread reply: "Escalated to group leads, cfo@example.com at 2026-… (level 1, call_refund)." */
+function escalationText(
+  toolCallId: string,
+  level: number,
+  approvers: Approvers | undefined,
+  at: string | undefined,
+): string {
+  const names = [
+    ...(approvers?.groups ?? []).map((group) => `group ${group}`),
+    ...(approvers?.emails ?? []),
+    ...(approvers?.subjects ?? []),
+  ];
+  const whom =
+    names.length === 0 ? 'no one yet (the level names managers, and there is no directory)' : names.join(', ');
+  return `Escalated to ${whom}${at === undefined ? '' : ` at ${at}`} (level ${level}, ${toolCallId}).`;
 }

@@ -3,7 +3,7 @@ import type { Directory } from '../directory/port.ts';
 import { AlreadyResumedError, OpenPauseExistsError, PayloadTooLargeError } from '../errors.ts';
 import { cancelInput, continuationKey, decideInput, listQuery, parseInput, pauseKey, resumeInput } from '../inputs.ts';
 import { canonicalJson, capitalize } from '../json.ts';
-import type { PolicyEngine } from '../policies/port.ts';
+import type { LadderLevel, PolicyEngine } from '../policies/port.ts';
 import { type Decision, plan } from '../rehydrate/decide.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
 import type { BundleDefines } from '../settings.ts';
@@ -51,7 +51,7 @@ import { LIBRARY_PRINCIPAL, recorded, SWEEP_PRINCIPAL } from './identity.ts';
 import { pauseIdOf, randomToken } from './ids.ts';
 import { judgeEdits } from './judging.ts';
 import { listPage } from './listing.ts';
-import { fitAsks, newPauseRecord, nextNumber } from './new-pause.ts';
+import { fitAsks, laddered, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
 import { resolveActor, withPauser } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
@@ -105,6 +105,8 @@ export interface CheckpointServiceOptions {
   policies?: () => Promise<PolicyEngine>;
   /** The deployment's directory of persons (§20), read on each request. @default none */
   directory?: Directory;
+  /** §21: the deployment's escalation ladder for asks no policy escalates (`HANDBACK_ESCALATION`). @default none */
+  escalation?: readonly LadderLevel[];
 }
 
 /** A committed change: the record before (undefined for a new pause) and after. */
@@ -131,6 +133,7 @@ export class CheckpointService implements CheckpointStore {
   readonly #executions: ExecutionClaims;
   readonly claimExecution: CheckpointStore['claimExecution'] = (input) => this.#executions.claim(input);
   readonly finishExecution: CheckpointStore['finishExecution'] = (input) => this.#executions.finish(input);
+  readonly #escalation: readonly LadderLevel[] | undefined;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -152,6 +155,7 @@ export class CheckpointService implements CheckpointStore {
       changed,
       policies,
     });
+    this.#escalation = options.escalation;
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
@@ -213,6 +217,7 @@ export class CheckpointService implements CheckpointStore {
         let result: PauseCreated | PauseClosed | undefined;
         const outcomes = judged?.apply(record, now.getTime());
         if (outcomes !== undefined) record = outcomes.record;
+        record = laddered(record, this.#escalation);
         if (outcomes?.complete) {
           // Every ask decided by the policies: the pause is written closed, its continuation committed with it.
           const round = await this.#reader.round({ record, transcript: bytes });
@@ -320,7 +325,8 @@ export class CheckpointService implements CheckpointStore {
       () => this.#persistence.read(key),
       async (read, nowMs): Promise<Step<ClosedBySweep | undefined>> => {
         const record = read?.record;
-        const step = sweepStep(record, nowMs);
+        // §21's `manager` level: the directory of persons is not built yet, so it adds no one; its lookup goes here.
+        const step = sweepStep(record, nowMs, undefined);
         if (step.do === 'nothing' || record === undefined) return { result: undefined };
         const write = (after: PauseRecord) => ({ before: record, after });
         switch (step.do) {
@@ -331,6 +337,10 @@ export class CheckpointService implements CheckpointStore {
             result.closed.push(closed);
             return { write: write(step.after), result: { closed, record: step.after }, quiet: true };
           }
+          case 'reschedule':
+            return { write: write(step.after), result: undefined, quiet: true };
+          case 'escalate': // one conditional write per level: a racer reads the level reached
+            return { write: write(step.after), result: undefined };
           case 'expire':
           case 'remind': {
             const list = step.do === 'expire' ? result.expired : result.reminded;

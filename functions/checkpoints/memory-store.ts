@@ -32,6 +32,8 @@ export interface CheckpointStoreOptions {
    * @default none: tokens' subjects and Slack users are persons, an address alone is not
    */
   directory?: CheckpointServiceOptions['directory'];
+  /** §21: the escalation ladder of asks no policy escalates (`parseLadder`). @default none */
+  escalation?: CheckpointServiceOptions['escalation'];
 }
 
 /**

@@ -6,8 +6,10 @@ import {
   UnsupportedRecordError,
 } from '../errors.ts';
 import { capitalize, utf8Bytes } from '../json.ts';
+import type { LadderLevel } from '../policies/port.ts';
 import { LIMITS, Status } from '../vocabulary.ts';
 import type { TranscriptHeader } from './codec.ts';
+import { withLadders } from './escalation.ts';
 import { MAX_SEQ } from './ids.ts';
 import type { CheckedPause } from './pause-checks.ts';
 import { type Ask, interruptIdOf, isKnownStatus, isOpenAt, nextDueAt, type PauseRecord } from './record.ts';
@@ -95,6 +97,15 @@ export function newPauseRecord(pause: CheckedPause, parts: NewPauseParts): Pause
   }
   record.dueAtMs = nextDueAt(record);
   return record;
+}
+
+/**
+ * §21: `record` (a new pause, its policies' outcomes in) with each waiting ask's escalation ladder — a policy's, else
+ * the deployment's `fallback` — and due at its first level if that comes before its reminder and expiry.
+ */
+export function laddered(record: PauseRecord, fallback: readonly LadderLevel[] | undefined): PauseRecord {
+  const after = withLadders(record, fallback);
+  return after === record ? record : { ...after, dueAtMs: nextDueAt(after) };
 }
 
 /**

@@ -56,6 +56,11 @@ export async function judgeAsks(
     if (ask.approvers !== undefined) agent.approvers = ask.approvers;
     if (ask.approvals !== undefined) agent.approvals = ask.approvals;
     const outcome = settle(agent, verdict, engine.mode);
+    // §21: a permit's ladder escalates the ask it lets wait (in shadow mode people are asked as if there were none).
+    if (outcome.decided === undefined && outcome.policy.shadow !== true) {
+      const ladder = engine.ladderOf?.(verdict.policyIds);
+      if (ladder !== undefined) outcome.ladder = ladder;
+    }
     refuseUndecidable(pause, ask, outcome);
     settled.push(outcome);
   }
@@ -127,6 +132,8 @@ function withOutcome(ask: Ask, settled: Settled | undefined): Ask {
   if (settled.approvals === undefined) delete next.approvals;
   else next.approvals = settled.approvals;
   if (settled.fourEyes === true) next.fourEyes = true;
+  // Cut at the expiry and dropped once decided by `withLadders`, which every new pause goes through.
+  if (settled.ladder !== undefined) next.escalation = { ladder: settled.ladder, reached: [] };
   return next;
 }
 

@@ -15,6 +15,7 @@ import type {
   AskPolicy,
   DecisionBody,
   JsonSchema,
+  LadderLevel,
   NotifyEntry,
   PolicyRequirements,
   Principal,
@@ -61,6 +62,8 @@ export interface Ask {
   atPause?: PolicyRequirements;
   /** What the policies made of the current, edited arguments (whose hash it keeps); absent while they are the model's. */
   policyNow?: { argsHash: string; policy: AskPolicy };
+  /** Its escalation ladder and the levels reached (§21); absent when it is on none. */
+  escalation?: AskEscalation;
 }
 
 /** A decision as recorded on the pause: what was decided, its hash (to tell a replay from a change), when, by whom. */
@@ -192,6 +195,39 @@ export interface PauseRecord {
   executions?: Array<RecordedExecution | undefined>;
 }
 
+// §21 escalation (reaching a level is escalation.ts's)
+
+/** One level an ask reached: when, and whom it added. */
+export interface ReachedLevel {
+  at: string;
+  /** The approvers this level added (a `manager` level's resolved managers, once there is a directory). */
+  added?: Approvers;
+}
+
+/** An ask's escalation ladder and the levels it reached so far, in order. */
+export interface AskEscalation {
+  ladder: LadderLevel[];
+  reached: ReachedLevel[];
+}
+
+/** When `ask`'s next level is due, or undefined: none left. */
+export function nextLevelAt(record: Pick<PauseRecord, 'createdAt'>, ask: Ask): number | undefined {
+  const escalation = ask.escalation;
+  const level = escalation?.ladder[escalation.reached.length];
+  return level === undefined ? undefined : Date.parse(record.createdAt) + level.afterSeconds * 1000;
+}
+
+/** When the sweep must next escalate an ask of `record` that still waits, or undefined. */
+export function nextEscalationAt(record: Pick<PauseRecord, 'asks' | 'decisions' | 'createdAt'>): number | undefined {
+  let next: number | undefined;
+  record.asks.forEach((ask, index) => {
+    if (record.decisions[index] !== undefined) return;
+    const at = nextLevelAt(record, ask);
+    if (at !== undefined && (next === undefined || at < next)) next = at;
+  });
+  return next;
+}
+
 /** Names one pause of one run of one tenant. */
 export interface RecordKey {
   tenant: string;
@@ -233,11 +269,24 @@ export function isOpenAt(record: Pick<PauseRecord, 'status' | 'expiresAtMs'>, no
   return statusAt(record, now) === Status.Paused;
 }
 
-/** The next time the sweep must look at an open pause: its reminder while unsent, else its expiry. */
-export function nextDueAt(record: Pick<PauseRecord, 'remindAtMs' | 'remindedAt' | 'expiresAtMs'>): number {
-  return record.remindAtMs !== undefined && record.remindedAt === undefined
-    ? Math.min(record.remindAtMs, record.expiresAtMs)
-    : record.expiresAtMs;
+/**
+ * The next time the sweep must look at an open pause: its reminder while unsent, or the next escalation level of an
+ * ask that waits (§21), whichever is first; else its expiry.
+ */
+export function nextDueAt(
+  record: Pick<PauseRecord, 'remindAtMs' | 'remindedAt' | 'expiresAtMs'> &
+    Partial<Pick<PauseRecord, 'asks' | 'decisions' | 'createdAt'>>,
+): number {
+  const reminder =
+    record.remindAtMs !== undefined && record.remindedAt === undefined
+      ? Math.min(record.remindAtMs, record.expiresAtMs)
+      : record.expiresAtMs;
+  const { asks, decisions, createdAt } = record;
+  const level =
+    asks === undefined || decisions === undefined || createdAt === undefined
+      ? undefined
+      : nextEscalationAt({ asks, decisions, createdAt });
+  return level === undefined ? reminder : Math.min(reminder, level);
 }
 
 /** The ids of the asks decided and still waiting, in ask order. */

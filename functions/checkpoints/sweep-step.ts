@@ -1,5 +1,7 @@
 import { Status } from '../vocabulary.ts';
-import { nextDueAt, type PauseRecord } from './record.ts';
+import type { Approvers } from '../wire.ts';
+import { type Escalated, escalate } from './escalation.ts';
+import { type Ask, nextDueAt, type PauseRecord } from './record.ts';
 
 /**
  * What the sweep does with one due record at `nowMs`, pure: the service reads the record, asks this, and writes the
@@ -16,13 +18,24 @@ export type SweepStep =
   /** Expired with `onExpiry: "reject"`: the service closes it (every undecided ask rejected), `awaitingHandoff`. */
   | { do: 'close' }
   /** Its reminder is due: written as sent, due next at its expiry. */
-  | { do: 'remind'; after: PauseRecord };
+  | { do: 'remind'; after: PauseRecord }
+  /** §21: the next level of each waiting ask whose level is due, reached (its approvers added); due next again. */
+  | { do: 'escalate'; after: PauseRecord; escalated: Escalated[] }
+  /** Due for a level of an ask decided since: due next at what is still to come (bookkeeping, no event). */
+  | { do: 'reschedule'; after: PauseRecord };
 
 /** Milliseconds after which the sweep delivers again a closing of its own whose hand-off was not acknowledged. */
 export const HANDOFF_RETRY_MS = 60_000;
 
-/** The sweep's step for `record` (undefined: none was found) at `nowMs`. */
-export function sweepStep(record: PauseRecord | undefined, nowMs: number): SweepStep {
+/**
+ * The sweep's step for `record` (undefined: none was found) at `nowMs`. `managers` are the approvers a `manager` level
+ * adds to an ask (§21), resolved by the caller from the directory of persons; without it such a level adds no one.
+ */
+export function sweepStep(
+  record: PauseRecord | undefined,
+  nowMs: number,
+  managers?: (ask: Ask) => Approvers | undefined,
+): SweepStep {
   if (record === undefined || record.dueAtMs === undefined || record.dueAtMs > nowMs) return { do: 'nothing' };
   // A closing whose hand-off was not acknowledged yet: deliver it again (§6, at least once); not acknowledged by the
   // next tick, it is looked at again then.
@@ -36,9 +49,20 @@ export function sweepStep(record: PauseRecord | undefined, nowMs: number): Sweep
     delete after.dueAtMs;
     return { do: 'expire', after };
   }
-  const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };
-  after.dueAtMs = nextDueAt(after);
-  return { do: 'remind', after };
+  const escalated = escalate(record, nowMs, managers);
+  if (escalated !== undefined) {
+    const after = escalated.after;
+    after.dueAtMs = nextDueAt(after);
+    return { do: 'escalate', after, escalated: escalated.escalated };
+  }
+  if (record.remindAtMs !== undefined && record.remindedAt === undefined && record.remindAtMs <= nowMs) {
+    const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };
+    after.dueAtMs = nextDueAt(after);
+    return { do: 'remind', after };
+  }
+  const dueAtMs = nextDueAt(record);
+  if (dueAtMs === record.dueAtMs) return { do: 'nothing' };
+  return { do: 'reschedule', after: { ...record, dueAtMs, rev: record.rev + 1 } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ToolCall } from '../rehydrate/formats/format.ts';
 import type { Actor } from '../wire.ts';
 import type { AskView, PauseClosed, PauseCreated, PauseView, ResumeResult } from './checkpoint-store.ts';
+import { escalationView } from './escalation.ts';
 import { dispatchedAsks, executionViewOf } from './executing.ts';
 import {
   type Ask,
@@ -31,7 +32,7 @@ export function toPauseView(
   const hashes = modelHashes(record, calls);
   const dispatched = dispatchedAsks(record);
   const asks = record.asks.map((ask, index) => {
-    const view = toAskView(ask, record.decisions[index], calls);
+    const view = toAskView(record, ask, record.decisions[index], calls);
     const votes = record.votes?.[index];
     if (votes !== undefined && votes.length > 0) {
       view.votes = votes.map((vote) => ({
@@ -98,7 +99,12 @@ export function toPauseView(
   return view;
 }
 
-function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: ReadonlyMap<string, ToolCall>): AskView {
+function toAskView(
+  record: PauseRecord,
+  ask: Ask,
+  recorded: RecordedDecision | undefined,
+  calls?: ReadonlyMap<string, ToolCall>,
+): AskView {
   const filled = ask.argsOmitted ? calls?.get(ask.toolCallId) : undefined;
   const view: AskView = {
     toolCallId: ask.toolCallId,
@@ -115,6 +121,8 @@ function toAskView(ask: Ask, recorded: RecordedDecision | undefined, calls?: Rea
   if (ask.approvals !== undefined) view.approvals = ask.approvals;
   if (ask.fourEyes === true) view.fourEyes = true;
   if (ask.policy !== undefined) view.policy = ask.policy;
+  const escalation = escalationView(record, ask);
+  if (escalation !== undefined) view.escalation = escalation;
   if (recorded !== undefined) {
     view.decision =
       recorded.by === undefined

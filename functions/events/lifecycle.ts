@@ -1,4 +1,5 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
+import { escalatedBetween } from '../checkpoints/escalation.ts';
 import {
   decidedAndPending,
   expiresAtOf,
@@ -16,7 +17,7 @@ import {
   Status,
   VIAS,
 } from '../vocabulary.ts';
-import type { AskPolicy, Principal } from '../wire.ts';
+import type { Approvers, AskPolicy, Principal } from '../wire.ts';
 
 /**
  * Lifecycle events (§11), pure: each committed change of a pause is one event, named by what changed. The detail says
@@ -58,6 +59,12 @@ export interface LifecycleDetail {
    * when (a refused claim is `Execution Finished` with `refused`; its code, never its reason).
    */
   execution?: { toolCallId: string; status: ExecutionStatus; at: string; code?: string };
+  // §21 escalation
+  /** `Pause Escalated`: the ask, the level it reached (1 for the first), the approvers that level added, and when. */
+  toolCallId?: string;
+  level?: number;
+  approvers?: Approvers;
+  at?: string;
 }
 
 /** A policy outcome as an event carries it: never a reason, which may quote the arguments. */
@@ -86,6 +93,15 @@ export function lifecycleEventsOf(change: PauseChange): LifecycleEvent[] {
           ? [LifecycleType.Created, LifecycleType.Decided]
           : [LifecycleType.Created];
     return types.filter((type) => type !== undefined).map((type) => eventOf(type, before, after));
+  }
+  // §21: a level reached is the sweep's write of its own; one event per ask and level.
+  const escalated = escalatedBetween(before, after);
+  if (escalated.length > 0) {
+    return escalated.map(({ toolCallId, level, approvers, atMs }) => {
+      const at = new Date(atMs).toISOString();
+      const detail: LifecycleDetail = { ...detailOf(after), toolCallId, level, approvers, at };
+      return { type: LifecycleType.Escalated, detail };
+    });
   }
   const type = typeOf(before, after);
   return type === undefined ? [] : [eventOf(type, before, after)];

@@ -10,6 +10,7 @@ import type { HandoffConfig } from '../handoff/handoff.ts';
 import type { InboxSignIn } from '../inbox/assets.ts';
 import { type PolicySettings, policySettingsFrom } from '../policies/config.ts';
 import type { PolicyFiles } from '../policies/engine-files.ts';
+import { type LadderLevel, ladderSetting } from '../policies/ladder.ts';
 import type { Setting } from '../settings.ts';
 import * as S from '../settings.ts';
 import { HANDOFF_TARGETS, isOneOf } from '../vocabulary.ts';
@@ -56,6 +57,9 @@ export interface Config {
   otlpEndpoint: string | undefined;
   /** The directory file of persons (§20), bundled with the functions that decide; undefined = none. */
   directory: string | undefined;
+  // §21 escalation
+  /** The escalation ladder of asks no policy escalates (`HANDBACK_ESCALATION`); undefined = none. */
+  escalation: LadderLevel[] | undefined;
 }
 
 /** A setting's text: its variable trimmed, else its default; undefined when neither (an empty variable is unset). */
@@ -185,10 +189,16 @@ export function loadConfig(env: Environment = process.env): Config {
     policyFiles: policyFilesOf(env),
     otlpEndpoint: otlpEndpointOf(env),
     directory: settingOf(S.directory, env),
+    escalation: escalationOf(env),
   };
 }
 
 /** `OTEL_EXPORTER_OTLP_ENDPOINT` (§21): an http(s) base URL, or undefined when unset; anything else names the variable. */
+/** The default escalation ladder (§21, `HANDBACK_ESCALATION`), or undefined; a bad one names the variable. */
+export function escalationOf(env: Environment = process.env): LadderLevel[] | undefined {
+  return ladderSetting(settingOf(S.escalation, env), `Environment variable ${S.escalation.env}`);
+}
+
 export function otlpEndpointOf(env: Environment = process.env): string | undefined {
   const text = settingOf(S.otlpEndpoint, env);
   if (text === undefined) return undefined;

@@ -12,8 +12,8 @@ import { listSetting, requiredSetting, settingOf } from './config.ts';
 import { traceAwsClient } from './tracing.ts';
 
 /**
- * The email channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings `Pause Created` and
- * `Pause Reminder`; each recipient (the pause's `notify` entries or `HANDBACK_EMAIL_TO`) gets one email by SES v2
+ * The email channel's Lambda entry point on AWS (§14): its rule on the lifecycle bus brings `Pause Created`,
+ * `Pause Reminder` and `Pause Escalated` (§21: mailed to the email approvers the level added); each recipient (the pause's `notify` entries or `HANDBACK_EMAIL_TO`) gets one email by SES v2
  * `SendEmail` from the verified identity `HANDBACK_EMAIL_FROM` (in `SES_REGION`, default the function's; with the
  * configuration set `SES_CONFIGURATION_SET` when set), with their own answer link: signed with the link key
  * (`LINK_SECRET_ARN`, read on first use) to the inbox at `HANDBACK_INBOX_URL`.

@@ -1,4 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { escalationsOf } from '../checkpoints/escalation.ts';
 import { S3TranscriptObjects, s3ClientConfig } from '../checkpoints/s3/s3-objects.ts';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
@@ -27,7 +28,7 @@ const links =
   linkSecretArn === undefined
     ? undefined
     : answerLinksOnFirstUse(async () => (await import('./answer-links.ts')).answerLinksOn(linkSecretArn));
-const traces = tracesOf(otlpEndpointOf(), { log: logger });
+const traces = tracesOf(otlpEndpointOf(), { log: logger, escalationsOf });
 const s3Endpoint = settingOf(S.s3Endpoint);
 const objects = new S3TranscriptObjects({
   bucket: settingOf(S.transcriptBucket) as string,

@@ -1,6 +1,7 @@
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { escalationsOf } from '../checkpoints/escalation.ts';
 import { readDirectoryFile } from '../directory/file.ts';
 import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
@@ -48,7 +49,7 @@ const directory = config.directory === undefined ? undefined : readDirectoryFile
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
 /** The spans of this container's requests (§21), when an OTLP endpoint is configured; flushed as each invocation ends. */
-const traces = tracesOf(config.otlpEndpoint, { log: logger });
+const traces = tracesOf(config.otlpEndpoint, { log: logger, escalationsOf });
 /** The transcript bucket (§23), its SDK loaded on the first transcript that needs it. */
 const objects = tracedTranscriptObjects(config.transcriptBucket, config.s3Endpoint);
 
@@ -85,6 +86,7 @@ export function useCaseDepsWith(
       recipientDomains: config.recipientDomains,
       ...(directory === undefined ? {} : { directory }),
       ...(policies === undefined ? {} : { policies }),
+      ...(config.escalation === undefined ? {} : { escalation: config.escalation }),
     }),
     ...(policies === undefined ? {} : { policies }),
     handoff: createHandoff(config.handoff, clients, logger),

@@ -4,6 +4,7 @@ import { parseRecipientDomains } from '../checkpoints/recipients.ts';
 import {
   type Environment,
   type EnvSetting,
+  escalationOf,
   loadHandoffConfig,
   otlpEndpointOf,
   policySettingsOf,
@@ -13,6 +14,7 @@ import type { InboxSignIn } from '../inbox/assets.ts';
 import { MIN_LINK_SECRET_BYTES } from '../links/answer-links.ts';
 import { mcpWaitMs } from '../mcp/backend.ts';
 import type { PolicySettings } from '../policies/config.ts';
+import type { LadderLevel } from '../policies/ladder.ts';
 import * as S from '../settings.ts';
 import { LIMITS } from '../vocabulary.ts';
 
@@ -96,6 +98,9 @@ export interface LocalSettings {
   inboxSignIn: InboxSignIn;
   /** The OTLP/HTTP endpoint spans are exported to (§21); undefined = none. */
   otlpEndpoint: string | undefined;
+  // §21 escalation
+  /** The escalation ladder of asks no policy escalates (`HANDBACK_ESCALATION`); undefined = none. */
+  escalation: LadderLevel[] | undefined;
 }
 
 /** The local service's settings from `env`; throws a `StartError` naming the first that cannot work. */
@@ -146,6 +151,7 @@ export function localSettings(env: Environment = process.env): LocalSettings {
       endpointOrigins: text(S.oidcEndpointOrigins),
     },
     otlpEndpoint: checked(() => otlpEndpointOf(env)),
+    escalation: checked(() => escalationOf(env)),
   };
 }
 

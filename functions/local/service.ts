@@ -9,6 +9,7 @@ import {
   endpointClientConfig,
   storageClientConfig,
 } from '../checkpoints/dynamodb-store.ts';
+import { escalationsOf } from '../checkpoints/escalation.ts';
 import { S3TranscriptObjects, s3ClientConfig, s3EndpointConfig } from '../checkpoints/s3/s3-objects.ts';
 import { readDirectoryFile } from '../directory/file.ts';
 import type { Directory } from '../directory/port.ts';
@@ -142,7 +143,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
   }
   const { tenantClaim, recipientDomains } = settings;
   // §21: spans to an OTLP endpoint, when one is set: the pause requests', and the asks' as changes settle them.
-  const traces = tracesOf(settings.otlpEndpoint, { log: logger });
+  const traces = tracesOf(settings.otlpEndpoint, { log: logger, escalationsOf });
   // Lifecycle events: the store tells of each committed change; the emitter is wired once the URL is known.
   let observe: (change: PauseChange) => void = () => {};
   const deps: ApiDeps = {
@@ -157,6 +158,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
       ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
       ...(directory === undefined ? {} : { directory }),
       recipientDomains,
+      ...(settings.escalation === undefined ? {} : { escalation: settings.escalation }),
     }),
     handoff,
     claims: createDynamoDBHandoffClaims({ client, tableName }),

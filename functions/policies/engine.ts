@@ -134,6 +134,13 @@ export function createPolicyEngine(
     version,
     timeZone,
     policies: summaries,
+    ladderOf(policyIds) {
+      for (const id of policyIds) {
+        const ladder = loaded.policies.get(id)?.escalate;
+        if (ladder !== undefined) return ladder;
+      }
+      return undefined;
+    },
     evaluate(request) {
       let context: Record<string, unknown>;
       try {

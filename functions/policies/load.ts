@@ -3,6 +3,8 @@ import { CEDAR_NAMES, isOneOf, LIMITS, POLICY_ANNOTATIONS, POLICY_BASES } from '
 import type { Approvers } from '../wire.ts';
 import type { Cedar, CedarType, DetailedError, PolicyJson, SchemaJson } from './cedar.ts';
 import { durationSeconds } from './duration.ts';
+import { LadderError, parseApprovers, parseLadder } from './ladder.ts';
+import type { LadderLevel } from './port.ts';
 import {
   placeOfByte,
   placeOfIndex,
@@ -45,6 +47,8 @@ export interface LoadedPolicy {
   fourEyes?: true;
   /** §19: `@validFor`, an ISO 8601 duration: how long an approval under it lets the call run. */
   validFor?: string;
+  /** `@escalate("PT30M group:leads; PT2H manager")`: the ask's escalation ladder (§21). */
+  escalate?: LadderLevel[];
   /** The actions its scope names (`action == …`, `action in [...]`), or undefined for every action. */
   actions?: string[];
   /** The tools its scope names (`resource == Handback::Tool::"…"`), or undefined when it may apply to any. */
@@ -100,6 +104,11 @@ export function loadPolicies(
     if (answer.type === 'failure') throw cedarError(answer.errors, inPolicies, policies.file);
     const annotations = answer.json.annotations ?? {};
     const policy = readAnnotations(annotations, answer.json.effect, text, fail);
+    const escalate = annotations[POLICY_ANNOTATIONS.escalate];
+    if (escalate !== undefined)
+      policy.escalate = readLadder(escalate, answer.json.effect, text, (offset, message) =>
+        at(policies, index + offset, message),
+      );
     const actions = actionsOf(answer.json.action);
     if (actions !== undefined) policy.actions = actions;
     // §19: an approval's validity belongs to what people approve, `call`; on any other action it would bound nothing.
@@ -299,37 +308,26 @@ function readAnnotations(
 }
 
 /**
- * `@approvers("group:finance, email:cfo@example.com, sub:ann, slack:T1:U1")` as approvers: groups, emails, and
- * subjects (a token's `sub`, or a Slack user's `slack:<team>:<user>`).
+ * `@escalate("…")` as a ladder (§21), on a permit only; what is wrong is an error at its word in the annotation's
+ * string (found by the annotation's name, so a string with escapes may point a few columns off).
  */
-export function parseApprovers(value: string, fail: (message: string) => Error): Approvers {
-  const approvers: Approvers = {};
-  const add = (key: keyof Approvers, entry: string) => {
-    const list = approvers[key] ?? [];
-    if (!list.includes(entry)) list.push(entry);
-    approvers[key] = list;
-  };
-  const { entries, chars } = LIMITS.approvers;
-  for (const raw of value.split(',')) {
-    const entry = raw.trim();
-    const colon = entry.indexOf(':');
-    const kind = entry.slice(0, colon);
-    const name = entry.slice(colon + 1);
-    if (colon <= 0 || name.length === 0 || name.length > chars) {
-      throw fail(
-        `@approvers entry "${entry}" must be group:<name>, email:<address>, sub:<subject> or slack:<team>:<user> (at most ${chars} characters after the prefix)`,
-      );
-    }
-    if (kind === 'group') add('groups', name);
-    else if (kind === 'email') add('emails', name);
-    else if (kind === 'sub') add('subjects', name);
-    else if (kind === 'slack') add('subjects', entry);
-    else throw fail(`@approvers entry "${entry}": "${kind}:" is none of group:, email:, sub: and slack:`);
+function readLadder(
+  value: string,
+  effect: 'permit' | 'forbid',
+  text: string,
+  fail: (offset: number, message: string) => InvalidPoliciesError,
+): LadderLevel[] {
+  const annotation = text.search(new RegExp(`@${POLICY_ANNOTATIONS.escalate}\\s*\\(`));
+  const quote = annotation < 0 ? -1 : text.indexOf('"', annotation);
+  const start = quote < 0 ? 0 : quote + 1;
+  if (effect === 'forbid')
+    throw fail(Math.max(annotation, 0), '@escalate belongs to permit policies: a forbid rejects');
+  try {
+    return parseLadder(value);
+  } catch (error) {
+    if (!(error instanceof LadderError)) throw error;
+    throw fail(start + error.offset, `@escalate: ${error.message}`);
   }
-  for (const key of ['subjects', 'emails', 'groups'] as const) {
-    if ((approvers[key]?.length ?? 0) > entries) throw fail(`@approvers names more than ${entries} ${key}`);
-  }
-  return approvers;
 }
 
 /** An error at a UTF-16 index of a file. */

@@ -1,6 +1,7 @@
 import type { PolicyDefault, PolicyMode } from '../vocabulary.ts';
 import type { Approvers, AskPolicy, PolicyRequirements, Principal } from '../wire.ts';
 import { durationSeconds } from './duration.ts';
+import type { LadderLevel } from './port.ts';
 
 /**
  * §17's outcomes, pure: Cedar's answers to an ask's two requests combined in the contract's order, and what that
@@ -150,6 +151,8 @@ export interface Settled {
   approvers?: Approvers;
   approvals?: number;
   fourEyes?: true;
+  /** §21: the escalation ladder of the permits that let it wait (the first with an `@escalate`), in enforce mode. */
+  ladder?: LadderLevel[];
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { PolicyDefault, PolicyMode } from '../vocabulary.ts';
-import type { AskPolicy } from '../wire.ts';
+import type { AskPolicy, LadderLevel } from '../wire.ts';
+
+export type { LadderLevel };
 
 /**
  * The policy engine as the checkpoint service sees it (§17, §19): what it asks of one `approval` ask, and what it says
@@ -46,4 +48,6 @@ export interface PolicyEngine {
   readonly policies: readonly PolicySummary[];
   /** The outcome of one `approval` ask (its `version` the set's). */
   evaluate(request: PolicyRequest): AskPolicy;
+  /** §21: the escalation ladder of the first of `policyIds` with an `@escalate`, or undefined. */
+  ladderOf?(policyIds: readonly string[]): LadderLevel[] | undefined;
 }

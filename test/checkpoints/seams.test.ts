@@ -27,7 +27,11 @@ describe('the sweep step', () => {
       after: { remindedAt: new Date(NOW).toISOString(), dueAtMs: NOW + 60_000, rev: due.rev + 1 },
     });
     if (step.do !== 'remind') throw new Error('not a reminder');
-    expect(sweepStep({ ...step.after, dueAtMs: NOW }, NOW)).toMatchObject({ do: 'remind' });
+    // Looked at again while still due (a stale index): never a second reminder, only due again at the expiry.
+    expect(sweepStep({ ...step.after, dueAtMs: NOW }, NOW)).toMatchObject({
+      do: 'reschedule',
+      after: { remindedAt: new Date(NOW).toISOString(), dueAtMs: NOW + 60_000 },
+    });
     expect(due.remindedAt).toBeUndefined();
   });
 

@@ -58,11 +58,11 @@ describe('the readers of the environment', () => {
   it('npm start reads exactly the settings marked local', () => {
     const loader = readPage('functions/local/config.ts');
     const handlers = readPage('functions/handlers/config.ts');
-    // It takes the hand-off's, the policies' and the OTLP endpoint's settings from the functions' own readers.
-    const shared = ['loadHandoffConfig', 'policySettingsOf', 'otlpEndpointOf'].filter((name) =>
-      loader.includes(`${name}(env)`),
-    );
-    expect(shared).toEqual(['loadHandoffConfig', 'policySettingsOf', 'otlpEndpointOf']);
+    // It takes the hand-off's, the policies', the OTLP endpoint's and the default ladder's settings from the functions'
+    // own readers.
+    const names = ['loadHandoffConfig', 'policySettingsOf', 'otlpEndpointOf', 'escalationOf'];
+    const shared = names.filter((name) => loader.includes(`${name}(env)`));
+    expect(shared).toEqual(names);
     const read = new Set([
       ...settingsNamed(loader),
       ...shared.flatMap((name) => settingsNamed(functionBody(handlers, name))),

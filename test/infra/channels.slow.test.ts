@@ -76,7 +76,7 @@ const secretByName = (name: string) => ({
 
 describe.each([
   ['Slack', 'ChannelsSlack', [...LIFECYCLE_TYPES]],
-  ['email', 'ChannelsEmail', ['Pause Created', 'Pause Reminder']],
+  ['email', 'ChannelsEmail', ['Pause Created', 'Pause Reminder', 'Pause Escalated']],
 ])('the %s channel on AWS', (_name, prefix, types) => {
   const { template } = both;
 

@@ -5,6 +5,7 @@ import { synthesize } from './synth.ts';
 const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/11111111-2222-3333-4444-555555555555';
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:111122223333:handback-alarms';
 const OTLP_ENDPOINT = 'http://localhost:4318';
+const ESCALATION = 'PT30M group:finance-leads; PT2H manager';
 
 /** Every setting changed from its default, through context as a deployment would: one synthesis for the file. */
 const { template, violations } = synthesize(
@@ -26,6 +27,7 @@ const { template, violations } = synthesize(
       'handback:notifyEmail': 'approvers@example.org',
       'handback:inboxUrl': 'https://decide.example.org/inbox',
       'handback:otlpEndpoint': OTLP_ENDPOINT,
+      'handback:escalation': ESCALATION,
     },
   },
 );
@@ -269,6 +271,15 @@ describe('a stack configured through context', () => {
     expect(functions.length).toBeGreaterThan(8);
     for (const [id, fn] of functions) {
       expect([id, fn.Properties.Environment?.Variables?.OTEL_EXPORTER_OTLP_ENDPOINT]).toEqual([id, OTLP_ENDPOINT]);
+    }
+  });
+
+  // §21 escalation
+  it('gives every function the default escalation ladder', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(8);
+    for (const [id, fn] of functions) {
+      expect([id, fn.Properties.Environment?.Variables?.HANDBACK_ESCALATION]).toEqual([id, ESCALATION]);
     }
   });
 

@@ -235,6 +235,19 @@ describe('resolveSettings', () => {
     }
   });
 
+  // §21 escalation
+  it('has no default ladder unless context names one, and keeps a valid one as written for the functions', () => {
+    expect(resolveSettings(stackWith(), JWT).escalation).toBeUndefined();
+    const ladder = 'PT30M group:finance-leads; PT2H manager; PT8H email:cfo@example.com';
+    expect(resolveSettings(stackWith({ [CONTEXT.escalation]: ladder }), JWT).escalation).toBe(ladder);
+  });
+
+  it('refuses a bad ladder at synthesis, naming the key and the column', () => {
+    expect(() => resolveSettings(stackWith({ [CONTEXT.escalation]: 'PT30M group:a; PT2H boss:x' }), JWT)).toThrow(
+      'Context handback:escalation at column 21: approver "boss:x": "boss:" is none of group:, email:, sub: and slack:.',
+    );
+  });
+
   it('imports the lifecycle bus named by context', () => {
     const settings = resolveSettings(stackWith({ [CONTEXT.eventBusName]: 'handback-lifecycle' }), JWT);
     expect(settings.eventBus?.eventBusName).toBe('handback-lifecycle');

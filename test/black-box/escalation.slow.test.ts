@@ -1,0 +1,141 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT } from 'jose';
+import { afterAll, describe, expect, it } from 'vitest';
+import { approvalTranscript } from '../../functions/testing/service-spec.ts';
+import { request, startFailing, startService, stopAll } from './service.ts';
+
+/** §21's escalation ladders through `npm start`, with a fast sweep and levels of seconds. */
+
+afterAll(stopAll);
+
+const JWT_SECRET = 'a-jwt-secret-of-at-least-thirty-two-bytes';
+
+async function token(claims: Record<string, unknown>): Promise<Record<string, string>> {
+  const bearer = await new SignJWT({ tenant: 'acme', ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(JWT_SECRET));
+  return { authorization: `Bearer ${bearer}` };
+}
+
+/** A webhook receiver on a free port: what it got, in order. */
+async function webhook(): Promise<{ url: string; events: Array<Record<string, unknown>>; server: Server }> {
+  const events: Array<Record<string, unknown>> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      events.push(JSON.parse(body));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, events, server };
+}
+
+describe('npm start: the default escalation ladder (HANDBACK_ESCALATION)', () => {
+  it('adds each level’s approvers when its time passes, once per level, a quorum counting votes across levels; the agent cannot set one', async () => {
+    const hook = await webhook();
+    const service = await startService({
+      HANDBACK_JWT_SECRET: JWT_SECRET,
+      HANDBACK_WEBHOOK_URL: hook.url,
+      HANDBACK_SWEEP_INTERVAL_MS: '200',
+      HANDBACK_ESCALATION: 'PT2S group:leads; PT6S sub:u-cyd',
+    });
+    const agent = await token({ sub: 'acme-agent' });
+    const ann = await token({ sub: 'u-ann' });
+    const bob = await token({ sub: 'u-bob', 'cognito:groups': ['leads'] });
+    const cyd = await token({ sub: 'u-cyd' });
+    const body = {
+      format: 'openai-chat',
+      messages: approvalTranscript(),
+      asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { subjects: ['u-ann'] }, approvals: 3 }],
+      expiresInSeconds: 60,
+    };
+    const url = (path: string) => `${service.url}/runs/esc-1${path}`;
+
+    // The agent cannot set, shorten or remove a ladder: 400, and nothing was made (the run takes a pause after it).
+    for (const named of [{ escalation: 'PT1H sub:acme-agent' }, { escalate: null }]) {
+      const refused = await request(url('/pauses'), 'POST', { ...body, ...named }, agent);
+      expect(refused).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+      expect(JSON.stringify(refused.body)).toContain("escalation is the deployment's");
+    }
+    const paused = await request(url('/pauses'), 'POST', body, agent);
+    expect(paused.status).toBe(201);
+    const { interruptId } = paused.body;
+    const view = async () => (await request(url(`/pauses/${interruptId}`), 'GET', undefined, agent)).body;
+    const approve = (who: Record<string, string>) =>
+      request(
+        url('/resume'),
+        'POST',
+        { interruptId, decisions: [{ toolCallId: 'call_refund', decision: 'approve' }] },
+        who,
+      );
+
+    const first = await view();
+    expect(first.asks[0].escalation).toEqual({
+      level: 0,
+      next: { at: new Date(Date.parse(first.createdAt) + 2000).toISOString(), approvers: { groups: ['leads'] } },
+    });
+    // Before level 1, bob (a lead) may not decide; ann votes.
+    const early = await approve(bob);
+    expect(early).toMatchObject({ status: 403, body: { code: 'not_an_approver' } });
+    expect((await view()).asks[0].votes ?? []).toEqual([]);
+    expect((await approve(ann)).status).toBe(202);
+
+    await expect.poll(async () => (await view()).asks[0].escalation.level, { timeout: 15_000, interval: 100 }).toBe(1);
+    const atOne = await view();
+    expect(atOne.asks[0].approvers).toEqual({ subjects: ['u-ann'], groups: ['leads'] });
+    expect(atOne.asks[0].escalation.next).toEqual({
+      at: new Date(Date.parse(atOne.createdAt) + 6000).toISOString(),
+      approvers: { subjects: ['u-cyd'] },
+    });
+    // Level 1 added bob; cyd is not yet an approver. Ann's vote still counts.
+    expect(await approve(cyd)).toMatchObject({ status: 403, body: { code: 'not_an_approver' } });
+    expect((await approve(bob)).status).toBe(202);
+    expect((await view()).asks[0].votes.map((vote: { by: { subject: string } }) => vote.by.subject)).toEqual([
+      'u-ann',
+      'u-bob',
+    ]);
+
+    await expect.poll(async () => (await view()).asks[0].escalation.level, { timeout: 15_000, interval: 100 }).toBe(2);
+    const atTwo = await view();
+    expect(atTwo.asks[0].escalation).toEqual({ level: 2 });
+    expect(atTwo.asks[0].approvers).toEqual({ subjects: ['u-ann', 'u-cyd'], groups: ['leads'] });
+    // The third distinct approval, from the level-2 approver, settles the ask.
+    const settled = await approve(cyd);
+    expect(settled.status).toBe(200);
+    expect(settled.body.dispatch.map((call: { toolCallId: string }) => call.toolCallId)).toEqual(['call_refund']);
+
+    await expect
+      .poll(() => hook.events.map((event) => event['detail-type']), { timeout: 5_000 })
+      .toEqual([
+        'Pause Created',
+        'Pause Decided',
+        'Pause Escalated',
+        'Pause Decided',
+        'Pause Escalated',
+        // The vote that settles it closes the pause: its one event is the closing's.
+        'Pause Resumed',
+      ]);
+    const escalated = hook.events
+      .filter((event) => event['detail-type'] === 'Pause Escalated')
+      .map((event) => event.detail as Record<string, unknown>);
+    expect(escalated.map(({ toolCallId, level, approvers }) => ({ toolCallId, level, approvers }))).toEqual([
+      { toolCallId: 'call_refund', level: 1, approvers: { groups: ['leads'] } },
+      { toolCallId: 'call_refund', level: 2, approvers: { subjects: ['u-cyd'] } },
+    ]);
+    expect(escalated[0]).toMatchObject({ tenant: 'acme', runId: 'esc-1', interruptId, status: 'paused' });
+    await service.stop();
+    hook.server.close();
+  });
+
+  it('refuses to start with a bad ladder, naming the variable and the column', async () => {
+    const failed = await startFailing({ HANDBACK_ESCALATION: 'PT1M group:a; soon group:b' });
+    expect(failed.code).not.toBe(0);
+    expect(failed.output).toContain(
+      'Environment variable HANDBACK_ESCALATION at column 15: "soon" is not an ISO 8601 duration',
+    );
+  });
+});
