@@ -153,6 +153,8 @@ const BEARER = {
   500: 'InternalError',
   503: 'HandoffFailed',
 } as const;
+/** A bearer route that reads no input: nothing of the request can be a 400. */
+const { 400: _noInput, ...BEARER_NO_INPUT } = BEARER;
 const BODY = { 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType' } as const;
 const SLICE = {
   from: 'First message of the slice (0-based).',
@@ -301,7 +303,7 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
       "The deployment's policy set (§19), for any principal that may decide: its version (as the audit trail names it), mode, default, time zone and each policy's id, annotations and text.",
     responses: {
       200: body('PolicySet', 'The policies in force.'),
-      ...BEARER,
+      ...BEARER_NO_INPUT,
       404: {
         description: 'not_found: no policies are configured.',
         content: { 'application/problem+json': { schema: ref('Problem') } },

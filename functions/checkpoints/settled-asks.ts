@@ -10,7 +10,7 @@ import type { PauseRecord } from './record.ts';
  */
 
 /** What a person's decision of each kind counts as (§21): its own word, as `ASK_OUTCOMES` names them. */
-const OUTCOME_OF: Record<DecisionKind, AskOutcome> = { approve: 'approve', edit: 'edit', reject: 'reject' };
+export const OUTCOME_OF: Record<DecisionKind, AskOutcome> = { approve: 'approve', edit: 'edit', reject: 'reject' };
 
 /** An ask that no longer waits: how, through which door, and the milliseconds from its pause to that moment. */
 export interface Settled {

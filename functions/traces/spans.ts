@@ -1,5 +1,6 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { interruptIdOf, type PauseRecord } from '../checkpoints/record.ts';
+import { OUTCOME_OF } from '../checkpoints/settled-asks.ts';
 import { Status } from '../vocabulary.ts';
 import { derivedSpanId, parseTraceparent } from './trace-context.ts';
 
@@ -208,7 +209,7 @@ function outcomeOf(decision: PauseRecord['decisions'][number]): AskOutcome {
   if (decision.by?.via === 'policy') return 'policy';
   if (decision.by?.via === 'sweep') return 'expired';
   if ('answer' in decision.body) return 'answer';
-  return decision.body.decision;
+  return OUTCOME_OF[decision.body.decision];
 }
 
 /** Whether a person (or an agent, or a link) decided: not a policy, the sweep or a closing. */

@@ -645,6 +645,7 @@ describe('an agent on behalf of a person (§20, issue 38)', () => {
     const key = { runId, interruptId: created.body.interruptId, path };
     expect((await read(key)).pausedBy).toEqual({
       kind: 'agent',
+      groups: [],
       subject: 'agent-9',
       via: 'api',
       onBehalfOf: {

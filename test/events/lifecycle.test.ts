@@ -319,7 +319,10 @@ describe('the lifecycle stream handler', () => {
       telemetry.addMetric.mock.calls
         .filter(([name]) => name === 'TimeToDecision')
         .map(([, unit, value, dimensions]) => ({ unit, value, ...dimensions?.values }));
-    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
+    eventBridge.on(PutEventsCommand).callsFake((input) => ({
+      FailedEntryCount: 0,
+      Entries: input.Entries.map((_: unknown, i: number) => ({ EventId: String(i) })),
+    }));
     const delivered = testTelemetry();
     expect(await handlerWith(delivered)({ Records: records }, lambdaContext())).toEqual({ batchItemFailures: [] });
     // The answer at once, through the library (no principal); the edit after the 50 s the clock moved.
@@ -329,7 +332,10 @@ describe('the lifecycle stream handler', () => {
     ]);
     expect(delivered.metricNames().filter((name) => name === 'Decisions')).toHaveLength(2);
     eventBridge.reset();
-    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure' }] });
+    eventBridge.on(PutEventsCommand).callsFake((input) => ({
+      FailedEntryCount: input.Entries.length,
+      Entries: input.Entries.map(() => ({ ErrorCode: 'InternalFailure', ErrorMessage: 'refused' })),
+    }));
     const refused = testTelemetry();
     // Every record refused: the whole batch is retried, and nothing was counted.
     await expect(handlerWith(refused)({ Records: records }, lambdaContext())).rejects.toHaveProperty(

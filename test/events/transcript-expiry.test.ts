@@ -42,6 +42,10 @@ const silent: LifecycleEmitter = {
   emitChanges: async () => {
     throw new Error('a removal has no lifecycle event');
   },
+  emitEach: async (changes: readonly unknown[]) => {
+    if (changes.length > 0) throw new Error('a removal has no lifecycle event');
+    return [];
+  },
 } as unknown as LifecycleEmitter;
 
 function handlerWith(objects: TranscriptObjects) {

@@ -11,6 +11,7 @@ import { isBearer, ROUTES } from '../../functions/handlers/routes.ts';
 import { createHandoff, type Handoff } from '../../functions/handoff/handoff.ts';
 import * as target from '../../functions/handoff/target.ts';
 import { type AnswerLinks, createAnswerLinks } from '../../functions/links/answer-links.ts';
+import type { PolicyEngine } from '../../functions/policies/engine.ts';
 import { NOT_DISPATCHED } from '../../functions/rehydrate/rehydrate.ts';
 import { SCOPES } from '../../functions/vocabulary.ts';
 import { engineOf } from '../policies/support.ts';
@@ -40,6 +41,7 @@ function api(
     tenantClaim?: string;
     links?: AnswerLinks;
     requireScopes?: boolean;
+    policies?: () => Promise<PolicyEngine>;
   } = {},
 ) {
   const telemetry = testTelemetry();
@@ -54,6 +56,7 @@ function api(
     ...(options.tenantClaim ? { tenantClaim: options.tenantClaim } : {}),
     ...(options.links ? { links: options.links } : {}),
     ...(options.requireScopes ? { requireScopes: true } : {}),
+    ...(options.policies ? { policies: options.policies } : {}),
   });
   return {
     telemetry,
@@ -1008,6 +1011,72 @@ permit(principal, action == Handback::Action::"callWithoutApproval", resource ==
   });
 
   // §19
+  describe('the policies (§19): GET /policies and GET /policies/shadow', () => {
+    const TEXT =
+      '@id("allow-notify")\npermit (principal, action == Handback::Action::"call", resource == Handback::Tool::"notify");';
+    const PERSON = { tenant: 'acme', sub: 'person-1' };
+    const AGENT_ONLY = { tenant: 'acme', sub: 'agent-1', scope: SCOPES.agent };
+    const SINCE = '/policies/shadow?since=2026-03-01T00:00:00Z';
+
+    it('shows the set in force (200) to anyone who may decide, and 404 where none is configured', async () => {
+      const withPolicies = api({ policies: async () => engineOf(TEXT, {}, null) });
+      const shown = await withPolicies.call(httpEvent('GET', '/policies', { claims: PERSON }));
+      expect(shown).toMatchObject({
+        status: 200,
+        body: { version: 'test-1', mode: 'enforce', policies: [{ id: 'allow-notify', effect: 'permit' }] },
+      });
+      const shadow = await withPolicies.call(httpEvent('GET', SINCE, { claims: PERSON }));
+      expect(shadow).toMatchObject({ status: 200, body: { since: '2026-03-01T00:00:00Z', items: [], policies: [] } });
+      const none = api();
+      for (const path of ['/policies', SINCE]) {
+        expect(await none.call(httpEvent('GET', path, { claims: PERSON }))).toMatchObject({
+          status: 404,
+          body: { code: 'not_found' },
+        });
+      }
+    });
+
+    it('refuses a bad since (400), no token (401) and an agent-only token (403)', async () => {
+      const { call } = api({ policies: async () => engineOf(TEXT, {}, null), requireScopes: true });
+      const decider = { ...PERSON, scope: SCOPES.decide };
+      expect(await call(httpEvent('GET', '/policies/shadow?since=yesterday', { claims: decider }))).toMatchObject({
+        status: 400,
+      });
+      for (const path of ['/policies', SINCE]) {
+        expect(await call(httpEvent('GET', path, { claims: null }))).toMatchObject({ status: 401 });
+        expect(await call(httpEvent('GET', path, { claims: AGENT_ONLY }))).toMatchObject({
+          status: 403,
+          body: { code: 'forbidden' },
+        });
+      }
+    });
+
+    it('answers a generic 500 when the policies or the store fail, and 503 when the store does not answer', async () => {
+      const failing = api({
+        store: brokenStore(() => new Error('socket hang up')),
+        policies: async () => {
+          throw new Error('the policy files could not be read');
+        },
+      });
+      for (const path of ['/policies', SINCE]) {
+        const failed = await failing.call(httpEvent('GET', path, { claims: PERSON }));
+        expect(failed).toMatchObject({ status: 500, body: { code: 'internal_error' } });
+      }
+      const slow = api({
+        store: brokenStore(() => new StorageUnavailableError()),
+        policies: async () => {
+          throw new StorageUnavailableError();
+        },
+      });
+      for (const path of ['/policies', SINCE]) {
+        expect(await slow.call(httpEvent('GET', path, { claims: PERSON }))).toMatchObject({
+          status: 503,
+          body: { code: 'storage_unavailable' },
+        });
+      }
+    });
+  });
+
   describe('execution claims (§19)', () => {
     const AGENT = { tenant: 'acme', sub: 'agent-1' };
     const PERSON = { tenant: 'acme', sub: 'person-1' };

@@ -94,6 +94,7 @@ describe('loadConfig', () => {
       recipientDomains: [],
       verifiedEmailIssuer: undefined,
       policyFiles: {},
+      transcriptBucket: 'handback-transcripts',
     });
   });
 });
