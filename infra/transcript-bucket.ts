@@ -66,7 +66,7 @@ export class TranscriptBucket extends Construct {
         ...(backup ? [{ id: 'noncurrent-versions', noncurrentVersionExpiration: Duration.days(35) }] : []),
       ],
       versioned: backup,
-      removalPolicy: removalPolicy === RemovalPolicy.DESTROY ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      removalPolicy,
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',

@@ -258,6 +258,8 @@ describe('the HTTP API', () => {
     'GET /policies',
     'GET /policies/shadow',
     'GET /stats',
+    'POST /runs/{runId}/continuations/{continuationId}/executions',
+    'PUT /runs/{runId}/continuations/{continuationId}/executions/{toolCallId}',
     'POST /mcp',
   ];
   const PUBLIC = [

@@ -13,16 +13,23 @@ import type { TranscriptObjects } from '../transcript-objects.ts';
  * local stand-in, checks neither (test/checkpoints/s3-objects.store.test.ts pins what it does).
  */
 
+/**
+ * Settings of an S3 client (`S3ClientConfig` of `@aws-sdk/client-s3`), typed loosely on purpose: the declarations of
+ * `handback/dynamodb` name no S3 SDK type, so a consumer that keeps every transcript in the table (and checks its
+ * libraries' types) needs no `@aws-sdk/client-s3`.
+ */
+export type S3Settings = object;
+
 /** How S3 transcript objects are reached. */
 export interface S3TranscriptObjectsOptions {
   /** The bucket (the stack's `TranscriptBucket`). */
   bucket: string;
-  /** A client to send with; else one is made on first use from `clientConfig`. */
-  client?: S3Client;
+  /** A client to send with (an `S3Client` of `@aws-sdk/client-s3`); else one is made on first use from `clientConfig`. */
+  client?: object;
   /** Settings of the client made on first use (`s3ClientConfig`'s by default). */
-  clientConfig?: S3ClientConfig;
-  /** Called with the client made on first use (the Lambda functions trace it). */
-  capture?: (client: S3Client) => S3Client;
+  clientConfig?: S3Settings;
+  /** Called with the `S3Client` made on first use, answering the client to use (the Lambda functions trace it). */
+  capture?: (client: never) => unknown;
 }
 
 type S3Sdk = typeof import('@aws-sdk/client-s3');
@@ -45,7 +52,7 @@ async function s3Sdk(): Promise<S3Sdk> {
  * for a 16 MB object, and bounded retries, so a bucket that does not answer becomes a `StorageUnavailableError` well
  * inside a handler's time.
  */
-export function s3ClientConfig(overrides: S3ClientConfig = {}): S3ClientConfig {
+export function s3ClientConfig(overrides: S3Settings = {}): S3Settings {
   return {
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
@@ -57,7 +64,7 @@ export function s3ClientConfig(overrides: S3ClientConfig = {}): S3ClientConfig {
  * The client settings for an S3-compatible server at `endpoint` (s3rver, MinIO): path-style addressing, a region, and
  * s3rver's own credentials unless the environment names others (s3rver checks signatures with its fixed keys).
  */
-export function s3EndpointConfig(endpoint: string, env: Readonly<Record<string, string | undefined>>): S3ClientConfig {
+export function s3EndpointConfig(endpoint: string, env: Readonly<Record<string, string | undefined>>): S3Settings {
   const config: S3ClientConfig = {
     endpoint,
     forcePathStyle: true,
@@ -76,13 +83,14 @@ export class S3TranscriptObjects implements TranscriptObjects {
 
   constructor(options: S3TranscriptObjectsOptions) {
     this.#bucket = options.bucket;
-    const given = options.client;
+    const given = options.client as S3Client | undefined;
+    const capture = options.capture as ((client: S3Client) => S3Client) | undefined;
     let made: Promise<S3Client> | undefined;
     this.#client = () => {
       if (given !== undefined) return Promise.resolve(given);
       made ??= s3Sdk().then((sdk) => {
-        const client = new sdk.S3Client(options.clientConfig ?? s3ClientConfig());
-        return options.capture === undefined ? client : options.capture(client);
+        const client = new sdk.S3Client((options.clientConfig ?? s3ClientConfig()) as S3ClientConfig);
+        return capture === undefined ? client : capture(client);
       });
       return made;
     };
