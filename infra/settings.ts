@@ -147,15 +147,19 @@ function handoffFromContext(scope: Construct): HandoffTargetProps | undefined {
   }
 }
 
+/** The protocol of `value` read as a URL (`https:`), or undefined when it is not one. */
+function protocolOf(value: string): string | undefined {
+  try {
+    return new URL(value).protocol;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An https URL setting, or a one-line refusal naming it. */
 function httpsUrl(value: string | undefined, key: string): string | undefined {
   if (value === undefined) return undefined;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    protocol = undefined;
-  }
+  const protocol = protocolOf(value);
   if (protocol !== 'https:') {
     throw new ConfigurationError(
       `Context ${key} must be an https URL (the inbox page people open), not ${JSON.stringify(value)}.`,
@@ -236,12 +240,7 @@ function escalationOf(value: string | undefined): string | undefined {
 /** Context `handback:otlpEndpoint` (§21): an http(s) URL (a collector beside the functions may be plain http). */
 function otlpEndpointOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    protocol = undefined;
-  }
+  const protocol = protocolOf(value);
   if (protocol !== 'https:' && protocol !== 'http:') {
     throw new ConfigurationError(
       `Context ${CONTEXT.otlpEndpoint} must be the OTLP/HTTP base URL spans are sent to (e.g. https://otlp.example.com), not ${JSON.stringify(value)}.`,
