@@ -48,7 +48,7 @@ describe('the transcript bucket', () => {
       },
       VersioningConfiguration: Match.absent(),
     });
-    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'RetainExceptOnCreate', UpdateReplacePolicy: 'Retain' });
   });
 
   it('refuses every request without TLS', () => {
