@@ -4,23 +4,16 @@ import {
   approvers,
   decidedCall,
   editedArgs,
-  emailAddress,
-  foldEmail,
   format,
   jsonSchema,
   linkRecipient,
   notifyEntry,
-  personId,
   principal,
-  principalGroups,
   reason,
   seen,
-  tenant,
 } from './fields.ts';
 import {
   ASK_KINDS,
-  ASK_OUTCOMES,
-  type AskOutcome,
   DECISION_KINDS,
   type DecisionKind,
   EXECUTION_STATUSES,
@@ -29,10 +22,7 @@ import {
   OUTCOMES,
   PAUSE_STATUSES,
   POLICY_BASES,
-  POLICY_DEFAULTS,
-  POLICY_MODES,
   POLICY_OUTCOMES,
-  SHADOW_PEOPLE,
 } from './vocabulary.ts';
 import * as z from './zod.ts';
 
@@ -585,227 +575,9 @@ export type ExecutionClaimed = z.output<typeof executionClaimed>;
 export const executionEnded = z.extend(executionView, { toolCallId: z.string() });
 export type ExecutionEnded = z.output<typeof executionEnded>;
 
-// §19: what an operator reads of the deployment's policies.
-
-/** One policy of the deployment's set, as the file has it. */
-export const policyView = z.object({
-  /** Its `@id`. */
-  id: z.string(),
-  effect: z.enum(['permit', 'forbid']),
-  /** Every annotation it carries, Handback's (`@approvers`, `@reason`, …) and the author's own. */
-  annotations: z.record(z.string(), z.string()),
-  /** Its text, as the file has it. */
-  text: z.string(),
-});
-
-/** `GET /policies`: the deployment's policy set, as the audit trail names it (§19). */
-export const policySetView = z.object({
-  /** The set's version: `HANDBACK_POLICY_VERSION`, else the first 16 hex digits of its files' SHA-256. */
-  version: z.string(),
-  mode: z.enum(POLICY_MODES),
-  default: z.enum(POLICY_DEFAULTS),
-  /** The IANA time zone of `context.clock`. */
-  timeZone: z.string(),
-  /** Its policies, in the file's order. */
-  policies: z.array(policyView),
-});
-export type PolicySetView = z.output<typeof policySetView>;
-
-/** One ask the policies judged in shadow mode, beside what people did with it. */
-export const shadowEntry = z.object({
-  runId: z.string(),
-  interruptId: z.string(),
-  toolCallId: z.string(),
-  name: z.string(),
-  createdAt: z.string(),
-  /** What the policies would have done at pause time. */
-  would: askPolicy,
-  /** What people did: approved, edited, rejected; or it still waits, expired, was cancelled. */
-  people: z.enum(SHADOW_PEOPLE),
-  /** Whether the two agree: an approval approved as it was, a rejection rejected; null where nothing compares. */
-  agreed: z.nullable(z.boolean()),
-});
-export type ShadowEntry = z.output<typeof shadowEntry>;
-
-/** What one policy (or `default`, `error`) would have decided, against what people did, over the asks listed. */
-export const shadowTally = z.object({
-  policyId: z.string(),
-  asks: z.number(),
-  agreed: z.number(),
-  disagreed: z.number(),
-  /** The policies' would-be outcomes, by outcome. */
-  would: z.partialRecord(z.enum(POLICY_OUTCOMES), z.number()),
-  /** What people did, by what. */
-  people: z.partialRecord(z.enum(SHADOW_PEOPLE), z.number()),
-});
-export type ShadowTally = z.output<typeof shadowTally>;
-
-/** `GET /policies/shadow`: what shadow mode would have decided against what people did, per policy (§19). */
-export const shadowReport = z.object({
-  /** The pauses listed were created at or after it. */
-  since: z.string(),
-  /** Per policy, over this page's asks, in the order first met. */
-  policies: z.array(shadowTally),
-  /** The asks, newest pause first. */
-  items: z.array(shadowEntry),
-  /** When older pauses since `since` remain: the next page's cursor. */
-  cursor: z.optional(z.string()),
-});
-export type ShadowReport = z.output<typeof shadowReport>;
-
-// §21: how decisions are going.
-
-const count = z.number().check(z.int(), z.minimum(0));
-/** How many asks of a tool came to each outcome (§21). */
-export const outcomeCounts = z.object(
-  Object.fromEntries(ASK_OUTCOMES.map((outcome) => [outcome, count])) as Record<AskOutcome, typeof count>,
-);
-const milliseconds = z.nullable(z.number().check(z.minimum(0)));
-/** One tool's asks in a window (§21). */
-export const toolStats = z.object({
-  tool: z.string().check(z.describe("The tool's name, as the paused call named it.")),
-  outcomes: outcomeCounts.check(z.describe('Asks settled, by what settled them.')),
-  timeToDecisionMs: z
-    .object({ p50: milliseconds, p90: milliseconds, max: milliseconds })
-    .check(
-      z.describe(
-        'Milliseconds from the pause to the decision of the asks people decided (approve, edit, reject), by nearest rank; null when none was.',
-      ),
-    ),
-  pending: count.check(z.describe('Asks still waiting for people.')),
-  oldestPendingSeconds: z
-    .nullable(z.number().check(z.int(), z.minimum(0)))
-    .check(z.describe('Whole seconds the oldest of them has waited; null when none waits.')),
-});
-/** `GET /stats` (§21): how decisions went for the tenant's asks of the pauses made in the window, exactly. */
-export const decisionStats = z.object({
-  since: z.string(),
-  until: z.string(),
-  tools: z.array(toolStats).check(z.describe('Each tool with asks in the window, most asks first.')),
-  toolsOmitted: z.optional(
-    count.check(z.describe('Tools left out (those with the fewest asks) to keep the answer under 4 MB.')),
-  ),
-});
-export type DecisionStats = z.output<typeof decisionStats>;
-export type ToolStats = z.output<typeof toolStats>;
-
 /** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
 export const jsonRpcMessage = z
   .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
   .check(z.describe('A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them.'));
 
-// §20: persons known to a directory.
-
-/** A moment, as an RFC 3339 date-time with its offset (`2025-07-01T09:00:00Z`). */
-const instant = z.iso.datetime({ offset: true });
-
-/**
- * A delegation (§20): a person hands their approvals to another person (`to`, a person's id) from `from` (absent: at
- * once) until `until`, for a `reason` shown to those who see it.
- */
-export const delegation = z
-  .strictObject({
-    to: personId.check(z.describe("The delegate: a person's id.")),
-    from: z.optional(instant.check(z.describe('When it begins; absent: at once.'))),
-    until: instant.check(z.describe('When it ends.')),
-    reason: z.optional(
-      z
-        .string()
-        .check(
-          z.minLength(1),
-          z.maxLength(LIMITS.directory.reasonChars),
-          z.describe('Why, shown to those it concerns.'),
-        ),
-    ),
-  })
-  .check(
-    z.refine(
-      (given) => given.from === undefined || Date.parse(given.from) < Date.parse(given.until),
-      'must begin (from) before it ends (until)',
-    ),
-  );
-export type Delegation = z.output<typeof delegation>;
-
-/** A Slack user (§14): the workspace's team id and the user's id, as Slack's payloads name them. */
-export const slackUser = z.strictObject({
-  team: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack team id such as T0123ABCD')),
-  user: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack user id such as U0123ABCD')),
-});
-export type SlackUser = z.output<typeof slackUser>;
-
-/** A person's issuer subject (a token's `sub`): the characters of a principal's subject. */
-const personSubject = z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars));
-
-/** A list of at most `max` entries of which no two are the same once `key` folds them. */
-const distinctList = <T>(entry: z.ZodMiniType<T>, max: number, key: (value: T) => string, what: string) =>
-  z.array(entry).check(
-    z.maxLength(max),
-    z.superRefine((values, ctx) => {
-      const seen = new Set<string>();
-      values.forEach((value, index) => {
-        const folded = key(value);
-        if (seen.has(folded))
-          ctx.addIssue({ code: 'custom', message: `names ${what} twice`, path: [index], input: value });
-        seen.add(folded);
-      });
-    }),
-  );
-
-/** The fields of a person, each as a directory's source gives it. */
-const personFields = {
-  id: personId,
-  /** The name people see. */
-  name: z.string().check(z.minLength(1), z.maxLength(LIMITS.directory.nameChars)),
-  /** Addresses the directory's source verified; each resolves to this person, with ASCII case folding (§16). */
-  emails: distinctList(emailAddress, LIMITS.directory.emails, foldEmail, 'an email'),
-  /** Issuer subjects (a token's `sub`) that are this person. */
-  subjects: distinctList(personSubject, LIMITS.directory.subjects, (subject) => subject, 'a subject'),
-  /** Slack users that are this person. */
-  slack: distinctList(slackUser, LIMITS.directory.slack, ({ team, user }) => `${team}:${user}`, 'a Slack user'),
-  /** The person's groups: for approvers and policies, they replace a token's (§20). */
-  groups: principalGroups,
-  /** Another person's id. */
-  manager: z.optional(personId),
-  /** A person who is not active decides nothing (§20). */
-  active: z.boolean(),
-  delegation: z.optional(delegation),
-  tenant,
-};
-
-/** What a person may not say of themselves: to be their own manager or delegate. */
-const notThemselves = z.refine<{ id: string; manager?: string | undefined; delegation?: { to: string } | undefined }>(
-  (given) => given.manager !== given.id && given.delegation?.to !== given.id,
-  'names themselves as their own manager or delegate',
-);
-
-/**
- * A person known to a directory (§20): who they are (`id`, `name`), every identity that is them — the emails its
- * source verified, issuer subjects, Slack users — their groups, manager, whether they are active, and a delegation.
- * Every principal resolves to at most one person of its tenant; `person:<id>` is then its identity key.
- */
-export const person = z.strictObject(personFields).check(notThemselves);
-export type Person = z.output<typeof person>;
-
-/**
- * A person as a directory file names them (`HANDBACK_DIRECTORY`, §20): a `Person` whose lists may be left out (none),
- * `active` too (true), and `tenant` (the default tenant); a delegation's `to` may name the delegate by an email of
- * theirs (written as an id is), which the file's reader resolves to their id.
- */
-export const directoryEntry = z
-  .strictObject({
-    ...personFields,
-    emails: z._default(personFields.emails, []),
-    subjects: z._default(personFields.subjects, []),
-    slack: z._default(personFields.slack, []),
-    groups: z._default(personFields.groups, []),
-    active: z._default(z.boolean(), true),
-    tenant: z._default(tenant, LIMITS.defaultTenant),
-  })
-  .check(notThemselves);
-export type DirectoryEntry = z.output<typeof directoryEntry>;
-
-/** A directory file (`HANDBACK_DIRECTORY`, context `handback:directory`): `{"people": [...]}`. */
-export const directoryFile = z.strictObject({
-  people: z.array(directoryEntry).check(z.maxLength(LIMITS.directory.people)),
-});
-export type DirectoryFile = z.output<typeof directoryFile>;
+export * from './wire-persons.ts';

@@ -16,6 +16,7 @@ import {
 } from '../functions/inputs.ts';
 import { LIMITS, LINK_HEADER, TRACEPARENT_PATTERN } from '../functions/vocabulary.ts';
 import * as wire from '../functions/wire.ts';
+import * as reports from '../functions/wire-reports.ts';
 import * as z from '../functions/zod.ts';
 import { withFieldTables } from './field-tables.ts';
 
@@ -80,15 +81,15 @@ const SCHEMAS = {
   LinkCreated: wire.createdLink,
   LinkDelivered: wire.deliveredLink,
   // §19
-  PolicySet: wire.policySetView,
-  Policy: wire.policyView,
-  ShadowReport: wire.shadowReport,
-  ShadowEntry: wire.shadowEntry,
-  ShadowTally: wire.shadowTally,
+  PolicySet: reports.policySetView,
+  Policy: reports.policyView,
+  ShadowReport: reports.shadowReport,
+  ShadowEntry: reports.shadowEntry,
+  ShadowTally: reports.shadowTally,
   // §21
-  DecisionStats: wire.decisionStats,
-  ToolStats: wire.toolStats,
-  OutcomeCounts: wire.outcomeCounts,
+  DecisionStats: reports.decisionStats,
+  ToolStats: reports.toolStats,
+  OutcomeCounts: reports.outcomeCounts,
 } satisfies Record<string, z.ZodMiniType>;
 /** A component schema's name. */
 export type SchemaName = keyof typeof SCHEMAS;

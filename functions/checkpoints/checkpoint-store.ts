@@ -15,7 +15,6 @@ import type {
   Actor,
   AskView,
   Continuation,
-  DecisionStats,
   ExecutionClaimed,
   ExecutionEnded,
   JsonSchema,
@@ -25,6 +24,7 @@ import type {
   PendingDecisions,
   RecordedDecisionView,
 } from '../wire.ts';
+import type { DecisionStats } from '../wire-reports.ts';
 
 /**
  * The checkpoint store, as the handlers and a user's own agent Lambda use it. `createDynamoDBCheckpointStore` builds

@@ -1,5 +1,6 @@
 import type { ShadowPeople } from '../vocabulary.ts';
-import type { AskView, PauseView, ShadowEntry, ShadowReport, ShadowTally } from '../wire.ts';
+import type { AskView, PauseView } from '../wire.ts';
+import type { ShadowEntry, ShadowReport, ShadowTally } from '../wire-reports.ts';
 
 /**
  * `GET /policies/shadow` (§19): what the policies, run in shadow mode, would have decided for each approval ask,

@@ -2,7 +2,7 @@ import { BadRequestError } from '../errors.ts';
 import { parseInput, type StatsInput, statsInput } from '../inputs.ts';
 import { utf8Bytes } from '../json.ts';
 import { ASK_OUTCOMES, type AskOutcome, isOneOf, LIMITS, PEOPLE_OUTCOMES } from '../vocabulary.ts';
-import type { DecisionStats, ToolStats } from '../wire.ts';
+import type { DecisionStats, ToolStats } from '../wire-reports.ts';
 import type { CheckpointPersistence } from './persistence.ts';
 import { askStates } from './settled-asks.ts';
 

@@ -4,8 +4,9 @@ import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistenc
 import type { UseCaseDeps } from '../resume/resume.ts';
 import * as S from '../settings.ts';
 import { requiredSetting, settingOf } from './config.ts';
-import { tracedDocumentClient, tracedTranscriptObjects } from './document-client.ts';
+import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
+import { tracedTranscriptObjects } from './transcript-bucket.ts';
 
 /**
  * The Lambda wiring of the channels' delivery functions (§14), evaluated once per container at cold start: the table

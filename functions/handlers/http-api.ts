@@ -23,7 +23,7 @@ import {
   type UseCaseDeps,
 } from '../resume/resume.ts';
 import type { Scope } from '../vocabulary.ts';
-import type { PolicySetView } from '../wire.ts';
+import type { PolicySetView } from '../wire-reports.ts';
 import type * as z from '../zod.ts';
 import { linkOpener, linkRoutes, type OpenLink } from './link-routes.ts';
 import { principalOf, scopesOf } from './principal.ts';

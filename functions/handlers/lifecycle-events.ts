@@ -1,6 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { escalationsOf } from '../checkpoints/escalation.ts';
-import { S3TranscriptObjects, s3ClientConfig } from '../checkpoints/s3/s3-objects.ts';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
 import { answerLinksOnFirstUse } from '../links/links.ts';
@@ -10,6 +9,7 @@ import { otlpEndpointOf, requiredSetting, settingOf } from './config.ts';
 import { logger, metrics } from './observability.ts';
 import { createLifecycleStreamHandler } from './stream.ts';
 import { traceAwsClient } from './tracing.ts';
+import { tracedTranscriptObjects } from './transcript-bucket.ts';
 
 /**
  * The Lambda entry point of lifecycle events: the table's stream in, the bus (`EVENT_BUS_NAME`) out, through the same
@@ -29,12 +29,7 @@ const links =
     ? undefined
     : answerLinksOnFirstUse(async () => (await import('./answer-links.ts')).answerLinksOn(linkSecretArn));
 const traces = tracesOf(otlpEndpointOf(), { log: logger, escalationsOf });
-const s3Endpoint = settingOf(S.s3Endpoint);
-const objects = new S3TranscriptObjects({
-  bucket: settingOf(S.transcriptBucket) as string,
-  clientConfig: s3ClientConfig(s3Endpoint === undefined ? {} : { endpoint: s3Endpoint, forcePathStyle: true }),
-  capture: traceAwsClient,
-});
+const objects = tracedTranscriptObjects(settingOf(S.transcriptBucket) as string, settingOf(S.s3Endpoint));
 
 export const handler = createLifecycleStreamHandler({
   emitter: createLifecycleEmitter({

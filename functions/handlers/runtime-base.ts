@@ -12,10 +12,11 @@ import type { UseCaseDeps } from '../resume/resume.ts';
 import { type BundleDefines, policies as POLICIES } from '../settings.ts';
 import { tracesOf } from '../traces/traces.ts';
 import { loadConfig } from './config.ts';
-import { tracedDocumentClient, tracedTranscriptObjects } from './document-client.ts';
+import { tracedDocumentClient } from './document-client.ts';
 import { logger, metrics } from './observability.ts';
 import type { EntryTelemetry } from './telemetry.ts';
 import { traceAwsClient } from './tracing.ts';
+import { tracedTranscriptObjects } from './transcript-bucket.ts';
 
 /**
  * The Lambda wiring of the entry points that read and write pauses, evaluated once per container at cold start:

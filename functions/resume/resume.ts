@@ -39,7 +39,8 @@ import { type AnswerLinks, grantorOf, type LinkRecipient, LinksNotConfiguredErro
 import type { PolicyEngine } from '../policies/port.ts';
 import type { Traces } from '../traces/traces.ts';
 import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
-import type { Actor, CreatedLink, DecisionStats, DeliveredLink } from '../wire.ts';
+import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
+import type { DecisionStats } from '../wire-reports.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 

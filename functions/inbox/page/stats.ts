@@ -1,4 +1,4 @@
-import type { DecisionStats, ToolStats } from '../../wire.ts';
+import type { DecisionStats, ToolStats } from '../../wire-reports.ts';
 import { duration } from './duration.ts';
 import { problemText } from './problems.ts';
 import type { Problem } from './types.ts';

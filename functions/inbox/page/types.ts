@@ -4,13 +4,13 @@
  */
 import type { Outcome } from '../../vocabulary.ts';
 import type { AnswerFailure, DispatchCall } from '../../wire.ts';
+export type { DecisionStats } from '../../wire-reports.ts';
 
 export type {
   AnswerFailure,
   Approvers,
   AskView,
   Decision,
-  DecisionStats,
   JsonSchema,
   PausePage,
   PauseView,
