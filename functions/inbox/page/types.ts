@@ -4,7 +4,6 @@
  */
 import type { Outcome } from '../../vocabulary.ts';
 import type { AnswerFailure, DispatchCall } from '../../wire.ts';
-export type { DecisionStats } from '../../wire-reports.ts';
 
 export type {
   AnswerFailure,
@@ -19,6 +18,7 @@ export type {
   RecordedDecisionView,
   VoteView as Vote,
 } from '../../wire.ts';
+export type { DecisionStats } from '../../wire-reports.ts';
 
 /** The 200 body of a decision that closed the pause (or of a cancel), as far as the page reads it. */
 export interface ContinuationBody {
