@@ -5,13 +5,13 @@
  * saying so. Where the SDK is there the module is loaded once per process (in a Lambda bundle it is already inlined).
  */
 
-type DocumentCommands = typeof import('@aws-sdk/lib-dynamodb');
+type DocumentCommands = typeof import('./document-commands.ts');
 
 let loading: Promise<DocumentCommands> | undefined;
 
 /** The commands; `user` names what needs them in the error when the SDK is not installed. */
 export async function documentCommands(user: string): Promise<DocumentCommands> {
-  loading ??= import('@aws-sdk/lib-dynamodb');
+  loading ??= import('./document-commands.ts');
   try {
     return await loading;
   } catch (error) {
