@@ -38,7 +38,9 @@ export function policySettingsFrom(given: Given, names: Record<keyof Given, stri
   if (!isOneOf(POLICY_DEFAULTS, fallback)) {
     throw new Error(`${names.default} must be ${POLICY_DEFAULTS.join(' or ')}, not ${JSON.stringify(fallback)}.`);
   }
-  if (!isTimeZone(timeZone)) {
+  // Only a zone that was given is checked: `UTC` always is one, and the check's first `Intl.DateTimeFormat` loads the
+  // time zone data, which would put it in every cold start.
+  if (given.timeZone !== undefined && !isTimeZone(timeZone)) {
     throw new Error(
       `${names.timeZone} must be an IANA time zone such as UTC or Europe/Paris, not ${JSON.stringify(timeZone)}.`,
     );
