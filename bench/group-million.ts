@@ -1,6 +1,9 @@
+import { DEFAULT_CODEC, encodeTranscript } from '../functions/checkpoints/codec.ts';
+import { INLINE_TRANSCRIPT_BYTES } from '../functions/checkpoints/dynamodb/parts.ts';
 import { S3TranscriptObjects, s3ClientConfig } from '../functions/checkpoints/s3/s3-objects.ts';
 import type { TranscriptObjects } from '../functions/checkpoints/transcript-objects.ts';
 import { startEmbeddedS3 } from '../functions/local/embedded-s3.ts';
+import { tableClass as TABLE_CLASS } from '../functions/settings.ts';
 import type { FormatName } from '../functions/vocabulary.ts';
 import { type KeysWriteUnits, writeUnitsOf } from './group-keys.ts';
 import type { GroupOptions } from './options.ts';
@@ -26,10 +29,21 @@ const MEMORY_GB = 512 / 1024;
 const DURABLE_RETENTION_DAYS = 14;
 const MILLION = 1e6;
 
+/** A table class of `handback:tableClass`. */
+export type TableClass = (typeof TABLE_CLASS.values)[number];
+
+/** The dollars of one million decided pauses, by part, and the total. */
+export type MillionUsd = Record<
+  'dynamodbRequests' | 'dynamodbStorage' | 's3' | 'lambda' | 'httpApi' | 'events' | 'sqs',
+  number
+> & { total: number };
+
 /** One transcript size's counts per decided pause, and its cost per million. */
 export interface MillionRow {
   label: string;
   jsonBytes: number;
+  /** The transcript compressed as the store compresses it (`DEFAULT_CODEC`). */
+  compressedBytes?: number;
   /** Where the transcript went: `table` (parts) or `s3` (one object). */
   placement: 'table' | 's3';
   dynamodb: {
@@ -47,12 +61,33 @@ export interface MillionRow {
   httpRequests: number;
   events: number;
   handoffMessages: number;
-  /** Dollars per million decided pauses, by part, and the total. */
-  usd: Record<'dynamodbRequests' | 'dynamodbStorage' | 's3' | 'lambda' | 'httpApi' | 'events' | 'sqs', number> & {
-    total: number;
-  };
+  /** Dollars per million decided pauses, by part, and the total, on the stack's default table class. */
+  usd: MillionUsd;
+  /** The same on each table class. */
+  byClass?: Record<TableClass, MillionUsd>;
   /** The same million waits on Step Functions Standard and on Lambda durable functions (their list prices alone). */
   peersUsd: { stepFunctionsStandard: number; lambdaDurable: number };
+}
+
+/**
+ * How far the inline threshold (`INLINE_TRANSCRIPT_BYTES`, §23's 64 KB) stands from a size's target, on one table
+ * class: the most table bytes a pause of that size may keep within its target (every other part of its cost as
+ * measured), and so the largest threshold under which no transcript kept inline costs more than the target; and what
+ * the size costs with its transcript in S3 instead, from the S3 path the 1 MB row measured (its item, requests and
+ * durations) with this size's compressed bytes and HTTP API requests.
+ */
+export interface InlineLimit {
+  label: string;
+  tableClass: TableClass;
+  target: number;
+  /** Table bytes of a pause at which the inline cost reaches the target. */
+  budgetBytes: number;
+  /** The table bytes of a pause besides its transcript (item attributes, parts' keys, index entries). */
+  overheadBytes: number;
+  /** The largest compressed transcript kept inline within the target: `budgetBytes - overheadBytes`. */
+  thresholdBytes: number;
+  /** This size with its transcript in S3 (modelled from the measured S3 path), dollars per million. */
+  inS3Usd: number | undefined;
 }
 
 /** What the cost group's million measured. */
@@ -62,6 +97,12 @@ export interface MillionResult {
   samples: number;
   rows: MillionRow[];
   assumptions: string[];
+  /** The stack's default table class (`handback:tableClass`), whose prices `usd` shows. */
+  tableClass?: TableClass;
+  /** The inline threshold (bytes, compressed) the store applies. */
+  inlineThresholdBytes?: number;
+  /** Per inline size and table class: the threshold its target would need. */
+  inlineLimits?: InlineLimit[];
 }
 
 /** S3 transcript objects that count their requests and bytes. */
@@ -164,9 +205,11 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
         resume: median(per.map((p) => p.durations.resume)),
         continuation: median(per.map((p) => p.durations.continuation)),
       };
+      const compressedBytes = (await encodeTranscript(Buffer.from(t.text), { codec: DEFAULT_CODEC })).bytes.length;
       const row = priced({
         label: size.label,
         jsonBytes: Buffer.byteLength(t.text),
+        compressedBytes,
         placement: first.s3.puts > 0 ? 's3' : 'table',
         dynamodb: {
           readUnitsReported: cost.reportedReadUnits,
@@ -198,29 +241,63 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
     retentionDays: RETENTION_DAYS,
     samples,
     rows,
+    tableClass: TABLE_CLASS.default,
+    inlineThresholdBytes: INLINE_TRANSCRIPT_BYTES,
+    inlineLimits: inlineLimits(rows),
     assumptions: [
       `one decided pause = one pause, one decision that closes it, one read of its continuation: 3 HTTP API requests and 3 API invocations at ${MEMORY_GB * 1024} MB, billed the store's measured time (median of ${samples}) per step`,
       'each pause-item change is one stream record, one stream-function invocation (an upper bound: the stream batches) and one lifecycle event; the hand-off is one SQS message',
-      `storage: every item and keys-only index entry (200 B each), and the S3 object, kept ${RETENTION_DAYS} days (the stack's default retention), point-in-time recovery billed on the table's bytes`,
+      `storage: every item and keys-only index entry (200 B each), and the S3 object, kept ${RETENTION_DAYS} days (the stack's default retention), point-in-time recovery billed on the table's bytes; "total" on the stack's default table class (${TABLE_CLASS.default}), both classes shown beside`,
       'DynamoDB units: the larger of those reported (TOTAL) and those computed from the items with index entries (the embedded server reports the table alone)',
       `free tiers not counted; Step Functions Standard: 3 state transitions per wait (the task with a task token, its success, the end); Lambda durable functions: 3 durable operations per wait (the callback, its completion, the step after) and the transcript written once and retained ${DURABLE_RETENTION_DAYS} days after the execution closes (Lambda's default; it keeps at most 90, so no durable execution holds a year of audit trail)`,
     ],
   };
 }
 
-/** A row with its dollars per million. */
-function priced(row: Omit<MillionRow, 'usd' | 'peersUsd'>): MillionRow {
+const months = RETENTION_DAYS / 30.4;
+const gb = (bytes: number) => bytes / 1024 ** 3;
+
+/** Each table class's DynamoDB prices: storage, and request units per million (point-in-time recovery is the same). */
+function classPrices(tableClass: TableClass): { storage: number; read: number; write: number } {
   const p = PRICES;
-  const months = RETENTION_DAYS / 30.4;
-  const gb = (bytes: number) => bytes / 1024 ** 3;
+  return tableClass === 'standard'
+    ? {
+        storage: p.dynamodbStoragePerGbMonth.usd,
+        read: p.dynamodbReadPerMillion.usd,
+        write: p.dynamodbWritePerMillion.usd,
+      }
+    : {
+        storage: p.dynamodbIaStoragePerGbMonth.usd,
+        read: p.dynamodbIaReadPerMillion.usd,
+        write: p.dynamodbIaWritePerMillion.usd,
+      };
+}
+
+/** Dollars per table byte kept for the retention, storage and point-in-time recovery, per million pauses. */
+function storageUsdPerByte(tableClass: TableClass): number {
+  return gb(1) * months * (classPrices(tableClass).storage + PRICES.dynamodbPitrPerGbMonth.usd) * MILLION;
+}
+
+/** A row with its dollars per million, on each table class. */
+function priced(row: Omit<MillionRow, 'usd' | 'peersUsd' | 'byClass'>): MillionRow {
+  const byClass = Object.fromEntries(TABLE_CLASS.values.map((c) => [c, pricedOn(row, c)])) as Record<
+    TableClass,
+    MillionUsd
+  >;
+  return { ...row, usd: byClass[TABLE_CLASS.default], byClass, peersUsd: peersOf(row) };
+}
+
+/** A row's dollars per million on `tableClass`. */
+function pricedOn(row: Omit<MillionRow, 'usd' | 'peersUsd' | 'byClass'>, tableClass: TableClass): MillionUsd {
+  const p = PRICES;
+  const dynamodb = classPrices(tableClass);
   const reads = Math.max(row.dynamodb.readUnits, row.dynamodb.readUnitsReported ?? 0);
   const writes = Math.max(row.dynamodb.writeUnits, row.dynamodb.writeUnitsReported ?? 0);
   const ms = row.durationsMs.pause + row.durationsMs.resume + row.durationsMs.continuation;
   const streamMs = 50;
   const per = {
-    dynamodbRequests: (reads * p.dynamodbReadPerMillion.usd + writes * p.dynamodbWritePerMillion.usd) / MILLION,
-    dynamodbStorage:
-      gb(row.dynamodb.storedBytes) * months * (p.dynamodbStoragePerGbMonth.usd + p.dynamodbPitrPerGbMonth.usd),
+    dynamodbRequests: (reads * dynamodb.read + writes * dynamodb.write) / MILLION,
+    dynamodbStorage: (row.dynamodb.storedBytes * storageUsdPerByte(tableClass)) / MILLION,
     s3:
       (row.s3.puts * p.s3PutPerThousand.usd + row.s3.gets * p.s3GetPerThousand.usd) / 1000 +
       gb(row.s3.bytesPut) * months * p.s3StandardPerGbMonth.usd,
@@ -231,19 +308,59 @@ function priced(row: Omit<MillionRow, 'usd' | 'peersUsd'>): MillionRow {
     events: (row.events * p.eventBridgePerMillion.usd) / MILLION,
     sqs: (row.handoffMessages * p.sqsPerMillion.usd) / MILLION,
   };
-  const usd = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, v * MILLION])) as MillionRow['usd'];
+  const usd = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, v * MILLION])) as MillionUsd;
   usd.total = Object.values(per).reduce((s, v) => s + v, 0) * MILLION;
+  return usd;
+}
+
+/** The same million waits on Step Functions Standard and on Lambda durable functions (their list prices alone). */
+function peersOf(row: Omit<MillionRow, 'usd' | 'peersUsd' | 'byClass'>): MillionRow['peersUsd'] {
+  const p = PRICES;
   const transcriptGb = gb(row.jsonBytes);
   return {
-    ...row,
-    usd,
-    peersUsd: {
-      stepFunctionsStandard: 3 * (p.stepFunctionsStandardPerThousandTransitions.usd / 1000) * MILLION,
-      lambdaDurable:
-        3 * p.durableOperationsPerMillion.usd +
-        MILLION *
-          transcriptGb *
-          (p.durableDataWrittenPerGb.usd + (DURABLE_RETENTION_DAYS / 30.4) * p.durableDataRetainedPerGbMonth.usd),
-    },
+    stepFunctionsStandard: 3 * (p.stepFunctionsStandardPerThousandTransitions.usd / 1000) * MILLION,
+    lambdaDurable:
+      3 * p.durableOperationsPerMillion.usd +
+      MILLION *
+        transcriptGb *
+        (p.durableDataWrittenPerGb.usd + (DURABLE_RETENTION_DAYS / 30.4) * p.durableDataRetainedPerGbMonth.usd),
   };
+}
+
+/**
+ * For each size kept inline, on each table class: the table bytes its target allows, the threshold that would keep
+ * every inline transcript within it, and the size's cost with its transcript in S3 (from the measured S3 row).
+ */
+export function inlineLimits(rows: MillionRow[]): InlineLimit[] {
+  const s3Row = rows.find((r) => r.placement === 's3');
+  const limits: InlineLimit[] = [];
+  for (const row of rows.filter((r) => r.placement === 'table')) {
+    const target = MILLION_TARGETS[row.label];
+    if (target === undefined || row.compressedBytes === undefined) continue;
+    for (const tableClass of TABLE_CLASS.values) {
+      const usd = row.byClass?.[tableClass] ?? row.usd;
+      const perByte = storageUsdPerByte(tableClass);
+      const budgetBytes = Math.floor((target - (usd.total - usd.dynamodbStorage)) / perByte);
+      const overheadBytes = row.dynamodb.storedBytes - row.compressedBytes;
+      let inS3Usd: number | undefined;
+      const s3Usd = s3Row?.byClass?.[tableClass] ?? s3Row?.usd;
+      if (s3Row !== undefined && s3Usd !== undefined) {
+        const p = PRICES;
+        const s3 =
+          (s3Row.s3.puts * p.s3PutPerThousand.usd + s3Row.s3.gets * p.s3GetPerThousand.usd) * 1000 +
+          gb(row.compressedBytes) * months * p.s3StandardPerGbMonth.usd * MILLION;
+        inS3Usd = s3Usd.total - s3Usd.s3 - s3Usd.httpApi + s3 + usd.httpApi;
+      }
+      limits.push({
+        label: row.label,
+        tableClass,
+        target,
+        budgetBytes,
+        overheadBytes,
+        thresholdBytes: budgetBytes - overheadBytes,
+        inS3Usd,
+      });
+    }
+  }
+  return limits;
 }

@@ -57,7 +57,22 @@ export const PRICES = {
   },
   dynamodbPitrPerGbMonth: {
     usd: 0.2,
-    source: 'DynamoDB continuous backups (point-in-time recovery): $0.20 per GB-month of table size (same page)',
+    source:
+      'DynamoDB continuous backups (point-in-time recovery): $0.20 per GB-month of table size, whichever the table class (same page)',
+  },
+  dynamodbIaStoragePerGbMonth: {
+    usd: 0.1,
+    source:
+      'DynamoDB Standard-IA table class: $0.10 per GB-month, 60% below Standard (https://aws.amazon.com/dynamodb/pricing/on-demand/; "reduce storage costs by up to 60 percent", https://aws.amazon.com/blogs/database/optimize-the-storage-costs-of-your-workloads-with-amazon-dynamodb-standard-ia-table-class/)',
+  },
+  dynamodbIaReadPerMillion: {
+    usd: 0.15625,
+    source:
+      "DynamoDB Standard-IA on-demand: $0.15625 per million read request units, 25% above Standard (same pages; the China regions' page shows the same 1.25 ratio, ¥0.0725 against ¥0.058)",
+  },
+  dynamodbIaWritePerMillion: {
+    usd: 0.78125,
+    source: 'DynamoDB Standard-IA on-demand: $0.78125 per million write request units, 25% above Standard (same pages)',
   },
   s3StandardPerGbMonth: {
     usd: 0.023,

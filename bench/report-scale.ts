@@ -82,6 +82,7 @@ export function millionSection(part: Part<{ million?: MillionResult }> | undefin
       ]),
     ),
     '',
+    ...tableClassLines(million),
     'The same million waits elsewhere, from their list prices alone (no storage of the transcript beyond what each keeps, no compute of the agent):',
     '',
     table(
@@ -103,6 +104,60 @@ export function millionSection(part: Part<{ million?: MillionResult }> | undefin
     ...Object.values(PRICES).map((price) => `- ${price.source}`),
     '',
   ].join('\n');
+}
+
+/** Each size on each table class, and what threshold a size kept inline would need to meet its target. */
+function tableClassLines(million: MillionResult): string[] {
+  const rows = million.rows.filter((r) => r.byClass !== undefined);
+  const limits = million.inlineLimits ?? [];
+  if (rows.length === 0) return [];
+  const classes = Object.keys(rows[0]?.byClass ?? {});
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  return [
+    `The table class (\`handback:tableClass\`; the stack's default, \`${million.tableClass}\`, is the one "total" above is priced on):`,
+    '',
+    table(
+      ['transcript', ...classes.map((c) => `${c}: DynamoDB requests / storage + PITR / **total**`)],
+      rows.map((r) => [
+        r.label,
+        ...classes.map((c) => {
+          const u = r.byClass?.[c as keyof typeof r.byClass];
+          return u === undefined ? '–' : `${usd(u.dynamodbRequests)} / ${usd(u.dynamodbStorage)} / **${usd(u.total)}**`;
+        }),
+      ]),
+    ),
+    '',
+    ...(limits.length === 0
+      ? []
+      : [
+          `The inline threshold against the targets: a transcript over ${kb(million.inlineThresholdBytes ?? 0)} compressed goes to S3 (§23). For each size kept inline, the table bytes per pause its target allows with every other part as measured, the largest threshold that keeps every inline transcript within that target (those bytes less the pause's other table bytes), and the same size with its transcript in S3 (the 1 MB row's measured S3 path — item, requests, durations, an upper bound — with this size's compressed bytes):`,
+          '',
+          table(
+            [
+              'transcript',
+              'table class',
+              'compressed',
+              'table bytes allowed',
+              'threshold that meets the target',
+              'in S3 instead',
+              'target',
+            ],
+            limits.map((l) => {
+              const row = million.rows.find((r) => r.label === l.label);
+              return [
+                l.label,
+                l.tableClass,
+                row?.compressedBytes === undefined ? '–' : kb(row.compressedBytes),
+                kb(l.budgetBytes),
+                l.thresholdBytes > 0 ? `≤ ${kb(l.thresholdBytes)}` : 'none',
+                l.inS3Usd === undefined ? '–' : usd(l.inS3Usd),
+                `$${l.target}`,
+              ];
+            }),
+          ),
+          '',
+        ]),
+  ];
 }
 
 /** The hottest key of one tenant at 5,000 pauses/s and 5,000 decisions/s. */

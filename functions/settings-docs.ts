@@ -320,6 +320,10 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
     description:
       'an AWS Backup plan (daily, kept 35 days) for the table and the transcript bucket, and versioning on the bucket ([deploy](deploy.md#recovery))',
   },
+  tableClass: {
+    description:
+      "the checkpoint table's class: `standard-ia` (Standard-Infrequent Access: storage 60% cheaper, requests 25% dearer) or `standard`; a year of audit trail makes storage most of what a decided pause costs ([what it costs](deploy.md#what-it-costs-at-rest))",
+  },
   throttles: {
     description:
       'the HTTP API\'s throttles by group of routes, JSON `{"<group>": {"rate": <requests/s>, "burst": <requests>}}`, each route of a group its own budget; a group left out keeps its default ([the groups](#throttles-and-cloudfront-and-waf-in-front))',

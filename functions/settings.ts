@@ -401,6 +401,13 @@ export const transcriptBucket = {
 } as const;
 export const s3Endpoint = { env: 'HANDBACK_S3_ENDPOINT', read: BOTH, type: 'url' } as const;
 export const backup = { type: 'boolean', context: 'handback:backup', default: false } as const;
+/** The table's class: `standard-ia` by `npm run bench -- cost` (a year of retention makes storage most of the bill). */
+export const tableClass = {
+  type: 'words',
+  values: ['standard-ia', 'standard'],
+  context: 'handback:tableClass',
+  default: 'standard-ia',
+} as const;
 
 // §23: throughput the operator sets (`infra/throttles.ts`).
 
@@ -503,6 +510,7 @@ export const SETTINGS = {
   transcriptBucket,
   s3Endpoint,
   backup,
+  tableClass,
   throttles,
   mcpConcurrency,
   pendingAlarmMinutes,

@@ -45,6 +45,7 @@ export class HandbackStack extends Stack {
     const { table } = new CheckpointTable(this, 'Checkpoints', {
       encryptionKey: settings.encryptionKey,
       removalPolicy: settings.removalPolicy,
+      tableClass: settings.tableClass,
     });
     // Transcripts over 64 KB compressed (§23), and with handback:backup the table's and their backups.
     const transcripts = new TranscriptBucket(this, 'Transcripts', {

@@ -90,6 +90,8 @@ export interface Settings {
   directory: DirectoryBundle | undefined;
   /** §23: an AWS Backup plan for the table and the transcript bucket, and the bucket's versioning (`handback:backup`). */
   backup: boolean;
+  /** §23: the checkpoint table's class (`handback:tableClass`). */
+  tableClass: (typeof S.tableClass.values)[number];
   /** Each group of routes' throttle (§23, `handback:throttles` over the defaults). */
   throttles: Record<ThrottleGroup, Throttle>;
   /** The MCP function's reserved concurrency (§23); undefined: none reserved (`handback:mcpConcurrency=none`). */
@@ -217,6 +219,7 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     otlpEndpoint: otlpEndpointOf(contextString(scope, CONTEXT.otlpEndpoint)),
     directory: directoryBundleOf(scope, (message) => new ConfigurationError(message)),
     backup: contextBoolean(scope, CONTEXT.backup) ?? S.backup.default,
+    tableClass: contextWord(scope, S.tableClass) ?? S.tableClass.default,
     throttles: resolveThrottles(
       scope.node.tryGetContext(CONTEXT.throttles),
       mcpConcurrency,
