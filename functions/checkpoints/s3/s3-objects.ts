@@ -32,13 +32,13 @@ export interface S3TranscriptObjectsOptions {
   capture?: (client: never) => unknown;
 }
 
-type S3Sdk = typeof import('@aws-sdk/client-s3');
+type S3Sdk = typeof import('./s3-commands.ts');
 
 let loading: Promise<S3Sdk> | undefined;
 
 /** The S3 SDK, loaded once per process; its absence is an error naming what to install. */
 async function s3Sdk(): Promise<S3Sdk> {
-  loading ??= import('@aws-sdk/client-s3');
+  loading ??= import('./s3-commands.ts');
   try {
     return await loading;
   } catch (error) {
