@@ -122,31 +122,24 @@ function packagesOf(loaded: string[]): string[] {
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'handback-pack-'));
   packed = await packedTarball();
-  // The consumer below installs the tarball first; its manifest there is the published one.
-
-  bare = await installedProject(work, 'consumer-bare', packed, [at('@types/node')]);
-  // The consumer brings its own AWS SDK (a peer dependency of handback: one copy, so its DynamoDBDocumentClient is
-  // the one the store's types name), and dynalite for handback/local. The repository's versions are in the cache.
-  consumer = await installedProject(
-    work,
-    'consumer',
-    packed,
-    ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'dynalite', '@types/node'].map(at),
-  );
-  published = JSON.parse(await readFile(join(consumer, 'node_modules', 'handback', 'package.json'), 'utf8'));
-
-  // The SDK's declarations import `json-schema`'s types: a strict consumer (skipLibCheck off) installs them beside it.
-  withAi = await installedProject(
-    work,
-    'consumer-ai',
-    packed,
-    ['ai', 'zod', '@types/node', '@types/json-schema'].map(at),
-  );
-  // AI SDK 7, at the version the repository tests it with (its alias `ai-v7`), from the same cache.
-  withAi7 = await installedProject(work, 'consumer-ai7', packed, [
-    AI_7,
-    ...['zod', '@types/node', '@types/json-schema'].map(at),
+  // The four installs at once: each mostly waits on the npm cache's disk, and each is a project of its own.
+  [bare, consumer, withAi, withAi7] = await Promise.all([
+    installedProject(work, 'consumer-bare', packed, [at('@types/node')]),
+    // The consumer brings its own AWS SDK (a peer dependency of handback: one copy, so its DynamoDBDocumentClient is
+    // the one the store's types name), and dynalite for handback/local. The repository's versions are in the cache.
+    installedProject(
+      work,
+      'consumer',
+      packed,
+      ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'dynalite', '@types/node'].map(at),
+    ),
+    // The SDK's declarations import `json-schema`'s types: a strict consumer (skipLibCheck off) installs them beside it.
+    installedProject(work, 'consumer-ai', packed, ['ai', 'zod', '@types/node', '@types/json-schema'].map(at)),
+    // AI SDK 7, at the version the repository tests it with (its alias `ai-v7`), from the same cache.
+    installedProject(work, 'consumer-ai7', packed, [AI_7, ...['zod', '@types/node', '@types/json-schema'].map(at)]),
   ]);
+  // The consumer's manifest of handback is the published one.
+  published = JSON.parse(await readFile(join(consumer, 'node_modules', 'handback', 'package.json'), 'utf8'));
 }, 900_000);
 
 afterAll(async () => {
