@@ -1,8 +1,10 @@
 import type { Directory, DirectoryWriter } from '../directory/port.ts';
 import { BadRequestError, ForbiddenError } from '../errors.ts';
 import type { DelegationBody } from '../inputs.ts';
-import type { Actor, Delegation, Person, PersonView } from '../wire.ts';
+import type { Actor, Approvers, Delegation, Person, PersonView } from '../wire.ts';
+import type { PauseView } from './checkpoint-store.ts';
 import { holds, resolveActor } from './people.ts';
+import { matchesApprovers } from './who-decides.ts';
 
 /**
  * A person's own page of the directory (§20): `GET /people/me` and their own delegation (`PUT` and
@@ -135,4 +137,46 @@ async function viewOf(directory: Directory, person: Person, nowMs: number): Prom
     };
   }
   return view;
+}
+
+/** A delegate to tell of a pause (§20), and the delegator whose notice they get. */
+export interface DelegateNotice {
+  delegate: Person;
+  delegator: Person;
+}
+
+/**
+ * The delegates a channel tells of a pause as it tells their delegators (§20): for each active person whose delegation
+ * holds now, whom `told` says the channel tells, and whom the approvers of an ask still waiting include — by subject,
+ * email or a group the directory lists — their delegate, once, when active and neither the pauser nor the person an
+ * agent paused for. No chains: a delegate's own delegation is not followed.
+ */
+export async function delegatesOf(
+  directory: Directory,
+  tenant: string,
+  view: Pick<PauseView, 'asks' | 'pending' | 'pausedBy'>,
+  told: (delegator: Person) => boolean,
+  nowMs: number,
+): Promise<DelegateNotice[]> {
+  const waiting = view.asks.filter((ask) => ask.approvers !== undefined && view.pending.includes(ask.toolCallId));
+  if (waiting.length === 0) return [];
+  const skipped = new Set<string | undefined>([view.pausedBy?.person, view.pausedBy?.onBehalfOf?.person]);
+  const notices: DelegateNotice[] = [];
+  for (const delegator of await directory.delegations(tenant)) {
+    const delegation = delegator.delegation;
+    if (!delegator.active || delegation === undefined || !holds(delegation, nowMs) || !told(delegator)) continue;
+    const asDelegator: Actor = {
+      kind: 'person',
+      subject: delegator.subjects[0] ?? `person:${delegator.id}`,
+      via: 'api',
+      person: delegator.id,
+      groups: delegator.groups,
+      directory: { person: delegator, delegators: [] },
+    };
+    if (!waiting.some((ask) => matchesApprovers(ask.approvers as Approvers, asDelegator))) continue;
+    if (skipped.has(delegation.to) || notices.some((notice) => notice.delegate.id === delegation.to)) continue;
+    const delegate = await directory.get(tenant, delegation.to);
+    if (delegate?.active === true) notices.push({ delegate, delegator });
+  }
+  return notices;
 }

@@ -5,6 +5,8 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../../functions/local/service.ts';
 import { SCOPES } from '../../functions/vocabulary.ts';
+import { type SlackStandIn, startSlackStandIn } from '../channels/slack-stand-in.ts';
+import { type SmtpCatcher, startSmtpCatcher, recipientsOf as to, until } from '../channels/smtp-catcher.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 import { request } from './service.ts';
 
@@ -20,6 +22,8 @@ const AUDIENCE = 'handback-api';
 const table = useTestTable();
 let service: LocalService;
 let dir: string;
+let smtp: SmtpCatcher;
+let slack: SlackStandIn;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'handback-delegation-'));
@@ -37,13 +41,15 @@ beforeAll(async () => {
     JSON.stringify({
       people: [
         person('alice'),
-        person('bob', { groups: ['ops'] }),
+        person('bob', { groups: ['ops'], slack: [{ team: 'T0TEAM0001', user: 'U0BOB0001' }] }),
         person('cyd', { groups: ['finance'] }),
         person('dan', { groups: ['finance'] }),
         person('eve', { active: false }),
       ],
     }),
   );
+  smtp = await startSmtpCatcher();
+  slack = await startSlackStandIn('T0TEAM0001');
   service = await startLocalService({
     PORT: '0',
     LOG_LEVEL: 'ERROR',
@@ -53,11 +59,19 @@ beforeAll(async () => {
     HANDBACK_JWT_SECRET: SECRET,
     HANDBACK_JWT_AUDIENCE: AUDIENCE,
     HANDBACK_DIRECTORY: file,
+    HANDBACK_LINK_SECRET: 'an-answer-link-secret-of-at-least-32-bytes',
+    HANDBACK_SMTP_URL: smtp.url,
+    HANDBACK_EMAIL_FROM: 'Handback <handback@example.com>',
+    HANDBACK_SLACK_BOT_TOKEN: 'xoxb-test-token',
+    HANDBACK_SLACK_SIGNING_SECRET: 'slack-signing-secret-for-delegation',
+    HANDBACK_SLACK_API_URL: slack.url,
   });
 }, 60_000);
 
 afterAll(async () => {
   await service?.close();
+  await smtp?.close();
+  await slack?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -82,7 +96,7 @@ interface Paused {
 }
 
 /** Alice pauses a refund; `ask` goes into its one ask. */
-async function pause(ask: object): Promise<Paused> {
+async function pause(ask: object, extra: object = {}): Promise<Paused> {
   const runId = `delegation-${Date.now()}-${++runs}`;
   const created = await request(
     `${service.url}/runs/${runId}/pauses`,
@@ -98,6 +112,7 @@ async function pause(ask: object): Promise<Paused> {
         },
       ],
       asks: [{ toolCallId: 'call_refund', kind: 'approval', ...ask }],
+      ...extra,
     },
     await as('alice'),
   );
@@ -119,6 +134,16 @@ const state = async (key: Paused) => {
   return { status: view.status, decided: view.decided, votes: view.asks[0].votes, tally: view.asks[0].tally };
 };
 const finance = { approvers: { groups: ['finance'] }, approvals: 2 };
+
+/** The link in the mail `address` got about `runId`. */
+async function mailedLink(address: string, runId: string): Promise<string> {
+  const mail = await until(
+    () => smtp.mails.find((m) => to(m).includes(address) && (m.text ?? '').includes(runId)),
+    `the mail to ${address} about ${runId}`,
+    20_000,
+  );
+  return /Review and decide: (\S+)/.exec(mail.text ?? '')?.[1] as string;
+}
 
 describe('a person’s own delegation against the local service (§20)', () => {
   it('shows the caller’s person, sets a delegation by the delegate’s email, and refuses bad ones changing nothing', async () => {
@@ -173,6 +198,61 @@ describe('a person’s own delegation against the local service (§20)', () => {
     expect((await state(own)).votes[0]).not.toHaveProperty('for');
   });
 
+  it('mails the delegate of a mailed approver a link of their own, which votes for her; no one else', async () => {
+    const mailCyd = { notify: [{ channel: 'email', to: 'cyd@example.com' }] };
+    // The control: an ask Cyd is not an approver of tells Bob nothing, though Cyd is mailed (its events go first).
+    const other = await pause({ approvers: { groups: ['ops'] } }, mailCyd);
+    const key = await pause(finance, mailCyd);
+    const link = await mailedLink('bob@example.com', key.runId);
+    await mailedLink('cyd@example.com', key.runId);
+    expect(smtp.mails.filter((mail) => (mail.text ?? '').includes(other.runId)).flatMap(to)).toEqual([
+      'cyd@example.com',
+    ]);
+    expect(
+      smtp.mails
+        .filter((mail) => (mail.text ?? '').includes(key.runId))
+        .flatMap(to)
+        .sort(),
+    ).toEqual(['bob@example.com', 'cyd@example.com']);
+    const voted = await request(
+      `${service.url}/links/resume`,
+      'POST',
+      { decisions: [{ toolCallId: 'call_refund', decision: 'approve' }] },
+      { 'x-handback-link': link.slice(link.indexOf('#') + 1) },
+    );
+    expect(voted.status).toBe(202);
+    expect((await state(key)).votes[0]).toMatchObject({ by: { person: 'bob' }, for: { person: 'cyd' } });
+  });
+
+  it('tells the delegate in the Slack message’s thread, once, by a mention; not on an ask the delegator does not approve', async () => {
+    const inSlack = { notify: [{ channel: 'slack', to: 'C0APPROVE1' }] };
+    const other = await pause({ approvers: { groups: ['ops'] } }, inSlack);
+    const key = await pause(finance, inSlack);
+    const replies = async (runId: string) => {
+      const post = await until(
+        () =>
+          slack
+            .of('chat.postMessage')
+            .find((call) => JSON.stringify(call.body).includes(runId) && call.body.thread_ts === undefined),
+        `the Slack message of ${runId}`,
+        20_000,
+      );
+      const index = slack.calls.indexOf(post);
+      const n = slack.calls.slice(0, index + 1).filter((call) => call.method === 'chat.postMessage').length;
+      // The stand-in's nth post is at 1700000000+n.
+      const ts = `${1_700_000_000 + n}.000100`;
+      return () => slack.of('chat.postMessage').filter((call) => call.body.thread_ts === ts);
+    };
+    const ofKey = await replies(key.runId);
+    const told = await until(() => ofKey().length > 0 && ofKey(), 'the delegate told in the thread', 20_000);
+    expect(told.map((call) => call.body.text)).toEqual([
+      expect.stringMatching(/^<@U0BOB0001> decides here for Cyd, whose approvals are handed to them until /),
+    ]);
+    expect(await decide('bob', key)).toMatchObject({ status: 202 });
+    expect(ofKey()).toHaveLength(1);
+    expect((await replies(other.runId))()).toEqual([]);
+  });
+
   it('counts one vote when the delegate and the delegator vote at once', async () => {
     for (let round = 0; round < 5; round++) {
       const key = await pause(finance);
@@ -194,5 +274,13 @@ describe('a person’s own delegation against the local service (§20)', () => {
     expect(await decide('bob', key, { for: 'cyd' })).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     expect(await state(key)).toEqual(before);
     expect(await decide('cyd', key)).toMatchObject({ status: 202 });
+    const mailed = await pause(finance, { notify: [{ channel: 'email', to: 'cyd@example.com' }] });
+    // A later pause's mail: the events of the one before are delivered by then.
+    const marker = await pause(finance, { notify: [{ channel: 'email', to: 'dan@example.com' }] });
+    await mailedLink('dan@example.com', marker.runId);
+    await mailedLink('cyd@example.com', mailed.runId);
+    expect(smtp.mails.filter((mail) => (mail.text ?? '').includes(mailed.runId)).flatMap(to)).toEqual([
+      'cyd@example.com',
+    ]);
   });
 });
