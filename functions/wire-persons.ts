@@ -140,5 +140,10 @@ export const personView = z.object({
   groups: z.array(z.string()),
   manager: z.optional(personId.check(z.describe("The manager's id."))),
   delegation: z.optional(delegationView.check(z.describe('Their approvals handed to another person.'))),
+  delegators: z.optional(
+    z
+      .array(z.object({ id: personId, name: z.string(), until: z.string() }))
+      .check(z.describe('The persons whose delegation to them holds now: they may decide for them until then.')),
+  ),
 });
 export type PersonView = z.output<typeof personView>;

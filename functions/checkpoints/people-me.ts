@@ -120,7 +120,10 @@ async function written(
   return answer === 'missing' ? undefined : viewOf(people.directory, answer, nowMs);
 }
 
-/** A person as shown: their delegation with its delegate's name and whether it is in force now. */
+/**
+ * A person as shown: their delegation with its delegate's name and whether it is in force now, and who has handed
+ * their approvals to them now (an active person's delegation in force).
+ */
 async function viewOf(directory: Directory, person: Person, nowMs: number): Promise<PersonView> {
   const view: PersonView = { id: person.id, name: person.name, emails: person.emails, groups: person.groups };
   if (person.manager !== undefined) view.manager = person.manager;
@@ -135,6 +138,12 @@ async function viewOf(directory: Directory, person: Person, nowMs: number): Prom
       ...(delegation.reason === undefined ? {} : { reason: delegation.reason }),
       holds: holds(delegation, nowMs),
     };
+  }
+  const handed = (await directory.delegations(person.tenant)).filter(
+    (delegator) => delegator.active && delegator.delegation?.to === person.id && holds(delegator.delegation, nowMs),
+  );
+  if (handed.length > 0) {
+    view.delegators = handed.map(({ id, name, delegation }) => ({ id, name, until: (delegation as Delegation).until }));
   }
   return view;
 }

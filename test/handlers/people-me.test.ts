@@ -152,6 +152,10 @@ describe('PUT and DELETE /people/me/delegation (§20)', () => {
       reason: 'On leave',
     });
     expect((await directory.delegations('default')).map((person) => person.id)).toEqual(['ann', 'eve']);
+    // Bob sees whose approvals he holds now (Eve's delegation to him has ended).
+    expect((await call('GET', '/people/me', { as: claims('sub-bob') })).body.delegators).toEqual([
+      { id: 'ann', name: 'Ann', until: LATER },
+    ]);
     const later = await call('PUT', '/people/me/delegation', {
       body: { to: 'cyd', from: '2026-06-02T00:00:00Z', until: LATER },
     });
