@@ -352,6 +352,20 @@ export const seen = {
       ),
   ),
 };
+// §20 delegation
+/**
+ * Whom a decision is for (§20): a delegate names the person who handed them their approvals, or themselves; absent, a
+ * delegate who may decide in their own right decides for themselves, else for the first delegator who may.
+ */
+export const voice = {
+  for: z.optional(
+    personId.check(
+      z.describe(
+        'Whom the decision is for (§20): the id of a person whose delegation to you holds, or your own; absent: yourself where you may decide, else the person who delegated to you.',
+      ),
+    ),
+  ),
+};
 /** An answer: any JSON value (a string is the call's result as it is), at most `LIMITS.answerBytes`. */
 export const answer = jsonValue('the answer', LIMITS.answerBytes);
 /** A rejection's or a cancel's reason: text of at most `LIMITS.reasonBytes`. */

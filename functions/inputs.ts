@@ -459,6 +459,41 @@ export type StatsInput = z.input<typeof statsInput>;
 /** `GET /stats`'s query. */
 export const statsQuery = z.object(statsWindow).check(windowChecks);
 
+// §20 delegation
+
+/**
+ * A person's own delegation as they set it (§20: `PUT /people/me/delegation`): `to` a person of their tenant by id or
+ * by an email of theirs, from `from` (absent: at once) until `until`, which must be later than `from` and than now.
+ */
+export const delegationBody = z
+  .strictObject({
+    to: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(LIMITS.emailChars),
+        z.describe("The delegate: a person's id, or an email of theirs."),
+      ),
+    from: z.optional(instant.check(z.describe('When it begins; absent: at once.'))),
+    until: instant.check(z.describe('When it ends: later than from, and than now.')),
+    reason: z.optional(
+      z
+        .string()
+        .check(
+          z.minLength(1),
+          z.maxLength(LIMITS.directory.reasonChars),
+          z.describe('Why, shown to those it concerns.'),
+        ),
+    ),
+  })
+  .check(
+    z.refine((given) => given.from === undefined || Date.parse(given.from) < Date.parse(given.until), {
+      error: 'must begin (from) before it ends (until)',
+      path: ['until'],
+    }),
+  );
+export type DelegationBody = z.output<typeof delegationBody>;
+
 /**
  * Parses `input` with `schema` (`at`, a JSON pointer, prefixes every failure's path), or throws what its failures
  * are: a `BadRequestError` naming each bad field; where every failure is a value its own check calls too large or

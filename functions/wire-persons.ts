@@ -120,3 +120,30 @@ export const directoryFile = z.strictObject({
   people: z.array(directoryEntry).check(z.maxLength(LIMITS.directory.people)),
 });
 export type DirectoryFile = z.output<typeof directoryFile>;
+
+// §20 delegation: a person as `GET /people/me` shows them.
+/** A delegation as shown (§20): its delegate by id and by name, when it begins and ends, and why. */
+export const delegationView = z.object({
+  to: personId.check(z.describe("The delegate's id.")),
+  toName: z.optional(z.string().check(z.describe("The delegate's name, as the directory has it now."))),
+  from: z.optional(z.string().check(z.describe('When it begins; absent: at once.'))),
+  until: z.string().check(z.describe('When it ends.')),
+  reason: z.optional(z.string()),
+  holds: z.boolean().check(z.describe('Whether it is in force now (begun and not ended).')),
+});
+export type DelegationView = z.output<typeof delegationView>;
+/** The caller's person as the directory has them (§20: `GET /people/me`). */
+export const personView = z.object({
+  id: personId,
+  name: z.string(),
+  emails: z.array(z.string()),
+  groups: z.array(z.string()),
+  manager: z.optional(personId.check(z.describe("The manager's id."))),
+  delegation: z.optional(delegationView.check(z.describe('Their approvals handed to another person.'))),
+  delegators: z.optional(
+    z
+      .array(z.object({ id: personId, name: z.string(), until: z.string() }))
+      .check(z.describe('The persons whose delegation to them holds now: they may decide for them until then.')),
+  ),
+});
+export type PersonView = z.output<typeof personView>;

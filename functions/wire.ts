@@ -11,6 +11,8 @@ import {
   principal,
   reason,
   seen,
+  // §20 delegation
+  voice,
 } from './fields.ts';
 import {
   ASK_KINDS,
@@ -84,6 +86,7 @@ const answerShape = {
     z.describe(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
   ),
   ...seen,
+  ...voice,
 };
 export type AnswerDecision = z.output<z.ZodMiniObject<typeof answerShape>>;
 /** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
@@ -91,6 +94,7 @@ export const approveDecision = z.strictObject({
   ...decidedCall,
   decision: z.literal('approve').check(z.describe('What is decided; absent with an answer.')),
   ...seen,
+  ...voice,
 });
 export type ApproveDecision = z.output<typeof approveDecision>;
 /** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
@@ -103,6 +107,7 @@ export const editDecision = z.strictObject({
     ),
   ),
   ...seen,
+  ...voice,
 });
 export type EditDecision = z.output<typeof editDecision>;
 /** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
@@ -113,6 +118,7 @@ export const rejectDecision = z.strictObject({
     reason.check(z.describe(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
   ),
   ...seen,
+  ...voice,
 });
 export type RejectDecision = z.output<typeof rejectDecision>;
 

@@ -8,6 +8,7 @@ import {
   cancelBody,
   claimBody,
   claimExecutionBody,
+  delegationBody,
   finishExecutionBody,
   linkBody,
   linkResumeBody,
@@ -90,6 +91,10 @@ const SCHEMAS = {
   DecisionStats: reports.decisionStats,
   ToolStats: reports.toolStats,
   OutcomeCounts: reports.outcomeCounts,
+  // §20 delegation
+  Person: wire.personView,
+  DelegationView: wire.delegationView,
+  DelegationRequest: delegationBody,
 } satisfies Record<string, z.ZodMiniType>;
 /** A component schema's name. */
 export type SchemaName = keyof typeof SCHEMAS;
@@ -168,6 +173,13 @@ const LINK_TOKEN = {
   required: true,
   description: "The answer link's token (the part after # in answerUrl).",
   schema: { type: 'string' },
+};
+
+/** §20 delegation: the people routes' 404. */
+const PEOPLE_NOT_FOUND: Json = {
+  description:
+    'not_found: the deployment has no directory of persons, the directory knows no person for the caller, or (for a change) its directory cannot keep one: a file bundled with the functions on AWS.',
+  content: { 'application/problem+json': { schema: ref('Problem') } },
 };
 
 const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> = {
@@ -326,6 +338,42 @@ const OPERATIONS: Record<Exclude<RouteId, 'inbox' | 'inboxFile'>, OperationDoc> 
         description: 'not_found: no policies are configured.',
         content: { 'application/problem+json': { schema: ref('Problem') } },
       },
+    },
+  },
+  // §20 delegation
+  getMe: {
+    summary:
+      "The caller's person as the deployment's directory has them (§20): id, name, emails, groups, manager, and their delegation with whether it holds now.",
+    responses: {
+      200: body('Person', 'The caller’s person.'),
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: PEOPLE_NOT_FOUND,
+      500: 'InternalError',
+    },
+  },
+  setDelegation: {
+    summary:
+      "Hand the caller's approvals to another person for a time (§20): `to` an active person of their tenant (an id, or an email of theirs) other than themselves, `until` later than `from` and than now. Replaces any delegation they had; the caller must be an active person.",
+    requestBody: 'DelegationRequest',
+    responses: {
+      200: body('Person', 'The caller’s person, with the delegation.'),
+      400: 'BadRequest',
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: PEOPLE_NOT_FOUND,
+      ...BODY,
+      500: 'InternalError',
+    },
+  },
+  endDelegation: {
+    summary: "End the caller's delegation (§20), if they have one.",
+    responses: {
+      200: body('Person', 'The caller’s person, without a delegation.'),
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: PEOPLE_NOT_FOUND,
+      500: 'InternalError',
     },
   },
   claim: {

@@ -1,6 +1,7 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
 import { foldEmail } from '../checkpoints/identity.ts';
 import { entryKey, recipientsOf } from '../checkpoints/notify.ts';
+import { delegatesOf } from '../checkpoints/people-me.ts';
 import { isInsideDomains } from '../checkpoints/recipients.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type LinkMailer, type UseCaseDeps } from '../resume/resume.ts';
@@ -100,13 +101,27 @@ export function createEmailChannel(deps: EmailDeps): Channel {
       );
       const what = event.type === LifecycleType.Created ? 'mail' : 'remind';
       const failures: unknown[] = [];
-      for (const to of recipients) {
+      for (const to of [...recipients, ...(await delegatesMailed(deps.useCases, tenant, view, recipients))]) {
         if (what === 'remind' && decidedBy.has(foldEmail(to))) continue;
         await sendOnce(event, view, to, what).catch((error: unknown) => failures.push(error));
       }
       if (failures.length > 0) throw failures[0];
     },
   };
+}
+
+// §20 delegation
+/**
+ * The addresses of the delegates of the recipients who are delegators (`delegatesOf`): each delegate is mailed as
+ * their delegator is, a link of their own, once (a delegate who is also a recipient keeps the one delivery key).
+ */
+async function delegatesMailed(useCases: UseCaseDeps, tenant: string, view: PauseView, recipients: string[]) {
+  const directory = useCases.people?.directory;
+  if (directory === undefined) return [];
+  const mailed = new Set(recipients.map(foldEmail));
+  const told = (delegator: { emails: readonly string[] }) => delegator.emails.some((e) => mailed.has(foldEmail(e)));
+  const notices = await delegatesOf(directory, tenant, view, told, (useCases.now ?? Date.now)());
+  return notices.flatMap(({ delegate }) => delegate.emails.slice(0, 1)).filter((to) => !mailed.has(foldEmail(to)));
 }
 
 /** The decider's email when the store's view names it (`decision.by`, §13). */

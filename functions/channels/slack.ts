@@ -1,5 +1,6 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
 import { recipientsOf } from '../checkpoints/notify.ts';
+import { type DelegateNotice, delegatesOf } from '../checkpoints/people-me.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
@@ -61,6 +62,23 @@ export function createSlackChannel(deps: SlackDeps): Channel & SlackInteractions
     await call('chat.update', { channel: ref.channel, ts: ref.ts, ...message });
   };
 
+  // §20 delegation: each delegate of an approver the message asks is told in its thread, once, by a mention.
+  const tellDelegates = async (pause: PauseOfMessage, to: string, ref: MessageRef, view: PauseView) => {
+    if (view.status !== 'paused' || deps.useCases.people === undefined) return;
+    const now = (deps.now ?? deps.useCases.now ?? Date.now)();
+    for (const notice of await delegatesOf(deps.useCases.people.directory, pause.tenant, view, () => true, now)) {
+      const told = postKey(pause, to, `delegate#${notice.delegate.id}`);
+      if (!(await log.claim(told))) continue;
+      try {
+        await call('chat.postMessage', { channel: ref.channel, thread_ts: ref.ts, text: delegateText(notice) });
+      } catch (error) {
+        await log.release(told);
+        throw error;
+      }
+      await log.done(told);
+    }
+  };
+
   const deliverTo = async (event: LifecycleEvent, pause: PauseOfMessage, to: string, view: PauseView) => {
     const key = postKey(pause, to, 'post');
     let ref = await log.ref(key);
@@ -79,6 +97,7 @@ export function createSlackChannel(deps: SlackDeps): Channel & SlackInteractions
       }
       await log.index(ref, pause);
       await log.done(key, ref);
+      await tellDelegates(pause, to, ref, view);
       // A change committed between the read and the post found no message to update: show it now.
       const after = await getPause(deps.useCases, pause);
       if (after.status !== view.status || after.decided.length !== view.decided.length)
@@ -86,6 +105,7 @@ export function createSlackChannel(deps: SlackDeps): Channel & SlackInteractions
       return;
     }
     await refresh(pause, ref, view);
+    await tellDelegates(pause, to, ref, view);
     if (event.type === LifecycleType.Reminder && view.status === 'paused') {
       const remind = postKey(pause, to, 'remind');
       if (!(await log.claim(remind))) return;
@@ -142,6 +162,15 @@ export function createSlackChannel(deps: SlackDeps): Channel & SlackInteractions
 
     interactions: createSlackInteractions(deps).interactions,
   };
+}
+
+// §20 delegation
+/** A delegate's thread reply: "<@U0BOB> decides here for Cyd, whose approvals are yours until … (on leave)." */
+function delegateText({ delegate, delegator }: DelegateNotice): string {
+  const slack = delegate.slack[0];
+  const who = slack === undefined ? delegate.name : `<@${slack.user}>`;
+  const { until, reason } = delegator.delegation ?? { until: '' };
+  return `${who} decides here for ${delegator.name}, whose approvals are handed to them until ${until}${reason === undefined ? '' : ` (${reason})`}.`;
 }
 
 /** A level's thread reply: "Escalated to group leads, cfo@example.com at 2026-… (level 1, call_refund)." */

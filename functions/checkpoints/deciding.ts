@@ -56,7 +56,10 @@ export function matchDecisions(
       ask: record.asks[index] as Ask,
       index,
       position,
-      hash: sha256(canonicalJson(bodyOf(decision))),
+      // §20 delegation: whom a decision names it for is part of it (a vote for oneself, then for another, is two).
+      hash: sha256(
+        canonicalJson(decision.for === undefined ? bodyOf(decision) : { ...bodyOf(decision), for: decision.for }),
+      ),
       recorded: record.decisions[index],
       modelHash: hashes[index] as string,
     };
@@ -96,7 +99,7 @@ export function checkAuthority(
 ): Map<number, Actor> {
   const delegated = new Map<number, Actor>();
   for (const match of matched) {
-    const voice = voiceOf(record, match.index, actor);
+    const voice = voiceOf(record, match.index, actor, match.decision.for);
     if (voice instanceof HandbackError) throw voice;
     if (voice.for !== undefined) delegated.set(match.index, voice.for);
   }

@@ -145,26 +145,52 @@ export function voteRefusal(
  * Whom a decision by `actor` on ask `index` is for (§20): undefined — themselves — when they may decide it in their
  * own right; else the first active person who delegated to them (by id) who may decide it and has no vote on it yet,
  * as that person; else the refusal they would get in their own right (`already_voted` when every such delegator has
- * voted). No chains (a delegator's own delegators are not followed), and a delegate who is the pauser, or the person
- * an agent paused for, votes for no one.
+ * voted). A decision naming `for` (`forId`) chooses: their own id, themselves alone; a delegator's, that delegator
+ * alone; anyone else is 403 `forbidden`. No chains (a delegator's own delegators are not followed), and a delegate who
+ * is the pauser, or the person an agent paused for, votes for no one.
  */
-export function voiceOf(record: PauseRecord, index: number, actor: Actor): { for?: Actor } | HandbackError {
+export function voiceOf(
+  record: PauseRecord,
+  index: number,
+  actor: Actor,
+  forId?: string,
+): { for?: Actor } | HandbackError {
   const ask = record.asks[index] as Ask;
+  const delegators = actor.directory?.delegators ?? [];
+  if (forId !== undefined && forId !== actor.directory?.person?.id) {
+    // §20 delegation: a named delegator, and no one else.
+    const named = delegators.find((person) => person.id === forId);
+    if (named === undefined) {
+      return new ForbiddenError(
+        `The decision on ${ask.toolCallId} is for ${JSON.stringify(forId)}, who has not handed their approvals to you (no delegation to you holds now): decide for yourself, or for someone whose delegation to you holds. Nothing was recorded.`,
+      );
+    }
+    if (isPauser(record, actor)) return new SelfDecisionError(record.runId, interruptIdOf(record), ask.toolCallId);
+    return delegatedVoice(record, index, delegatorActor(actor, named)) ?? { for: delegatorActor(actor, named) };
+  }
   const own = authorityRefusal(record, ask, actor);
   if (own === undefined) return {};
-  const delegators = actor.directory?.delegators ?? [];
+  if (forId !== undefined) return own;
   if (!(own instanceof NotAnApproverError) || delegators.length === 0 || isPauser(record, actor)) return own;
   let voted = false;
   for (const person of delegators) {
     const delegator = delegatorActor(actor, person);
-    if (authorityRefusal(record, ask, delegator) !== undefined) continue;
-    if (approvalsNeeded(ask) > 1 && voteRefusal(record, index, delegator) !== undefined) {
-      voted = true;
-      continue;
-    }
-    return { for: delegator };
+    const refusal = delegatedVoice(record, index, delegator);
+    if (refusal instanceof AlreadyVotedError) voted = true;
+    if (refusal === undefined) return { for: delegator };
   }
   return voted ? new AlreadyVotedError(record.runId, interruptIdOf(record), ask.toolCallId) : own;
+}
+
+/** Why a delegate may not vote for `delegator` on ask `index` (§20): the delegator's own refusal, or their vote. */
+function delegatedVoice(record: PauseRecord, index: number, delegator: Actor): HandbackError | undefined {
+  const ask = record.asks[index] as Ask;
+  const refusal = authorityRefusal(record, ask, delegator);
+  if (refusal !== undefined) return refusal;
+  if (approvalsNeeded(ask) > 1 && voteRefusal(record, index, delegator) !== undefined) {
+    return new AlreadyVotedError(record.runId, interruptIdOf(record), ask.toolCallId);
+  }
+  return undefined;
 }
 
 /** A delegator as the rules match them (§20): the directory's person, every identity of theirs, their groups. */

@@ -26,6 +26,7 @@ import type { Scope } from '../vocabulary.ts';
 import type { PolicySetView } from '../wire-reports.ts';
 import type * as z from '../zod.ts';
 import { linkOpener, linkRoutes, type OpenLink } from './link-routes.ts';
+import { peopleRoutes } from './people.ts';
 import { principalOf, scopesOf } from './principal.ts';
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
 import { type BearerRoute, missingScope, ROUTES, type Route, type RouteSpec } from './routes.ts';
@@ -284,6 +285,8 @@ export function createApiHandler(
     mcp: options.handlers?.mcp ?? notConfigured('The MCP server is'),
     // The answer-link routes (§11): the only ones that take a link token, in a header; no bearer token.
     ...linkRoutes(deps),
+    // §20 delegation: a person's own page of the directory.
+    ...peopleRoutes(deps),
     // Slack's interactions (§14): no bearer token; the body is form-encoded and its signature is the check.
     slackInteractions:
       options.handlers?.slackInteractions ??

@@ -4,6 +4,7 @@ import {
   claimExecutionBody,
   continuationParams,
   continuationQuery,
+  delegationBody,
   executionParams,
   finishExecutionBody,
   linkBody,
@@ -53,7 +54,7 @@ export interface BodySpec {
 export interface RouteSpec {
   /** Stable name: the handler's key, the OpenAPI `operationId`. */
   readonly id: string;
-  readonly method: 'GET' | 'POST' | 'PUT';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** API Gateway's path template (`{name}` for a parameter). */
   readonly path: string;
   readonly scopes: Access;
@@ -166,6 +167,17 @@ export const ROUTES = [
   { id: 'getPolicyShadow', method: 'GET', path: '/policies/shadow', scopes: [decide], query: policyShadowQuery },
   // §21: how decisions are going.
   { id: 'stats', method: 'GET', path: '/stats', scopes: [decide], query: statsQuery },
+  // §20 delegation: a person's own page of the directory.
+  { id: 'getMe', method: 'GET', path: '/people/me', scopes: [decide] },
+  {
+    id: 'setDelegation',
+    method: 'PUT',
+    path: '/people/me/delegation',
+    scopes: [decide],
+    // A delegation is a few hundred bytes: its reason at most 512 characters.
+    body: { limit: 8 * 1024, schema: delegationBody, name: 'delegation body' },
+  },
+  { id: 'endDelegation', method: 'DELETE', path: '/people/me/delegation', scopes: [decide] },
   {
     id: 'mcp',
     method: 'POST',

@@ -9,7 +9,7 @@ import { once } from '../once.ts';
 import type { PolicySettings } from '../policies/config.ts';
 import type { PolicyEngine } from '../policies/engine.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
-import { type BundleDefines, policies as POLICIES } from '../settings.ts';
+import { type BundleDefines, directory as DIRECTORY, policies as POLICIES } from '../settings.ts';
 import { tracesOf } from '../traces/traces.ts';
 import { loadConfig } from './config.ts';
 import { tracedDocumentClient } from './document-client.ts';
@@ -45,6 +45,9 @@ if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && confi
  * file's people change only with a deploy, so keeping them for the container outlives no change.
  */
 const directory = config.directory === undefined ? undefined : readDirectoryFile(config.directory);
+
+/** §20 delegation: why a person cannot set their own delegation with a bundled directory file. */
+const READ_ONLY_FILE = `this deployment's directory is the file ${DIRECTORY.context} bundled with its functions, which each instance reads on its own: a delegation is its entry's "delegation" (deploy again to change it), or is kept by a directory in the table (SCIM)`;
 
 /** The document client every entry point of this wiring shares (the Slack interactions function's delivery log too). */
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
@@ -90,6 +93,8 @@ export function useCaseDepsWith(
       ...(config.escalation === undefined ? {} : { escalation: config.escalation }),
     }),
     ...(policies === undefined ? {} : { policies }),
+    // §20 delegation: each instance reads the bundled file on its own, so none can keep a person's own delegation.
+    ...(directory === undefined ? {} : { people: { directory, whyReadOnly: READ_ONLY_FILE } }),
     handoff: createHandoff(config.handoff, clients, logger),
     claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),
     logger,

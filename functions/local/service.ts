@@ -12,7 +12,7 @@ import {
 import { escalationsOf } from '../checkpoints/escalation.ts';
 import { S3TranscriptObjects, s3ClientConfig, s3EndpointConfig } from '../checkpoints/s3/s3-objects.ts';
 import { readDirectoryFile } from '../directory/file.ts';
-import type { Directory } from '../directory/port.ts';
+import type { MemoryDirectory } from '../directory/memory.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';
@@ -134,7 +134,7 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   // The directory of persons (§20): read and checked now, so a bad file stops the start, naming the entry.
-  let directory: Directory | undefined;
+  let directory: MemoryDirectory | undefined;
   try {
     if (settings.directory !== undefined) directory = readDirectoryFile(settings.directory);
   } catch (error) {
@@ -163,6 +163,8 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     handoff,
     claims: createDynamoDBHandoffClaims({ client, tableName }),
     ...(engine === undefined ? {} : { policies: async () => engine as PolicyEngine }),
+    // §20 delegation: the file's people in this process's memory, where a person's own delegation lasts until it stops.
+    ...(directory === undefined ? {} : { people: { directory, writer: directory } }),
     logger,
     metrics,
     tenantClaim,

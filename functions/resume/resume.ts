@@ -23,6 +23,7 @@ import type {
 } from '../checkpoints/checkpoint-store.ts';
 import { messageCount } from '../checkpoints/continuation-json.ts';
 import { checkNotifyConfigured, notifyOf } from '../checkpoints/notify.ts';
+import type { PeopleDeps } from '../checkpoints/people-me.ts';
 import {
   AlreadyDecidedError,
   AlreadyResumedError,
@@ -73,6 +74,9 @@ export interface UseCaseDeps extends Telemetry {
   traces?: Traces;
   /** The deployment's policies (§19: `GET /policies`), the store's own engine; absent where none are configured. */
   policies?: () => Promise<PolicyEngine>;
+  // §20 delegation
+  /** The deployment's directory of persons, for `GET /people/me` and a person's own delegation; absent: none. */
+  people?: PeopleDeps;
 }
 
 /** Mails `link`, a delivered answer link to the pause `view`, to `recipient`. */

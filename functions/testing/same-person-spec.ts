@@ -9,6 +9,7 @@ import {
   AlreadyVotedError,
   ArgsChangedError,
   BadRequestError,
+  ForbiddenError,
   NotAnApproverError,
   RecipientNotAllowedError,
   SelfDecisionError,
@@ -701,6 +702,67 @@ export function samePersonSpec<T extends CheckpointPersistence>(initializer: Spe
           expect(view.asks[0]?.votes).toHaveLength(1);
           expect(view.asks[0]?.tally).toEqual({ have: 1, need: 2 });
         }
+      });
+
+      // §20 delegation: a decision's `for` chooses whom a delegate votes for.
+      describe('a decision naming for', () => {
+        const forWhom = (id: string): Decision[] => [{ toolCallId: 'call_refund', decision: 'approve', for: id }];
+        const both = {
+          asks: [
+            {
+              toolCallId: 'call_refund',
+              kind: 'approval' as const,
+              approvers: { subjects: ['u-ann', 'u-bob', 'u-cyd'] },
+              approvals: 2,
+            },
+          ],
+        };
+
+        it('lets a delegate who may decide in their own right vote for the delegator, and then not for themselves', async () => {
+          const { store, pause, state, directory } = await withPeople();
+          await directory?.setDelegation('acme', 'ann', week);
+          const key = await pause(both);
+          await store.decide({ ...key, decisions: forWhom('ann'), by: bob });
+          const voted = await state(key);
+          expect(voted.votes?.[0]).toMatchObject({ by: { person: 'bob' }, for: { person: 'ann' } });
+          for (const by of [bob, ANN.token]) {
+            await expect(store.decide({ ...key, decisions: approve(), by })).rejects.toBeInstanceOf(AlreadyVotedError);
+          }
+          await expect(store.decide({ ...key, decisions: forWhom('ann'), by: bob })).rejects.toBeInstanceOf(
+            AlreadyVotedError,
+          );
+          expect(await state(key)).toEqual(voted);
+          expect((await store.decide({ ...key, decisions: approve(), by: cyd })).kind).toBe('closed');
+        });
+
+        it('votes for themselves when it names their own id, and never falls back to a delegator', async () => {
+          const { store, pause, state, directory } = await withPeople();
+          await directory?.setDelegation('acme', 'ann', week);
+          const own = await pause(both);
+          await store.decide({ ...own, decisions: forWhom('bob'), by: bob });
+          expect((await state(own)).votes?.[0]).not.toHaveProperty('for');
+          const onlyHers = await pause(onlyAnn);
+          const before = await state(onlyHers);
+          await expect(store.decide({ ...onlyHers, decisions: forWhom('bob'), by: bob })).rejects.toBeInstanceOf(
+            NotAnApproverError,
+          );
+          expect(await state(onlyHers)).toEqual(before);
+        });
+
+        it('is forbidden for someone who has not delegated to the caller, or whose delegation does not hold, changing nothing', async () => {
+          const { store, pause, state, directory } = await withPeople();
+          await directory?.setDelegation('acme', 'ann', { ...week, from: '2026-01-02T00:00:00Z' });
+          const key = await pause(onlyAnn);
+          const before = await state(key);
+          for (const id of ['ann', 'cyd', 'zed']) {
+            await expect(store.decide({ ...key, decisions: forWhom(id), by: bob })).rejects.toBeInstanceOf(
+              ForbiddenError,
+            );
+          }
+          expect(await state(key)).toEqual(before);
+          await directory?.setDelegation('acme', 'ann', week);
+          expect((await store.decide({ ...key, decisions: forWhom('ann'), by: bob })).kind).toBe('closed');
+        });
       });
     });
 

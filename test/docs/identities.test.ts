@@ -32,7 +32,7 @@ function routeAccessRows(): string[][] {
 function routeRowsOf(page: string): string[][] {
   return page
     .split('\n')
-    .filter((line) => /^\|\s*`(GET|POST|PUT) \//.test(line))
+    .filter((line) => /^\|\s*`(GET|POST|PUT|DELETE) \//.test(line))
     .map((line) =>
       line
         .slice(1, -1)

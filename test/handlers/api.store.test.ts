@@ -1443,6 +1443,10 @@ permit(principal, action == Handback::Action::"call", resource == Handback::Tool
       'POST /runs/{runId}/pauses/{interruptId}/links',
       'POST /channels/slack/interactions',
       'POST /mcp',
+      // §20 delegation: test/handlers/people-me.test.ts holds these to the document.
+      'GET /people/me',
+      'PUT /people/me/delegation',
+      'DELETE /people/me/delegation',
     ]) {
       seen.delete(key);
       documented.delete(key);

@@ -7,6 +7,7 @@ import type {
   PausePage,
   PauseView,
   PendingDecisions,
+  PersonView,
   Problem,
 } from './types.ts';
 
@@ -129,6 +130,8 @@ export function createApi(base: URL, access: Access) {
             interruptId: ref.interruptId,
             decisions,
           }),
+    /** The signed-in person as the directory has them (§20), their delegation and whose approvals they hold. */
+    me: () => call<PersonView>('GET', 'people/me'),
     /** Cancels the pause (signed in only). */
     cancel: (ref: PauseRef, reason: string | undefined) =>
       call<ContinuationBody>('POST', `${pausePath(ref)}/cancel`, reason === undefined ? {} : { reason }),

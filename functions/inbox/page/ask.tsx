@@ -3,7 +3,7 @@ import { policyText } from '../../policies/words.ts';
 import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
-import { decidedByText, votesText } from './screen.ts';
+import { decidedByText, type Handed, votesText } from './screen.ts';
 import { fullTime } from './time.ts';
 import { Since } from './times.tsx';
 import type { AskView } from './types.ts';
@@ -35,17 +35,31 @@ interface AskProps {
   /** Said about this ask after a submission (e.g. someone else decided it first). */
   note: string | undefined;
   nowMs: number;
+  /** §20: until when each person's approvals are the signed-in person's, by id. */
+  handed?: Handed | undefined;
   onDraft(draft: Draft): void;
 }
 
 /** An ask and its decision controls. */
-export function AskCard({ ask, index, open, readOnly, several, draft, errors, note, nowMs, onDraft }: AskProps) {
+export function AskCard({
+  ask,
+  index,
+  open,
+  readOnly,
+  several,
+  draft,
+  errors,
+  note,
+  nowMs,
+  handed,
+  onDraft,
+}: AskProps) {
   const ids = idsOf(index);
   const titleId = `${ids.ask}-title`;
   const choiceError = errors[ids.choice];
   const set = (change: Partial<Draft>) => onDraft({ ...draft, ...change });
-  const votes = votesText(ask);
-  const by = decidedByText(ask);
+  const votes = votesText(ask, handed);
+  const by = decidedByText(ask, handed);
   // Why it waits, or what the policies did or (in shadow mode) would have done (§17).
   const policy = policyText(ask.policy);
   // §19: whether the approved call ran, as its execution claim says — never before it says so.

@@ -4,6 +4,7 @@ import { hrefOf, linkMemory, linkToken, type Route, routeOf, STATS_SEARCH } from
 import { type Access, createApi, savedToken, saveToken } from './api.ts';
 import { PauseList } from './list.tsx';
 import { PauseScreen } from './pause.tsx';
+import { delegationText } from './screen.ts';
 import {
   forgetSession,
   type Identity,
@@ -18,7 +19,7 @@ import {
 import type { SignInConfig } from './signin.ts';
 import { StatsScreen } from './stats-screen.tsx';
 import { TokenForm } from './token-form.tsx';
-import type { Problem } from './types.ts';
+import type { PersonView, Problem } from './types.ts';
 
 /**
  * The inbox page (§12), its entry: it finishes a sign-in coming back from the provider, then shows what the address
@@ -62,6 +63,13 @@ function App({ base, link, signIn, signInError }: AppProps) {
   const [identity, setIdentity] = useState<Identity | undefined>(savedIdentity());
   const [leaving, setLeaving] = useState<string | undefined>();
   const nowMs = useNow();
+  // §20 delegation: who the directory says the signed-in person is; none without a directory (404).
+  const [person, setPerson] = useState<PersonView | undefined>();
+  useEffect(() => {
+    if (access.kind === 'link' || unauthorized !== undefined) return;
+    void api.me().then((answer) => setPerson(answer.ok ? answer.body : undefined));
+  }, [api, access.kind, unauthorized]);
+  const handed = Object.fromEntries((person?.delegators ?? []).map(({ id, until }) => [id, until]));
   /** Leaves for the provider's login; comes back to this address. */
   const startSignIn =
     signIn === undefined
@@ -139,7 +147,13 @@ function App({ base, link, signIn, signInError }: AppProps) {
   }
 
   return (
-    <Shell onSignOut={signOut} onSignIn={signedInWith === undefined ? startSignIn : undefined} identity={identity}>
+    <Shell
+      onSignOut={signOut}
+      onSignIn={signedInWith === undefined ? startSignIn : undefined}
+      identity={identity}
+      person={person}
+      nowMs={nowMs}
+    >
       {route.kind === 'list' ? null : (
         <p class="back">
           <a
@@ -163,6 +177,7 @@ function App({ base, link, signIn, signInError }: AppProps) {
           signedIn
           nowMs={nowMs}
           onUnauthorized={setUnauthorized}
+          handed={handed}
         />
       ) : (
         <>
@@ -194,14 +209,23 @@ interface ShellProps {
   onSignOut?: (() => void) | undefined;
   onSignIn?: (() => Promise<void>) | undefined;
   identity?: Identity | undefined;
+  /** §20: the signed-in person as the directory has them. */
+  person?: PersonView | undefined;
+  nowMs?: number;
 }
 
-function Shell({ children, onSignOut, onSignIn, identity }: ShellProps) {
+function Shell({ children, onSignOut, onSignIn, identity, person, nowMs = 0 }: ShellProps) {
+  const delegation = person === undefined ? undefined : delegationText(person, nowMs);
   return (
     <>
       <header class="bar">
         <p class="brand">Handback inbox</p>
-        {identity === undefined || onSignOut === undefined ? null : (
+        {person !== undefined ? (
+          <p class="who">
+            Signed in as <strong>{person.name}</strong>
+            {delegation === undefined ? null : <span class="delegation"> · {delegation}</span>}
+          </p>
+        ) : identity === undefined || onSignOut === undefined ? null : (
           <p class="who">
             Signed in as <strong>{identityText(identity)}</strong>
           </p>

@@ -12,6 +12,7 @@ import {
   closedLocally,
   collectDecisions,
   failureErrors,
+  type Handed,
   type LinkMemory,
   linkMemoryOf,
   loadProblemText,
@@ -46,10 +47,12 @@ interface PauseProps {
   memory?: { read(): LinkMemory | undefined; write(memory: LinkMemory): void };
   /** The API refused the bearer token. */
   onUnauthorized(problem: Problem): void;
+  /** §20: until when each person's approvals are the signed-in person's, by id. */
+  handed?: Handed | undefined;
 }
 
 /** The screen of one pause. */
-export function PauseScreen({ api, pauseRef, signedIn, nowMs, memory, onUnauthorized }: PauseProps) {
+export function PauseScreen({ api, pauseRef, signedIn, nowMs, memory, onUnauthorized, handed }: PauseProps) {
   const [view, setView] = useState<PauseView | undefined>();
   const [loadProblem, setLoadProblem] = useState<Problem | undefined>();
   const [drafts, setDrafts] = useState<Record<string, Draft>>({});
@@ -224,6 +227,7 @@ export function PauseScreen({ api, pauseRef, signedIn, nowMs, memory, onUnauthor
             errors={errors}
             note={notes[ask.toolCallId]}
             nowMs={nowMs}
+            handed={handed}
             onDraft={(draft) => setDrafts((old) => ({ ...old, [ask.toolCallId]: draft }))}
           />
         ))}

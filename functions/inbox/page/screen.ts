@@ -11,7 +11,7 @@ import {
 } from './decide.ts';
 import { attribute, type FieldError, failureText, sentence } from './forms.ts';
 import { problemText } from './problems.ts';
-import { timeSince } from './time.ts';
+import { fullTime, timeSince } from './time.ts';
 import type {
   Approvers,
   AskView,
@@ -19,6 +19,7 @@ import type {
   Decision,
   PauseView,
   PendingDecisions,
+  PersonView,
   Principal,
   Problem,
 } from './types.ts';
@@ -437,11 +438,13 @@ export function allReadOnly(view: PauseView): boolean {
  * The votes of an ask with a quorum in words: the server's tally (§16) — "1 of 2 approvals" — then each vote as
  * recorded, "Ann approved, Bob edited" (`undefined` without a quorum, or from a server that sends no tally).
  */
-export function votesText(ask: AskView): string | undefined {
+export function votesText(ask: AskView, handed: Handed = {}): string | undefined {
   const tally = ask.tally;
   if (tally === undefined || tally.need <= 1) return undefined;
   const have = `${tally.have} of ${tally.need} approvals`;
-  const votes = (ask.votes ?? []).map((vote) => `${principalText(vote.by)} ${VOTED[vote.decision]}`);
+  const votes = (ask.votes ?? []).map(
+    (vote) => `${principalText(vote.by)} ${VOTED[vote.decision]}${forText(vote.for, handed)}`,
+  );
   return votes.length === 0 ? have : `${have}: ${list(votes, 'and')}`;
 }
 
@@ -449,9 +452,29 @@ export function votesText(ask: AskView): string | undefined {
 const VOTED: Record<DecisionKind, string> = { approve: 'approved', edit: 'edited', reject: 'rejected' };
 
 /** Who decided an ask, in words ("by Ann"), when the API says. */
-export function decidedByText(ask: AskView): string | undefined {
+export function decidedByText(ask: AskView, handed: Handed = {}): string | undefined {
   const by = ask.decision?.by;
-  return by === undefined ? undefined : `by ${principalText(by)}`;
+  return by === undefined ? undefined : `by ${principalText(by)}${forText(ask.decision?.for, handed)}`;
+}
+
+// §20 delegation
+/** Until when each person's approvals are handed to the signed-in person, by id (`GET /people/me`'s `delegators`). */
+export type Handed = Readonly<Record<string, string>>;
+
+/** " for Ann (delegation until 8 Jun, 09:00)" for a decision a delegate made for Ann; "" for one's own. */
+function forText(principal: Principal | undefined, handed: Handed): string {
+  if (principal === undefined) return '';
+  const until = principal.person === undefined ? undefined : handed[principal.person];
+  return ` for ${principalText(principal)}${until === undefined ? '' : ` (delegation until ${fullTime(until)})`}`;
+}
+
+/** The signed-in person's delegation in words, while it has not ended: "Your approvals go to Bob until …". */
+export function delegationText(person: PersonView, nowMs: number): string | undefined {
+  const delegation = person.delegation;
+  if (delegation === undefined || Date.parse(delegation.until) <= nowMs) return undefined;
+  const to = delegation.toName ?? delegation.to;
+  const from = delegation.holds || delegation.from === undefined ? '' : ` from ${fullTime(delegation.from)}`;
+  return `Your approvals go to ${to}${from} until ${fullTime(delegation.until)}.`;
 }
 
 function list(items: readonly string[], conjunction: 'and' | 'or'): string {

@@ -14,6 +14,7 @@ export type {
   PausePage,
   PauseView,
   PendingDecisions,
+  PersonView,
   Principal,
   RecordedDecisionView,
   VoteView as Vote,
