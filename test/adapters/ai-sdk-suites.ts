@@ -267,7 +267,10 @@ export function aiSdkAdapterSuite(major: 6 | 7): void {
       expect(second).toEqual(first);
       expect(again).toEqual(first);
       expect(elsewhere).toEqual(first);
-      const recorded = await executions.once(`${continuation.continuationId}/call_refund`, async () => 'ran again');
+      const recorded = await executions.once(
+        { runId: key.runId, continuationId: continuation.continuationId, toolCallId: 'call_refund' },
+        async () => 'ran again',
+      );
       expect(JSON.parse(recorded)).toMatchObject({ toolName: 'refund_order', output: { type: 'json' } });
     });
   });
