@@ -55,7 +55,11 @@ export function createHandbackToolExecutions(handback: ExecutionClaims | Executi
 /** Records the end; a failure to record it loses no output (the call ran): the execution reads "running since…". */
 async function finish(claims: ExecutionClaims, key: ExecutionKey, status: 'succeeded' | 'failed', detail?: string) {
   try {
-    await claims.finishExecution({ ...key, status, ...(detail === undefined ? {} : { detail: cut(detail) }) });
+    await claims.finishExecution({
+      ...key,
+      status,
+      ...(detail === undefined ? {} : { detail: executionDetailOf(detail) }),
+    });
   } catch (error) {
     console.warn(
       `handback: call ${key.toolCallId} of continuation ${key.continuationId} ran (${status}), but its end was not recorded: ${error instanceof Error ? error.message : String(error)}`,
@@ -63,8 +67,8 @@ async function finish(claims: ExecutionClaims, key: ExecutionKey, status: 'succe
   }
 }
 
-/** A detail within the route's bound, cut at a character. */
-function cut(text: string): string {
+/** An execution's `detail` within the route's bound (`LIMITS.executionDetailBytes`), cut at a character. */
+export function executionDetailOf(text: string): string {
   if (utf8Bytes(text) <= LIMITS.executionDetailBytes) return text;
   let end = Math.min(text.length, LIMITS.executionDetailBytes);
   while (utf8Bytes(`${text.slice(0, end)}…`) > LIMITS.executionDetailBytes) end -= 1;
