@@ -37,7 +37,11 @@ describe('runTimeRefusalText', () => {
   });
 
   it('is no refusal for a claim taken elsewhere, or any other error', () => {
-    const taken = new AlreadyClaimedError(ids, '2026-06-01T00:00:00.000Z', { kind: 'agent', subject: 'worker-2' });
+    const taken = new AlreadyClaimedError(ids, '2026-06-01T00:00:00.000Z', {
+      kind: 'agent',
+      subject: 'worker-2',
+      via: 'api',
+    });
     expect(runTimeRefusalText(taken)).toBeUndefined();
     expect(runTimeRefusalText(new Error('socket hang up'))).toBeUndefined();
   });
