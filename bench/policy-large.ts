@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadCedar } from '../functions/policies/cedar.ts';
+import { createPolicyEngine } from '../functions/policies/engine.ts';
+import { loadPolicies } from '../functions/policies/load.ts';
 import { policyTranscript } from '../functions/testing/fixtures.ts';
 import { REPO } from './bundle.ts';
 import { quantile } from './measure.ts';
@@ -31,6 +34,11 @@ export interface PolicyLargeRow {
   healthAnswers: number;
   /** What the pause answered: 201 (waits for people) or 200 (closed by the policies). */
   status: number;
+  /**
+   * One ask's evaluation in this process (the engine `npm start` loads, on the same arguments), after a warm-up: what
+   * judging holds the event loop for between two yields (§19: at most 100 ms). Absent without a policy file.
+   */
+  evaluation?: { medianMs: number; maxMs: number; runs: number };
 }
 
 const POLICIES = `@id("urgent-tags-wait")
@@ -41,6 +49,43 @@ const ARGS = 'namespace Handback { type Args = { tags?: Set<String> }; }';
 const ASKS = 16;
 /** About 5.9 MB of body: under the 6 MB pause limit. */
 const BODY_BYTES = 5.9 * 1024 * 1024;
+
+/** The evaluation of one ask of `body(tagCount)`, timed `runs` times in this process after two warm-up runs. */
+function evaluationOf(tagCount: number, runs: number): { medianMs: number; maxMs: number; runs: number } {
+  const cedar = loadCedar();
+  const engine = createPolicyEngine(
+    cedar,
+    loadPolicies(
+      cedar,
+      { file: 'policies.cedar', text: POLICIES },
+      { file: 'handback.cedarschema', text: readFileSync(join(REPO, 'handback.cedarschema'), 'utf8') },
+      { file: 'args.cedarschema', text: ARGS },
+    ),
+  );
+  const [call] = (
+    JSON.parse(body(tagCount)) as { messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }> }
+  ).messages.flatMap((message) => message.tool_calls ?? []);
+  const args = JSON.parse(call?.function.arguments ?? '{}') as Record<string, unknown>;
+  const evaluate = () =>
+    engine.evaluate({
+      principal: { kind: 'agent', subject: 'bench' },
+      tool: 'tag_items',
+      args,
+      runId: 'bench',
+      tenant: 'bench',
+      format: 'openai-chat',
+      now: new Date(),
+    });
+  evaluate();
+  evaluate();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    evaluate();
+    times.push(performance.now() - started);
+  }
+  return { medianMs: quantile(times, 0.5), maxMs: Math.max(...times), runs };
+}
 
 /** A pause body of 16 `tag_items` calls: `tags` of `tagCount` elements each, padded with `note` to BODY_BYTES. */
 function body(tagCount: number, bytes = BODY_BYTES): string {
@@ -161,9 +206,12 @@ export async function measureLarge(options: GroupOptions): Promise<PolicyLargeRo
           healthWorstMs: Math.max(...waits),
           healthAnswers: waits.length,
           status,
+          ...(configuration.env === withPolicies
+            ? { evaluation: evaluationOf(configuration.tags, options.quick ? 5 : 30) }
+            : {}),
         };
         options.log(
-          `${row.name}: ${(row.bodyBytes / 1024 / 1024).toFixed(1)} MB pause ${row.pauseMs.toFixed(0)} ms (${row.status}), /health worst ${row.healthWorstMs.toFixed(0)} ms over ${row.healthAnswers} answers`,
+          `${row.name}: ${(row.bodyBytes / 1024 / 1024).toFixed(1)} MB pause ${row.pauseMs.toFixed(0)} ms (${row.status}), /health worst ${row.healthWorstMs.toFixed(0)} ms over ${row.healthAnswers} answers${row.evaluation === undefined ? '' : `, one ask's evaluation ${row.evaluation.medianMs.toFixed(1)} ms (max ${row.evaluation.maxMs.toFixed(1)})`}`,
         );
         rows.push(row);
       } finally {

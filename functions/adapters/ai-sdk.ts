@@ -6,10 +6,12 @@ import type { AskView, JsonSchema } from '../wire.ts';
 import {
   type ContinueInput,
   continuationOf,
+  type ExecutionKey,
   type ExecutionLog,
   executionKey,
   executionLogOf,
   type HandbackOption,
+  onceUnlessRefused,
   operationsOf,
 } from './shared.ts';
 
@@ -130,7 +132,11 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
     return asks;
   };
 
-  const run = async (key: string, call: { toolCallId: string; name: string; args: unknown }, before: unknown[]) => {
+  const run = async (
+    key: ExecutionKey,
+    call: { toolCallId: string; name: string; args: unknown },
+    before: unknown[],
+  ) => {
     const tool = tools[call.name];
     if (tool?.execute === undefined) {
       throw new BadRequestError(
@@ -139,40 +145,46 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
       );
     }
     const execute = tool.execute;
-    const recorded = await executions.once(key, async () => {
-      let output: ToolResultPart['output'];
-      try {
-        let result: unknown = await execute(
-          call.args as never,
-          {
-            toolCallId: call.toolCallId,
-            messages: before as ModelMessage[],
-            // AI SDK 7 hands each tool its context; a tool that needs one gets none here, as in a bare call.
-            context: undefined,
-          } as never,
-        );
-        // A streaming tool yields preliminary results; its last one is its result, as in the SDK.
-        if (isAsyncIterable(result)) for await (const value of result) result = value;
-        output = tool.toModelOutput
-          ? await tool.toModelOutput({ toolCallId: call.toolCallId, input: call.args, output: result } as never)
-          : typeof result === 'string'
-            ? { type: 'text', value: result }
-            : { type: 'json', value: (result ?? null) as never };
-      } catch (error) {
-        // It ran (and may have done something before it threw): recorded like a result, never run again.
-        output = { type: 'error-text', value: error instanceof Error ? error.message : String(error) };
-      }
-      const done: ExecutedCall = { toolName: call.name, output };
-      return JSON.stringify(done);
-    });
+    const recorded = await onceUnlessRefused(
+      executions,
+      key,
+      async () => {
+        let output: ToolResultPart['output'];
+        try {
+          let result: unknown = await execute(
+            call.args as never,
+            {
+              toolCallId: call.toolCallId,
+              messages: before as ModelMessage[],
+              // AI SDK 7 hands each tool its context; a tool that needs one gets none here, as in a bare call.
+              context: undefined,
+            } as never,
+          );
+          // A streaming tool yields preliminary results; its last one is its result, as in the SDK.
+          if (isAsyncIterable(result)) for await (const value of result) result = value;
+          output = tool.toModelOutput
+            ? await tool.toModelOutput({ toolCallId: call.toolCallId, input: call.args, output: result } as never)
+            : typeof result === 'string'
+              ? { type: 'text', value: result }
+              : { type: 'json', value: (result ?? null) as never };
+        } catch (error) {
+          // It ran (and may have done something before it threw): recorded like a result, never run again.
+          output = { type: 'error-text', value: error instanceof Error ? error.message : String(error) };
+        }
+        const done: ExecutedCall = { toolName: call.name, output };
+        return JSON.stringify(done);
+      },
+      (words) => JSON.stringify({ toolName: call.name, output: { type: 'error-text', value: words } }),
+    );
     return JSON.parse(recorded) as ExecutedCall;
   };
 
-  const runOnce = (key: string, call: { toolCallId: string; name: string; args: unknown }, before: unknown[]) => {
-    let pending = running.get(key);
+  const runOnce = (key: ExecutionKey, call: { toolCallId: string; name: string; args: unknown }, before: unknown[]) => {
+    const id = executionKey(key);
+    let pending = running.get(id);
     if (pending === undefined) {
-      pending = run(key, call, before).finally(() => running.delete(key));
-      running.set(key, pending);
+      pending = run(key, call, before).finally(() => running.delete(id));
+      running.set(id, pending);
     }
     return pending;
   };
@@ -229,7 +241,8 @@ export function createAiSdkHandback<TOOLS extends ToolSet>(options: AiSdkHandbac
       const automatic = approvals.size === 0 ? new Map<string, string>() : await policyDecided(continuation);
       const responses: Part[] = [];
       for (const call of continuation.dispatch) {
-        const done = await runOnce(executionKey(continuation.continuationId, call.toolCallId), call, before);
+        const { runId, continuationId } = continuation;
+        const done = await runOnce({ runId, continuationId, toolCallId: call.toolCallId }, call, before);
         results.set(call.toolCallId, {
           type: 'tool-result',
           toolCallId: call.toolCallId,

@@ -5,7 +5,7 @@ import { PauseCancelledError, PauseExpiredError } from '../errors.ts';
 import { isIdempotencyKey } from '../inputs.ts';
 import { LIMITS } from '../vocabulary.ts';
 import type { DispatchCall, HandoffPointer } from '../wire.ts';
-import { type ExecutionLog, executionKey, executionLogOf, type HandbackOption, operationsOf } from './shared.ts';
+import { type ExecutionLog, executionLogOf, type HandbackOption, onceUnlessRefused, operationsOf } from './shared.ts';
 
 /**
  * `handback/durable` (§15): a Lambda durable function waits for people with `waitForDecision`. It is one
@@ -90,7 +90,7 @@ export interface RunApprovedOptions {
  */
 export async function runApproved(
   context: Pick<DurableContext, 'step'>,
-  decision: Pick<DurableDecision, 'continuationId' | 'dispatch'>,
+  decision: Pick<DurableDecision, 'runId' | 'continuationId' | 'dispatch'>,
   run: (call: DispatchCall) => Promise<unknown>,
   options: RunApprovedOptions = {},
 ): Promise<Array<{ toolCallId: string; output: string }>> {
@@ -98,12 +98,17 @@ export async function runApproved(
   const prefix = options.name ?? 'handback-run';
   const results: Array<{ toolCallId: string; output: string }> = [];
   for (const call of decision.dispatch) {
-    const key = executionKey(decision.continuationId, call.toolCallId);
+    const key = { runId: decision.runId, continuationId: decision.continuationId, toolCallId: call.toolCallId };
     const output = await context.step(`${prefix}:${call.toolCallId}`, () =>
-      executions.once(key, async () => {
-        const value = await run(call);
-        return typeof value === 'string' ? value : JSON.stringify(value ?? null);
-      }),
+      onceUnlessRefused(
+        executions,
+        key,
+        async () => {
+          const value = await run(call);
+          return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+        },
+        (words) => words,
+      ),
     );
     results.push({ toolCallId: call.toolCallId, output });
   }

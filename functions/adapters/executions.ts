@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentCommands } from '../checkpoints/dynamodb/sdk.ts';
 import { TABLE } from '../checkpoints/table.ts';
 import { ExecutionInProgressError } from '../errors.ts';
-import type { ExecutionLog } from './shared.ts';
+import { type ExecutionLog, executionKey } from './shared.ts';
 
 /**
  * The execution log in a DynamoDB table (the Handback table will do: its items have keys of their own, `X#…`, beside
@@ -53,7 +53,8 @@ export function createDynamoDBToolExecutions(options: DynamoDBToolExecutionsOpti
   const keyOf = (key: string) => ({ [pk.name]: `X#${key}`, [sk.name]: 'X' });
   return {
     durable: true,
-    async once(key, run) {
+    async once(ids, run) {
+      const key = executionKey(ids);
       const { DeleteCommand, GetCommand, PutCommand, UpdateCommand } =
         await documentCommands('createDynamoDBToolExecutions');
       const claim = crypto.randomUUID();

@@ -3,17 +3,17 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, type StateSnapshot } from '@langchain/langgraph';
 import type { AskInput } from '../checkpoints/checkpoint-store.ts';
 import type { ClientContinuation, ClientPauseCreated, ClientPauseInput } from '../client/types.ts';
-import { BadRequestError, GraphCheckpointNotFoundError } from '../errors.ts';
+import { AlreadyClaimedError, BadRequestError, GraphCheckpointNotFoundError } from '../errors.ts';
 import type { JsonSchema } from '../wire.ts';
 import {
   type AskRule,
   type ContinueInput,
   continuationOf,
   type ExecutionLog,
-  executionKey,
   executionLogOf,
   type HandbackOption,
   operationsOf,
+  runTimeRefusalText,
   sameJson,
 } from './shared.ts';
 
@@ -190,15 +190,59 @@ export function langgraphHandback<State = unknown>(options: LangGraphHandbackOpt
       }
       let values: State | undefined;
       let sent = false;
-      await executions.once(executionKey(continuationId, continuation.interruptId), async () => {
+      const invoke = async () => {
         values = await graph.invoke(new Command({ resume }), thread);
         sent = true;
         return 'resumed';
-      });
+      };
+      if (executions.claimsCalls === true)
+        await claimEach(executions, continuation, resume, recorded.interrupts, invoke);
+      else await executions.once({ runId, continuationId, toolCallId: continuation.interruptId }, invoke);
       if (!sent) return { continuation, status: 'already-resumed', resume: {}, values: await current() };
       return { continuation, status: 'resumed', resume, values: values as State };
     },
   };
+}
+
+/**
+ * §19: each approved or edited call of `resume` claimed through Handback before the graph runs them all (`invoke`,
+ * within every claim, so each claim's end is the graph's); a call refused at run time becomes the middleware's
+ * reject with the words the model is told. A first claim already taken means another delivery resumed the thread:
+ * nothing is sent.
+ */
+async function claimEach(
+  executions: ExecutionLog,
+  continuation: ClientContinuation,
+  resume: Record<string, { decisions: HITLDecision[] }>,
+  interrupts: Recorded['interrupts'],
+  invoke: () => Promise<string>,
+): Promise<void> {
+  const { runId, continuationId } = continuation;
+  const calls = interrupts.flatMap(({ id, toolCallIds }) =>
+    (resume[id]?.decisions ?? []).flatMap((decision, at) =>
+      decision.type === 'reject' ? [] : [{ id, at, toolCallId: toolCallIds[at] as string }],
+    ),
+  );
+  const claimFrom = async (index: number): Promise<string> => {
+    const call = calls[index];
+    if (call === undefined) return invoke();
+    let claimed = false;
+    try {
+      return await executions.once({ runId, continuationId, toolCallId: call.toolCallId }, () => {
+        claimed = true;
+        return claimFrom(index + 1);
+      });
+    } catch (error) {
+      // Only the claim's own refusal: whatever the graph threw has already ended every claim as failed.
+      if (claimed) throw error;
+      if (error instanceof AlreadyClaimedError && index === 0) return 'already-resumed';
+      const words = runTimeRefusalText(error);
+      if (words === undefined) throw error;
+      (resume[call.id] as { decisions: HITLDecision[] }).decisions[call.at] = { type: 'reject', message: words };
+      return claimFrom(index + 1);
+    }
+  };
+  await claimFrom(0);
 }
 
 /** The thread's pending interrupts whose value is the middleware's `HITLRequest`. */

@@ -19,9 +19,9 @@ import {
   type ContinueInput,
   continuationOf,
   type ExecutionLog,
-  executionKey,
   executionLogOf,
   type HandbackOption,
+  onceUnlessRefused,
   operationsOf,
   outputText,
 } from './shared.ts';
@@ -118,7 +118,7 @@ export function openaiAgentsHandback<TContext = unknown>(
     async resume(input) {
       const { context, runOptions } = input;
       const continuation = await continuationOf(handback, input);
-      const { continuationId } = continuation;
+      const { runId, continuationId } = continuation;
       const tools = toolsOf(agent);
       const runContext = new RunContext<TContext>(context as TContext);
       const ran: ToolResult[] = [];
@@ -128,15 +128,21 @@ export function openaiAgentsHandback<TContext = unknown>(
           throw new BadRequestError(`The agent has no function tool named ${JSON.stringify(call.name)} to run.`);
         }
         const input = JSON.stringify(call.args);
-        const output = await executions.once(executionKey(continuationId, call.toolCallId), async () => {
-          const toolCall = {
-            type: 'function_call',
-            callId: call.toolCallId,
-            name: call.name,
-            arguments: input,
-          } as const;
-          return outputText(await invokeFunctionTool({ tool, runContext, input, details: { toolCall } }));
-        });
+        const key = { runId, continuationId, toolCallId: call.toolCallId };
+        const output = await onceUnlessRefused(
+          executions,
+          key,
+          async () => {
+            const toolCall = {
+              type: 'function_call',
+              callId: call.toolCallId,
+              name: call.name,
+              arguments: input,
+            } as const;
+            return outputText(await invokeFunctionTool({ tool, runContext, input, details: { toolCall } }));
+          },
+          (words) => words,
+        );
         ran.push({ toolCallId: call.toolCallId, output });
       }
       const messages = appendResults('openai-responses', continuation.messages, ran);

@@ -1,6 +1,7 @@
 import type { CheckpointStore } from '../checkpoints/checkpoint-store.ts';
 import type { ClientContinuation, ClientDecideResult, HandbackOperations } from '../client/types.ts';
-import { BadRequestError } from '../errors.ts';
+import { ApprovalExpiredError, BadRequestError, PolicyEvaluationError, PolicyForbidsError } from '../errors.ts';
+import { POLICY_ERROR_REJECTED, policyDefaultText, policyRejectionText } from '../rehydrate/texts.ts';
 import type { Actor, JsonSchema } from '../wire.ts';
 
 /**
@@ -61,19 +62,34 @@ export type AskRule =
   | { kind: 'answer'; prompt?: string; answerSchema?: JsonSchema }
   | { kind?: 'approval'; prompt?: string; editable?: boolean };
 
+/** One dispatched call's execution: its run, the continuation that dispatched it, and the call (§19's claim names all three). */
+export type ExecutionKey = {
+  runId: string;
+  continuationId: string;
+  toolCallId: string;
+};
+
 /**
  * Where each approved call's run is recorded, so it runs at most once per continuation and call (§15), whatever is
- * retried or redelivered: claim before run. `createDynamoDBToolExecutions` keeps it across processes;
- * `createMemoryToolExecutions` in one process (tests, a single worker).
+ * retried or redelivered: claim before run. `createHandbackToolExecutions` claims each through Handback (§19: judged
+ * again by the policies in force, once under any race, and on the audit trail); `createDynamoDBToolExecutions` keeps
+ * it in a table the agents share; `createMemoryToolExecutions` in one process (tests, a single worker).
  */
 export interface ExecutionLog {
   /**
    * Runs `run` for the delivery that claims `key` first and records its output; every later call with `key` gets
-   * that output without running. A call while the claimer has not finished throws `ExecutionInProgressError`.
+   * that output without running (or, claimed through Handback, `AlreadyClaimedError`). A call while the claimer has
+   * not finished throws `ExecutionInProgressError`; a claim Handback refuses at run time throws its error
+   * (`PolicyForbidsError`, `PolicyEvaluationError`, `ApprovalExpiredError`), which the adapters tell the model.
    */
-  once(key: string, run: () => Promise<string>): Promise<string>;
+  once(key: ExecutionKey, run: () => Promise<string>): Promise<string>;
   /** Whether the record outlives this process (an adapter warns once in production when it does not). */
   readonly durable?: boolean;
+  /**
+   * The log claims dispatched calls through Handback (§19), which knows no other key: an adapter whose one run
+   * executes several calls (LangGraph's resume) claims each approved call before it, not the run as a whole.
+   */
+  readonly claimsCalls?: boolean;
 }
 
 /**
@@ -85,12 +101,13 @@ export function createMemoryToolExecutions(): ExecutionLog {
   return {
     durable: false,
     once(key, run) {
-      let output = outputs.get(key);
+      const id = executionKey(key);
+      let output = outputs.get(id);
       if (output === undefined) {
         output = run();
-        outputs.set(key, output);
+        outputs.set(id, output);
         // A run that rejected recorded nothing (the adapters turn a tool's error into its output): it may be tried again.
-        output.catch(() => outputs.delete(key));
+        output.catch(() => outputs.delete(id));
       }
       return output;
     },
@@ -120,9 +137,29 @@ function inProduction(): boolean {
   return env.AWS_LAMBDA_FUNCTION_NAME !== undefined || env.NODE_ENV === 'production';
 }
 
-/** The key of one approved call's execution in one continuation. */
-export function executionKey(continuationId: string, toolCallId: string): string {
+/** The key of one approved call's execution in one continuation, as the memory and DynamoDB logs keep it. */
+export function executionKey({ continuationId, toolCallId }: ExecutionKey): string {
   return `${continuationId}/${toolCallId}`;
+}
+
+/**
+ * `executions.once(key, run)`, or — when Handback refused the call at run time (§19: a forbid of the policies in
+ * force, their failure, or the approval's end; recorded on the audit trail) — `refused(words)`: the result an adapter
+ * hands the model in its own encoding, so the call is told "Not run: …" and nothing runs.
+ */
+export async function onceUnlessRefused(
+  executions: ExecutionLog,
+  key: ExecutionKey,
+  run: () => Promise<string>,
+  refused: (words: string) => string,
+): Promise<string> {
+  try {
+    return await executions.once(key, run);
+  } catch (error) {
+    const words = runTimeRefusalText(error);
+    if (words === undefined) throw error;
+    return refused(words);
+  }
 }
 
 /** A tool's output as the text of its result: strings as they are, anything else as JSON. */
@@ -138,4 +175,17 @@ export function sameJson(a: unknown, b: unknown): boolean {
   const left = Object.entries(a);
   const right = b as Record<string, unknown>;
   return left.length === Object.keys(right).length && left.every(([key, value]) => sameJson(value, right[key]));
+}
+
+/** What the model is told of a call Handback refused at run time (§19's words: a policy decided, not a person). */
+export function runTimeRefusalText(error: unknown): string | undefined {
+  if (error instanceof PolicyForbidsError) {
+    const [policyId] = error.policyIds;
+    return policyId === undefined ? policyDefaultText(error.reason) : policyRejectionText(policyId, error.reason);
+  }
+  if (error instanceof PolicyEvaluationError) return POLICY_ERROR_REJECTED;
+  if (error instanceof ApprovalExpiredError) {
+    return `Not run: its approval was valid until ${error.approvedUntil}, and the call was not run in time. Ask again if it is still needed.`;
+  }
+  return undefined;
 }

@@ -24,10 +24,11 @@ import {
   type AskRule,
   type ContinueInput,
   continuationOf,
+  type ExecutionKey,
   type ExecutionLog,
-  executionKey,
   executionLogOf,
   type HandbackOption,
+  onceUnlessRefused,
   operationsOf,
 } from './shared.ts';
 
@@ -74,7 +75,7 @@ export interface ApprovalHook extends Plugin {
 
 /** What the hook reads back from an interrupt's response on the resumed invocation. */
 export type ApprovalResponse =
-  | { decision: 'approve'; args: JSONValue; executionKey: string }
+  | { decision: 'approve'; args: JSONValue; execution: ExecutionKey }
   | { decision: 'reject'; message: string }
   | { decision: 'answer'; answer: string };
 
@@ -352,10 +353,11 @@ function pendingRoundOf(agent: LocalAgent): {
 function responseFor(continuation: ClientContinuation, toolUseId: string, result: Block | undefined): ApprovalResponse {
   const dispatched = continuation.dispatch.find((call) => call.toolCallId === toolUseId);
   if (dispatched !== undefined) {
+    const { runId, continuationId } = continuation;
     return {
       decision: 'approve',
       args: dispatched.args as JSONValue,
-      executionKey: executionKey(continuation.continuationId, toolUseId),
+      execution: { runId, continuationId, toolCallId: toolUseId },
     };
   }
   const text = result === undefined ? undefined : resultText(result);
@@ -377,7 +379,7 @@ function approvalResponse(response: JSONValue, toolUseId: string): ApprovalRespo
   const value = response as Partial<Record<string, unknown>> | null;
   const decision = typeof value === 'object' && value !== null ? value.decision : undefined;
   if (
-    (decision === 'approve' && typeof value?.executionKey === 'string') ||
+    (decision === 'approve' && isExecutionKey(value?.execution)) ||
     (decision === 'reject' && typeof value?.message === 'string') ||
     (decision === 'answer' && typeof value?.answer === 'string')
   ) {
@@ -388,13 +390,25 @@ function approvalResponse(response: JSONValue, toolUseId: string): ApprovalRespo
   );
 }
 
+/** An interrupt response's execution ids, as `responseFor` wrote them. */
+function isExecutionKey(value: unknown): value is ExecutionKey {
+  const key = value as Partial<Record<string, unknown>> | null;
+  return (
+    typeof key === 'object' &&
+    key !== null &&
+    typeof key.runId === 'string' &&
+    typeof key.continuationId === 'string' &&
+    typeof key.toolCallId === 'string'
+  );
+}
+
 /** Applies a decision to the call about to run, in the SDK's own terms. */
 function applyDecision(event: BeforeToolCallEvent, response: ApprovalResponse, executions: ExecutionLog): void {
   switch (response.decision) {
     case 'approve': {
       event.toolUse.input = response.args;
       const tool = event.selectedTool ?? event.tool;
-      if (tool !== undefined) event.selectedTool = onceTool(tool, response.executionKey, executions);
+      if (tool !== undefined) event.selectedTool = onceTool(tool, response.execution, executions);
       return;
     }
     case 'reject':
@@ -407,19 +421,28 @@ function applyDecision(event: BeforeToolCallEvent, response: ApprovalResponse, e
 }
 
 /** The tool, run at most once per key: a retried or redelivered call gets the first run's result. */
-function onceTool(tool: Tool, key: string, executions: ExecutionLog): Tool {
+function onceTool(tool: Tool, key: ExecutionKey, executions: ExecutionLog): Tool {
   return {
     name: tool.name,
     description: tool.description,
     toolSpec: tool.toolSpec,
     stream(context: ToolContext): ToolStreamGenerator {
       return resultStream(async () => {
-        const text = await executions.once(key, async () => {
-          const stream = tool.stream(context);
-          let step = await stream.next();
-          while (step.done !== true) step = await stream.next();
-          return JSON.stringify(step.value.toJSON());
-        });
+        const text = await onceUnlessRefused(
+          executions,
+          key,
+          async () => {
+            const stream = tool.stream(context);
+            let step = await stream.next();
+            while (step.done !== true) step = await stream.next();
+            return JSON.stringify(step.value.toJSON());
+          },
+          // Refused at run time (§19): the model reads why, as a failed call's result.
+          (words) =>
+            JSON.stringify({
+              toolResult: { toolUseId: context.toolUse.toolUseId, status: 'error', content: [{ text: words }] },
+            }),
+        );
         return ToolResultBlock.fromJSON(JSON.parse(text));
       });
     },

@@ -1,6 +1,6 @@
 import type { ActionsBlock, Button, InputBlock, KnownBlock, ModalView } from '@slack/types';
 import { executionText } from '../checkpoints/execution-words.ts';
-import { policyText } from '../policies/words.ts';
+import { policyNowText, policyText } from '../policies/words.ts';
 import { DECISION_KINDS, type DecisionKind, INBOX_PAUSE_QUERY } from '../vocabulary.ts';
 import type { AskView, JsonSchema, PauseView } from '../wire.ts';
 
@@ -167,9 +167,13 @@ function statusLine(view: PauseView): string {
 function askText(view: PauseView, ask: AskView, index: number, extras: MessageExtras): string {
   const head = `*${escapeMrkdwn(ask.prompt ?? (ask.kind === 'approval' ? 'Approve this call?' : 'Answer this call'))}*\nTool \`${escapeMrkdwn(ask.name)}\``;
   const state = stateOf(view, ask, index, extras);
-  // Why it waits, or what the policies did or (in shadow mode) would have done (§17).
-  const policy = policyText(ask.policy);
-  const tail = `${policy === undefined ? '' : `\n_${escapeMrkdwn(policy)}_`}${state === undefined ? '' : `\n${state}`}`;
+  // Why it waits, or what the policies did or (in shadow mode) would have done (§17); after an edit, what they make of
+  // the edited arguments (§19).
+  const policy = [policyText(ask.policy), policyNowText(ask.policyNow)]
+    .filter((line) => line !== undefined)
+    .map((line) => `\n_${escapeMrkdwn(line)}_`)
+    .join('');
+  const tail = `${policy}${state === undefined ? '' : `\n${state}`}`;
   const fence = '```';
   const args = ask.argsOmitted ? '(too large to show here: open the inbox)' : JSON.stringify(ask.args, null, 2);
   // The code block takes what the prompt and the state leave of the section's 3,000 characters.

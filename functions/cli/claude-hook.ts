@@ -1,4 +1,4 @@
-/** `handback claude-hook`: Claude Code's PreToolUse hook (§18). */
+/** `handback claude-hook`: Claude Code's PreToolUse hook (§18), and its PostToolUse hook reporting a claimed call's end (§19). */
 
 /** One line for `handback --help`. */
 export const summary = 'Claude Code PreToolUse hook: defers a matched call until a person decides it in Handback.';
@@ -13,10 +13,14 @@ Reads the hook's JSON on stdin and prints its decision on stdout (hookSpecificOu
     input (approve or edit) or "deny" with the reason (reject, cancel, expiry). A decided call runs once: a second
     resume racing the first is denied ("already decided and handed to another run").
 If Handback cannot be reached, or is not configured, the call is denied (fail closed), saying so.
+As a PostToolUse (and PostToolUseFailure) hook it records how a call it allowed ended, so the inbox says
+"ran at…"; it never blocks, and leaves every other call alone.
 
 Settings (.claude/settings.json), the matcher naming the tools people decide:
   {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|Bash", "hooks": [{"type": "command",
-     "command": "npx --no-install handback claude-hook || { echo 'Denied: the handback package is missing here (npm install handback), or its hook failed.' >&2; exit 2; }"}]}]}}
+     "command": "npx --no-install handback claude-hook || { echo 'Denied: the handback package is missing here (npm install handback), or its hook failed.' >&2; exit 2; }"}]}],
+   "PostToolUse": [{"matcher": "Write|Edit|Bash", "hooks": [{"type": "command", "command": "npx --no-install handback claude-hook"}]}],
+   "PostToolUseFailure": [{"matcher": "Write|Edit|Bash", "hooks": [{"type": "command", "command": "npx --no-install handback claude-hook"}]}]}}
 --no-install runs the handback this project installed, never a package fetched by name; without it, exit 2
 makes Claude Code deny the call with that message.
 
@@ -32,8 +36,23 @@ export async function run(argv: string[]): Promise<number> {
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const { claudeHook } = await import('../mcp/claude-hook.ts');
-  const output = await claudeHook(Buffer.concat(chunks).toString('utf8'), { env: process.env });
+  const stdin = Buffer.concat(chunks).toString('utf8');
+  const { claudeAfterHook, claudeHook } = await import('../mcp/claude-hook.ts');
+  const output = AFTER.has(eventOf(stdin))
+    ? await claudeAfterHook(stdin, { env: process.env })
+    : await claudeHook(stdin, { env: process.env });
   process.stdout.write(`${JSON.stringify(output)}\n`);
   return 0;
+}
+
+/** The hook events after a call ran (§19): how it ended is reported. Everything else is read as `PreToolUse`. */
+const AFTER = new Set<string | undefined>(['PostToolUse', 'PostToolUseFailure']);
+
+function eventOf(stdin: string): string | undefined {
+  try {
+    const name = (JSON.parse(stdin) as { hook_event_name?: unknown } | null)?.hook_event_name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }

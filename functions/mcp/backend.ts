@@ -5,13 +5,14 @@ import type {
   ClientClaimInput,
   ClientContinuation,
   ClientContinuationKey,
+  ClientFinishExecutionInput,
   ClientPauseInput,
   ClientPauseKey,
 } from '../client/types.ts';
 import { IdempotencyKeyReusedError } from '../errors.ts';
 import { mcpWaitSeconds as MCP_WAIT_SECONDS } from '../settings.ts';
 import { LIMITS } from '../vocabulary.ts';
-import type { Actor, ClaimResult, ExecutionClaimed, PauseView } from '../wire.ts';
+import type { Actor, ClaimResult, ExecutionClaimed, ExecutionEnded, PauseView } from '../wire.ts';
 
 /**
  * Where the coding-agent commands (§18, §22: `handback mcp`, `handback channel`, `handback claude-hook`,
@@ -34,6 +35,8 @@ export interface HandbackBackend {
   claim(input: ClientClaimInput): Promise<ClaimResult>;
   /** §19: claims a dispatched call before it runs: the call to run, once, or why not (`AlreadyClaimedError`, …). */
   claimExecution(input: ClientClaimExecutionInput): Promise<ExecutionClaimed>;
+  /** §19: records how a claimed call ended (its claimant only, once): the hook's `PostToolUse`. */
+  finishExecution(input: ClientFinishExecutionInput): Promise<ExecutionEnded>;
   /** Cancels an open pause with a reason (§10), as the agent that made it. */
   cancel(input: ClientCancelInput): Promise<unknown>;
   /** The inbox page where people decide, when it is known. */
@@ -88,6 +91,7 @@ export async function backendFromEnv(
       getContinuation: (key) => client.getContinuation(key),
       claim: (input) => client.claim(input),
       claimExecution: (input) => client.claimExecution(input),
+      finishExecution: (input) => client.finishExecution(input),
       cancel: (input) => client.cancel(input),
       inboxUrl: inboxUrl ?? `${url.replace(/\/+$/, '')}/inbox`,
       where: url,

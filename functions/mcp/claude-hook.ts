@@ -1,7 +1,9 @@
 import { basename } from 'node:path';
+import { executionDetailOf } from '../adapters/claimed-executions.ts';
 import { ERROR_FATES, type ErrorFate, HandbackError, OpenPauseExistsError } from '../errors.ts';
 import * as z from '../zod.ts';
 import { AGENTS, BackendConfigError, backendFromEnv, type HandbackBackend, pauseOrMeet } from './backend.ts';
+import { findClaimed, forgetClaimed, recordClaimed } from './claude-claimed.ts';
 import { type DeferredSession, findDeferred, forgetDeferred, recordDeferred } from './claude-deferred.ts';
 import { isSessionId } from './claude-session.ts';
 import { lastUserPrompt } from './claude-transcript.ts';
@@ -171,18 +173,19 @@ async function decide(
   const decided = decidedOf(view, input.tool_use_id, continuation);
   if (decided.behavior === 'deny') return deny(decided.message);
   // §19: the call is claimed before it runs — once, and only if the policies in force and its approval still allow it.
-  let claimed: { args: unknown };
+  let claimed: { args: unknown; claimedAt: string };
+  const ids = { runId, continuationId: view.continuationId as string, toolCallId: input.tool_use_id };
   try {
-    claimed = await backend.claimExecution({
-      runId,
-      continuationId: view.continuationId as string,
-      toolCallId: input.tool_use_id,
-    });
+    claimed = await backend.claimExecution(ids);
   } catch (error) {
     const refused = claimRefusal(error, key);
     if (refused !== undefined) return deny(refused);
     throw error;
   }
+  // For this call's PostToolUse, which reports how it ended; without the note the call still runs, its end unsaid.
+  await recordClaimed(deps.env, input.session_id, input.tool_use_id, { ...ids, claimedAt: claimed.claimedAt }).catch(
+    () => {},
+  );
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
@@ -191,6 +194,62 @@ async function decide(
       updatedInput: claimed.args as Record<string, unknown>,
     },
   };
+}
+
+/** What Claude Code sends a `PostToolUse` or `PostToolUseFailure` hook (the fields read here). */
+const afterToolUse = z.object({
+  session_id: z.string().check(z.refine(isSessionId, 'must be a Claude Code session id (a UUID)')),
+  hook_event_name: z.enum(['PostToolUse', 'PostToolUseFailure']),
+  tool_name: z.string(),
+  tool_use_id: z.string().check(z.regex(TOOL_USE_ID, 'must be 1–120 letters, digits, _ or -')),
+  /** `PostToolUseFailure`: what the tool's failure said. */
+  error: z.optional(z.unknown()),
+});
+
+/** The after-hook's answer: nothing for the model; a `systemMessage` for the person when the end was not recorded. */
+export interface PostToolUseOutput {
+  systemMessage?: string;
+}
+
+/**
+ * `handback claude-hook` as Claude Code's `PostToolUse` and `PostToolUseFailure` hook (§19): for a call this machine's
+ * hook claimed and allowed, it records how the call ended (`succeeded`, or `failed` with the tool's error) through
+ * the execution claim, so the inbox says "ran at…". Any other call, or input it cannot read, it leaves alone. It never
+ * blocks: the call has run, and an end it cannot record stays "running since…" in the inbox, told to the person.
+ */
+export async function claudeAfterHook(stdin: string, deps: HookDeps): Promise<PostToolUseOutput> {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdin);
+  } catch {
+    return {};
+  }
+  const parsed = z.safeParse(afterToolUse, json);
+  if (!parsed.success) return {};
+  const input = parsed.data;
+  const claimed = await findClaimed(deps.env, input.session_id, input.tool_use_id);
+  if (claimed === undefined) return {};
+  const failed = input.hook_event_name === 'PostToolUseFailure';
+  const error = typeof input.error === 'string' ? input.error : JSON.stringify(input.error ?? 'the tool failed');
+  let backend = deps.backend;
+  try {
+    backend ??= await backendFromEnv(deps.env, AGENTS.claudeCode, { timeoutMs: 10_000 });
+    await backend.finishExecution({
+      runId: claimed.runId,
+      continuationId: claimed.continuationId,
+      toolCallId: claimed.toolCallId,
+      ...(failed ? { status: 'failed' as const, detail: executionDetailOf(error) } : { status: 'succeeded' as const }),
+    });
+    await forgetClaimed(deps.env, input.session_id, input.tool_use_id);
+    return {};
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      systemMessage: `Handback could not record that ${input.tool_name} (${input.tool_use_id}) ${failed ? 'failed' : 'ran'} (${why}): its inbox shows it running since it was claimed.`,
+    };
+  } finally {
+    if (deps.backend === undefined) await backend?.close().catch(() => {});
+  }
 }
 
 /**

@@ -54,6 +54,7 @@ export async function storeBackend(options: {
     cancel: (input) => operations.cancel(input),
     claim: (input) => claimClosedPause({ getPause: (key) => store.getPause(key), claims }, { ...input, tenant }),
     claimExecution: (input) => operations.claimExecution(input),
+    finishExecution: (input) => operations.finishExecution(input),
     ...(options.inboxUrl === undefined ? {} : { inboxUrl: options.inboxUrl }),
     where: options.endpoint,
     async close() {

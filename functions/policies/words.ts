@@ -7,12 +7,7 @@ import type { Approvers, AskPolicy } from '../wire.ts';
  */
 export function policyText(policy: AskPolicy | undefined): string | undefined {
   if (policy === undefined) return undefined;
-  const who =
-    policy.basis === 'error'
-      ? 'a policy evaluation error'
-      : policy.basis === 'default'
-        ? "the deployment's default (no policy matched)"
-        : `${policy.policyIds.length === 1 ? 'policy' : 'policies'} ${policy.policyIds.join(', ')}`;
+  const who = whoText(policy);
   const reason = policy.reason === undefined ? '' : `: ${policy.reason}`;
   const requires = requirementsText(policy.requires);
   if (policy.shadow === true) {
@@ -31,6 +26,32 @@ export function policyText(policy: AskPolicy | undefined): string | undefined {
   return requires === undefined
     ? `Waits for people: ${who}.`
     : `Waits: ${who} ${policy.policyIds.length === 1 ? 'requires' : 'require'} ${requires}.`;
+}
+
+/**
+ * What the policies make of an ask's current, edited arguments (§19's `policyNow`), beside `policyText`'s words for
+ * the model's: "After the edit: policy finance-over-100 requires 2 of finance." An edit is always a person's vote, so
+ * a permit that would approve the edited call alone says so without claiming it decided.
+ */
+export function policyNowText(policy: AskPolicy | undefined): string | undefined {
+  if (policy === undefined) return undefined;
+  if (policy.shadow === true) return `After the edit: ${policyText(policy)}`;
+  const who = whoText(policy);
+  const requires = requirementsText(policy.requires);
+  if (policy.outcome === 'approve') return `After the edit: ${who} would allow it; a person's vote still decides.`;
+  if (policy.outcome === 'reject') {
+    return `After the edit: ${who} would reject it${policy.reason === undefined ? '' : `: ${policy.reason}`}.`;
+  }
+  return requires === undefined
+    ? `After the edit: waits for people (${who}).`
+    : `After the edit: ${who} ${policy.policyIds.length === 1 ? 'requires' : 'require'} ${requires}.`;
+}
+
+/** What judged it: the determining policies, or the default, or an evaluation error. */
+function whoText(policy: AskPolicy): string {
+  if (policy.basis === 'error') return 'a policy evaluation error';
+  if (policy.basis === 'default') return "the deployment's default (no policy matched)";
+  return `${policy.policyIds.length === 1 ? 'policy' : 'policies'} ${policy.policyIds.join(', ')}`;
 }
 
 /** "2 of finance or cfo@example.com, not the one who paused it". */

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type AiSdkHandback,
+  AlreadyClaimedError,
   createAiSdkHandback,
+  createHandbackToolExecutions,
   createMemoryToolExecutions,
 } from '../../functions/adapters/ai-sdk.ts';
 import type { CheckpointStore } from '../../functions/checkpoints/checkpoint-store.ts';
@@ -267,8 +269,32 @@ export function aiSdkAdapterSuite(major: 6 | 7): void {
       expect(second).toEqual(first);
       expect(again).toEqual(first);
       expect(elsewhere).toEqual(first);
-      const recorded = await executions.once(`${continuation.continuationId}/call_refund`, async () => 'ran again');
+      const recorded = await executions.once(
+        { runId: key.runId, continuationId: continuation.continuationId, toolCallId: 'call_refund' },
+        async () => 'ran again',
+      );
       expect(JSON.parse(recorded)).toMatchObject({ toolName: 'refund_order', output: { type: 'json' } });
+    });
+  });
+
+  describe.each(backends)(`handback/ai-sdk on ai ${major}, claiming through Handback (§19), through %s`, (_, make) => {
+    it('claims the approved call before it runs and records its end; another delivery is refused and runs nothing', async () => {
+      const backend = make();
+      const { tools, refunds, key } = await pausedTurn(backend);
+      const continuation = await decideBoth(backend, key, { decision: 'approve' });
+      const claiming = () =>
+        createAiSdkHandback({
+          handback: backend.agent,
+          tools,
+          executions: createHandbackToolExecutions(backend.agent),
+        });
+      const messages = await claiming().continueFromPause(continuation);
+      expect(refunds).toHaveLength(1);
+      expect(resultOf(messages, 'call_refund')).toMatchObject({ toolName: 'refund_order', output: { type: 'json' } });
+      const [, refund] = (await backend.as('ada').getPause(key)).asks;
+      expect(refund?.execution).toMatchObject({ status: 'succeeded' });
+      await expect(claiming().continueFromPause(continuation)).rejects.toBeInstanceOf(AlreadyClaimedError);
+      expect(refunds).toHaveLength(1);
     });
   });
 

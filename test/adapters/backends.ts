@@ -1,3 +1,4 @@
+import type { ExecutionClaims, ExecutionClaimsScope } from '../../functions/adapters/claimed-executions.ts';
 import type { HandbackOption, HandbackStore } from '../../functions/adapters/shared.ts';
 import { createDynamoDBCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createHandbackClient } from '../../functions/client/index.ts';
@@ -17,6 +18,8 @@ export interface Backend {
   store: HandbackStore;
   /** What an adapter is given: the store with its tenant, or the client. */
   handback: HandbackOption;
+  /** Where an execution log claims approved calls (§19): the store with its tenant, or the client. */
+  claims: ExecutionClaims | ExecutionClaimsScope;
   /** Records decisions; the continuation id when they closed the pause. */
   decide(runId: string, interruptId: string, decisions: Decision[]): Promise<string | undefined>;
   cancel(runId: string, interruptId: string, reason: string): Promise<string>;
@@ -37,6 +40,7 @@ export async function localStoreBackend(): Promise<Backend> {
     tenant,
     store,
     handback: { store, tenant },
+    claims: { store, tenant },
     async decide(runId, interruptId, decisions) {
       const result = await store.decide({ tenant, runId, interruptId, decisions });
       return result.kind === 'closed' ? result.continuationId : undefined;
@@ -74,6 +78,7 @@ export async function httpBackend(): Promise<Backend> {
     tenant: 'default',
     store: client,
     handback: client,
+    claims: client,
     async decide(runId, interruptId, decisions) {
       const result = await client.decide({ runId, interruptId, decisions });
       return result.kind === 'closed' ? result.continuationId : undefined;

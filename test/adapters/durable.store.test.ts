@@ -7,7 +7,13 @@ import {
 } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type DurablePauseInput, waitForDecision } from '../../functions/adapters/durable.ts';
+import {
+  AlreadyClaimedError,
+  createHandbackToolExecutions,
+  type DurablePauseInput,
+  runApproved,
+  waitForDecision,
+} from '../../functions/adapters/durable.ts';
 import type { AdapterOperations, HandbackOption, HandbackStore } from '../../functions/adapters/shared.ts';
 import type {
   Continuation,
@@ -275,6 +281,44 @@ describe('waitForDecision through the store', () => {
     await handoff.deliver(closed as never);
     const execution = await running;
     expect([execution.getInvocations().length > 1, pauses]).toEqual([true, 1]);
+  });
+});
+
+describe('runApproved claiming through Handback (§19)', () => {
+  it('claims each approved call in its step before it runs and records its end; a second delivery runs nothing', async () => {
+    const refunds: unknown[] = [];
+    const executions = createHandbackToolExecutions({ store, tenant: TENANT });
+    const refund = async (call: { args: unknown }) => {
+      refunds.push(call.args);
+      return { refundId: 'rf_1' };
+    };
+    const handler = withDurableExecution(async (event: { runId: string }, context: DurableContext) => {
+      const decided = await waitForDecision(context, pauseInput(event.runId), { handback: { store, tenant: TENANT } });
+      return { decided, results: await runApproved(context, decided, refund, { executions }) };
+    });
+    const runId = `durable-claims-${Date.now()}`;
+    const { interruptId, running } = await paused(handler, runId);
+    const decisions: Decision[] = [
+      { toolCallId: 'call_refund', decision: 'approve' },
+      { toolCallId: 'call_ask', answer: 'ok' },
+    ];
+    const closed = await store.decide({ tenant: TENANT, runId, interruptId, decisions });
+    if (closed.kind !== 'closed') throw new Error('the decisions should close the pause');
+    await handoff.deliver(closed);
+    const { decided, results } = (await running).getResult() as {
+      decided: Parameters<typeof runApproved>[1];
+      results: unknown;
+    };
+    expect(results).toEqual([{ toolCallId: 'call_refund', output: '{"refundId":"rf_1"}' }]);
+    expect(refunds).toEqual([{ amount: 120 }]);
+    const view = await store.getPause({ tenant: TENANT, runId, interruptId });
+    expect(view.asks[0]?.execution).toMatchObject({ status: 'succeeded' });
+    // Another execution handed the same decision (a redelivered hand-off): its step finds the claim taken.
+    const step = (_name: string, run: () => Promise<unknown>) => run();
+    await expect(
+      runApproved({ step } as Parameters<typeof runApproved>[0], decided, refund, { executions }),
+    ).rejects.toBeInstanceOf(AlreadyClaimedError);
+    expect(refunds).toHaveLength(1);
   });
 });
 

@@ -16,7 +16,7 @@ describe.each(kinds)('tool executions %s', (_, make) => {
     const executions = make();
     let runs = 0;
     const execute = async () => `refund ${++runs}`;
-    const key = `cont-${Math.random()}/call_refund`;
+    const key = { runId: 'run-1', continuationId: `cont-${Math.random()}`, toolCallId: 'call_refund' };
     expect(await executions.once(key, execute)).toBe('refund 1');
     expect(await executions.once(key, execute)).toBe('refund 1');
     expect(runs).toBe(1);
@@ -24,7 +24,7 @@ describe.each(kinds)('tool executions %s', (_, make) => {
 
   it('lets a later delivery run a call whose first run failed', async () => {
     const executions = make();
-    const key = `cont-${Math.random()}/call_refund`;
+    const key = { runId: 'run-1', continuationId: `cont-${Math.random()}`, toolCallId: 'call_refund' };
     await expect(executions.once(key, async () => Promise.reject(new Error('timeout')))).rejects.toThrow('timeout');
     expect(await executions.once(key, async () => 'refunded')).toBe('refunded');
   });
@@ -34,7 +34,7 @@ describe('tool executions in DynamoDB, from two workers', () => {
   it('never runs a call another worker has claimed and not finished: the second is told it is in progress', async () => {
     const first = createDynamoDBToolExecutions({ client: table.client, tableName: table.tableName });
     const second = createDynamoDBToolExecutions({ client: table.client, tableName: table.tableName });
-    const key = `cont-${Math.random()}/call_refund`;
+    const key = { runId: 'run-1', continuationId: `cont-${Math.random()}`, toolCallId: 'call_refund' };
     let release: (value: string) => void = () => {};
     const running = first.once(key, () => new Promise<string>((resolve) => (release = resolve)));
     await new Promise((resolve) => setTimeout(resolve, 200));

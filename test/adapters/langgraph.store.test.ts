@@ -13,7 +13,7 @@ import { MemorySaver } from '@langchain/langgraph';
 import { createAgent, humanInTheLoopMiddleware } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { langgraphHandback } from '../../functions/adapters/langgraph.ts';
+import { createHandbackToolExecutions, langgraphHandback } from '../../functions/adapters/langgraph.ts';
 import { checkTranscript } from '../../functions/rehydrate/check-transcript.ts';
 import { REJECTED } from '../../functions/rehydrate/texts.ts';
 import { type Backend, httpBackend, localStoreBackend } from './backends.ts';
@@ -96,6 +96,44 @@ const backends: Array<[string, () => Promise<Backend>]> = [
   ['the local store', localStoreBackend],
   ['handback/client against the local service', httpBackend],
 ];
+
+describe.each(backends)('handback/langgraph claiming through Handback (§19), through %s', (_, start) => {
+  let backend: Backend;
+  beforeAll(async () => {
+    backend = await start();
+  });
+  afterAll(() => backend.close());
+
+  it('claims each approved call before the graph runs them, ends each claim; a delivery at once sends nothing', async () => {
+    const { agent, runs } = story([REFUND, EMAIL]);
+    const executions = createHandbackToolExecutions(backend.claims);
+    const handback = langgraphHandback({ handback: backend.handback, graph: agent, executions });
+    const runId = `graph-claims-${Date.now()}`;
+    const config = { configurable: { thread_id: runId } };
+    await agent.invoke({ messages: [{ role: 'user', content: 'Order A-1042 arrived broken. Refund me.' }] }, config);
+    const { interruptId } = await handback.pause(config, { runId });
+    const continuationId =
+      (await backend.decide(runId, interruptId, [
+        { toolCallId: 'call_refund', decision: 'approve' },
+        { toolCallId: 'call_email', decision: 'approve' },
+      ])) ?? '';
+    const key = { tenant: backend.tenant, runId, interruptId };
+    expect((await backend.store.getPause(key)).asks.map((ask) => ask.execution?.status)).toEqual([
+      'waiting',
+      'waiting',
+    ]);
+    const both = await Promise.all([
+      handback.resume({ runId, continuationId }),
+      handback.resume({ runId, continuationId }),
+    ]);
+    expect(both.map((resumed) => resumed.status).sort()).toEqual(['already-resumed', 'resumed']);
+    expect(runs).toMatchObject({ refund_order: 1, send_email: 1 });
+    expect((await backend.store.getPause(key)).asks.map((ask) => ask.execution?.status)).toEqual([
+      'succeeded',
+      'succeeded',
+    ]);
+  });
+});
 
 describe.each(backends)('handback/langgraph through %s', (_, start) => {
   let backend: Backend;

@@ -13,7 +13,11 @@ import { OpenAIResponsesModel } from '@openai/agents-openai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { openaiAgentsHandback } from '../../functions/adapters/openai-agents.ts';
+import {
+  AlreadyClaimedError,
+  createHandbackToolExecutions,
+  openaiAgentsHandback,
+} from '../../functions/adapters/openai-agents.ts';
 import { checkTranscript } from '../../functions/rehydrate/check-transcript.ts';
 import { REJECTED } from '../../functions/rehydrate/texts.ts';
 import { type Backend, httpBackend, localStoreBackend } from './backends.ts';
@@ -242,6 +246,42 @@ describe.each(backends)('handback/openai-agents through %s', (_, start) => {
     expect(ran.refund_order).toBe(1);
     expect(second.ran).toEqual(first.ran);
     expect(third.ran).toEqual(first.ran);
+  });
+});
+
+describe.each(backends)('handback/openai-agents claiming through Handback (§19), through %s', (_, start) => {
+  let backend: Backend;
+  beforeAll(async () => {
+    backend = await start();
+  });
+  afterAll(() => backend.close());
+
+  it('claims the approved call before it runs and records its end; a second delivery is refused and runs nothing', async () => {
+    const model = new ScriptedModel();
+    const { agent, runs: ran } = story(model);
+    const executions = createHandbackToolExecutions(backend.claims);
+    const handback = openaiAgentsHandback({ handback: backend.handback, agent, executions });
+    const runId = `agents-claimed-${Date.now()}`;
+    const created = await handback.pause(await run(agent, 'Order A-1042 arrived broken. Refund me, please.'), {
+      runId,
+    });
+    const { interruptId } = created;
+    const key = { tenant: backend.tenant, runId, interruptId };
+    const continuationId =
+      (await backend.decide(runId, interruptId, [
+        { toolCallId: 'call_ask', decision: 'approve' },
+        { toolCallId: 'call_refund', decision: 'approve' },
+      ])) ?? '';
+    expect((await backend.store.getPause(key)).asks[1]?.execution).toMatchObject({ status: 'waiting' });
+    const resumed = await handback.resume({ runId, continuationId });
+    expect(ran.refund_order).toBe(1);
+    expect(resumed.ran[1]).toEqual({
+      toolCallId: 'call_refund',
+      output: '{"refundId":"rf_1","orderId":"A-1042","amount":120}',
+    });
+    expect((await backend.store.getPause(key)).asks[1]?.execution).toMatchObject({ status: 'succeeded' });
+    await expect(handback.resume({ runId, continuationId })).rejects.toBeInstanceOf(AlreadyClaimedError);
+    expect(ran.refund_order).toBe(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   Agent,
   type ContentBlockData,
@@ -10,11 +11,15 @@ import {
 } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createHandbackToolExecutions } from '../../functions/adapters/claimed-executions.ts';
 import { createDynamoDBToolExecutions } from '../../functions/adapters/executions.ts';
 import { approvalHook, type StrandsAskRule, strandsHandback, toConverse } from '../../functions/adapters/strands.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { type HandbackOperations, storeOperations } from '../../functions/client/index.ts';
 import { checkTranscript, REJECTED } from '../../functions/index.ts';
+import { loadCedar } from '../../functions/policies/cedar.ts';
+import { createPolicyEngine } from '../../functions/policies/engine.ts';
+import { loadPolicies } from '../../functions/policies/load.ts';
 import { useSignedInService } from '../client/support.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
@@ -230,7 +235,11 @@ describe.each(backends)('handback/strands through %s', (_, make) => {
     expect(resumed.responses).toEqual([
       {
         interruptId: 'hook:beforeToolCall:call_refund:handback',
-        response: { decision: 'approve', args: REFUND.input, executionKey: `${closed.continuationId}/call_refund` },
+        response: {
+          decision: 'approve',
+          args: REFUND.input,
+          execution: { runId: key.runId, continuationId: closed.continuationId, toolCallId: 'call_refund' },
+        },
       },
     ]);
     expect(refunds).toEqual([REFUND.input]);
@@ -460,5 +469,83 @@ describe('handback/strands across Lambdas', () => {
     const second = await adapter().resume(worker(), { runId, continuationId: closed.continuationId });
     expect(refunds).toEqual([REFUND.input]);
     expect(String(second.result)).toBe(String(first.result));
+  });
+});
+
+describe('handback/strands claiming through Handback (§19)', () => {
+  const SCHEMA = { file: 'handback.cedarschema', text: readFileSync('handback.cedarschema', 'utf8') };
+  const engineOf = (text: string) => {
+    const cedar = loadCedar();
+    return createPolicyEngine(cedar, loadPolicies(cedar, { file: 'policies.cedar', text }, SCHEMA));
+  };
+  const ASK =
+    '@id("refunds-ask")\npermit(principal, action == Handback::Action::"call", resource == Handback::Tool::"refund_order");\n';
+  const FROZEN = `${ASK}@id("refunds-frozen")\n@reason("Refunds are frozen for the audit")\nforbid(principal, action, resource == Handback::Tool::"refund_order");\n`;
+
+  /** Two workers, each with its own adapter and agent, claiming through the one store; the policies in force swappable. */
+  async function approvedRefund() {
+    let engine = engineOf(ASK);
+    const store = createMemoryCheckpointStore({ policies: async () => engine });
+    const { tools, refunds } = toolsWithLog();
+    const model = new ScriptedModel([REFUND]);
+    const adapter = () =>
+      strandsHandback({
+        handback: { store, tenant: 'acme' },
+        executions: createHandbackToolExecutions({ store, tenant: 'acme' }),
+      });
+    const worker = () =>
+      new Agent({ model, tools, plugins: [approvalHook({ tools: ['refund_order'] })], printer: false });
+    const agent = worker();
+    const runId = `strands-claims-${++runs}-${Date.now()}`;
+    const paused = await adapter().pause(agent, await agent.invoke('Refund A-1042.'), { runId });
+    const key = { tenant: 'acme', runId, interruptId: paused.interruptId };
+    const closed = await store.decide({ ...key, decisions: [{ toolCallId: 'call_refund', decision: 'approve' }] });
+    if (closed.kind !== 'closed') throw new Error('still pending');
+    const setPolicies = (text: string) => {
+      engine = engineOf(text);
+    };
+    return { store, key, closed, adapter, worker, refunds, model, setPolicies };
+  }
+
+  it('claims the call before it runs and records its end; a second worker is refused and runs nothing', async () => {
+    const { store, key, closed, adapter, worker, refunds, model } = await approvedRefund();
+    expect((await store.getPause(key)).asks[0]?.execution).toMatchObject({ status: 'waiting' });
+    const first = await adapter().resume(worker(), closed);
+    expect(refunds).toEqual([REFUND.input]);
+    expect(first.result.stopReason).toBe('endTurn');
+    expect((await store.getPause(key)).asks[0]?.execution).toMatchObject({ status: 'succeeded' });
+    // The SDK turns what the tool threw into the call's error result: the second worker's model reads the claim.
+    await adapter().resume(worker(), { runId: key.runId, continuationId: closed.continuationId });
+    const [result] = (model.requests.at(-1)?.messages.at(-1)?.content ?? []).flatMap((block: ContentBlockData) =>
+      'toolResult' in block ? [block.toolResult] : [],
+    );
+    expect(result).toMatchObject({ toolUseId: 'call_refund', status: 'error' });
+    expect(JSON.stringify(result?.content)).toMatch(
+      /Call call_refund of continuation .* was claimed at .*: it runs once, there/,
+    );
+    expect(refunds).toEqual([REFUND.input]);
+  });
+
+  it('runs nothing when the policies in force now forbid the call: the model reads which policy, and why', async () => {
+    const { store, key, closed, adapter, worker, refunds, model, setPolicies } = await approvedRefund();
+    setPolicies(FROZEN);
+    const resumed = await adapter().resume(worker(), closed);
+    expect(refunds).toEqual([]);
+    const results = (model.requests.at(-1)?.messages.at(-1)?.content ?? []).flatMap((block: ContentBlockData) =>
+      'toolResult' in block ? [block.toolResult] : [],
+    );
+    expect(results).toEqual([
+      {
+        toolUseId: 'call_refund',
+        status: 'error',
+        content: [
+          {
+            text: "Not run: the deployment's policy refunds-frozen does not allow this call.\nReason: Refunds are frozen for the audit",
+          },
+        ],
+      },
+    ]);
+    expect(resumed.result.stopReason).toBe('endTurn');
+    expect((await store.getPause(key)).asks[0]?.execution).toMatchObject({ status: 'refused' });
   });
 });

@@ -19,6 +19,8 @@ const CHANNEL = 'C0APPROVE1';
 
 let slack: SlackStandIn;
 let service: LocalService;
+/** The same, with a policy that raises the need without naming a group: an edit's vote leaves the ask waiting. */
+let quorum: LocalService;
 
 beforeAll(async () => {
   slack = await startSlackStandIn(TEAM);
@@ -27,7 +29,7 @@ beforeAll(async () => {
   const raw = new DynamoDBClient({ endpoint, ...EMBEDDED_CLIENT_CONFIG });
   await createTable(raw, tableName);
   raw.destroy();
-  service = await startLocalService({
+  const settings = {
     PORT: '0',
     DYNAMODB_ENDPOINT: endpoint,
     TABLE_NAME: tableName,
@@ -38,16 +40,19 @@ beforeAll(async () => {
     HANDBACK_POLICIES: 'test/fixtures/policies/edits.cedar',
     HANDBACK_POLICY_SCHEMA: 'test/fixtures/policies/edits.cedarschema',
     HANDBACK_POLICY_VERSION: 'refunds-7',
-  });
+  };
+  service = await startLocalService(settings);
+  quorum = await startLocalService({ ...settings, HANDBACK_POLICIES: 'test/fixtures/policies/edit-quorum.cedar' });
 });
 
 afterAll(async () => {
   await service?.close();
+  await quorum?.close();
   await slack?.close();
 });
 
-async function api(path: string, method: string, body?: unknown) {
-  const response = await fetch(`${service.url}${path}`, {
+async function api(path: string, method: string, body?: unknown, on = service) {
+  const response = await fetch(`${on.url}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -57,10 +62,10 @@ async function api(path: string, method: string, body?: unknown) {
 }
 
 /** POSTs an interaction payload signed as Slack signs it. */
-async function interact(payload: object) {
+async function interact(payload: object, on = service) {
   const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const response = await fetch(`${service.url}/channels/slack/interactions`, {
+  const response = await fetch(`${on.url}/channels/slack/interactions`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -86,13 +91,18 @@ async function until<T>(probe: () => T | undefined, what: string, ms = 5_000): P
 type View = { callback_id: string; private_metadata: string; blocks: Array<{ type: string; block_id?: string }> };
 
 /** Pauses a refund of `args` with its message in CHANNEL, and opens its Edit… modal as Alice. */
-async function editModal(runId: string, args: object): Promise<{ interruptId: string; view: View }> {
-  const paused = await api(`/runs/${runId}/pauses`, 'POST', {
-    format: 'openai-chat',
-    messages: policyTranscript([['call_refund', 'refund_order', args]]),
-    asks: [{ toolCallId: 'call_refund', kind: 'approval' }],
-    notify: [{ channel: 'slack', to: CHANNEL }],
-  });
+async function editModal(runId: string, args: object, on = service): Promise<{ interruptId: string; view: View }> {
+  const paused = await api(
+    `/runs/${runId}/pauses`,
+    'POST',
+    {
+      format: 'openai-chat',
+      messages: policyTranscript([['call_refund', 'refund_order', args]]),
+      asks: [{ toolCallId: 'call_refund', kind: 'approval' }],
+      notify: [{ channel: 'slack', to: CHANNEL }],
+    },
+    on,
+  );
   expect(paused.status).toBe(201);
   await until(
     () => slack.of('chat.postMessage').find((call) => JSON.stringify(call.body).includes(runId)),
@@ -101,28 +111,34 @@ async function editModal(runId: string, args: object): Promise<{ interruptId: st
   // The stand-in numbers its posts in order: the nth postMessage got ts 1700000000+n.
   const n = slack.of('chat.postMessage').findIndex((call) => JSON.stringify(call.body).includes(runId)) + 1;
   const opened = slack.of('views.open').length;
-  await interact({
-    type: 'block_actions',
-    team: { id: TEAM },
-    user: { id: 'U0ALICE01', team_id: TEAM },
-    trigger_id: `trigger-${runId}`,
-    container: { type: 'message', channel_id: CHANNEL, message_ts: `${1_700_000_000 + n}.000100` },
-    actions: [{ action_id: 'handback.edit', value: JSON.stringify({ a: 0 }), block_id: 'ask:0' }],
-  });
+  await interact(
+    {
+      type: 'block_actions',
+      team: { id: TEAM },
+      user: { id: 'U0ALICE01', team_id: TEAM },
+      trigger_id: `trigger-${runId}`,
+      container: { type: 'message', channel_id: CHANNEL, message_ts: `${1_700_000_000 + n}.000100` },
+      actions: [{ action_id: 'handback.edit', value: JSON.stringify({ a: 0 }), block_id: 'ask:0' }],
+    },
+    on,
+  );
   const view = await until(() => slack.of('views.open')[opened]?.body.view as View | undefined, 'the edit modal');
   return { interruptId: paused.body.interruptId, view };
 }
 
-const submit = (view: View, args: object) =>
-  interact({
-    type: 'view_submission',
-    team: { id: TEAM },
-    user: { id: 'U0ALICE01', team_id: TEAM },
-    view: {
-      ...view,
-      state: { values: { args: { value: { type: 'plain_text_input', value: JSON.stringify(args) } } } },
+const submit = (view: View, args: object, on = service) =>
+  interact(
+    {
+      type: 'view_submission',
+      team: { id: TEAM },
+      user: { id: 'U0ALICE01', team_id: TEAM },
+      view: {
+        ...view,
+        state: { values: { args: { value: { type: 'plain_text_input', value: JSON.stringify(args) } } } },
+      },
     },
-  });
+    on,
+  );
 
 describe('a Slack modal edit, judged by the policies (§19)', () => {
   it('refuses an edit past a forbid, or one Alice may not approve, beside the field; records the control', async () => {
@@ -154,5 +170,27 @@ describe('a Slack modal edit, judged by the policies (§19)', () => {
       by: { kind: 'person', subject: expect.stringMatching(/^slack:T0TEAM0001:/), via: 'slack' },
       policy: { outcome: 'ask', basis: 'default', version: 'refunds-7' },
     });
+  });
+
+  it('after an edit that leaves the ask waiting, the message says what the policies make of the edited arguments', async () => {
+    const { interruptId, view } = await editModal('slack-edit-2', { orderId: 'A-2' }, quorum);
+    const updates = slack.of('chat.update').length;
+    expect(await submit(view, { orderId: 'A-2', amount: 500 }, quorum)).toMatchObject({ status: 200, body: undefined });
+    const [ask] = (await api(`/runs/slack-edit-2/pauses/${interruptId}`, 'GET', undefined, quorum)).body.asks;
+    expect(ask).toMatchObject({
+      tally: { have: 1, need: 2 },
+      policyNow: { outcome: 'ask', policyIds: ['two-over-100'], requires: { approvals: 2 } },
+    });
+    const update = await until(
+      () =>
+        slack
+          .of('chat.update')
+          .slice(updates)
+          .find((call) => JSON.stringify(call.body).includes('slack-edit-2')),
+      'the message updated after the vote',
+    );
+    const text = JSON.stringify(update.body);
+    expect(text).toContain('_After the edit: policy two-over-100 requires 2 approvals._');
+    expect(text).toContain("_Waits for people: the deployment's default (no policy matched)._");
   });
 });

@@ -196,6 +196,7 @@ describe('the coding-agent doors, with arguments that nest deep', () => {
         throw new Error('no claims here');
       },
       claimExecution: (input) => operations.claimExecution(input),
+      finishExecution: (input) => operations.finishExecution(input),
       where: 'memory',
       close: async () => {},
     };

@@ -6,7 +6,8 @@ import { type Call, createPause, launchChromium, newPage, pauseUrl, turn } from 
 /**
  * An edit made in the inbox page is judged by the policies (§19): headless Chromium against `npm start` (auth off)
  * with a policy file. An edit past a forbid is refused with the policy's reason on the page and records nothing; the
- * control, an edit the policies leave to anyone, resumes the run with the edited arguments.
+ * control, an edit the policies leave to anyone, resumes the run with the edited arguments; an edit that raises the
+ * ask's need leaves it waiting, and the page says what the policies make of the edited arguments (`policyNow`).
  */
 
 let service: RunningService;
@@ -15,7 +16,7 @@ let browser: Browser;
 beforeAll(async () => {
   [service, browser] = await Promise.all([
     startService({
-      HANDBACK_POLICIES: 'test/fixtures/policies/edits.cedar',
+      HANDBACK_POLICIES: 'test/fixtures/policies/edit-quorum.cedar',
       HANDBACK_POLICY_SCHEMA: 'test/fixtures/policies/edits.cedarschema',
     }),
     launchChromium(),
@@ -61,6 +62,34 @@ describe('the inbox with a policy file', () => {
       .toBe('Resumed: the agent will now run refund_order.');
     expect((await read()).asks[0]).toMatchObject({
       decision: { decision: 'edit', args: { orderId: 'A-1043' }, policy: { outcome: 'ask', basis: 'default' } },
+    });
+    await context.close();
+  });
+
+  it('after an edit that raises the need, says what the policies make of the edited arguments', async () => {
+    const pause = await createPause(service.url, {
+      messages: turn([refund]),
+      asks: [{ toolCallId: refund.id, kind: 'approval', prompt: 'Refund order A-1042?' }],
+    });
+    const { context, page } = await newPage(browser);
+    await page.goto(pauseUrl(service.url, pause));
+    await page.getByRole('heading', { level: 1, name: `Request from ${pause.runId}` }).waitFor();
+    // Before the edit the policies said only what they made of the model's arguments.
+    await expect.poll(() => page.locator('.note.policy').textContent()).toContain('Waits for people');
+    expect(await page.locator('.note.policy-now').count()).toBe(0);
+
+    await page.getByRole('radio', { name: 'Edit the arguments, then approve' }).check();
+    await page
+      .getByLabel('Arguments to run the tool with (a JSON object)')
+      .fill('{"orderId": "A-1042", "amount": 500}');
+    await page.getByRole('button', { name: 'Submit decision' }).click();
+    const now = page.locator('.note.policy-now');
+    await now.waitFor({ timeout: 15_000 });
+    expect(await now.textContent()).toBe('After the edit: policy two-over-100 requires 2 approvals.');
+    const [ask] = (await request(`${service.url}/runs/${pause.runId}/pauses/${pause.interruptId}`, 'GET')).body.asks;
+    expect(ask).toMatchObject({
+      tally: { have: 1, need: 2 },
+      policyNow: { outcome: 'ask', policyIds: ['two-over-100'], requires: { approvals: 2 } },
     });
     await context.close();
   });

@@ -8,7 +8,7 @@ import { HandbackHttpError } from '../../functions/client/problems.ts';
 import { ApprovalExpiredError, PolicyForbidsError } from '../../functions/errors.ts';
 import { AGENTS, type HandbackBackend } from '../../functions/mcp/backend.ts';
 import { listDeferred, takeDeferred } from '../../functions/mcp/claude-deferred.ts';
-import { claudeHook } from '../../functions/mcp/claude-hook.ts';
+import { claudeAfterHook, claudeHook } from '../../functions/mcp/claude-hook.ts';
 import { storeBackend } from '../../functions/mcp/store-backend.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
@@ -120,6 +120,58 @@ describe('handback claude-hook', () => {
       permissionDecision: 'deny',
       permissionDecisionReason: expect.stringContaining('already decided and handed to another run'),
     });
+  });
+
+  it("records how an allowed call ended from Claude Code's PostToolUse and PostToolUseFailure, and leaves other calls alone", async () => {
+    /** What Claude Code sends after a call, as its CLI builds it (`hook_event_name`, `tool_response` or `error`). */
+    const afterInput = (session: string, id: string, event: 'PostToolUse' | 'PostToolUseFailure') =>
+      JSON.stringify({
+        session_id: session,
+        transcript_path: join(tmpdir(), 'no-transcript.jsonl'),
+        cwd: '/home/dev/shop',
+        permission_mode: 'default',
+        hook_event_name: event,
+        tool_name: 'Write',
+        tool_input: { file_path: 'a.txt', content: 'hi' },
+        ...(event === 'PostToolUse'
+          ? { tool_response: { type: 'create', filePath: 'a.txt', content: 'hi' } }
+          : { error: 'EACCES: permission denied, open a.txt', is_interrupt: false }),
+        tool_use_id: id,
+        duration_ms: 12,
+      });
+    const ran = async (event: 'PostToolUse' | 'PostToolUseFailure') => {
+      const { stdin, session, runId, interruptId, id } = await deferred();
+      await store().decide({
+        tenant: TENANT,
+        runId,
+        interruptId,
+        decisions: [{ toolCallId: id, decision: 'approve' }],
+        by: person,
+      });
+      expect((await hook(stdin)).hookSpecificOutput.permissionDecision).toBe('allow');
+      expect(await claudeAfterHook(afterInput(session, id, event), { env, backend })).toEqual({});
+      return { session, id, view: await store().getPause({ tenant: TENANT, runId, interruptId }) };
+    };
+    const succeeded = await ran('PostToolUse');
+    expect(succeeded.view.asks[0]?.execution).toMatchObject({ status: 'succeeded' });
+    const failed = await ran('PostToolUseFailure');
+    expect(failed.view.asks[0]?.execution).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('EACCES: permission denied'),
+    });
+    // Told once: the note is gone, so a second PostToolUse of the same call asks nothing and changes nothing.
+    const refuse = async () => {
+      throw new Error('nothing is asked of Handback for a call this hook did not claim');
+    };
+    const strict = { ...backend, finishExecution: refuse };
+    expect(
+      await claudeAfterHook(afterInput(succeeded.session, succeeded.id, 'PostToolUse'), { env, backend: strict }),
+    ).toEqual({});
+    // A call this hook never claimed (no PreToolUse allowed it here), and input it cannot read: left alone.
+    expect(
+      await claudeAfterHook(afterInput(randomUUID(), 'toolu_other', 'PostToolUse'), { env, backend: strict }),
+    ).toEqual({});
+    expect(await claudeAfterHook('not json', { env, backend: strict })).toEqual({});
   });
 
   it('allows at once, deferring nothing, a call whose pause comes back closed (a policy approved it: 200, not 201)', async () => {

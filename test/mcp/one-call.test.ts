@@ -39,6 +39,7 @@ async function connect(change: (backend: HandbackBackend) => HandbackBackend = (
       throw new Error('hand-off claims are not this test’s');
     },
     claimExecution: (input) => operations.claimExecution(input),
+    finishExecution: (input) => operations.finishExecution(input),
     where: 'memory',
     close: async () => {},
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pauseMessage } from '../../functions/channels/slack-message.ts';
-import { policyText } from '../../functions/policies/words.ts';
+import { policyNowText, policyText } from '../../functions/policies/words.ts';
 import type { AskView, PauseView } from '../../functions/wire.ts';
 
 /** What the policies made of an ask, in words (§17): the inbox's ask card and the Slack message say the same. */
@@ -76,5 +76,51 @@ describe('policyText', () => {
     } as unknown as PauseView;
     const text = JSON.stringify(pauseMessage(view).blocks);
     expect(text).toContain('_Waits: policy finance-over-100 requires 2 of finance._');
+  });
+
+  it('says what the policies make of the edited arguments (policyNow, §19), never that they decided an edit', () => {
+    const finance = { approvers: { groups: ['finance'] }, approvals: 2 };
+    expect(policyNowText({ outcome: 'ask', policyIds: ['finance-over-100'], requires: finance })).toBe(
+      'After the edit: policy finance-over-100 requires 2 of finance.',
+    );
+    expect(policyNowText({ outcome: 'ask', policyIds: [], basis: 'default' })).toBe(
+      "After the edit: waits for people (the deployment's default (no policy matched)).",
+    );
+    expect(policyNowText({ outcome: 'approve', policyIds: ['refunds-small'] })).toBe(
+      "After the edit: policy refunds-small would allow it; a person's vote still decides.",
+    );
+    expect(policyNowText({ outcome: 'reject', policyIds: ['cap'], reason: 'Too much', shadow: true })).toBe(
+      'After the edit: Shadow mode: policy cap would have rejected it: Too much.',
+    );
+    expect(policyNowText(undefined)).toBeUndefined();
+  });
+
+  it("is in the Slack message after an edit, below what the policies said of the model's arguments", () => {
+    const ask = {
+      toolCallId: 'call_1',
+      name: 'refund_order',
+      kind: 'approval',
+      prompt: null,
+      args: { amount: 5000 },
+      policy: { outcome: 'ask', policyIds: [], basis: 'default' },
+      policyNow: {
+        outcome: 'ask',
+        policyIds: ['finance-over-100'],
+        requires: { approvers: { groups: ['finance'] }, approvals: 2 },
+      },
+    } as unknown as AskView;
+    const view = {
+      tenant: 'acme',
+      runId: 'run-1',
+      interruptId: 'i-1',
+      status: 'paused',
+      asks: [ask],
+      decided: [],
+      pending: ['call_1'],
+    } as unknown as PauseView;
+    const text = JSON.stringify(pauseMessage(view).blocks);
+    expect(text).toContain(
+      "_Waits for people: the deployment's default (no policy matched)._\\n_After the edit: policy finance-over-100 requires 2 of finance._",
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { executionText } from '../../checkpoints/execution-words.ts';
-import { policyText } from '../../policies/words.ts';
+import { policyNowText, policyText } from '../../policies/words.ts';
 import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
@@ -62,6 +62,8 @@ export function AskCard({
   const by = decidedByText(ask, handed);
   // Why it waits, or what the policies did or (in shadow mode) would have done (§17).
   const policy = policyText(ask.policy);
+  // §19: what they make of the edited arguments, when an edit's vote left the ask waiting.
+  const policyNow = policyNowText(ask.policyNow);
   // §19: whether the approved call ran, as its execution claim says — never before it says so.
   const execution = executionText(ask.execution, fullTime);
   return (
@@ -93,6 +95,7 @@ export function AskCard({
       {execution === undefined ? null : <p class="note execution">{execution}</p>}
       {votes === undefined || ask.decision !== undefined ? null : <p class="votes">{votes}</p>}
       {policy === undefined ? null : <p class="note policy">{policy}</p>}
+      {policyNow === undefined ? null : <p class="note policy-now">{policyNow}</p>}
       {readOnly === undefined ? null : (
         <p class="note readonly" id={`${ids.ask}-readonly`}>
           {readOnly}
