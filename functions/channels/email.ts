@@ -1,7 +1,9 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { groupEmails } from '../checkpoints/escalation-people.ts';
 import { foldEmail } from '../checkpoints/identity.ts';
 import { entryKey, recipientsOf } from '../checkpoints/notify.ts';
 import { isInsideDomains } from '../checkpoints/recipients.ts';
+import type { Directory } from '../directory/port.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type LinkMailer, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
@@ -41,6 +43,8 @@ export interface EmailDeps {
    * (the store refuses others at pause time; this holds for pauses recorded before). @default none
    */
   recipientDomains?: readonly string[];
+  /** §20: the directory of persons, whose emails a level's groups are mailed at (§21). @default none */
+  directory?: Directory;
 }
 
 /** The email channel. */
@@ -64,14 +68,16 @@ export function createEmailChannel(deps: EmailDeps): Channel {
   };
 
   // §21: the email approvers a level added are told like a new pause, each with a delivered link of their own, once per
-  // level (the delivery log's key names it). A group's members and a `manager` need the directory of persons, which is
-  // not built yet: they are mailed once it is.
+  // level (the delivery log's key names it); so are its groups' members, at their directory emails (a `manager` level
+  // added its managers by their directory emails already).
   const escalated = async (event: LifecycleEvent) => {
     const { tenant, runId, interruptId, toolCallId, level, approvers } = event.detail;
     const view = await getPause(deps.useCases, { tenant, runId, interruptId });
     if (view.status !== 'paused' || !view.pending.includes(toolCallId ?? '')) return;
     const failures: unknown[] = [];
-    for (const to of approvers?.emails ?? []) {
+    const emails = approvers?.emails ?? [];
+    const members = await groupEmails(deps.directory, tenant, approvers?.groups ?? [], emails);
+    for (const to of [...emails, ...members]) {
       await sendOnce(event, view, to, `escalate#${toolCallId}#${level}`).catch((error: unknown) =>
         failures.push(error),
       );

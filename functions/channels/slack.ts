@@ -157,6 +157,8 @@ function escalationText(
     ...(approvers?.subjects ?? []),
   ];
   const whom =
-    names.length === 0 ? 'no one yet (the level names managers, and there is no directory)' : names.join(', ');
+    names.length === 0
+      ? 'no one (the level names managers, and the directory has none for its approvers)'
+      : names.join(', ');
   return `Escalated to ${whom}${at === undefined ? '' : ` at ${at}`} (level ${level}, ${toolCallId}).`;
 }

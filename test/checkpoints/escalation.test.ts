@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { escalate, escalationsOf, escalationView, withLadders } from '../../functions/checkpoints/escalation.ts';
+import { groupEmails, managersDue } from '../../functions/checkpoints/escalation-people.ts';
 import { laddered } from '../../functions/checkpoints/new-pause.ts';
 import type { Ask, PauseRecord } from '../../functions/checkpoints/record.ts';
 import { sweepStep } from '../../functions/checkpoints/sweep-step.ts';
+import { directoryOfText } from '../../functions/directory/file.ts';
 import { lifecycleEventsOf } from '../../functions/events/lifecycle.ts';
 import { parseLadder } from '../../functions/policies/ladder.ts';
 import { recordOf } from '../../functions/testing/persistence-spec.ts';
@@ -121,6 +123,63 @@ describe('the sweep step at a level (§21)', () => {
     const withDirectory = sweepStep(one.after, CREATED + 2 * MIN, () => ({ emails: ['boss@example.com'] }));
     if (withDirectory.do !== 'escalate') throw new Error('not an escalation');
     expect(withDirectory.after.asks[0]?.approvers?.emails).toEqual(['boss@example.com']);
+  });
+
+  it("reads a manager level's managers from the directory when it is due: each waiting approver's, the pauser, onBehalfOf, voters and inactive persons skipped", async () => {
+    const person = (id: string, more: object) => ({ id, name: id, tenant: 'acme', subjects: [id], ...more });
+    const directory = directoryOfText(
+      JSON.stringify({
+        people: [
+          person('ann', { manager: 'pat' }), // Ann's manager is the person the agent paused for: skipped
+          person('bob', { manager: 'mia' }),
+          person('cyd', { manager: 'max' }), // Cyd voted: not waiting
+          person('dee', { manager: 'sam' }), // Sam has no email: named by subject
+          person('eve', { manager: 'mia', groups: ['leads'], emails: ['eve@example.com'] }),
+          person('fay', { manager: 'ned', groups: ['leads'], emails: ['fay@example.com'], active: false }), // inactive: not waiting
+          person('pat', { emails: ['pat@example.com'] }),
+          person('mia', { emails: ['mia@example.com', 'mia@example.org'] }),
+          person('max', { emails: ['max@example.com'] }),
+          person('sam', {}),
+          person('ned', { emails: ['ned@example.com'] }),
+        ],
+      }),
+      'people.json',
+    );
+    const one = sweepStep(
+      paused({
+        asks: [approval('call_a', { subjects: ['ann', 'bob', 'cyd', 'dee'] }), approval('call_b')],
+        pausedBy: {
+          kind: 'agent',
+          subject: 'agent-9',
+          via: 'api',
+          onBehalfOf: { kind: 'person', subject: 'pat', via: 'api', person: 'pat' },
+        },
+        votes: [
+          [
+            {
+              body: { decision: 'approve' },
+              hash: 'h',
+              argsHash: 'a',
+              by: { kind: 'person', subject: 'cyd', via: 'api', person: 'cyd' },
+              at: new Date(CREATED).toISOString(),
+            },
+          ],
+          undefined,
+        ],
+      }),
+      CREATED + MIN,
+    );
+    if (one.do !== 'escalate') throw new Error('not an escalation');
+    // Not due yet: the directory is not read, and no one is named.
+    expect((await managersDue(directory, one.after, CREATED + MIN))(one.after.asks[0] as Ask)).toBeUndefined();
+    const managers = await managersDue(directory, one.after, CREATED + 2 * MIN);
+    expect(managers(one.after.asks[0] as Ask)).toEqual({ emails: ['mia@example.com'], subjects: ['sam'] });
+    // The ask anyone may decide names no approver, so no manager.
+    expect(managers(one.after.asks[1] as Ask)).toBeUndefined();
+    expect((await managersDue(undefined, one.after, CREATED + 2 * MIN))(one.after.asks[0] as Ask)).toBeUndefined();
+    // A group's active members, at their first email, once and none already named.
+    expect(await groupEmails(directory, 'acme', ['leads'], ['EVE@example.com'])).toEqual([]);
+    expect(await groupEmails(directory, 'acme', ['leads', 'leads'], [])).toEqual(['eve@example.com']);
   });
 
   it('skips an ask decided since, and only reschedules when no waiting ask is due', () => {
