@@ -57,7 +57,7 @@ export function createEmailChannel(deps: EmailDeps): Channel {
       const link = await deps.link({ tenant, runId, interruptId, expiresAt: view.expiresAt }, { email: to });
       await deps.transport.send({
         from: deps.from,
-        ...pauseEmail(view, to, link, { reminder: what === 'remind' }),
+        ...pauseEmail(view, to, link, { reminder: what.startsWith('remind') }),
       });
     } catch (error) {
       await deps.log.release(key);
@@ -70,7 +70,7 @@ export function createEmailChannel(deps: EmailDeps): Channel {
   // §21: the email approvers a level added are told like a new pause, each with a delivered link of their own, once per
   // level (the delivery log's key names it); so are its groups' members, at their directory emails (a `manager` level
   // added its managers by their directory emails already).
-  const escalated = async (event: LifecycleEvent) => {
+  const escalated = async (event: LifecycleEvent, what: 'escalate' | 'remind') => {
     const { tenant, runId, interruptId, toolCallId, level, approvers } = event.detail;
     const view = await getPause(deps.useCases, { tenant, runId, interruptId });
     if (view.status !== 'paused' || !view.pending.includes(toolCallId ?? '')) return;
@@ -78,9 +78,7 @@ export function createEmailChannel(deps: EmailDeps): Channel {
     const emails = approvers?.emails ?? [];
     const members = await groupEmails(deps.directory, tenant, approvers?.groups ?? [], emails);
     for (const to of [...emails, ...members]) {
-      await sendOnce(event, view, to, `escalate#${toolCallId}#${level}`).catch((error: unknown) =>
-        failures.push(error),
-      );
+      await sendOnce(event, view, to, `${what}#${toolCallId}#${level}`).catch((error: unknown) => failures.push(error));
     }
     if (failures.length > 0) throw failures[0];
   };
@@ -88,7 +86,9 @@ export function createEmailChannel(deps: EmailDeps): Channel {
   return {
     name: 'email',
     async deliver(event) {
-      if (event.type === LifecycleType.Escalated) return escalated(event);
+      if (event.type === LifecycleType.Escalated) return escalated(event, 'escalate');
+      // §21: a level's reminder (halfway to the next) goes to the approvers that level added, as its escalation did.
+      if (event.type === LifecycleType.Reminder && event.detail.level !== undefined) return escalated(event, 'remind');
       if (event.type !== LifecycleType.Created && event.type !== LifecycleType.Reminder) return;
       const { tenant, runId, interruptId } = event.detail;
       const view = await getPause(deps.useCases, { tenant, runId, interruptId });

@@ -114,6 +114,8 @@ export async function sweepOne(
             },
           };
         }
+        case 'remind-level': // one write marks each level reminded: its `Pause Reminder`s, once
+          return { write: write(step.after), result: undefined };
         case 'expire':
         case 'remind': {
           const list = step.do === 'expire' ? result.expired : result.reminded;

@@ -120,6 +120,8 @@ describe('npm start: the default escalation ladder (HANDBACK_ESCALATION)', () =>
         'Pause Decided',
         'Pause Escalated',
         'Pause Decided',
+        // Level 1's approvers reminded halfway to level 2 (at 4 s).
+        'Pause Reminder',
         'Pause Escalated',
         // The vote that settles it closes the pause: its one event is the closing's.
         'Pause Resumed',
@@ -234,5 +236,71 @@ describe('npm start: a ladder read from the directory of persons (HANDBACK_DIREC
     hook.server.close();
     await smtp.close();
     await rm(dir, { recursive: true, force: true });
+  });
+});
+
+describe('npm start: the reminder halfway through each level (§21)', () => {
+  it('reminds the approvers a level added once, halfway to the next level and after the last halfway to expiresAt', async () => {
+    const hook = await webhook();
+    const smtp = await startSmtpCatcher();
+    const service = await startService({
+      HANDBACK_JWT_SECRET: JWT_SECRET,
+      HANDBACK_WEBHOOK_URL: hook.url,
+      HANDBACK_SWEEP_INTERVAL_MS: '200',
+      HANDBACK_LINK_SECRET: 'an-answer-link-secret-of-at-least-32-bytes',
+      HANDBACK_SMTP_URL: smtp.url,
+      HANDBACK_EMAIL_FROM: 'Handback <handback@example.com>',
+      HANDBACK_EMAIL_TO: 'desk@example.com',
+      HANDBACK_ESCALATION: 'PT2S email:cfo@example.com; PT6S email:ceo@example.com',
+    });
+    const agent = await token({ sub: 'acme-agent' });
+    const paused = await request(
+      `${service.url}/runs/esc-remind/pauses`,
+      'POST',
+      {
+        format: 'openai-chat',
+        messages: approvalTranscript(),
+        asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { subjects: ['u-ann'] } }],
+        expiresInSeconds: 14,
+      },
+      agent,
+    );
+    expect(paused.status).toBe(201);
+    const ours = () => hook.events.filter((event) => (event.detail as { runId: string }).runId === 'esc-remind');
+    const reminders = () => ours().filter((event) => event['detail-type'] === 'Pause Reminder');
+    await until(() => reminders().length >= 2 && true, 'both levels’ reminders', 20_000);
+    const got = reminders().map((event) => event.detail as Record<string, unknown>);
+    expect(got.map(({ toolCallId, level, approvers }) => ({ toolCallId, level, approvers }))).toEqual([
+      { toolCallId: 'call_refund', level: 1, approvers: { emails: ['cfo@example.com'] } },
+      { toolCallId: 'call_refund', level: 2, approvers: { emails: ['ceo@example.com'] } },
+    ]);
+    // Halfway: level 1 from 2 s to 6 s (at 4 s), level 2 from 6 s to expiresAt at 14 s (at 10 s); never before.
+    const since = got.map((detail) => Date.parse(detail.at as string) - Date.parse(paused.body.expiresAt) + 14_000);
+    expect(since[0]).toBeGreaterThanOrEqual(4_000);
+    expect(since[0]).toBeLessThan(6_000);
+    expect(since[1]).toBeGreaterThanOrEqual(10_000);
+    expect(since[1]).toBeLessThan(14_000);
+    expect(ours().map((event) => event['detail-type'])).toEqual([
+      'Pause Created',
+      'Pause Escalated',
+      'Pause Reminder',
+      'Pause Escalated',
+      'Pause Reminder',
+    ]);
+    // Each level's approver mailed twice: the level, then its reminder; the pause's recipient once.
+    const mails = await until(() => {
+      const found = smtp.mails.filter((mail) => mail.subject?.endsWith('esc-remind'));
+      return found.length >= 5 && found;
+    }, 'the mails');
+    expect(mails.map((mail) => [recipientsOf(mail)[0], mail.subject?.startsWith('Reminder: ') ?? false])).toEqual([
+      ['desk@example.com', false],
+      ['cfo@example.com', false],
+      ['cfo@example.com', true],
+      ['ceo@example.com', false],
+      ['ceo@example.com', true],
+    ]);
+    await service.stop();
+    hook.server.close();
+    await smtp.close();
   });
 });

@@ -87,7 +87,8 @@ describe('the sweep step at a level (§21)', () => {
     expect(step.after.asks[0]?.approvers).toEqual({ subjects: ['ann'], groups: ['leads'] });
     expect(step.after.asks[1]).not.toHaveProperty('approvers');
     expect(step.after.rev).toBe(paused().rev + 1);
-    expect(step.after.dueAtMs).toBe(CREATED + 2 * MIN);
+    // Due next at level 1's reminder, halfway to level 2.
+    expect(step.after.dueAtMs).toBe(CREATED + 1.5 * MIN);
     // The same record read again (a retry, a racing sweeper reading the new revision): nothing more to do.
     expect(sweepStep(step.after, now)).toEqual({ do: 'nothing' });
   });
@@ -97,7 +98,7 @@ describe('the sweep step at a level (§21)', () => {
     const first = sweepStep(paused(), late);
     if (first.do !== 'escalate') throw new Error('not an escalation');
     expect(first.escalated.map((e) => e.level)).toEqual([1, 1]);
-    expect(first.after.dueAtMs).toBe(CREATED + 2 * MIN);
+    expect(first.after.dueAtMs).toBe(CREATED + 1.5 * MIN);
     const second = sweepStep(first.after, late);
     if (second.do !== 'escalate') throw new Error('not an escalation');
     expect(second.escalated.map((e) => e.level)).toEqual([2, 2]);
@@ -109,8 +110,37 @@ describe('the sweep step at a level (§21)', () => {
       groups: ['leads'],
       emails: ['cfo@example.com'],
     });
-    // The ladder done: due at the expiry, where onExpiry acts.
-    expect(third.after.dueAtMs).toBe(CREATED + 10 * MIN);
+    // The ladder done: due at its last level's reminder, halfway to the expiry, then at the expiry, where onExpiry acts.
+    expect(third.after.dueAtMs).toBe(CREATED + 6.5 * MIN);
+    const reminded = sweepStep(third.after, CREATED + 6.5 * MIN);
+    if (reminded.do !== 'remind-level') throw new Error(`not a reminder: ${reminded.do}`);
+    expect(reminded.reminded.map((r) => r.level)).toEqual([3, 3]);
+    expect(reminded.after.dueAtMs).toBe(CREATED + 10 * MIN);
+  });
+
+  it("reminds a level's approvers once, halfway to the next level, in one write with one Pause Reminder per ask", () => {
+    const one = sweepStep(paused(), CREATED + MIN);
+    if (one.do !== 'escalate') throw new Error('not an escalation');
+    expect(sweepStep(one.after, CREATED + 1.5 * MIN - 1)).toEqual({ do: 'nothing' });
+    const now = CREATED + 1.5 * MIN;
+    const step = sweepStep(one.after, now);
+    if (step.do !== 'remind-level') throw new Error(`not a reminder: ${step.do}`);
+    expect(step.reminded).toEqual([
+      { toolCallId: 'call_a', level: 1, approvers: { groups: ['leads'] }, atMs: now },
+      { toolCallId: 'call_b', level: 1, approvers: { groups: ['leads'] }, atMs: now },
+    ]);
+    expect(step.after.asks[0]?.escalation?.reached[0]?.remindedAt).toBe(new Date(now).toISOString());
+    expect(step.after.dueAtMs).toBe(CREATED + 2 * MIN);
+    expect(sweepStep(step.after, now)).toEqual({ do: 'nothing' });
+    const events = lifecycleEventsOf({ before: one.after, after: step.after });
+    expect(events.map(({ type, detail }) => [type, detail.toolCallId, detail.level, detail.approvers])).toEqual([
+      ['Pause Reminder', 'call_a', 1, { groups: ['leads'] }],
+      ['Pause Reminder', 'call_b', 1, { groups: ['leads'] }],
+    ]);
+    // A level that added no one (a manager level without a directory) reminds no one.
+    const two = sweepStep(step.after, CREATED + 2 * MIN);
+    if (two.do !== 'escalate') throw new Error('not an escalation');
+    expect(two.after.dueAtMs).toBe(CREATED + 3 * MIN);
   });
 
   it('adds no one at a manager level without a directory, and the managers the caller resolves with one', () => {
