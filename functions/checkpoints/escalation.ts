@@ -145,6 +145,8 @@ export function escalationView(record: Pick<PauseRecord, 'createdAt'>, ask: Ask)
   const escalation = ask.escalation;
   if (escalation === undefined) return undefined;
   const view: EscalationView = { level: escalation.reached.length };
+  const last = escalation.reached.at(-1);
+  if (last !== undefined) view.last = { at: last.at, ...(last.added === undefined ? {} : { approvers: last.added }) };
   const level = escalation.ladder[escalation.reached.length];
   const at = nextLevelAt(record, ask);
   if (level !== undefined && at !== undefined) {

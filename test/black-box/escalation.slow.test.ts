@@ -106,7 +106,10 @@ describe('npm start: the default escalation ladder (HANDBACK_ESCALATION)', () =>
 
     await expect.poll(async () => (await view()).asks[0].escalation.level, { timeout: 15_000, interval: 100 }).toBe(2);
     const atTwo = await view();
-    expect(atTwo.asks[0].escalation).toEqual({ level: 2 });
+    expect(atTwo.asks[0].escalation).toEqual({
+      level: 2,
+      last: { at: expect.any(String), approvers: { subjects: ['u-cyd'] } },
+    });
     expect(atTwo.asks[0].approvers).toEqual({ subjects: ['u-ann', 'u-cyd'], groups: ['leads'] });
     // The third distinct approval, from the level-2 approver, settles the ask.
     const settled = await approve(cyd);

@@ -241,6 +241,7 @@ describe('what a level reached shows (§21)', () => {
     });
     expect(escalationView(one.after, one.after.asks[0] as Ask)).toEqual({
       level: 1,
+      last: { at: new Date(CREATED + MIN).toISOString(), approvers: { groups: ['leads'] } },
       next: { at: new Date(CREATED + 2 * MIN).toISOString(), manager: true },
     });
     expect(escalationView(one.after, approval('call_x'))).toBeUndefined();
