@@ -14,6 +14,7 @@ import type { SweepResult } from './group-sweep.ts';
 import type { ValidatorsResult } from './group-validators.ts';
 import type { Machine } from './measure.ts';
 import { keysSection, millionSection } from './report-scale.ts';
+import type { LadderRun } from './sweep-ladders.ts';
 
 /**
  * bench/REPORT.md and bench/results/resume-cost.svg from bench/results/latest.json: tables only — every table with its
@@ -45,6 +46,8 @@ export interface Results {
     // §23
     keys?: Part<KeysResult>;
     sweep?: Part<SweepResult>;
+    // §21
+    ladders?: Part<LadderRun>;
   };
 }
 
@@ -886,6 +889,39 @@ function sweepSection(part: Part<SweepResult> | undefined, verdicts: Verdict[]):
   ].join('\n');
 }
 
+/** §21: the sweep's requests per tick with open asks on escalation ladders, counted at the persistence port. */
+function laddersSection(part: Part<LadderRun> | undefined): string {
+  if (!part) return '## 12. The sweep with escalation ladders (§21)\n\nNot measured yet: `npm run bench -- ladders`.\n';
+  const { asks, ladder, ticks, stats } = part.result;
+  return [
+    '## 12. The sweep with escalation ladders (§21), and `GET /stats`',
+    '',
+    provenance(part),
+    '',
+    `${asks.toLocaleString('en-US')} open pauses of one approval ask each on the ladder \`${ladder}\`, expiring after 10 minutes with \`onExpiry: "reject"\`, swept once a minute from their creation to their expiry, each tick running batches until one writes nothing. Counted at the persistence port (\`bench/sweep-ladders.ts\`): each due-index page, record read and conditional write is one request to DynamoDB (a \`Query\` page, a \`GetItem\`, an \`UpdateItem\`). A level reached, a level's reminder (halfway to the next, or to \`expiresAt\`) and an expiry are each one write per pause; a tick with nothing due reads one index page and nothing else. The closing at expiry reads the transcript too and writes twice (the closing, then its hand-off acknowledged).`,
+    '',
+    table(
+      ['minute', 'due-index pages', 'record reads', 'writes', 'levels reached', 'level reminders', 'closed'],
+      ticks.map((tick) => [
+        String(tick.minute),
+        tick.dueReads.toLocaleString('en-US'),
+        tick.recordReads.toLocaleString('en-US'),
+        tick.writes.toLocaleString('en-US'),
+        tick.escalated.toLocaleString('en-US'),
+        tick.reminded.toLocaleString('en-US'),
+        tick.closed.toLocaleString('en-US'),
+      ]),
+    ),
+    '',
+    ...(stats === undefined
+      ? []
+      : [
+          `\`GET /stats\` over the window holding all ${stats.pauses.toLocaleString('en-US')} of them once expired (\`decisionStats\`, exact: every pause of the window read, ${stats.listPages} listing pages of the persistence port, each one \`Query\` page on DynamoDB): ${stats.ms.toFixed(0)} ms in process on the memory store, ${stats.expired.toLocaleString('en-US')} asks counted expired.`,
+          '',
+        ]),
+  ].join('\n');
+}
+
 function validatorsSection(part: Part<ValidatorsResult> | undefined): string {
   if (!part) return '## 8. The JSON Schema validator\n\nNot measured yet: `npm run bench -- validators`.\n';
   const { rows, suiteCommit, files } = part.result;
@@ -971,6 +1007,7 @@ export function writeReport(results: Results, benchDir: string, to: { report: st
     policySection(g.policy, verdicts),
     keysSection(g.keys, verdicts),
     sweepSection(g.sweep, verdicts),
+    laddersSection(g.ladders),
   ];
   const quick = Object.values(g).some((part) => part?.quick);
   const doc = [

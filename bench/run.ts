@@ -58,6 +58,7 @@ export const GROUPS = [
   // §23
   'keys',
   'sweep',
+  'ladders',
 ] as const;
 export type Group = (typeof GROUPS)[number];
 
@@ -90,6 +91,8 @@ async function runGroup(group: Group, options: GroupOptions): Promise<unknown> {
       return (await import('./group-keys.ts')).runKeys(options);
     case 'sweep':
       return (await import('./group-sweep.ts')).runSweep(options);
+    case 'ladders':
+      return (await import('./sweep-ladders.ts')).runLadders(options);
   }
 }
 

@@ -310,6 +310,8 @@ export interface LadderLevel {
 /** An ask's escalation ladder as GET shows it (§21): the level reached (0: none yet), and the next one to come. */
 export const escalationView = z.object({
   level: z.number(),
+  /** The last level reached: when, and the approvers it added (what the inbox says: "escalated to … at …"). */
+  last: z.optional(z.object({ at: z.string(), approvers: z.optional(approvers) })),
   next: z.optional(
     z.object({
       at: z.string(),

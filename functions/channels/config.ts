@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Directory } from '../directory/port.ts';
 import type { EventSink } from '../events/emitter.ts';
 import type { LinkMailer, UseCaseDeps } from '../resume/resume.ts';
 import { CHANNEL_NAMES, type ChannelName } from '../vocabulary.ts';
@@ -45,6 +46,8 @@ interface SetupOptions {
   log: DeliveryLog;
   /** `HANDBACK_RECIPIENT_DOMAINS`, parsed (§16). */
   recipientDomains?: readonly string[];
+  /** The directory of persons (§20): whom a level's groups are mailed at (§21). */
+  directory?: Directory;
 }
 
 /** One channel the settings turn on, and what else it gives the service. */
@@ -73,6 +76,7 @@ const SETUPS: { [Name in ChannelName]: (settings: ChannelSettingsOf[Name], optio
       link: recipientLinkOf(options.useCases),
       defaultRecipients: settings.defaultRecipients,
       ...(options.recipientDomains === undefined ? {} : { recipientDomains: options.recipientDomains }),
+      ...(options.directory === undefined ? {} : { directory: options.directory }),
     });
     return { channel, deliverLink: createLinkMailer({ transport, from }) };
   },
@@ -87,12 +91,15 @@ export function channelsOf(
     tableName: string;
     /** The recipient domains (§16). */
     recipientDomains?: readonly string[];
+    /** The directory of persons (§20). */
+    directory?: Directory;
   },
 ): ConfiguredChannels {
   const setupOptions: SetupOptions = {
     useCases: options.useCases,
     log: createDynamoDBDeliveryLog({ client: options.client, tableName: options.tableName }),
     ...(options.recipientDomains === undefined ? {} : { recipientDomains: options.recipientDomains }),
+    ...(options.directory === undefined ? {} : { directory: options.directory }),
   };
   const channels: Channel[] = [];
   const configured: ConfiguredChannels = { names: [] };

@@ -1,8 +1,10 @@
 import type { PauseView } from '../checkpoints/checkpoint-store.ts';
+import { groupEmails } from '../checkpoints/escalation-people.ts';
 import { foldEmail } from '../checkpoints/identity.ts';
 import { entryKey, recipientsOf } from '../checkpoints/notify.ts';
 import { delegatesOf } from '../checkpoints/people-me.ts';
 import { isInsideDomains } from '../checkpoints/recipients.ts';
+import type { Directory } from '../directory/port.ts';
 import type { LifecycleEvent } from '../events/lifecycle.ts';
 import { getPause, type LinkMailer, type UseCaseDeps } from '../resume/resume.ts';
 import { LifecycleType } from '../vocabulary.ts';
@@ -42,6 +44,8 @@ export interface EmailDeps {
    * (the store refuses others at pause time; this holds for pauses recorded before). @default none
    */
   recipientDomains?: readonly string[];
+  /** §20: the directory of persons, whose emails a level's groups are mailed at (§21). @default none */
+  directory?: Directory;
 }
 
 /** The email channel. */
@@ -54,7 +58,7 @@ export function createEmailChannel(deps: EmailDeps): Channel {
       const link = await deps.link({ tenant, runId, interruptId, expiresAt: view.expiresAt }, { email: to });
       await deps.transport.send({
         from: deps.from,
-        ...pauseEmail(view, to, link, { reminder: what === 'remind' }),
+        ...pauseEmail(view, to, link, { reminder: what.startsWith('remind') }),
       });
     } catch (error) {
       await deps.log.release(key);
@@ -65,17 +69,17 @@ export function createEmailChannel(deps: EmailDeps): Channel {
   };
 
   // §21: the email approvers a level added are told like a new pause, each with a delivered link of their own, once per
-  // level (the delivery log's key names it). A group's members and a `manager` need the directory of persons, which is
-  // not built yet: they are mailed once it is.
-  const escalated = async (event: LifecycleEvent) => {
+  // level (the delivery log's key names it); so are its groups' members, at their directory emails (a `manager` level
+  // added its managers by their directory emails already).
+  const escalated = async (event: LifecycleEvent, what: 'escalate' | 'remind') => {
     const { tenant, runId, interruptId, toolCallId, level, approvers } = event.detail;
     const view = await getPause(deps.useCases, { tenant, runId, interruptId });
     if (view.status !== 'paused' || !view.pending.includes(toolCallId ?? '')) return;
     const failures: unknown[] = [];
-    for (const to of approvers?.emails ?? []) {
-      await sendOnce(event, view, to, `escalate#${toolCallId}#${level}`).catch((error: unknown) =>
-        failures.push(error),
-      );
+    const emails = approvers?.emails ?? [];
+    const members = await groupEmails(deps.directory, tenant, approvers?.groups ?? [], emails);
+    for (const to of [...emails, ...members]) {
+      await sendOnce(event, view, to, `${what}#${toolCallId}#${level}`).catch((error: unknown) => failures.push(error));
     }
     if (failures.length > 0) throw failures[0];
   };
@@ -83,7 +87,9 @@ export function createEmailChannel(deps: EmailDeps): Channel {
   return {
     name: 'email',
     async deliver(event) {
-      if (event.type === LifecycleType.Escalated) return escalated(event);
+      if (event.type === LifecycleType.Escalated) return escalated(event, 'escalate');
+      // §21: a level's reminder (halfway to the next) goes to the approvers that level added, as its escalation did.
+      if (event.type === LifecycleType.Reminder && event.detail.level !== undefined) return escalated(event, 'remind');
       if (event.type !== LifecycleType.Created && event.type !== LifecycleType.Reminder) return;
       const { tenant, runId, interruptId } = event.detail;
       const view = await getPause(deps.useCases, { tenant, runId, interruptId });

@@ -107,13 +107,18 @@ export function createSlackChannel(deps: SlackDeps): Channel & SlackInteractions
     await refresh(pause, ref, view);
     await tellDelegates(pause, to, ref, view);
     if (event.type === LifecycleType.Reminder && view.status === 'paused') {
-      const remind = postKey(pause, to, 'remind');
+      // §21: a level's reminder is its own post, once per ask and level; the pause's own, once.
+      const { toolCallId, level } = event.detail;
+      const remind = postKey(pause, to, level === undefined ? 'remind' : `remind#${toolCallId}#${level}`);
       if (!(await log.claim(remind))) return;
       try {
         await call('chat.postMessage', {
           channel: ref.channel,
           thread_ts: ref.ts,
-          text: `Reminder: this still waits for a decision (${view.pending.length} of ${view.asks.length} asks), until ${view.expiresAt}.`,
+          text:
+            level === undefined
+              ? `Reminder: this still waits for a decision (${view.pending.length} of ${view.asks.length} asks), until ${view.expiresAt}.`
+              : `Reminder: ${toolCallId} still waits for a decision since level ${level}, until ${view.expiresAt}.`,
         });
       } catch (error) {
         await log.release(remind);
@@ -186,6 +191,8 @@ function escalationText(
     ...(approvers?.subjects ?? []),
   ];
   const whom =
-    names.length === 0 ? 'no one yet (the level names managers, and there is no directory)' : names.join(', ');
+    names.length === 0
+      ? 'no one (the level names managers, and the directory has none for its approvers)'
+      : names.join(', ');
   return `Escalated to ${whom}${at === undefined ? '' : ` at ${at}`} (level ${level}, ${toolCallId}).`;
 }

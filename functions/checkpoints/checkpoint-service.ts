@@ -47,7 +47,7 @@ import {
   recordDecisions,
 } from './deciding.ts';
 import { ExecutionClaims } from './execution-claims.ts';
-import { LIBRARY_PRINCIPAL, recorded, SWEEP_PRINCIPAL } from './identity.ts';
+import { LIBRARY_PRINCIPAL, recorded } from './identity.ts';
 import { pauseIdOf, randomToken } from './ids.ts';
 import { judgeEdits } from './judging.ts';
 import { listPage } from './listing.ts';
@@ -55,12 +55,11 @@ import { fitAsks, laddered, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
 import { resolveActor, withPauser } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
-import { interruptIdOf, type PauseRecord, type RecordKey, statusAt } from './record.ts';
+import { interruptIdOf, type PauseRecord, statusAt } from './record.ts';
 import { decisionStats } from './stats.ts';
-import { type ClosedBySweep, sweepEach } from './sweep-batch.ts';
-import { awaitingHandoff, sweepStep } from './sweep-step.ts';
+import { type SweepDeps, sweepEach, sweepOne } from './sweep-batch.ts';
 import { modelHashes, needsCalls } from './tally.ts';
-import { toPauseClosed, toPauseCreated, toPauseView } from './views.ts';
+import { toPauseClosed, toPauseCreated } from './views.ts';
 import { closedRefusal } from './who-decides.ts';
 
 /**
@@ -134,6 +133,7 @@ export class CheckpointService implements CheckpointStore {
   readonly claimExecution: CheckpointStore['claimExecution'] = (input) => this.#executions.claim(input);
   readonly finishExecution: CheckpointStore['finishExecution'] = (input) => this.#executions.finish(input);
   readonly #escalation: readonly LadderLevel[] | undefined;
+  readonly #sweep: SweepDeps;
 
   constructor(options: CheckpointServiceOptions) {
     this.#persistence = options.persistence;
@@ -156,6 +156,15 @@ export class CheckpointService implements CheckpointStore {
       policies,
     });
     this.#escalation = options.escalation;
+    this.#sweep = {
+      persistence,
+      commit: (read, change, options) => this.#commit(read, change, options),
+      round: (stored) => this.#reader.round(stored),
+      close: (record, round, outcome, nowMs, by) => this.#close(record, round, outcome, nowMs, by),
+      closedResult: (stored, replayed) => this.#closedResult(stored, replayed),
+      acknowledge: (read) => this.#acknowledge(read),
+      directory: options.directory,
+    };
   }
 
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
@@ -295,7 +304,7 @@ export class CheckpointService implements CheckpointStore {
   async closeDue(options: SweepOptions = {}): Promise<SweepResult> {
     const keys = await this.#persistence.due(this.#clock().getTime(), options.limit ?? LIMITS.sweepBatch);
     // Each due pause on its own (one conditional write each), a bounded number at once; the result in due order.
-    return sweepEach(keys, (key, result) => this.#sweepOne(key, result, options.deliver));
+    return sweepEach(keys, (key, result) => sweepOne(this.#sweep, key, result, options.deliver));
   }
 
   async acknowledgeHandoff(key: PauseKey): Promise<void> {
@@ -312,72 +321,6 @@ export class CheckpointService implements CheckpointStore {
       delete after.handoffDue;
       delete after.dueAtMs;
       return { write: { before: record, after }, result: undefined };
-    });
-  }
-
-  /**
-   * Acts on one due pause: its reminder, its expiry, or the hand-off of a closing the sweep made that was not yet
-   * delivered. Another sweeper or a person may act first; then nothing. A closing is delivered and acknowledged from
-   * the record this sweep wrote: its write is conditional on that record, so a change since is read again.
-   */
-  async #sweepOne(key: RecordKey, result: SweepResult, deliver: SweepOptions['deliver']): Promise<void> {
-    const closing = await this.#commit(
-      () => this.#persistence.read(key),
-      async (read, nowMs): Promise<Step<ClosedBySweep | undefined>> => {
-        const record = read?.record;
-        // §21's `manager` level: the directory of persons is not built yet, so it adds no one; its lookup goes here.
-        const step = sweepStep(record, nowMs, undefined);
-        if (step.do === 'nothing' || record === undefined) return { result: undefined };
-        const write = (after: PauseRecord) => ({ before: record, after });
-        switch (step.do) {
-          case 'redeliver': {
-            const stored = await this.#persistence.read(key, { token: record.token, hint: record.readHint });
-            if (stored?.record.rev !== record.rev) return { write: write(step.after), result: undefined, quiet: true };
-            const closed = copyInto({ tenant: record.tenant }, await this.#closedResult(stored, true));
-            result.closed.push(closed);
-            return { write: write(step.after), result: { closed, record: step.after }, quiet: true };
-          }
-          case 'reschedule':
-            return { write: write(step.after), result: undefined, quiet: true };
-          case 'escalate': // one conditional write per level: a racer reads the level reached
-            return { write: write(step.after), result: undefined };
-          case 'expire':
-          case 'remind': {
-            const list = step.do === 'expire' ? result.expired : result.reminded;
-            return {
-              write: write(step.after),
-              result: undefined,
-              onWritten: () => list.push(toPauseView(step.after, nowMs)),
-            };
-          }
-          case 'close': {
-            const stored = await this.#persistence.read(key, { token: record.token, hint: record.readHint });
-            if (stored === undefined || stored.record.rev !== record.rev) return { retry: true };
-            const next: PauseRecord = { ...record, rev: record.rev + 1 };
-            const closed = this.#close(next, await this.#reader.round(stored), 'expired', nowMs, SWEEP_PRINCIPAL);
-            const written = awaitingHandoff(closed.record, nowMs);
-            const shown = copyInto({ tenant: record.tenant }, closed.result);
-            return {
-              write: write(written),
-              result: { closed: shown, record: written },
-              onWritten: () => result.closed.push(shown),
-            };
-          }
-        }
-      },
-      { onOverload: 'give-up' },
-    );
-    if (closing === undefined || deliver === undefined) return;
-    try {
-      await deliver(closing.closed);
-    } catch {
-      return; // Still due: a later sweep delivers it again.
-    }
-    let written: PauseRecord | undefined = closing.record;
-    await this.#acknowledge(async () => {
-      const record = written ?? (await this.#persistence.read(key))?.record;
-      written = undefined;
-      return { record };
     });
   }
 

@@ -152,6 +152,8 @@ export interface SweepResult {
    * closings of earlier sweeps whose hand-off was not acknowledged (then `replayed`).
    */
   closed: Array<ResumeResult & { tenant: string }>;
+  /** §21: each escalation level this sweep reached, once (the `Escalations` metric's). */
+  escalated?: Array<{ tenant: string; toolCallId: string; tool: string; level: number }>;
 }
 
 /** Asks waiting now, and since when the oldest of them waits (§21). */

@@ -1,6 +1,13 @@
 import type { LadderLevel } from '../policies/port.ts';
 import type { Approvers, EscalationView } from '../wire.ts';
-import { type Ask, type AskEscalation, nextLevelAt, type PauseRecord, type ReachedLevel } from './record.ts';
+import {
+  type Ask,
+  type AskEscalation,
+  levelReminderAt,
+  nextLevelAt,
+  type PauseRecord,
+  type ReachedLevel,
+} from './record.ts';
 
 /**
  * Escalation ladders on the record (§21), pure: a ladder is recorded on each waiting ask at its pause (the policy's
@@ -75,6 +82,46 @@ export function escalate(
   return { after: { ...record, asks, rev: record.rev + 1 }, escalated };
 }
 
+/**
+ * `record` with the reminder of each waiting ask's last level marked sent where it is due at `nowMs` (§21: halfway to
+ * the next level, or to `expiresAt`), and whom each reminds (the approvers that level added); undefined when none is
+ * due. All in one write: its event is the one `Pause Reminder` of each ask and level.
+ */
+export function remindLevels(
+  record: PauseRecord,
+  nowMs: number,
+): { after: PauseRecord; reminded: Escalated[] } | undefined {
+  if (nowMs >= record.expiresAtMs) return undefined;
+  const reminded: Escalated[] = [];
+  const asks = record.asks.map((ask, index) => {
+    const at = levelReminderAt(record, ask);
+    if (record.decisions[index] !== undefined || at === undefined || at > nowMs) return ask;
+    const escalation = ask.escalation as AskEscalation;
+    const last = escalation.reached.length - 1;
+    const level = escalation.reached[last] as ReachedLevel;
+    const reached = [...escalation.reached.slice(0, last), { ...level, remindedAt: new Date(nowMs).toISOString() }];
+    reminded.push({ toolCallId: ask.toolCallId, level: last + 1, approvers: level.added ?? {}, atMs: nowMs });
+    return { ...ask, escalation: { ladder: escalation.ladder, reached } };
+  });
+  if (reminded.length === 0) return undefined;
+  return { after: { ...record, asks, rev: record.rev + 1 }, reminded };
+}
+
+/** The levels whose approvers were reminded between `before` and `after` (a committed change): one `Pause Reminder` each. */
+export function levelRemindersBetween(before: PauseRecord | undefined, after: PauseRecord): Escalated[] {
+  if (before === undefined) return [];
+  const out: Escalated[] = [];
+  after.asks.forEach((ask, index) => {
+    (ask.escalation?.reached ?? []).forEach((reached, at) => {
+      if (reached.remindedAt === undefined) return;
+      if (before.asks[index]?.escalation?.reached[at]?.remindedAt !== undefined) return;
+      const atMs = Date.parse(reached.remindedAt);
+      out.push({ toolCallId: ask.toolCallId, level: at + 1, approvers: reached.added ?? {}, atMs });
+    });
+  });
+  return out;
+}
+
 /** The levels reached between `before` and `after` (a committed change): one `Pause Escalated` each. */
 export function escalatedBetween(before: PauseRecord | undefined, after: PauseRecord): Escalated[] {
   if (before === undefined) return [];
@@ -98,6 +145,8 @@ export function escalationView(record: Pick<PauseRecord, 'createdAt'>, ask: Ask)
   const escalation = ask.escalation;
   if (escalation === undefined) return undefined;
   const view: EscalationView = { level: escalation.reached.length };
+  const last = escalation.reached.at(-1);
+  if (last !== undefined) view.last = { at: last.at, ...(last.added === undefined ? {} : { approvers: last.added }) };
   const level = escalation.ladder[escalation.reached.length];
   const at = nextLevelAt(record, ask);
   if (level !== undefined && at !== undefined) {

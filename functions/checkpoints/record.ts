@@ -202,6 +202,8 @@ export interface ReachedLevel {
   at: string;
   /** The approvers this level added (a `manager` level's resolved managers, once there is a directory). */
   added?: Approvers;
+  /** When the sweep reminded them, halfway to the next level (or to `expiresAt` after the last). */
+  remindedAt?: string;
 }
 
 /** An ask's escalation ladder and the levels it reached so far, in order. */
@@ -217,13 +219,34 @@ export function nextLevelAt(record: Pick<PauseRecord, 'createdAt'>, ask: Ask): n
   return level === undefined ? undefined : Date.parse(record.createdAt) + level.afterSeconds * 1000;
 }
 
-/** When the sweep must next escalate an ask of `record` that still waits, or undefined. */
-export function nextEscalationAt(record: Pick<PauseRecord, 'asks' | 'decisions' | 'createdAt'>): number | undefined {
+/**
+ * When the approvers `ask`'s last level reached added are due their reminder (§21): halfway from that level's time to
+ * the next level's (after the last, to `expiresAt`); undefined when it was sent, or the level added no one.
+ */
+export function levelReminderAt(record: Pick<PauseRecord, 'createdAt' | 'expiresAtMs'>, ask: Ask): number | undefined {
+  const escalation = ask.escalation;
+  const count = escalation?.reached.length ?? 0;
+  const reached = escalation?.reached[count - 1];
+  const level = escalation?.ladder[count - 1];
+  if (reached === undefined || level === undefined || reached.added === undefined || reached.remindedAt !== undefined)
+    return undefined;
+  const start = Date.parse(record.createdAt) + level.afterSeconds * 1000;
+  const next = escalation?.ladder[count];
+  const end = next === undefined ? record.expiresAtMs : Date.parse(record.createdAt) + next.afterSeconds * 1000;
+  return start + Math.floor((end - start) / 2);
+}
+
+/** When the sweep must next escalate (or remind a level's approvers of) an ask of `record` that still waits. */
+export function nextEscalationAt(
+  record: Pick<PauseRecord, 'asks' | 'decisions' | 'createdAt'> & Partial<Pick<PauseRecord, 'expiresAtMs'>>,
+): number | undefined {
   let next: number | undefined;
+  const { expiresAtMs } = record;
   record.asks.forEach((ask, index) => {
     if (record.decisions[index] !== undefined) return;
-    const at = nextLevelAt(record, ask);
-    if (at !== undefined && (next === undefined || at < next)) next = at;
+    const level = nextLevelAt(record, ask);
+    const reminder = expiresAtMs === undefined ? undefined : levelReminderAt({ ...record, expiresAtMs }, ask);
+    for (const at of [level, reminder]) if (at !== undefined && (next === undefined || at < next)) next = at;
   });
   return next;
 }
@@ -285,7 +308,7 @@ export function nextDueAt(
   const level =
     asks === undefined || decisions === undefined || createdAt === undefined
       ? undefined
-      : nextEscalationAt({ asks, decisions, createdAt });
+      : nextEscalationAt({ asks, decisions, createdAt, expiresAtMs: record.expiresAtMs });
   return level === undefined ? reminder : Math.min(reminder, level);
 }
 

@@ -1,6 +1,6 @@
 import { Status } from '../vocabulary.ts';
 import type { Approvers } from '../wire.ts';
-import { type Escalated, escalate } from './escalation.ts';
+import { type Escalated, escalate, remindLevels } from './escalation.ts';
 import { type Ask, nextDueAt, type PauseRecord } from './record.ts';
 
 /**
@@ -21,6 +21,8 @@ export type SweepStep =
   | { do: 'remind'; after: PauseRecord }
   /** §21: the next level of each waiting ask whose level is due, reached (its approvers added); due next again. */
   | { do: 'escalate'; after: PauseRecord; escalated: Escalated[] }
+  /** §21: the approvers a level added reminded, halfway to the next level (or to `expiresAt`); due next again. */
+  | { do: 'remind-level'; after: PauseRecord; reminded: Escalated[] }
   /** Due for a level of an ask decided since: due next at what is still to come (bookkeeping, no event). */
   | { do: 'reschedule'; after: PauseRecord };
 
@@ -54,6 +56,12 @@ export function sweepStep(
     const after = escalated.after;
     after.dueAtMs = nextDueAt(after);
     return { do: 'escalate', after, escalated: escalated.escalated };
+  }
+  const levels = remindLevels(record, nowMs);
+  if (levels !== undefined) {
+    const after = levels.after;
+    after.dueAtMs = nextDueAt(after);
+    return { do: 'remind-level', after, reminded: levels.reminded };
   }
   if (record.remindAtMs !== undefined && record.remindedAt === undefined && record.remindAtMs <= nowMs) {
     const after: PauseRecord = { ...record, remindedAt: new Date(nowMs).toISOString(), rev: record.rev + 1 };

@@ -1,5 +1,5 @@
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
-import { escalatedBetween } from '../checkpoints/escalation.ts';
+import { escalatedBetween, levelRemindersBetween } from '../checkpoints/escalation.ts';
 import {
   decidedAndPending,
   expiresAtOf,
@@ -60,7 +60,10 @@ export interface LifecycleDetail {
    */
   execution?: { toolCallId: string; status: ExecutionStatus; at: string; code?: string };
   // §21 escalation
-  /** `Pause Escalated`: the ask, the level it reached (1 for the first), the approvers that level added, and when. */
+  /**
+   * `Pause Escalated`: the ask, the level it reached (1 for the first), the approvers that level added, and when; a
+   * level's `Pause Reminder` (halfway to the next) the same, when it was sent.
+   */
   toolCallId?: string;
   level?: number;
   approvers?: Approvers;
@@ -101,6 +104,15 @@ export function lifecycleEventsOf(change: PauseChange): LifecycleEvent[] {
       const at = new Date(atMs).toISOString();
       const detail: LifecycleDetail = { ...detailOf(after), toolCallId, level, approvers, at };
       return { type: LifecycleType.Escalated, detail };
+    });
+  }
+  // §21: a level's approvers reminded halfway to the next: a `Pause Reminder` naming the ask, level and approvers.
+  const reminded = levelRemindersBetween(before, after);
+  if (reminded.length > 0) {
+    return reminded.map(({ toolCallId, level, approvers, atMs }) => {
+      const at = new Date(atMs).toISOString();
+      const detail: LifecycleDetail = { ...detailOf(after), toolCallId, level, approvers, at };
+      return { type: LifecycleType.Reminder, detail };
     });
   }
   const type = typeOf(before, after);

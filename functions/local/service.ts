@@ -178,7 +178,13 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
       : { oidc: { issuer: auth.issuer, ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }) } }),
   };
   // The channels (§14): one more consumer of the lifecycle events.
-  const channels = channelsOf(settings.channels, { useCases: deps, client, tableName, recipientDomains });
+  const channels = channelsOf(settings.channels, {
+    useCases: deps,
+    client,
+    tableName,
+    recipientDomains,
+    ...(directory === undefined ? {} : { directory }),
+  });
   deps.channels = channels.names;
   if (channels.slack !== undefined) deps.slack = channels.slack;
   if (channels.deliverLink !== undefined) deps.deliverLink = channels.deliverLink;

@@ -42,6 +42,7 @@ import type { Traces } from '../traces/traces.ts';
 import { type ChannelName, LIMITS, type Via } from '../vocabulary.ts';
 import type { Actor, CreatedLink, DeliveredLink } from '../wire.ts';
 import type { DecisionStats } from '../wire-reports.ts';
+import { countEscalation } from './decision-metrics.ts';
 import { jsonBytes } from './request.ts';
 import { Metric, MetricUnit, type Telemetry } from './telemetry.ts';
 
@@ -290,6 +291,8 @@ export async function sweepDue(deps: UseCaseDeps, options: { limit?: number } = 
   for (const closed of result.closed) {
     if (!closed.replayed) deps.metrics.addMetric(Metric.PausesExpired, MetricUnit.Count, 1);
   }
+  // §21: each level once, from the sweep's own conditional write that reached it (a racer reached none).
+  for (const level of result.escalated ?? []) countEscalation(deps.metrics, level);
   return result;
 }
 

@@ -4,5 +4,5 @@
  */
 
 export { sendSpans } from './otlp.ts';
-export { askSpans, executionSpan, pauseSpan } from './spans.ts';
+export { askSpans, executionSpan, executionSpans, pauseSpan } from './spans.ts';
 export { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from './trace-context.ts';

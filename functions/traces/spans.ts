@@ -273,3 +273,35 @@ export function executionSpan(execution: ExecutionTrace): Span | undefined {
     ...(execution.status === 'succeeded' ? {} : { error: execution.reason ?? execution.status }),
   };
 }
+
+/**
+ * The `handback.execution` spans of the executions a committed change ended (§19: a finish told by its claimant, or a
+ * claim refused at run time), from its claim to its end, in the pause's trace: what the claim and finish use cases
+ * (`POST`/`PUT …/executions`) wrote, exported by the process that saw the change, as the asks' spans are.
+ */
+export function executionSpans(change: PauseChange): Span[] {
+  const { before, after } = change;
+  const continuationId = after.closing?.continuationId;
+  if (continuationId === undefined) return [];
+  const spans: Span[] = [];
+  (after.executions ?? []).forEach((execution, index) => {
+    const ask = after.asks[index];
+    if (execution === undefined || ask === undefined || execution.status === 'claimed') return;
+    if (before?.executions?.[index]?.status === execution.status) return;
+    const claimedAtMs = Date.parse(execution.claimedAt);
+    const span = executionSpan({
+      traceparent: after.traceparent,
+      tenant: after.tenant,
+      runId: after.runId,
+      continuationId,
+      toolCallId: ask.toolCallId,
+      tool: ask.name,
+      claimedAtMs,
+      endedAtMs: execution.endedAt === undefined ? claimedAtMs : Date.parse(execution.endedAt),
+      status: execution.status,
+      ...(execution.refusal === undefined ? {} : { reason: execution.refusal.code }),
+    });
+    if (span !== undefined) spans.push(span);
+  });
+  return spans;
+}

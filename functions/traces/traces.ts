@@ -32,7 +32,10 @@ export interface PauseTrace {
 export interface Traces {
   /** Begins the `handback.pause` span of a request to pause run `runId`, which came with `traceparent` (or none). */
   pause(request: { runId: string; traceparent?: unknown }, startMs: number): Promise<PauseTrace>;
-  /** Exports the `handback.ask` spans of the asks a committed change settled (`askSpans`). */
+  /**
+   * Exports the `handback.ask` spans of the asks a committed change settled (`askSpans`), and the `handback.execution`
+   * spans of the executions it ended (`executionSpans`).
+   */
   changed(change: PauseChange): void;
   /** Exports the `handback.execution` span of a call's execution (its claim to its end), once it ended or was refused. */
   execution(execution: ExecutionTrace): void;
@@ -107,7 +110,10 @@ export function createTraces(options: TracesOptions): Traces {
     changed(change) {
       // Most changes settle no ask of a traced pause: nothing is loaded for those.
       if (change.after.traceparent === undefined) return;
-      send(async () => (await load()).askSpans(change, options.escalationsOf));
+      send(async () => {
+        const m = await load();
+        return [...m.askSpans(change, options.escalationsOf), ...m.executionSpans(change)];
+      });
     },
     execution(execution) {
       if (execution.traceparent === undefined) return;

@@ -64,7 +64,9 @@ async function pause(runId: string, expiresInSeconds: number): Promise<string> {
 describe('the email channel at an escalation level', () => {
   it('mails each level’s email approver once, with a link of their own to the pause; the level after expiry never', async () => {
     const interruptId = await pause('order-7', 60);
-    const forRun = () => smtp.mails.filter((mail) => mail.subject?.endsWith('order-7'));
+    const all = () => smtp.mails.filter((mail) => mail.subject?.endsWith('order-7'));
+    // Level 1's reminder (halfway to level 2, at 1.5 s) is its own mail, checked below.
+    const forRun = () => all().filter((mail) => !mail.subject?.startsWith('Reminder: '));
     const got = await until(() => {
       const found = forRun();
       return found.length >= 3 && found;
@@ -78,6 +80,11 @@ describe('the email channel at an escalation level', () => {
     // Once per level: the sweep keeps running, and no second mail comes.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(forRun()).toHaveLength(3);
+    expect(
+      all()
+        .filter((mail) => mail.subject?.startsWith('Reminder: '))
+        .map((mail) => to(mail)),
+    ).toEqual([['cfo@example.com']]);
   });
 
   it('cuts the ladder at expiresAt: a pause expiring before the second level mails only the first', async () => {
@@ -85,6 +92,11 @@ describe('the email channel at an escalation level', () => {
     const forRun = () => smtp.mails.filter((mail) => mail.subject?.endsWith('order-8'));
     await until(() => forRun().length >= 2 && true, 'the first mail and the first level');
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(forRun().map((mail) => to(mail))).toEqual([['alice@example.com'], ['cfo@example.com']]);
+    // The last level's reminder, halfway to expiresAt (at 1.5 s), and nothing after.
+    expect(forRun().map((mail) => [to(mail)[0], mail.subject?.startsWith('Reminder: ')])).toEqual([
+      ['alice@example.com', false],
+      ['cfo@example.com', false],
+      ['cfo@example.com', true],
+    ]);
   });
 });

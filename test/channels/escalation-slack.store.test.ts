@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 describe('the Slack channel at an escalation level', () => {
-  it('replies once per level in the message’s thread, naming the level’s approvers and when', async () => {
+  it('replies once per level in the message’s thread, naming the level’s approvers and when, and once with the level’s reminder', async () => {
     const response = await fetch(`${service.url}/runs/esc-slack/pauses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -60,14 +60,21 @@ describe('the Slack channel at an escalation level', () => {
     const posts = () => slack.of('chat.postMessage').filter((call) => JSON.stringify(call.body).includes('esc-slack'));
     await until(() => posts().length === 1 && true, 'the message');
     const replies = () => slack.of('chat.postMessage').filter((call) => call.body.thread_ts !== undefined);
-    const got = await until(() => replies().length >= 2 && replies(), 'a reply per level');
-    expect(got.map((call) => call.body.channel)).toEqual([CHANNEL, CHANNEL]);
+    const got = await until(() => replies().length >= 3 && replies(), 'a reply per level and level 1’s reminder');
+    expect(got.map((call) => call.body.channel)).toEqual([CHANNEL, CHANNEL, CHANNEL]);
     expect(new Set(got.map((call) => call.body.thread_ts)).size).toBe(1);
     expect(String(got[0]?.body.text)).toMatch(
       /^Escalated to group leads, cfo@example\.com at \d{4}-\d\d-\d\dT[\d:.]+Z \(level 1, call_refund\)\.$/,
     );
-    expect(String(got[1]?.body.text)).toMatch(/^Escalated to no one yet .* \(level 2, call_refund\)\.$/);
+    // Halfway from level 1 (1 s) to level 2 (2 s): level 1's approvers reminded, in the thread.
+    expect(String(got[1]?.body.text)).toMatch(
+      /^Reminder: call_refund still waits for a decision since level 1, until /,
+    );
+    // Without a directory the manager level adds no one, and so reminds no one.
+    expect(String(got[2]?.body.text)).toMatch(
+      /^Escalated to no one \(the level names managers.*\) at .* \(level 2, call_refund\)\.$/,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(replies()).toHaveLength(2);
+    expect(replies()).toHaveLength(3);
   });
 });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { escalate, escalationsOf, escalationView, withLadders } from '../../functions/checkpoints/escalation.ts';
+import { groupEmails, managersDue } from '../../functions/checkpoints/escalation-people.ts';
 import { laddered } from '../../functions/checkpoints/new-pause.ts';
 import type { Ask, PauseRecord } from '../../functions/checkpoints/record.ts';
 import { sweepStep } from '../../functions/checkpoints/sweep-step.ts';
+import { directoryOfText } from '../../functions/directory/file.ts';
 import { lifecycleEventsOf } from '../../functions/events/lifecycle.ts';
 import { parseLadder } from '../../functions/policies/ladder.ts';
 import { recordOf } from '../../functions/testing/persistence-spec.ts';
@@ -85,7 +87,8 @@ describe('the sweep step at a level (§21)', () => {
     expect(step.after.asks[0]?.approvers).toEqual({ subjects: ['ann'], groups: ['leads'] });
     expect(step.after.asks[1]).not.toHaveProperty('approvers');
     expect(step.after.rev).toBe(paused().rev + 1);
-    expect(step.after.dueAtMs).toBe(CREATED + 2 * MIN);
+    // Due next at level 1's reminder, halfway to level 2.
+    expect(step.after.dueAtMs).toBe(CREATED + 1.5 * MIN);
     // The same record read again (a retry, a racing sweeper reading the new revision): nothing more to do.
     expect(sweepStep(step.after, now)).toEqual({ do: 'nothing' });
   });
@@ -95,7 +98,7 @@ describe('the sweep step at a level (§21)', () => {
     const first = sweepStep(paused(), late);
     if (first.do !== 'escalate') throw new Error('not an escalation');
     expect(first.escalated.map((e) => e.level)).toEqual([1, 1]);
-    expect(first.after.dueAtMs).toBe(CREATED + 2 * MIN);
+    expect(first.after.dueAtMs).toBe(CREATED + 1.5 * MIN);
     const second = sweepStep(first.after, late);
     if (second.do !== 'escalate') throw new Error('not an escalation');
     expect(second.escalated.map((e) => e.level)).toEqual([2, 2]);
@@ -107,8 +110,37 @@ describe('the sweep step at a level (§21)', () => {
       groups: ['leads'],
       emails: ['cfo@example.com'],
     });
-    // The ladder done: due at the expiry, where onExpiry acts.
-    expect(third.after.dueAtMs).toBe(CREATED + 10 * MIN);
+    // The ladder done: due at its last level's reminder, halfway to the expiry, then at the expiry, where onExpiry acts.
+    expect(third.after.dueAtMs).toBe(CREATED + 6.5 * MIN);
+    const reminded = sweepStep(third.after, CREATED + 6.5 * MIN);
+    if (reminded.do !== 'remind-level') throw new Error(`not a reminder: ${reminded.do}`);
+    expect(reminded.reminded.map((r) => r.level)).toEqual([3, 3]);
+    expect(reminded.after.dueAtMs).toBe(CREATED + 10 * MIN);
+  });
+
+  it("reminds a level's approvers once, halfway to the next level, in one write with one Pause Reminder per ask", () => {
+    const one = sweepStep(paused(), CREATED + MIN);
+    if (one.do !== 'escalate') throw new Error('not an escalation');
+    expect(sweepStep(one.after, CREATED + 1.5 * MIN - 1)).toEqual({ do: 'nothing' });
+    const now = CREATED + 1.5 * MIN;
+    const step = sweepStep(one.after, now);
+    if (step.do !== 'remind-level') throw new Error(`not a reminder: ${step.do}`);
+    expect(step.reminded).toEqual([
+      { toolCallId: 'call_a', level: 1, approvers: { groups: ['leads'] }, atMs: now },
+      { toolCallId: 'call_b', level: 1, approvers: { groups: ['leads'] }, atMs: now },
+    ]);
+    expect(step.after.asks[0]?.escalation?.reached[0]?.remindedAt).toBe(new Date(now).toISOString());
+    expect(step.after.dueAtMs).toBe(CREATED + 2 * MIN);
+    expect(sweepStep(step.after, now)).toEqual({ do: 'nothing' });
+    const events = lifecycleEventsOf({ before: one.after, after: step.after });
+    expect(events.map(({ type, detail }) => [type, detail.toolCallId, detail.level, detail.approvers])).toEqual([
+      ['Pause Reminder', 'call_a', 1, { groups: ['leads'] }],
+      ['Pause Reminder', 'call_b', 1, { groups: ['leads'] }],
+    ]);
+    // A level that added no one (a manager level without a directory) reminds no one.
+    const two = sweepStep(step.after, CREATED + 2 * MIN);
+    if (two.do !== 'escalate') throw new Error('not an escalation');
+    expect(two.after.dueAtMs).toBe(CREATED + 3 * MIN);
   });
 
   it('adds no one at a manager level without a directory, and the managers the caller resolves with one', () => {
@@ -121,6 +153,63 @@ describe('the sweep step at a level (§21)', () => {
     const withDirectory = sweepStep(one.after, CREATED + 2 * MIN, () => ({ emails: ['boss@example.com'] }));
     if (withDirectory.do !== 'escalate') throw new Error('not an escalation');
     expect(withDirectory.after.asks[0]?.approvers?.emails).toEqual(['boss@example.com']);
+  });
+
+  it("reads a manager level's managers from the directory when it is due: each waiting approver's, the pauser, onBehalfOf, voters and inactive persons skipped", async () => {
+    const person = (id: string, more: object) => ({ id, name: id, tenant: 'acme', subjects: [id], ...more });
+    const directory = directoryOfText(
+      JSON.stringify({
+        people: [
+          person('ann', { manager: 'pat' }), // Ann's manager is the person the agent paused for: skipped
+          person('bob', { manager: 'mia' }),
+          person('cyd', { manager: 'max' }), // Cyd voted: not waiting
+          person('dee', { manager: 'sam' }), // Sam has no email: named by subject
+          person('eve', { manager: 'mia', groups: ['leads'], emails: ['eve@example.com'] }),
+          person('fay', { manager: 'ned', groups: ['leads'], emails: ['fay@example.com'], active: false }), // inactive: not waiting
+          person('pat', { emails: ['pat@example.com'] }),
+          person('mia', { emails: ['mia@example.com', 'mia@example.org'] }),
+          person('max', { emails: ['max@example.com'] }),
+          person('sam', {}),
+          person('ned', { emails: ['ned@example.com'] }),
+        ],
+      }),
+      'people.json',
+    );
+    const one = sweepStep(
+      paused({
+        asks: [approval('call_a', { subjects: ['ann', 'bob', 'cyd', 'dee'] }), approval('call_b')],
+        pausedBy: {
+          kind: 'agent',
+          subject: 'agent-9',
+          via: 'api',
+          onBehalfOf: { kind: 'person', subject: 'pat', via: 'api', person: 'pat' },
+        },
+        votes: [
+          [
+            {
+              body: { decision: 'approve' },
+              hash: 'h',
+              argsHash: 'a',
+              by: { kind: 'person', subject: 'cyd', via: 'api', person: 'cyd' },
+              at: new Date(CREATED).toISOString(),
+            },
+          ],
+          undefined,
+        ],
+      }),
+      CREATED + MIN,
+    );
+    if (one.do !== 'escalate') throw new Error('not an escalation');
+    // Not due yet: the directory is not read, and no one is named.
+    expect((await managersDue(directory, one.after, CREATED + MIN))(one.after.asks[0] as Ask)).toBeUndefined();
+    const managers = await managersDue(directory, one.after, CREATED + 2 * MIN);
+    expect(managers(one.after.asks[0] as Ask)).toEqual({ emails: ['mia@example.com'], subjects: ['sam'] });
+    // The ask anyone may decide names no approver, so no manager.
+    expect(managers(one.after.asks[1] as Ask)).toBeUndefined();
+    expect((await managersDue(undefined, one.after, CREATED + 2 * MIN))(one.after.asks[0] as Ask)).toBeUndefined();
+    // A group's active members, at their first email, once and none already named.
+    expect(await groupEmails(directory, 'acme', ['leads'], ['EVE@example.com'])).toEqual([]);
+    expect(await groupEmails(directory, 'acme', ['leads', 'leads'], [])).toEqual(['eve@example.com']);
   });
 
   it('skips an ask decided since, and only reschedules when no waiting ask is due', () => {
@@ -152,6 +241,7 @@ describe('what a level reached shows (§21)', () => {
     });
     expect(escalationView(one.after, one.after.asks[0] as Ask)).toEqual({
       level: 1,
+      last: { at: new Date(CREATED + MIN).toISOString(), approvers: { groups: ['leads'] } },
       next: { at: new Date(CREATED + 2 * MIN).toISOString(), manager: true },
     });
     expect(escalationView(one.after, approval('call_x'))).toBeUndefined();

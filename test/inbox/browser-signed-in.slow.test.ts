@@ -519,6 +519,30 @@ describe('the inbox, signed in with auth off', () => {
     await context.close();
   });
 
+  it('says “escalated to … at …” of an ask an escalation level reached (§21)', async () => {
+    const pause = await approvalPause();
+    const { context, page } = await newPage(browser);
+    const at = '2026-12-07T15:00:00.000Z';
+    // Without auth no pause names approvers, so no ladder adds any: the test adds to the real answer what a service
+    // with a ladder sends once its first level was reached.
+    await page.route(`**/runs/${pause.runId}/pauses/${pause.interruptId}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.asks[0] = {
+        ...body.asks[0],
+        escalation: { level: 1, last: { at, approvers: { groups: ['leads'], emails: ['cfo@example.com'] } } },
+      };
+      await route.fulfill({ response, json: body });
+    });
+    await open(page, pause);
+    const said = page.locator('p.escalated');
+    await said.waitFor();
+    const shown = await page.evaluate((iso) => new Date(iso).toLocaleString('en'), at);
+    expect(await said.textContent()).toBe(`Escalated to group leads and cfo@example.com at ${shown} (level 1).`);
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+
   it('shows a pause the person may not decide as read-only, saying who may, with the votes so far and who paused it', async () => {
     const pause = await approvalPause();
     const { context, page } = await newPage(browser);

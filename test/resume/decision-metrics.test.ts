@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PauseChange } from '../../functions/checkpoints/checkpoint-service.ts';
 import type { PauseCreated, PauseInput } from '../../functions/checkpoints/checkpoint-store.ts';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
-import { EmfMetrics, type LineWriter } from '../../functions/handlers/telemetry.ts';
+import { EmfMetrics, JsonLogger, type LineWriter } from '../../functions/handlers/telemetry.ts';
+import { parseLadder } from '../../functions/policies/ladder.ts';
 import {
   countEscalation,
   countPending,
@@ -11,6 +12,7 @@ import {
   pendingDue,
   toolDimension,
 } from '../../functions/resume/decision-metrics.ts';
+import { sweepDue } from '../../functions/resume/resume.ts';
 import { policyTranscript, SPEC_ARGS, SPEC_POLICIES, testClock } from '../../functions/testing/index.ts';
 import type { Actor } from '../../functions/wire.ts';
 import { engineOf } from '../policies/support.ts';
@@ -229,6 +231,47 @@ describe('countEscalation', () => {
     expect(lines).toEqual([
       `{"_aws":{"Timestamp":${T0},"CloudWatchMetrics":[{"Namespace":"Handback","Dimensions":[[],["tool"]],"Metrics":[{"Name":"Escalations","Unit":"Count"}]}]},"tool":"deploy","level":"2","Escalations":1}`,
     ]);
+  });
+});
+
+describe("the sweep's Escalations (§21)", () => {
+  it('writes one Escalations line per level the sweep reaches, and none when a sweep reaches none', async () => {
+    const clock = testClock(NOW);
+    const lines: string[] = [];
+    const metrics = new EmfMetrics({
+      namespace: 'Handback',
+      serviceName: 'handback',
+      write: (_, line) => lines.push(line),
+    });
+    const store = createMemoryCheckpointStore({
+      clock: clock.now,
+      escalation: parseLadder('PT1M group:leads; PT2M email:cfo@example.com'),
+    });
+    await store.pause({
+      tenant: 'acme',
+      runId: 'run-ladder',
+      format: 'openai-chat',
+      messages: policyTranscript([['call_refund', 'refund', { orderId: 'A-1' }]]),
+      asks: [{ toolCallId: 'call_refund', kind: 'approval', approvers: { subjects: ['ann'] } }],
+      expiresInSeconds: 600,
+      by: agent,
+    });
+    const logger = new JsonLogger({ serviceName: 'handback-test', logLevel: 'SILENT' });
+    const deps = { store, metrics, logger, handoff: { deliver: async () => {} } };
+    const sweep = async () => {
+      await sweepDue(deps);
+      metrics.publish();
+      return lines.splice(0);
+    };
+    expect(await sweep()).toEqual([]);
+    clock.advance(60);
+    const line = (level: number) =>
+      `{"_aws":{"Timestamp":${T0},"CloudWatchMetrics":[{"Namespace":"Handback","Dimensions":[[],["tool"]],"Metrics":[{"Name":"Escalations","Unit":"Count"}]}]},"tool":"refund","level":"${level}","Escalations":1}`;
+    expect(await sweep()).toEqual([line(1)]);
+    expect(await sweep()).toEqual([]);
+    clock.advance(60);
+    expect(await sweep()).toEqual([line(2)]);
+    expect(await sweep()).toEqual([]);
   });
 });
 

@@ -277,6 +277,51 @@ describe('an ask settled without a person (§21)', () => {
   });
 });
 
+describe('an approved call’s execution (§19, §21)', () => {
+  it('is a handback.execution span from its claim to its end, the pause span’s child, with gen_ai.tool.call.id', async () => {
+    const { call, now, traces } = service();
+    const created = await call('POST', '/runs/run-1/pauses', approvalPause(), {
+      headers: { traceparent: TRACEPARENT },
+    });
+    const [pause] = await receiver.waitFor(1, 'handback.pause');
+    const closed = await call(
+      'POST',
+      '/runs/run-1/resume',
+      { interruptId: created.body.interruptId, decisions: [{ toolCallId: 'call_notify', decision: 'approve' }] },
+      { sub: 'person-1' },
+    );
+    expect(closed.status).toBe(200);
+    const executions = `/runs/run-1/continuations/${closed.body.continuationId}/executions`;
+    now.ms = T0 + 10_000;
+    expect((await call('POST', executions, { toolCallId: 'call_notify' })).status).toBe(200);
+    await traces?.flush();
+    // Claimed, still running: no span yet.
+    expect(receiver.spans.map((span) => span.name)).toEqual(['handback.pause', 'handback.ask']);
+    now.ms = T0 + 25_000;
+    expect((await call('PUT', `${executions}/call_notify`, { status: 'failed', detail: 'timeout' })).status).toBe(200);
+    const [execution] = await receiver.waitFor(1, 'handback.execution');
+    expect(execution).toMatchObject({
+      traceId: TRACE,
+      parentSpanId: pause?.spanId,
+      name: 'handback.execution',
+      kind: 1,
+      startMs: T0 + 10_000,
+      endMs: T0 + 25_000,
+      attributes: {
+        'handback.tool': 'notify',
+        'gen_ai.tool.call.id': 'call_notify',
+        'handback.run.id': 'run-1',
+        'handback.continuation.id': closed.body.continuationId,
+        'handback.execution.status': 'failed',
+      },
+    });
+    // The same end told again changes nothing: one span.
+    expect((await call('PUT', `${executions}/call_notify`, { status: 'failed', detail: 'timeout' })).status).toBe(200);
+    await traces?.flush();
+    expect(receiver.spans.filter((span) => span.name === 'handback.execution')).toHaveLength(1);
+  });
+});
+
 describe('without an OTLP endpoint (§21)', () => {
   it('makes no span, and carries the caller’s traceparent back unchanged', async () => {
     const { call, handedOff } = service({ traced: false });

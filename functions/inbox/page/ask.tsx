@@ -3,7 +3,7 @@ import { policyNowText, policyText } from '../../policies/words.ts';
 import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
-import { decidedByText, type Handed, votesText } from './screen.ts';
+import { decidedByText, escalatedText, type Handed, votesText } from './screen.ts';
 import { fullTime } from './time.ts';
 import { Since } from './times.tsx';
 import type { AskView } from './types.ts';
@@ -66,6 +66,7 @@ export function AskCard({
   const policyNow = policyNowText(ask.policyNow);
   // §19: whether the approved call ran, as its execution claim says — never before it says so.
   const execution = executionText(ask.execution, fullTime);
+  const escalated = ask.decision === undefined ? escalatedText(ask, fullTime) : undefined;
   return (
     <section class="ask" id={ids.ask} aria-labelledby={titleId}>
       <h3 id={titleId}>
@@ -94,6 +95,7 @@ export function AskCard({
       ) : null}
       {execution === undefined ? null : <p class="note execution">{execution}</p>}
       {votes === undefined || ask.decision !== undefined ? null : <p class="votes">{votes}</p>}
+      {escalated === undefined ? null : <p class="note escalated">{escalated}</p>}
       {policy === undefined ? null : <p class="note policy">{policy}</p>}
       {policyNow === undefined ? null : <p class="note policy-now">{policyNow}</p>}
       {readOnly === undefined ? null : (

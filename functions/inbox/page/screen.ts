@@ -493,3 +493,19 @@ export function rowName(pause: Pick<PauseView, 'asks' | 'runId'>): string {
     ? `${tools}, run ${pause.runId}`
     : `${tools}: ${shortJson(prompt, 120)}`;
 }
+
+/**
+ * §21: the last escalation level an ask reached in words — "Escalated to group leads and cfo@example.com at <when>
+ * (level 1)." — or undefined when it reached none.
+ */
+export function escalatedText(ask: AskView, time: (iso: string) => string): string | undefined {
+  const last = ask.escalation?.last;
+  if (last === undefined) return undefined;
+  const names = [
+    ...(last.approvers?.groups ?? []).map((group) => `group ${group}`),
+    ...(last.approvers?.emails ?? []),
+    ...(last.approvers?.subjects ?? []),
+  ];
+  const whom = names.length === 0 ? 'no one more' : list(names, 'and');
+  return `Escalated to ${whom} at ${time(last.at)} (level ${ask.escalation?.level}).`;
+}
