@@ -2,7 +2,7 @@ import { LIMITS } from '../vocabulary.ts';
 import { URN } from './scim-inputs.ts';
 
 /**
- * SCIM's discovery resources (RFC 7644 §4, RFC 7643 §5–§7): what this service provider supports, its resource types
+ * SCIM's discovery resources (RFC 7644 section 4, RFC 7643 section 5–§7): what this service provider supports, its resource types
  * and their schemas — the attributes Handback keeps and serves, nothing more, so a client learns the truth.
  */
 
@@ -56,7 +56,7 @@ export function resourceTypes(base: string) {
   ];
 }
 
-/** An attribute's definition (RFC 7643 §7), with the defaults most attributes share. */
+/** An attribute's definition (RFC 7643 section 7), with the defaults most attributes share. */
 function attribute(name: string, more: Record<string, unknown> = {}) {
   return {
     name,

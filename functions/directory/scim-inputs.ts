@@ -39,7 +39,7 @@ const manager = z.union([
   z.null(),
 ]);
 
-/** A User (RFC 7643 §4.1) as Handback reads it. */
+/** A User (RFC 7643 section 4.1) as Handback reads it. */
 export const scimUser = z.looseObject({
   userName: text(CHARS),
   externalId: z.optional(z.nullable(text(CHARS))),
@@ -71,7 +71,7 @@ export const scimUser = z.looseObject({
 });
 export type ScimUserInput = z.output<typeof scimUser>;
 
-/** A Group (RFC 7643 §4.2) as Handback reads it: its name, and its members by their ids. */
+/** A Group (RFC 7643 section 4.2) as Handback reads it: its name, and its members by their ids. */
 export const scimGroup = z.looseObject({
   displayName: text(CHARS),
   externalId: z.optional(z.nullable(text(CHARS))),
@@ -90,7 +90,7 @@ const patchOperation = z.looseObject({
   value: z.optional(z.unknown()),
 });
 
-/** A PatchOp (RFC 7644 §3.5.2). */
+/** A PatchOp (RFC 7644 section 3.5.2). */
 export const scimPatchOp = z.looseObject({
   schemas: z.array(z.string()).check(z.refine((schemas) => schemas.includes(URN.patch), `must hold ${URN.patch}`)),
   Operations: z.array(patchOperation).check(z.minLength(1), z.maxLength(1000)),

@@ -22,7 +22,7 @@ import { type ScimGroupInput, type ScimUserInput, scimGroup, scimPatchOp, scimUs
  * changes nothing.
  */
 
-/** The media type of every SCIM body (RFC 7644 §3.1). */
+/** The media type of every SCIM body (RFC 7644 section 3.1). */
 export const SCIM_MEDIA_TYPE = 'application/scim+json';
 
 /** What SCIM keeps: the directory's persons, and the resources' documents beside them. */
@@ -53,7 +53,7 @@ export interface ScimAnswer {
   headers?: Record<string, string>;
 }
 
-/** A SCIM Error (RFC 7644 §3.12): its status, `scimType` where the RFC names one, and detail. */
+/** A SCIM Error (RFC 7644 section 3.12): its status, `scimType` where the RFC names one, and detail. */
 export class ScimProblem extends Error {
   constructor(
     readonly status: number,
@@ -64,7 +64,7 @@ export class ScimProblem extends Error {
   }
 }
 
-/** An RFC 7644 §3.12 error body: `status` is a string. */
+/** An RFC 7644 section 3.12 error body: `status` is a string. */
 export function errorBody(status: number, detail: string, scimType?: string) {
   return { schemas: [URN.error], status: String(status), ...(scimType === undefined ? {} : { scimType }), detail };
 }
@@ -137,7 +137,7 @@ function discovery(resources: Array<{ id: string }>, id: string | undefined, pat
   return ok(found);
 }
 
-/** An RFC 7644 §3.4.2 ListResponse. */
+/** An RFC 7644 section 3.4.2 ListResponse. */
 function listResponse(resources: object[], total: number, startIndex: number) {
   return {
     schemas: [URN.list],
@@ -151,7 +151,7 @@ function listResponse(resources: object[], total: number, startIndex: number) {
 const ok = (body: object, status = 200): ScimAnswer => ({ status, body });
 const notFound = (what: string) => new ScimProblem(404, `No resource ${what}.`);
 
-/** `startIndex` and `count` (RFC 7644 §3.4.2.4): 1-based, a count cut to `MAX_RESULTS`. */
+/** `startIndex` and `count` (RFC 7644 section 3.4.2.4): 1-based, a count cut to `MAX_RESULTS`. */
 function pageOf(query: ScimRequest['query']): { start: number; count: number } {
   const number = (name: string, fallback: number) => {
     const given = query[name];
@@ -187,7 +187,7 @@ function equality(
   return at === undefined ? undefined : { at, value: filter.compValue };
 }
 
-/** `attributes` / `excludedAttributes` (RFC 7644 §3.4.2.5), on top-level attributes; id, schemas and meta stay. */
+/** `attributes` / `excludedAttributes` (RFC 7644 section 3.4.2.5), on top-level attributes; id, schemas and meta stay. */
 function projected(resource: Record<string, unknown>, query: ScimRequest['query']): Record<string, unknown> {
   const names = (text: string | undefined) =>
     text === undefined || text === ''
@@ -281,7 +281,7 @@ interface UserDoc {
   lastModified: string;
 }
 
-/** Users (RFC 7644 §3): persons and their documents. */
+/** Users (RFC 7644 section 3): persons and their documents. */
 class Users extends Resources<ScimUserInput> {
   protected readonly kindName = 'User' as const;
 
@@ -362,7 +362,7 @@ class Users extends Resources<ScimUserInput> {
   }
 
   protected override matches(filter: Filter, resource: Record<string, unknown>): boolean {
-    // userName and emails are not case-exact (RFC 7643 §4.1): their equalities were answered by the folded indexes.
+    // userName and emails are not case-exact (RFC 7643 section 4.1): their equalities were answered by the folded indexes.
     const eq = equality(filter, ['userName', 'emails.value', 'emails']);
     return eq !== undefined || super.matches(filter, resource);
   }
@@ -531,7 +531,7 @@ interface GroupDoc {
   lastModified: string;
 }
 
-/** Groups (RFC 7644 §3): a name the persons it holds carry, and a document. */
+/** Groups (RFC 7644 section 3): a name the persons it holds carry, and a document. */
 class Groups extends Resources<ScimGroupInput> {
   protected readonly kindName = 'Group' as const;
 
@@ -692,7 +692,7 @@ function normalised(operation: ScimPatchOperation): ScimPatchOperation {
 }
 
 /**
- * A `remove` of `members` naming the members to remove as its value (Entra ID's form, RFC 7644 §3.5.2.2 names only
+ * A `remove` of `members` naming the members to remove as its value (Entra ID's form, RFC 7644 section 3.5.2.2 names only
  * the filter): those members, by `value` alone, removed — `scim-patch` would compare whole members, `display` and
  * `$ref` too. Undefined for any other operation.
  */

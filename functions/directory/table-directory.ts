@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '../checkpoints/dynamodb/sdk.ts';
 import { storageError } from '../checkpoints/sdk-errors.ts';
 import { StorageUnavailableError } from '../errors.ts';
 import { parseInput } from '../inputs.ts';
@@ -40,7 +39,24 @@ export const CLAIM_STALE_MS = 2 * 60_000;
 /** Writes of one person retried after another write of them came in between. */
 const ATTEMPTS = 8;
 
-const commands = () => documentCommands('The table-kept directory');
+type DocumentCommands = typeof import('@aws-sdk/lib-dynamodb');
+let loading: Promise<DocumentCommands> | undefined;
+
+/**
+ * The document client's commands, loaded on first use as the pauses' adapter loads them: the DynamoDB SDK is an
+ * optional peer of the package, needed only where a directory is kept in a table.
+ */
+async function commands(): Promise<DocumentCommands> {
+  loading ??= import('@aws-sdk/lib-dynamodb');
+  try {
+    return await loading;
+  } catch (error) {
+    throw new Error(
+      'The table-kept directory needs the AWS SDK for DynamoDB: npm install @aws-sdk/client-dynamodb @aws-sdk/lib-dynamodb',
+      { cause: error },
+    );
+  }
+}
 
 /** A person as kept: the person and its revision. */
 interface Held {

@@ -1,5 +1,4 @@
 import type { DeleteCommandInput, GetCommandInput, PutCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { encodeTenant } from '../checkpoints/dynamodb/keys.ts';
 import { TABLE } from '../checkpoints/table.ts';
 import { foldEmail, type Person } from '../wire.ts';
 import type { DirectoryConflict, PersonKey } from './port.ts';
@@ -25,6 +24,9 @@ import type { DirectoryConflict, PersonKey } from './port.ts';
  */
 
 const { partitionKey, sortKey } = TABLE;
+
+/** The tenant as it appears in keys: percent-encoded as the pauses' keys encode it, so it holds no `#`. */
+const encodeTenant = (tenant: string) => encodeURIComponent(tenant);
 
 /** A `<group>` or a SCIM name as it appears in a key: percent-encoded, so it holds no `#`. */
 const encode = (text: string) => encodeURIComponent(text);

@@ -3,7 +3,7 @@
  * provider answers with. Each is the RFC's text, with only its ids, dates and URLs (which a server assigns) left out.
  */
 
-/** RFC 7643 §8.2: the full enterprise User, as a client would POST it (id and meta are the server's). */
+/** RFC 7643 section 8.2: the full enterprise User, as a client would POST it (id and meta are the server's). */
 export const RFC7643_FULL_ENTERPRISE_USER = {
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
   externalId: '701984',
@@ -51,39 +51,39 @@ export const RFC7643_FULL_ENTERPRISE_USER = {
   },
 };
 
-/** RFC 7643 §8.1: the minimal User. */
+/** RFC 7643 section 8.1: the minimal User. */
 export const RFC7643_MINIMAL_USER = {
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
   userName: 'bjensen@example.com',
 };
 
-/** RFC 7643 §8.4: a Group (its members' values are the server's User ids, filled in by the test). */
+/** RFC 7643 section 8.4: a Group (its members' values are the server's User ids, filled in by the test). */
 export const RFC7643_GROUP = {
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
   displayName: 'Tour Guides',
 };
 
-/** RFC 7644 §3.12: an error body's members. */
+/** RFC 7644 section 3.12: an error body's members. */
 export const RFC7644_ERROR = {
   schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
   detail: 'Resource 2819c223-7f76-453a-919d-413861904646 not found',
   status: '404',
 };
 
-/** RFC 7644 §3.4.2: a ListResponse's members. */
+/** RFC 7644 section 3.4.2: a ListResponse's members. */
 export const RFC7644_LIST_RESPONSE = {
   schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
   totalResults: 2,
   Resources: [{ id: '2819c223-7f76-453a-919d-413861904646', userName: 'bjensen' }],
 };
 
-/** RFC 7644 §3.5.2.1: add members to a Group (the member's value is filled in by the test). */
+/** RFC 7644 section 3.5.2.1: add members to a Group (the member's value is filled in by the test). */
 export const RFC7644_ADD_MEMBER = {
   schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
   Operations: [{ op: 'add', path: 'members', value: [{ display: 'Babs Jensen', $ref: '', value: '' }] }],
 };
 
-/** RFC 7644 §3.5.2.2: remove one member by a value filter (its value filled in by the test). */
+/** RFC 7644 section 3.5.2.2: remove one member by a value filter (its value filled in by the test). */
 export const removeMember = (id: string) => ({
   schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
   Operations: [{ op: 'remove', path: `members[value eq "${id}"]` }],

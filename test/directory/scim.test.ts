@@ -32,7 +32,7 @@ function client() {
 
 const user = (userName: string, more: Record<string, unknown> = {}) => ({ ...RFC7643_MINIMAL_USER, userName, ...more });
 
-describe('SCIM Users (RFC 7643 §4.1, RFC 7644 §3)', () => {
+describe('SCIM Users (RFC 7643 section 4.1, RFC 7644 section 3)', () => {
   it('creates RFC 7643’s full enterprise User: a person with its emails, externalId as subject, and its shape', async () => {
     const { keep, call } = client();
     const created = await call('POST', '/Users', RFC7643_FULL_ENTERPRISE_USER);
@@ -262,7 +262,7 @@ describe('SCIM Users (RFC 7643 §4.1, RFC 7644 §3)', () => {
   });
 });
 
-describe('SCIM Groups (RFC 7643 §4.2)', () => {
+describe('SCIM Groups (RFC 7643 section 4.2)', () => {
   it('keeps members as the persons’ groups: create, add, remove by filter and by value, rename, delete', async () => {
     const { keep, call } = client();
     const ann = (await call('POST', '/Users', user('ann@example.com'))).body;
@@ -325,7 +325,7 @@ describe('SCIM Groups (RFC 7643 §4.2)', () => {
   });
 });
 
-describe('SCIM discovery (RFC 7644 §4)', () => {
+describe('SCIM discovery (RFC 7644 section 4)', () => {
   it('says what it supports: patch and filter, no bulk, sort, etag or password change', async () => {
     const { call } = client();
     const config = await call('GET', '/ServiceProviderConfig');
