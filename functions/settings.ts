@@ -300,7 +300,6 @@ export const scimTenant = {
   read: BOTH,
   type: 'string',
   default: LIMITS.defaultTenant,
-  context: 'handback:scimTenant',
 } as const;
 
 // Logs, metrics and traces.

@@ -1,13 +1,12 @@
 import { ALL_CHECKS } from '../checkpoints/checks.ts';
 import { parseChannelNames } from '../checkpoints/notify.ts';
-import { TableDirectory } from '../directory/table-directory.ts';
 import { answerLinksOnFirstUse } from '../links/links.ts';
 import type { LinkMailer } from '../resume/resume.ts';
 import * as S from '../settings.ts';
 import { settingOf } from './config.ts';
 import { createApiHandler } from './http-api.ts';
 import { config, useCaseDeps } from './runtime.ts';
-import { directory } from './runtime-base.ts';
+import { scimDirectory } from './runtime-base.ts';
 
 // Signing and verifying links (jose) and reading their key (the Secrets Manager client) load with the first request
 // that needs them — a pause made while links are configured, a recipient's link, a link route — and once: resume,
@@ -37,12 +36,12 @@ const deps = {
 // §20 SCIM: `/scim/v2` on the table-kept directory, its secret read (and its code loaded) by its first request.
 const scimConfig = config.scim;
 const scim =
-  scimConfig === undefined || !(directory instanceof TableDirectory)
+  scimConfig === undefined || scimDirectory === undefined
     ? undefined
     : {
         tenant: scimConfig.tenant,
         token: async () => (await import('./scim-secret.ts')).readScimSecret(scimConfig.secretArn),
-        keep: { directory, documents: directory },
+        keep: { directory: scimDirectory, documents: scimDirectory },
       };
 
 /** The Lambda entry point; its dependencies are wired once, at cold start, in `runtime.ts`. */

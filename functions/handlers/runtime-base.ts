@@ -3,7 +3,7 @@ import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
 import { escalationsOf } from '../checkpoints/escalation.ts';
 import { readDirectoryFile } from '../directory/file.ts';
-import { TableDirectory } from '../directory/table-directory.ts';
+import { tableDirectoryOnFirstUse } from '../directory/table-directory-lazy.ts';
 import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import { once } from '../once.ts';
@@ -45,16 +45,14 @@ if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && confi
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 
 /**
- * The directory (§20): with SCIM, the table-kept one (§20 SCIM: read on every request, nothing cached); else the file
+ * The directory (§20): with SCIM, the table-kept one (§20 SCIM: read on every request, nothing cached, its code
+ * loaded by its first call); else the file
  * bundled with this function, read and checked at cold start (synthesis checked it too) — a file's people change only
  * with a deploy, so keeping them for the container outlives no change.
  */
-export const directory =
-  config.scim !== undefined
-    ? new TableDirectory({ client: dynamodb, tableName: config.tableName })
-    : config.directory === undefined
-      ? undefined
-      : readDirectoryFile(config.directory);
+export const scimDirectory =
+  config.scim === undefined ? undefined : tableDirectoryOnFirstUse(dynamodb, config.tableName);
+const directory = scimDirectory ?? (config.directory === undefined ? undefined : readDirectoryFile(config.directory));
 
 /** The spans of this container's requests (§21), when an OTLP endpoint is configured; flushed as each invocation ends. */
 const traces = tracesOf(config.otlpEndpoint, { log: logger, escalationsOf });

@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { MemoryDocuments } from '../../functions/directory/documents.ts';
 import { CLAIM_STALE_MS, TableDirectory } from '../../functions/directory/table-directory.ts';
+import { tableDirectoryOnFirstUse } from '../../functions/directory/table-directory-lazy.ts';
 import { DirectoryKeys, keyOf } from '../../functions/directory/table-params.ts';
 import { directorySpec, personOf } from '../../functions/testing/index.ts';
 import { useTestTable } from '../support/dynamodb.ts';
@@ -19,6 +20,10 @@ documentsSpec(
   () => new TableDirectory({ client: table.client, tableName: table.tableName }),
 );
 documentsSpec('the memory documents', () => new MemoryDocuments());
+directorySpec({
+  name: 'the table-kept directory loaded on first use (dynalite)',
+  create: () => tableDirectoryOnFirstUse(table.client, table.tableName),
+});
 
 describe('the table-kept directory without transactions', () => {
   const tenant = () => `tenant-${crypto.randomUUID()}`;
