@@ -230,6 +230,17 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
       'a directory file of persons, `{"people": [...]}` (§20): principals resolve to them, an address alone is no person; checked at start (on AWS at synthesis) and bundled with the functions that decide ([identities](identities.md#the-directory))',
     unset: 'none: tokens and Slack users are persons, an address alone decides no four-eyes or quorum ask',
   },
+  // §20 SCIM
+  scimToken: {
+    description:
+      'the SCIM secret (at least 32 bytes): an identity provider provisions persons and groups at `/scim/v2` with it as its bearer token, kept in the table; not with `HANDBACK_DIRECTORY` ([identities](identities.md#scim-20-provisioning))',
+    unset: 'none: no `/scim/v2`',
+  },
+  scimSecretArn: {
+    description: 'the Secrets Manager secret holding the SCIM secret, created by the stack, read on first use',
+    unset: 'none: no `/scim/v2`',
+  },
+  scimTenant: { description: 'the tenant whose persons and groups SCIM provisions' },
   logLevel: { description: '`DEBUG`, `INFO`, `WARN`, `ERROR`, `SILENT`' },
   powertoolsLogLevel: { description: "the level of the functions' logs, below Lambda's own log-level control" },
   metricsNamespace: { description: "the CloudWatch namespace of Handback's metrics" },

@@ -292,6 +292,15 @@ export const directory = {
   type: 'path',
   context: 'handback:directory',
 } as const;
+// §20 SCIM: provisioning from an identity provider (docs/identities.md).
+export const scimToken = { env: 'HANDBACK_SCIM_TOKEN', read: LOCAL, type: 'secret' } as const;
+export const scimSecretArn = { env: 'SCIM_SECRET_ARN', read: LAMBDA, type: 'string', setBy: 'stack' } as const;
+export const scimTenant = {
+  env: 'HANDBACK_SCIM_TENANT',
+  read: BOTH,
+  type: 'string',
+  default: LIMITS.defaultTenant,
+} as const;
 
 // Logs, metrics and traces.
 
@@ -481,6 +490,10 @@ export const SETTINGS = {
   cedarWasm,
   // §20
   directory,
+  // §20 SCIM
+  scimToken,
+  scimSecretArn,
+  scimTenant,
   logLevel,
   powertoolsLogLevel,
   metricsNamespace,

@@ -6,7 +6,8 @@ import type { Delegation, Person, SlackUser } from '../wire.ts';
  * use case, and never keep what they read past the request: a person deactivated decides nothing from the moment the
  * change is acknowledged. A source writes through `DirectoryWriter`.
  *
- * Adapters: `memory.ts` (both sides, for tests and for the file), `file.ts` (a file, read once at start).
+ * Adapters: `memory.ts` (both sides, for tests and for the file), `file.ts` (a file, read once at start),
+ * `table-directory.ts` (both sides on the pauses' table: SCIM's).
  *
  * What a table-backed source (SCIM 2.0, `/scim/v2`) implements: both interfaces on the pauses' table, per tenant, with
  * every read strongly consistent (no cache: a write is seen by the next read), and these invariants, which

@@ -6,6 +6,7 @@ import * as S from '../settings.ts';
 import { settingOf } from './config.ts';
 import { createApiHandler } from './http-api.ts';
 import { config, useCaseDeps } from './runtime.ts';
+import { scimDirectory } from './runtime-base.ts';
 
 // Signing and verifying links (jose) and reading their key (the Secrets Manager client) load with the first request
 // that needs them — a pause made while links are configured, a recipient's link, a link route — and once: resume,
@@ -32,5 +33,20 @@ const deps = {
   ...(deliverLink === undefined ? {} : { deliverLink }),
 };
 
+// §20 SCIM: `/scim/v2` on the table-kept directory, its secret read (and its code loaded) by its first request.
+const scimConfig = config.scim;
+const scim =
+  scimConfig === undefined || scimDirectory === undefined
+    ? undefined
+    : {
+        tenant: scimConfig.tenant,
+        token: async () => (await import('./scim-secret.ts')).readScimSecret(scimConfig.secretArn),
+        keep: { directory: scimDirectory, documents: scimDirectory },
+      };
+
 /** The Lambda entry point; its dependencies are wired once, at cold start, in `runtime.ts`. */
-export const handler = createApiHandler(links === undefined ? deps : { ...deps, links });
+export const handler = createApiHandler({
+  ...deps,
+  ...(links === undefined ? {} : { links }),
+  ...(scim === undefined ? {} : { scim }),
+});

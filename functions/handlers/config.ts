@@ -57,6 +57,9 @@ export interface Config {
   otlpEndpoint: string | undefined;
   /** The directory file of persons (§20), bundled with the functions that decide; undefined = none. */
   directory: string | undefined;
+  // §20 SCIM
+  /** The Secrets Manager secret of SCIM's bearer secret and the tenant SCIM provisions; undefined = no `/scim/v2`. */
+  scim: { secretArn: string; tenant: string } | undefined;
   // §21 escalation
   /** The escalation ladder of asks no policy escalates (`HANDBACK_ESCALATION`); undefined = none. */
   escalation: LadderLevel[] | undefined;
@@ -189,11 +192,24 @@ export function loadConfig(env: Environment = process.env): Config {
     policyFiles: policyFilesOf(env),
     otlpEndpoint: otlpEndpointOf(env),
     directory: settingOf(S.directory, env),
+    scim: scimOf(env),
     escalation: escalationOf(env),
   };
 }
 
 /** `OTEL_EXPORTER_OTLP_ENDPOINT` (§21): an http(s) base URL, or undefined when unset; anything else names the variable. */
+/** SCIM's secret and tenant (§20), when the stack made the secret; with a directory file too, the config is refused. */
+function scimOf(env: Environment): Config['scim'] {
+  const secretArn = settingOf(S.scimSecretArn, env);
+  if (secretArn === undefined) return undefined;
+  if (settingOf(S.directory, env) !== undefined) {
+    throw new Error(
+      `${S.directory.env} and ${S.scimSecretArn.env} are both set: the directory is one source at a time, a file or SCIM's table.`,
+    );
+  }
+  return { secretArn, tenant: settingOf(S.scimTenant, env) as string };
+}
+
 /** The default escalation ladder (§21, `HANDBACK_ESCALATION`), or undefined; a bad one names the variable. */
 export function escalationOf(env: Environment = process.env): LadderLevel[] | undefined {
   return ladderSetting(settingOf(S.escalation, env), `Environment variable ${S.escalation.env}`);

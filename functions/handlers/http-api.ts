@@ -30,6 +30,7 @@ import { peopleRoutes } from './people.ts';
 import { principalOf, scopesOf } from './principal.ts';
 import { EdgeCode, HttpProblem, problemDetails } from './problem.ts';
 import { type BearerRoute, missingScope, ROUTES, type Route, type RouteSpec } from './routes.ts';
+import type { ScimEdge } from './scim-http.ts';
 import {
   type ApiEvent,
   type ApiResult,
@@ -73,6 +74,9 @@ export interface ApiDeps extends UseCaseDeps {
   oidc?: { issuer: string; clientId?: string };
   /** Slack's interactions (§14), when the Slack channel is configured. */
   slack?: SlackInteractions;
+  // §20 SCIM
+  /** SCIM provisioning at `/scim/v2`, when configured: its secret, tenant and directory. */
+  scim?: ScimEdge;
 }
 
 /** The output of a route's schema, or undefined where the route has none. */
@@ -307,12 +311,23 @@ export function createApiHandler(
 
   const served = ROUTES.filter((route): route is ApiRoute => !('served' in route) || route.served !== 'inbox');
   const extra = options.routes ?? [];
+  const scim = deps.scim;
   const routes: Array<MiddyRoute<ApiEvent, ApiResult>> = [
     ...served.map((route) => ({
       method: route.method,
       path: route.path,
       handler: serve(route, handlers[route.id] as unknown as ServedHandler, { callerOf, linkOf: linkOpener(deps) }),
     })),
+    // §20 SCIM: its own secret, no JWT (an open request, `isOpenRequest`); its code loads with its first request.
+    ...(scim === undefined
+      ? []
+      : [
+          {
+            method: 'ANY' as const,
+            path: '/scim/v2/{proxy+}',
+            handler: async (event: ApiEvent) => (await import('./scim-http.ts')).serveScim(scim, event),
+          },
+        ]),
     ...extra,
   ];
 

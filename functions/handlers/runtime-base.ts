@@ -3,6 +3,7 @@ import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
 import { escalationsOf } from '../checkpoints/escalation.ts';
 import { readDirectoryFile } from '../directory/file.ts';
+import { tableDirectoryOnFirstUse } from '../directory/table-directory-lazy.ts';
 import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import { once } from '../once.ts';
@@ -40,17 +41,21 @@ if ((globalThis as BundleDefines).HANDBACK_BUNDLED_POLICIES === 'false' && confi
   );
 }
 
-/**
- * The directory file bundled with this function (§20), read and checked at cold start (synthesis checked it too). A
- * file's people change only with a deploy, so keeping them for the container outlives no change.
- */
-const directory = config.directory === undefined ? undefined : readDirectoryFile(config.directory);
-
 /** §20 delegation: why a person cannot set their own delegation with a bundled directory file. */
 const READ_ONLY_FILE = `this deployment's directory is the file ${DIRECTORY.context} bundled with its functions, which each instance reads on its own: a delegation is its entry's "delegation" (deploy again to change it), or is kept by a directory in the table (SCIM)`;
 
 /** The document client every entry point of this wiring shares (the Slack interactions function's delivery log too). */
 export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
+
+/**
+ * The directory (§20): with SCIM, the table-kept one (§20 SCIM: read on every request, nothing cached, its code
+ * loaded by its first call); else the file
+ * bundled with this function, read and checked at cold start (synthesis checked it too) — a file's people change only
+ * with a deploy, so keeping them for the container outlives no change.
+ */
+export const scimDirectory =
+  config.scim === undefined ? undefined : tableDirectoryOnFirstUse(dynamodb, config.tableName);
+const directory = scimDirectory ?? (config.directory === undefined ? undefined : readDirectoryFile(config.directory));
 
 /** The spans of this container's requests (§21), when an OTLP endpoint is configured; flushed as each invocation ends. */
 const traces = tracesOf(config.otlpEndpoint, { log: logger, escalationsOf });
@@ -94,7 +99,14 @@ export function useCaseDepsWith(
     }),
     ...(policies === undefined ? {} : { policies }),
     // §20 delegation: each instance reads the bundled file on its own, so none can keep a person's own delegation.
-    ...(directory === undefined ? {} : { people: { directory, whyReadOnly: READ_ONLY_FILE } }),
+    ...(directory === undefined
+      ? {}
+      : {
+          people:
+            scimDirectory === undefined
+              ? { directory, whyReadOnly: READ_ONLY_FILE }
+              : { directory, writer: scimDirectory },
+        }),
     handoff: createHandoff(config.handoff, clients, logger),
     claims: createDynamoDBHandoffClaims({ client: dynamodb, tableName: config.tableName }),
     logger,

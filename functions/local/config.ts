@@ -88,6 +88,9 @@ export interface LocalSettings {
   policies: PolicySettings | undefined;
   /** The directory file of persons (§20); undefined = none. */
   directory: string | undefined;
+  // §20 SCIM
+  /** SCIM provisioning's secret and tenant; undefined = no `/scim/v2`. */
+  scim: { token: string; tenant: string } | undefined;
   recipientDomains: string[];
   channels: LocalChannelSettings;
   mcpWaitMs: number;
@@ -119,6 +122,18 @@ export function localSettings(env: Environment = process.env): LocalSettings {
     );
   }
   const endpoint = text(S.dynamodbEndpoint);
+  // §20 SCIM
+  const scimToken = env[S.scimToken.env] || undefined;
+  if (scimToken !== undefined && Buffer.byteLength(scimToken) < MIN_LINK_SECRET_BYTES) {
+    throw new StartError(
+      `${S.scimToken.env} is ${Buffer.byteLength(scimToken)} bytes; the SCIM secret needs at least ${MIN_LINK_SECRET_BYTES}: e.g. ${S.scimToken.env}=$(openssl rand -base64 32)`,
+    );
+  }
+  if (scimToken !== undefined && text(S.directory) !== undefined) {
+    throw new StartError(
+      `${S.directory.env} and ${S.scimToken.env} are both set: the directory is one source at a time, a file or SCIM's table; unset one.`,
+    );
+  }
   return {
     host: text(S.host) ?? S.host.default,
     allowedHosts: text(S.allowedHosts),
@@ -138,6 +153,8 @@ export function localSettings(env: Environment = process.env): LocalSettings {
     awsCalls: text(S.awsRegion) !== undefined,
     policies: checked(() => policySettingsOf(env)),
     directory: text(S.directory),
+    scim:
+      scimToken === undefined ? undefined : { token: scimToken, tenant: text(S.scimTenant) ?? S.scimTenant.default },
     recipientDomains: checked(() => parseRecipientDomains(text(S.recipientDomains)), S.recipientDomains),
     channels: channelSettings(env, linkSecret !== undefined),
     mcpWaitMs: checked(() => mcpWaitMs(text(S.mcpWaitSeconds), LIMITS.mcpWaitSeconds.http)),

@@ -12,7 +12,8 @@ import {
 import { escalationsOf } from '../checkpoints/escalation.ts';
 import { S3TranscriptObjects, s3ClientConfig, s3EndpointConfig } from '../checkpoints/s3/s3-objects.ts';
 import { readDirectoryFile } from '../directory/file.ts';
-import type { MemoryDirectory } from '../directory/memory.ts';
+import type { DirectoryStore } from '../directory/port.ts';
+import { TableDirectory } from '../directory/table-directory.ts';
 import { createLifecycleEmitter, createWebhookSink, type EventSink } from '../events/emitter.ts';
 import { type ApiDeps, createApiHandler } from '../handlers/http-api.ts';
 import { inboxRoutes } from '../handlers/inbox-http.ts';
@@ -134,7 +135,11 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     throw new StartError(error instanceof Error ? error.message : String(error), { cause: error });
   }
   // The directory of persons (§20): read and checked now, so a bad file stops the start, naming the entry.
-  let directory: MemoryDirectory | undefined;
+  let directory: DirectoryStore | undefined;
+  // §20 SCIM: or the table-kept one, which `/scim/v2` provisions (never both: the settings refuse it).
+  const scimDirectory =
+    settings.scim === undefined ? undefined : new TableDirectory({ client, tableName: settings.tableName });
+  if (scimDirectory !== undefined) directory = scimDirectory;
   try {
     if (settings.directory !== undefined) directory = readDirectoryFile(settings.directory);
   } catch (error) {
@@ -173,6 +178,16 @@ export async function startLocalService(env?: Environment, extra: { handoff?: Ha
     ...(auth.anonymous ? { anonymous: true } : {}),
     ...(auth.requireScopes ? { requireScopes: true } : {}),
     groupsClaim: auth.groupsClaim,
+    // §20 SCIM
+    ...(settings.scim === undefined || scimDirectory === undefined
+      ? {}
+      : {
+          scim: {
+            tenant: settings.scim.tenant,
+            token: async () => (settings.scim as { token: string }).token,
+            keep: { directory: scimDirectory, documents: scimDirectory },
+          },
+        }),
     ...(auth.issuer === undefined
       ? {}
       : { oidc: { issuer: auth.issuer, ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }) } }),
