@@ -236,11 +236,18 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
       'the SCIM secret (at least 32 bytes): an identity provider provisions persons and groups at `/scim/v2` with it as its bearer token, kept in the table; not with `HANDBACK_DIRECTORY` ([identities](identities.md#scim-20-provisioning))',
     unset: 'none: no `/scim/v2`',
   },
+  scim: {
+    description:
+      '`true` serves SCIM at `/scim/v2` for the default tenant, any other value for that tenant: the stack creates the SCIM secret in Secrets Manager and gives the API function it and the tenant; not with `handback:directory` ([identities](identities.md#scim-20-provisioning))',
+    unset: 'none: no `/scim/v2`, no secret',
+  },
   scimSecretArn: {
     description: 'the Secrets Manager secret holding the SCIM secret, created by the stack, read on first use',
     unset: 'none: no `/scim/v2`',
   },
-  scimTenant: { description: 'the tenant whose persons and groups SCIM provisions' },
+  scimTenant: {
+    description: 'the tenant whose persons and groups SCIM provisions (on AWS from `handback:scim`)',
+  },
   logLevel: { description: '`DEBUG`, `INFO`, `WARN`, `ERROR`, `SILENT`' },
   powertoolsLogLevel: { description: "the level of the functions' logs, below Lambda's own log-level control" },
   metricsNamespace: { description: "the CloudWatch namespace of Handback's metrics" },

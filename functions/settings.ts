@@ -294,12 +294,14 @@ export const directory = {
 } as const;
 // §20 SCIM: provisioning from an identity provider (docs/identities.md).
 export const scimToken = { env: 'HANDBACK_SCIM_TOKEN', read: LOCAL, type: 'secret' } as const;
+export const scim = { type: 'string', context: 'handback:scim' } as const;
 export const scimSecretArn = { env: 'SCIM_SECRET_ARN', read: LAMBDA, type: 'string', setBy: 'stack' } as const;
 export const scimTenant = {
   env: 'HANDBACK_SCIM_TENANT',
   read: BOTH,
   type: 'string',
   default: LIMITS.defaultTenant,
+  setBy: 'stack',
 } as const;
 
 // Logs, metrics and traces.
@@ -492,6 +494,7 @@ export const SETTINGS = {
   directory,
   // §20 SCIM
   scimToken,
+  scim,
   scimSecretArn,
   scimTenant,
   logLevel,

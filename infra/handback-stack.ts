@@ -58,6 +58,7 @@ export class HandbackStack extends Stack {
     const linkKey = answerLinkKey(this, settings);
     const fns = pauseFunctions(this, { settings, table, transcripts, handoff, logging });
     fns.api.grantSecretRead(linkKey);
+    const scimSecret = settings.scim === undefined ? undefined : serveScim(this, settings, settings.scim, fns.api);
 
     const agent = props.agent ?? exampleAgent(this, { settings, table, transcripts, logging });
     const approval = new ApprovalWorkflow(this, 'ApprovalWorkflow', {
@@ -103,6 +104,7 @@ export class HandbackStack extends Stack {
       ...(channels.slackInteractions ? { slackHandler: channels.slackInteractions.function } : {}),
       ...jwt,
       requireScopes: settings.requireScopes,
+      scim: settings.scim !== undefined,
       throttles: settings.throttles,
       ...logging,
     });
@@ -150,7 +152,7 @@ export class HandbackStack extends Stack {
     // §21: how decisions are going, and the alarm on the oldest waiting ask.
     const decisions = new DecisionsDashboard(this, 'Decisions', { pendingAlarm: settings.pendingAlarm });
     stackAlarms(this, { ...parts, fns, inbox, channels, agent, decisions, topic: settings.alarmTopic });
-    stackOutputs(this, { ...parts, inboxUrl });
+    stackOutputs(this, { ...parts, inboxUrl, scimSecret });
   }
 }
 
@@ -177,6 +179,30 @@ function answerLinkKey(stack: Stack, settings: Settings): Secret {
       'The key signs answer links that stay valid until their pause closes (up to a year): rotating it would void every open link at once, so people could no longer decide from the emails and messages they already have. Rotate it by hand, knowing that.',
   });
   return linkKey;
+}
+
+/**
+ * SCIM (§20) on the API function: the secret an identity provider sends as its bearer token (generated, letters and
+ * digits only, so it is safe in an `Authorization` header as it is), the function told where it is and which tenant
+ * it provisions, and allowed to read that one secret. The persons SCIM keeps are in the checkpoint table, which the
+ * API function already reads and writes.
+ */
+function serveScim(stack: Stack, settings: Settings, scim: { tenant: string }, api: HandbackFunction): Secret {
+  const secret = new Secret(stack, 'ScimSecret', {
+    description:
+      'Handback SCIM secret: the bearer token an identity provider provisions persons and groups with at /scim/v2',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+    encryptionKey: settings.encryptionKey,
+    removalPolicy: settings.removalPolicy,
+  });
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      'The identity provider holds a copy of the secret: a rotation by Secrets Manager would stop provisioning until someone pasted the new value into the provider. Rotate it by hand, putting a new value and giving it to the provider (the function reads it again within five minutes).',
+  });
+  api.grantSecretRead(secret, S.scimSecretArn.env);
+  api.function.addEnvironment(S.scimTenant.env, scim.tenant);
+  return secret;
 }
 
 /**

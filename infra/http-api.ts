@@ -40,6 +40,12 @@ export const ROUTES = {
   })),
 };
 
+/**
+ * SCIM's route (§20), outside the route table: the API handler serves it only when SCIM is configured
+ * (`functions/handlers/http-api.ts`), and `/scim/v2` itself, which no SCIM request uses, falls to `$default` (404).
+ */
+export const SCIM_ROUTE = { method: 'ANY', path: '/scim/v2/{proxy+}' } as const;
+
 /** Props of {@link HandbackHttpApi}. */
 export interface HandbackHttpApiProps {
   /** The API handler (payload format 2.0). */
@@ -62,6 +68,12 @@ export interface HandbackHttpApiProps {
    * @default - the API handler serves that route (and answers 404 while it has no MCP handler)
    */
   readonly mcpHandler?: IFunction;
+  /**
+   * Serve SCIM (§20) at `ANY /scim/v2/{proxy+}` on the API handler, without the authorizer: SCIM's requests carry its
+   * own secret, which the handler checks, not a user's token; throttled as the `scim` group.
+   * @default false
+   */
+  readonly scim?: boolean;
   /** The JWT issuer URL the authorizer trusts (`iss`); its `/.well-known/openid-configuration` must be reachable. */
   readonly jwtIssuer: string;
   /** The accepted audiences (`aud`, or `client_id` for access tokens without `aud`). */
@@ -93,7 +105,8 @@ export interface HandbackHttpApiProps {
 /**
  * The HTTP API of §5, §9–§14: every route of the route table on the API handler (the inbox page's on its own handler
  * when given), a JWT authorizer on every bearer route (with its scopes when `requireScopes`) and none on the others
- * (`/health`, `/openapi.json`, the inbox page, the answer-link and Slack routes, which verify their own signatures),
+ * (`/health`, `/openapi.json`, the inbox page, the answer-link and Slack routes, which verify their own signatures, and
+ * SCIM's when `scim`, which checks its own secret),
  * a `$default` stage with JSON access logs, and throttles route by route, by their groups (`infra/throttles.ts`): the
  * bearer routes' as the stage's default, every other group's as route settings.
  */
@@ -175,6 +188,21 @@ export class HandbackHttpApi extends Construct {
         });
       }
     }
+    if (props.scim) {
+      const [scimRoute] = this.api.addRoutes({
+        path: SCIM_ROUTE.path,
+        methods: [HttpMethod[SCIM_ROUTE.method]],
+        integration,
+        authorizer: new HttpNoneAuthorizer(),
+      });
+      if (scimRoute) {
+        Validations.of(scimRoute).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason:
+            "SCIM's requests carry the SCIM secret as their bearer token, not a user's JWT: the handler compares it with the secret in Secrets Manager and answers 401 without it, before reading anything.",
+        });
+      }
+    }
     // Every other request reaches the handler too, so an unknown path or method is answered as the contract says
     // (404 not_found, 405 method_not_allowed with Allow, as problem+json), not with API Gateway's own body.
     const fallback = new HttpRoute(this, 'DefaultRoute', {
@@ -193,6 +221,7 @@ export class HandbackHttpApi extends Construct {
       const group = throttleGroupOf(route);
       if (group !== 'bearer') routeSettings[`${route.method} ${route.path}`] = setting(throttles[group]);
     }
+    if (props.scim) routeSettings[`${SCIM_ROUTE.method} ${SCIM_ROUTE.path}`] = setting(throttles.scim);
     routeSettings[HttpRouteKey.DEFAULT.key] = setting(throttles.unmatched);
     const cfnStage = this.stage.node.defaultChild as CfnStage;
     cfnStage.routeSettings = routeSettings;

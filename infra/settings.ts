@@ -6,8 +6,11 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { parseRecipientDomains } from '../functions/checkpoints/recipients.ts';
+import { tenant as tenantField } from '../functions/fields.ts';
 import { ladderSetting } from '../functions/policies/ladder.ts';
 import * as S from '../functions/settings.ts';
+import { LIMITS } from '../functions/vocabulary.ts';
+import * as z from '../functions/zod.ts';
 import { type AuthSettings, resolveAuth } from './auth-settings.ts';
 import {
   CONTEXT,
@@ -101,6 +104,9 @@ export interface Settings {
   // §21 escalation
   /** The default escalation ladder's text (`HANDBACK_ESCALATION`), validated; undefined = none. */
   escalation: string | undefined;
+  // §20 SCIM
+  /** SCIM at `/scim/v2` (`handback:scim`): the tenant it provisions; undefined = no route, no secret. */
+  scim: { tenant: string } | undefined;
 }
 
 /** How long a pause and its audit trail are kept after it expires, unless `handback:retentionDays` says otherwise. */
@@ -228,7 +234,30 @@ export function resolveSettings(scope: Construct, props: HandbackStackProps): Se
     mcpConcurrency,
     pendingAlarm: Duration.minutes(contextInteger(scope, CONTEXT.pendingAlarmMinutes) ?? S.pendingAlarmMinutes.default),
     escalation: escalationOf(contextString(scope, CONTEXT.escalation)),
+    scim: scimOf(scope),
   };
+}
+
+/**
+ * Context `handback:scim` (§20 SCIM): `true` for the default tenant, a tenant's name for that one, unset or `false`
+ * for none; refused beside `handback:directory`, as the functions refuse both (the directory is one source at a time).
+ */
+function scimOf(scope: Construct): { tenant: string } | undefined {
+  const value: unknown = scope.node.tryGetContext(CONTEXT.scim);
+  if (value === undefined || value === null || value === '' || value === false || value === 'false') return undefined;
+  const tenant = value === true || value === 'true' ? S.scimTenant.default : contextString(scope, CONTEXT.scim);
+  if (tenant === undefined) return undefined;
+  if (!z.safeParse(tenantField, tenant).success) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.scim} must be true or the tenant SCIM provisions (1 to ${LIMITS.tenantChars} characters), not ${JSON.stringify(tenant)}.`,
+    );
+  }
+  if (scope.node.tryGetContext(CONTEXT.directory)) {
+    throw new ConfigurationError(
+      `Context ${CONTEXT.scim} and ${CONTEXT.directory} are both set: the directory is one source at a time, a file or SCIM's table.`,
+    );
+  }
+  return { tenant };
 }
 
 /** Context `handback:escalation` (§21): a ladder, parsed now so that a bad one fails the synthesis, naming the key. */

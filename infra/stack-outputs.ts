@@ -1,6 +1,7 @@
 import { CfnOutput, type Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Handoff } from './handoff.ts';
 import type { LifecycleEvents } from './lifecycle-events.ts';
@@ -18,15 +19,18 @@ export interface StackOutputsProps {
   approval: { stateMachine: IStateMachine };
   resume: { stateMachine: IStateMachine };
   userPool: HandbackUserPool | undefined;
+  /** SCIM's secret (§20), when `handback:scim` serves `/scim/v2`. */
+  scimSecret: ISecret | undefined;
 }
 
 /**
  * The stack's outputs: where to call, where people decide, where resume requests and continuation pointers go, the
- * buses and topics to subscribe to, the workflows, and with the user pool what agents and people sign in with.
+ * buses and topics to subscribe to, the workflows, with the user pool what agents and people sign in with, and with
+ * SCIM where an identity provider provisions and the secret it needs.
  */
 export function stackOutputs(
   stack: Stack,
-  { httpApi, inboxUrl, table, triggers, handoff, lifecycle, approval, resume, userPool }: StackOutputsProps,
+  { httpApi, inboxUrl, table, triggers, handoff, lifecycle, approval, resume, userPool, scimSecret }: StackOutputsProps,
 ): void {
   new CfnOutput(stack, 'ApiUrl', { description: 'The HTTP API base URL', value: httpApi.api.apiEndpoint });
   new CfnOutput(stack, 'InboxUrl', { description: 'The inbox page, where people decide', value: inboxUrl });
@@ -62,4 +66,14 @@ export function stackOutputs(
     value: resume.stateMachine.stateMachineArn,
   });
   userPool?.addOutputs(stack);
+  if (scimSecret) {
+    new CfnOutput(stack, 'ScimUrl', {
+      description: "SCIM 2.0 (§20): the identity provider's base URL",
+      value: `${httpApi.api.apiEndpoint}/scim/v2`,
+    });
+    new CfnOutput(stack, 'ScimSecretArn', {
+      description: 'The SCIM secret, the bearer token the identity provider sends: aws secretsmanager get-secret-value',
+      value: scimSecret.secretArn,
+    });
+  }
 }
