@@ -58,7 +58,10 @@ export class HandbackStack extends Stack {
     const linkKey = answerLinkKey(this, settings);
     const fns = pauseFunctions(this, { settings, table, transcripts, handoff, logging });
     fns.api.grantSecretRead(linkKey);
-    const scimSecret = settings.scim === undefined ? undefined : serveScim(this, settings, settings.scim, fns.api);
+    const scimSecret =
+      settings.scim === undefined
+        ? undefined
+        : serveScim(this, settings, settings.scim, fns.api, [...new Set([...fns.resumers, fns.mcp])]);
 
     const agent = props.agent ?? exampleAgent(this, { settings, table, transcripts, logging });
     const approval = new ApprovalWorkflow(this, 'ApprovalWorkflow', {
@@ -184,10 +187,18 @@ function answerLinkKey(stack: Stack, settings: Settings): Secret {
 /**
  * SCIM (§20) on the API function: the secret an identity provider sends as its bearer token (generated, letters and
  * digits only, so it is safe in an `Authorization` header as it is), the function told where it is and which tenant
- * it provisions, and allowed to read that one secret. The persons SCIM keeps are in the checkpoint table, which the
- * API function already reads and writes.
+ * it provisions, and allowed to read that one secret. Every function that decides or pauses (`deciders`, the set a
+ * directory file goes to) is told the same two variables, which make its directory the table-kept one, so a person
+ * SCIM deactivated decides nothing from any door; only the API function may read the secret. The persons are in the
+ * checkpoint table, which each of them already reads (and the API function writes).
  */
-function serveScim(stack: Stack, settings: Settings, scim: { tenant: string }, api: HandbackFunction): Secret {
+function serveScim(
+  stack: Stack,
+  settings: Settings,
+  scim: { tenant: string },
+  api: HandbackFunction,
+  deciders: readonly HandbackFunction[],
+): Secret {
   const secret = new Secret(stack, 'ScimSecret', {
     description:
       'Handback SCIM secret: the bearer token an identity provider provisions persons and groups with at /scim/v2',
@@ -201,7 +212,10 @@ function serveScim(stack: Stack, settings: Settings, scim: { tenant: string }, a
       'The identity provider holds a copy of the secret: a rotation by Secrets Manager would stop provisioning until someone pasted the new value into the provider. Rotate it by hand, putting a new value and giving it to the provider (the function reads it again within five minutes).',
   });
   api.grantSecretRead(secret, S.scimSecretArn.env);
-  api.function.addEnvironment(S.scimTenant.env, scim.tenant);
+  for (const fn of deciders) {
+    fn.function.addEnvironment(S.scimSecretArn.env, secret.secretArn);
+    fn.function.addEnvironment(S.scimTenant.env, scim.tenant);
+  }
   return secret;
 }
 

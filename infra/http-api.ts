@@ -17,7 +17,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { isBearer, ROUTES as TABLE } from '../functions/handlers/routes.ts';
-import { THROTTLE_DEFAULTS, type Throttle, type ThrottleGroup, throttleGroupOf } from './throttles.ts';
+import { SCIM_ROUTE, THROTTLE_DEFAULTS, type Throttle, type ThrottleGroup, throttleGroupOf } from './throttles.ts';
 
 /**
  * The routes of §5, §9–§14, read from the one route table (`functions/handlers/routes.ts`): those that need a bearer
@@ -39,12 +39,6 @@ export const ROUTES = {
     access: route.scopes,
   })),
 };
-
-/**
- * SCIM's route (§20), outside the route table: the API handler serves it only when SCIM is configured
- * (`functions/handlers/http-api.ts`), and `/scim/v2` itself, which no SCIM request uses, falls to `$default` (404).
- */
-export const SCIM_ROUTE = { method: 'ANY', path: '/scim/v2/{proxy+}' } as const;
 
 /** Props of {@link HandbackHttpApi}. */
 export interface HandbackHttpApiProps {

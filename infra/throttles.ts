@@ -48,6 +48,13 @@ export const THROTTLE_DEFAULTS: Record<ThrottleGroup, Throttle & { readonly hold
   unmatched: { rate: 5, burst: 10, holds: '`$default`: requests no route matches, answered 404 or 405' },
 };
 
+/**
+ * SCIM's route (§20), outside the route table: the API handler serves it only when SCIM is configured
+ * (`functions/handlers/http-api.ts`), the stack makes it only with `handback:scim`, in the `scim` group; `/scim/v2`
+ * itself, which no SCIM request uses, falls to `$default` (404).
+ */
+export const SCIM_ROUTE = { method: 'ANY', path: '/scim/v2/{proxy+}' } as const;
+
 /** The group of a route of the route table. */
 export function throttleGroupOf(route: RouteSpec): Exclude<ThrottleGroup, 'unmatched'> {
   // SCIM's routes carry a secret of their own, not a user's token: a group of their own whatever their access says.

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS, type Setting, type SettingName } from '../functions/settings.ts';
 import { SETTING_DOCS, type SettingDocs } from '../functions/settings-docs.ts';
-import { routesOf, THROTTLE_DEFAULTS, THROTTLE_GROUPS } from '../infra/throttles.ts';
+import { routesOf, SCIM_ROUTE, THROTTLE_DEFAULTS, THROTTLE_GROUPS } from '../infra/throttles.ts';
 
 /**
  * `npm run docs:settings`: writes the docs' tables of settings from the one table, `functions/settings.ts`, and its
@@ -97,11 +97,13 @@ function throttlesTable(): string {
   return table(
     ['group', 'routes', 'default requests/s / burst, per route', 'what'],
     THROTTLE_GROUPS.map((group) => {
-      const routes = routesOf(group);
+      // SCIM's route, outside the route table, is the stack's only with `handback:scim`.
+      const scim = group === 'scim' ? [`${SCIM_ROUTE.method} ${SCIM_ROUTE.path}`] : [];
+      const routes = [...routesOf(group), ...scim];
       const { rate, burst, holds } = THROTTLE_DEFAULTS[group];
       return [
         code(group),
-        routes.length === 0 ? '(none yet)' : routes.map(code).join(', '),
+        `${routes.length === 0 ? '(none yet)' : routes.map(code).join(', ')}${scim.length === 0 ? '' : ' (with `handback:scim`)'}`,
         `${rate.toLocaleString('en-US')} / ${burst.toLocaleString('en-US')}`,
         holds,
       ];
