@@ -227,7 +227,7 @@ export const SETTING_DOCS: Record<SettingName, SettingDocs> = {
   // §20
   directory: {
     description:
-      'a directory file of persons, `{"people": [...]}` (§20): principals resolve to them, an address alone is no person; checked at start (on AWS at synthesis) and bundled with the functions that decide ([identities](identities.md#the-directory))',
+      'a directory file of persons, `{"people": [...]}` (§20): principals resolve to them, an address alone is no person; checked at start (on AWS at synthesis) and bundled with the functions that decide, pause or tell people ([identities](identities.md#the-directory))',
     unset: 'none: tokens and Slack users are persons, an address alone decides no four-eyes or quorum ask',
   },
   // §20 SCIM

@@ -17,6 +17,7 @@ import {
   LIFECYCLE_TYPES,
   LifecycleType,
 } from '../functions/vocabulary.ts';
+import type { DirectoryBundle } from './directory.ts';
 import { HandbackFunction } from './handback-function.ts';
 import type { Handoff } from './handoff.ts';
 import { ENTRY } from './paths.ts';
@@ -131,6 +132,12 @@ export interface HandbackChannelsProps {
    */
   readonly policies?: PolicyBundle;
   /**
+   * The deployment's directory file (§20), for every channel function: Slack's clicks resolve each person as every
+   * other door does, and the deliveries tell delegates and mail a level's groups at their members' emails.
+   * @default - none: no directory file
+   */
+  readonly directory?: DirectoryBundle;
+  /**
    * How long the functions' logs are kept.
    * @default RetentionDays.ONE_MONTH
    */
@@ -198,6 +205,7 @@ export class HandbackChannels extends Construct {
         : Secret.fromSecretNameV2(this, 'SlackSecret', slack.secretName);
       const interactions = new HandbackFunction(this, 'SlackInteractions', {
         ...(props.policies === undefined ? {} : { policies: props.policies }),
+        ...(props.directory === undefined ? {} : { directory: props.directory }),
         entry: ENTRY.slackInteractions,
         description: 'Handback Slack interactions: signed clicks and modal submissions, decided (payload 2.0)',
         // Slack waits 3 s for an answer; a request still running after that has lost the person anyway.
@@ -273,6 +281,7 @@ export class HandbackChannels extends Construct {
     // Bundled for no hand-off: a delivery reads pauses and never closes one.
     const { entry, description, environment } = fn;
     const handler = new HandbackFunction(this, `${id}Events`, {
+      ...(this.props.directory === undefined ? {} : { directory: this.props.directory }),
       entry,
       description,
       environment,

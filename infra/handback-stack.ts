@@ -58,10 +58,6 @@ export class HandbackStack extends Stack {
     const linkKey = answerLinkKey(this, settings);
     const fns = pauseFunctions(this, { settings, table, transcripts, handoff, logging });
     fns.api.grantSecretRead(linkKey);
-    const scimSecret =
-      settings.scim === undefined
-        ? undefined
-        : serveScim(this, settings, settings.scim, fns.api, [...new Set([...fns.resumers, fns.mcp])]);
 
     const agent = props.agent ?? exampleAgent(this, { settings, table, transcripts, logging });
     const approval = new ApprovalWorkflow(this, 'ApprovalWorkflow', {
@@ -81,6 +77,7 @@ export class HandbackStack extends Stack {
       settings: resolveChannelSettings(this),
       ...(settings.inboxUrl === undefined ? {} : { inboxUrl: settings.inboxUrl }),
       ...(settings.policies === undefined ? {} : { policies: settings.policies }),
+      ...(settings.directory === undefined ? {} : { directory: settings.directory }),
       ...logging,
     });
     if (channels.names.length > 0) {
@@ -130,6 +127,14 @@ export class HandbackStack extends Stack {
       recipientDomains: settings.recipientDomains,
       api: fns.api,
     });
+    // After the deliveries are made: they are told too (§20 SCIM).
+    const scimSecret =
+      settings.scim === undefined
+        ? undefined
+        : serveScim(this, settings, settings.scim, fns.api, [
+            ...new Set([...fns.resumers, fns.mcp].map((fn) => fn.function)),
+            ...Object.values(channels.functions),
+          ]);
     const triggers = new ResumeTriggers(this, 'ResumeRequests', {
       handler: fns.sqs.function,
       handlerTimeout: Duration.seconds(60),
@@ -187,17 +192,18 @@ function answerLinkKey(stack: Stack, settings: Settings): Secret {
 /**
  * SCIM (§20) on the API function: the secret an identity provider sends as its bearer token (generated, letters and
  * digits only, so it is safe in an `Authorization` header as it is), the function told where it is and which tenant
- * it provisions, and allowed to read that one secret. Every function that decides or pauses (`deciders`, the set a
- * directory file goes to) is told the same two variables, which make its directory the table-kept one, so a person
- * SCIM deactivated decides nothing from any door; only the API function may read the secret. The persons are in the
- * checkpoint table, which each of them already reads (and the API function writes).
+ * it provisions, and allowed to read that one secret. Every function that decides, pauses or tells people (`deciders`:
+ * the set a directory file goes to, the channels' functions too) is told the same two variables, which make its
+ * directory the table-kept one, so a person SCIM deactivated decides nothing from any door and a delivery finds the
+ * delegates; only the API function may read the secret. The persons are in the checkpoint table, which each of them
+ * already reads (and the API function writes).
  */
 function serveScim(
   stack: Stack,
   settings: Settings,
   scim: { tenant: string },
   api: HandbackFunction,
-  deciders: readonly HandbackFunction[],
+  deciders: readonly HandbackFunction['function'][],
 ): Secret {
   const secret = new Secret(stack, 'ScimSecret', {
     description:
@@ -213,8 +219,8 @@ function serveScim(
   });
   api.grantSecretRead(secret, S.scimSecretArn.env);
   for (const fn of deciders) {
-    fn.function.addEnvironment(S.scimSecretArn.env, secret.secretArn);
-    fn.function.addEnvironment(S.scimTenant.env, scim.tenant);
+    fn.addEnvironment(S.scimSecretArn.env, secret.secretArn);
+    fn.addEnvironment(S.scimTenant.env, scim.tenant);
   }
   return secret;
 }

@@ -1,6 +1,9 @@
 import { createDynamoDBDeliveryLog, type DeliveryLog } from '../channels/delivery-log.ts';
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
+import { readDirectoryFile } from '../directory/file.ts';
+import type { Directory } from '../directory/port.ts';
+import { tableDirectoryOnFirstUse } from '../directory/table-directory-lazy.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import * as S from '../settings.ts';
 import { requiredSetting, settingOf } from './config.ts';
@@ -23,10 +26,25 @@ const tableName = requiredSetting(S.tableName);
 const dynamodb = tracedDocumentClient(settingOf(S.dynamodbEndpoint));
 const objects = tracedTranscriptObjects(settingOf(S.transcriptBucket) as string, settingOf(S.s3Endpoint));
 
-/** What a channel delivery runs on: the read-only use cases, the delivery log, and the inbox page's URL. */
-export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog } {
+/**
+ * The directory of persons (§20), as the functions that decide read it (`runtime-base.ts`): with SCIM the table-kept
+ * one, else the bundled file. A delivery tells a delegate as it tells their delegator, and mails a level's groups at
+ * their members' directory emails (§21); read only, never cached past a request.
+ */
+const directory: Directory | undefined =
+  settingOf(S.scimSecretArn) !== undefined
+    ? tableDirectoryOnFirstUse(dynamodb, tableName)
+    : fileDirectory(settingOf(S.directory));
+
+function fileDirectory(path: string | undefined): Directory | undefined {
+  return path === undefined ? undefined : readDirectoryFile(path);
+}
+
+/** What a channel delivery runs on: the read-only use cases, the delivery log, the inbox page's URL, the directory. */
+export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog; directory?: Directory } {
   const inboxUrl = settingOf(S.inboxUrl);
   return {
+    ...(directory === undefined ? {} : { directory }),
     useCases: {
       store: new CheckpointService({
         persistence: new DynamoDBPersistence({ client: dynamodb, tableName, objects }),
@@ -40,6 +58,7 @@ export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog } {
       logger,
       metrics,
       ...(inboxUrl === undefined ? {} : { inboxUrl }),
+      ...(directory === undefined ? {} : { people: { directory } }),
     },
     log: createDynamoDBDeliveryLog({ client: dynamodb, tableName }),
   };

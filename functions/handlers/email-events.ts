@@ -18,7 +18,7 @@ import { traceAwsClient } from './tracing.ts';
  * configuration set `SES_CONFIGURATION_SET` when set), with their own answer link: signed with the link key
  * (`LINK_SECRET_ARN`, read on first use) to the inbox at `HANDBACK_INBOX_URL`.
  */
-const { useCases, log } = channelDeps();
+const { useCases, log, directory } = channelDeps();
 const links = loadAnswerLinks(requiredSetting(S.linkSecretArn));
 const withLinks = {
   ...useCases,
@@ -37,6 +37,7 @@ const channel = createEmailChannel({
   link: recipientLinkOf(withLinks),
   defaultRecipients: listSetting(S.emailTo, (text) => parseDefaults('email', text)),
   recipientDomains: listSetting(S.recipientDomains, parseRecipientDomains),
+  ...(directory === undefined ? {} : { directory }),
 });
 
 export const handler = createChannelEventHandler({ channel: async () => channel, logger, metrics });

@@ -83,11 +83,15 @@ describe('the inbox with bearer auth on', () => {
     expect(await page.getByLabel('Access token').getAttribute('aria-invalid')).toBe('true');
 
     const token = await tokenFor('acme');
+    const signedIn = requests.length;
     await page.getByLabel('Access token').fill(token);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('li.card', { hasText: mine.runId }).waitFor();
     expect(await page.locator('li.card', { hasText: theirs.runId }).count()).toBe(0);
-    expect(requests.at(-1)).toEqual({ method: 'GET', path: '/pauses', authorization: `Bearer ${token}` });
+    // Every request after the sign-in carries the token: the listing, and who is signed in (§20's GET /people/me).
+    const after = requests.slice(signedIn);
+    expect(after).toContainEqual({ method: 'GET', path: '/pauses', authorization: `Bearer ${token}` });
+    expect(after.filter((r) => r.authorization !== `Bearer ${token}`)).toEqual([]);
 
     // Kept in this tab's session storage: a reload needs no new sign-in; another browser does.
     await page.reload();

@@ -23,12 +23,26 @@ function environments(context: Record<string, unknown>): Map<string, Record<stri
 }
 
 describe('synthesis with a directory file', () => {
-  const byFunction = environments({ 'handback:directory': PEOPLE });
+  // Both channels on: Slack's clicks decide, and the deliveries tell delegates and a level's groups (§20, §21).
+  const byFunction = environments({
+    'handback:directory': PEOPLE,
+    'handback:slackSecretName': 'handback/slack',
+    'handback:emailFrom': 'approvals@example.org',
+  });
 
   it.each(['ApiHandler', 'McpHandler', 'StepFunctionsHandler', 'SqsHandler'])(
     'tells %s, which decides or pauses, where its bundled copy is',
     (name) => {
       expect(byFunction.get(name)).toMatchObject({ HANDBACK_DIRECTORY: 'directory/people.json' });
+    },
+  );
+
+  it.each(['SlackInteractions', 'SlackEvents', 'EmailEvents'])(
+    'tells the channel function %s, which decides or tells people, where its bundled copy is',
+    (name) => {
+      const found = [...byFunction].filter(([id]) => id.includes(name));
+      expect(found).toHaveLength(1);
+      expect(found[0]?.[1]).toMatchObject({ HANDBACK_DIRECTORY: 'directory/people.json' });
     },
   );
 });

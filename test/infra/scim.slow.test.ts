@@ -19,7 +19,13 @@ const withScim = synthesize(
   {},
   {
     bundle: false,
-    context: { [CONTEXT.scim]: TENANT, [CONTEXT.throttles]: { scim: { rate: 3, burst: 4 } } },
+    context: {
+      [CONTEXT.scim]: TENANT,
+      [CONTEXT.throttles]: { scim: { rate: 3, burst: 4 } },
+      // Both channels on: Slack's clicks decide, and the deliveries tell delegates and a level's groups.
+      'handback:slackSecretName': 'handback/slack',
+      'handback:emailFrom': 'approvals@example.org',
+    },
   },
 );
 const without = synthesize({}, { bundle: false });
@@ -80,6 +86,20 @@ describe('with handback:scim', () => {
     'tells %s, which decides, the same, so its directory is the table-kept one',
     (name) => {
       expect(environmentOf(template, `${name}Function`)).toMatchObject({
+        SCIM_SECRET_ARN: { Ref: secretId },
+        HANDBACK_SCIM_TENANT: TENANT,
+      });
+    },
+  );
+
+  it.each(['SlackInteractions', 'SlackEvents', 'EmailEvents'])(
+    'tells the channel function %s, which decides or tells people, the same',
+    (name) => {
+      const found = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) =>
+        id.includes(`${name}Function`),
+      );
+      expect(found).toHaveLength(1);
+      expect(found[0]?.[1].Properties.Environment?.Variables).toMatchObject({
         SCIM_SECRET_ARN: { Ref: secretId },
         HANDBACK_SCIM_TENANT: TENANT,
       });
