@@ -25,6 +25,7 @@ import {
   RUN_ID_PATTERN,
 } from './vocabulary.ts';
 import { decisions } from './wire.ts';
+import { beginsBeforeItEnds, delegationFrom, delegationReason } from './wire-persons.ts';
 import * as z from './zod.ts';
 
 /**
@@ -474,20 +475,12 @@ export const delegationBody = z
         z.maxLength(LIMITS.emailChars),
         z.describe("The delegate: a person's id, or an email of theirs."),
       ),
-    from: z.optional(instant.check(z.describe('When it begins; absent: at once.'))),
+    from: delegationFrom,
     until: instant.check(z.describe('When it ends: later than from, and than now.')),
-    reason: z.optional(
-      z
-        .string()
-        .check(
-          z.minLength(1),
-          z.maxLength(LIMITS.directory.reasonChars),
-          z.describe('Why, shown to those it concerns.'),
-        ),
-    ),
+    reason: delegationReason,
   })
   .check(
-    z.refine((given) => given.from === undefined || Date.parse(given.from) < Date.parse(given.until), {
+    z.refine(beginsBeforeItEnds, {
       error: 'must begin (from) before it ends (until)',
       path: ['until'],
     }),

@@ -10,6 +10,19 @@ import * as z from './zod.ts';
 /** A moment, as an RFC 3339 date-time with its offset (`2025-07-01T09:00:00Z`). */
 const instant = z.iso.datetime({ offset: true });
 
+/** When a delegation begins (§20); absent: at once. Shared by the directory's entry and a person's `PUT`. */
+export const delegationFrom = z.optional(instant.check(z.describe('When it begins; absent: at once.')));
+/** Why a delegation is given (§20), shown to those it concerns. */
+export const delegationReason = z.optional(
+  z
+    .string()
+    .check(z.minLength(1), z.maxLength(LIMITS.directory.reasonChars), z.describe('Why, shown to those it concerns.')),
+);
+/** Whether a delegation begins (when it says) before it ends. */
+export function beginsBeforeItEnds(given: { from?: string | undefined; until: string }): boolean {
+  return given.from === undefined || Date.parse(given.from) < Date.parse(given.until);
+}
+
 /**
  * A delegation (§20): a person hands their approvals to another person (`to`, a person's id) from `from` (absent: at
  * once) until `until`, for a `reason` shown to those who see it.
@@ -17,24 +30,11 @@ const instant = z.iso.datetime({ offset: true });
 export const delegation = z
   .strictObject({
     to: personId.check(z.describe("The delegate: a person's id.")),
-    from: z.optional(instant.check(z.describe('When it begins; absent: at once.'))),
+    from: delegationFrom,
     until: instant.check(z.describe('When it ends.')),
-    reason: z.optional(
-      z
-        .string()
-        .check(
-          z.minLength(1),
-          z.maxLength(LIMITS.directory.reasonChars),
-          z.describe('Why, shown to those it concerns.'),
-        ),
-    ),
+    reason: delegationReason,
   })
-  .check(
-    z.refine(
-      (given) => given.from === undefined || Date.parse(given.from) < Date.parse(given.until),
-      'must begin (from) before it ends (until)',
-    ),
-  );
+  .check(z.refine(beginsBeforeItEnds, 'must begin (from) before it ends (until)'));
 export type Delegation = z.output<typeof delegation>;
 
 /** A Slack user (§14): the workspace's team id and the user's id, as Slack's payloads name them. */
