@@ -1,9 +1,8 @@
 import { createDynamoDBDeliveryLog, type DeliveryLog } from '../channels/delivery-log.ts';
 import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
-import { readDirectoryFile } from '../directory/file.ts';
+import { deploymentDirectory } from '../directory/deployment.ts';
 import type { Directory } from '../directory/port.ts';
-import { tableDirectoryOnFirstUse } from '../directory/table-directory-lazy.ts';
 import type { UseCaseDeps } from '../resume/resume.ts';
 import * as S from '../settings.ts';
 import { requiredSetting, settingOf } from './config.ts';
@@ -31,14 +30,10 @@ const objects = tracedTranscriptObjects(settingOf(S.transcriptBucket) as string,
  * one, else the bundled file. A delivery tells a delegate as it tells their delegator, and mails a level's groups at
  * their members' directory emails (§21); read only, never cached past a request.
  */
-const directory: Directory | undefined =
-  settingOf(S.scimSecretArn) !== undefined
-    ? tableDirectoryOnFirstUse(dynamodb, tableName)
-    : fileDirectory(settingOf(S.directory));
-
-function fileDirectory(path: string | undefined): Directory | undefined {
-  return path === undefined ? undefined : readDirectoryFile(path);
-}
+const { directory } = deploymentDirectory(dynamodb, tableName, {
+  scim: settingOf(S.scimSecretArn) !== undefined,
+  file: settingOf(S.directory),
+});
 
 /** What a channel delivery runs on: the read-only use cases, the delivery log, the inbox page's URL, the directory. */
 export function channelDeps(): { useCases: UseCaseDeps; log: DeliveryLog; directory?: Directory } {

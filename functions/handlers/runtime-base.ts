@@ -2,8 +2,7 @@ import { CheckpointService } from '../checkpoints/checkpoint-service.ts';
 import type { CheckpointChecks } from '../checkpoints/checks.ts';
 import { DynamoDBPersistence } from '../checkpoints/dynamodb/dynamodb-persistence.ts';
 import { escalationsOf } from '../checkpoints/escalation.ts';
-import { readDirectoryFile } from '../directory/file.ts';
-import { tableDirectoryOnFirstUse } from '../directory/table-directory-lazy.ts';
+import { deploymentDirectory } from '../directory/deployment.ts';
 import { createDynamoDBHandoffClaims } from '../handoff/claims.ts';
 import { createHandoff, createHandoffClients, type TargetModule } from '../handoff/handoff.ts';
 import { once } from '../once.ts';
@@ -53,9 +52,13 @@ export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
  * bundled with this function, read and checked at cold start (synthesis checked it too) — a file's people change only
  * with a deploy, so keeping them for the container outlives no change.
  */
-export const scimDirectory =
-  config.scim === undefined ? undefined : tableDirectoryOnFirstUse(dynamodb, config.tableName);
-const directory = scimDirectory ?? (config.directory === undefined ? undefined : readDirectoryFile(config.directory));
+const deployment = deploymentDirectory(dynamodb, config.tableName, {
+  scim: config.scim !== undefined,
+  file: config.directory,
+});
+/** The table-kept directory SCIM provisions, when SCIM is on: the `/scim/v2` route's keep. */
+export const scimDirectory = deployment.table;
+const { directory } = deployment;
 
 /** The spans of this container's requests (§21), when an OTLP endpoint is configured; flushed as each invocation ends. */
 const traces = tracesOf(config.otlpEndpoint, { log: logger, escalationsOf });
