@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decidedByText, delegationText, votesText } from '../../functions/inbox/page/screen.ts';
+import { decidedByText, delegationText, votesText } from '../../functions/inbox/page/deciders.ts';
 import { fullTime } from '../../functions/inbox/page/time.ts';
 import type { AskView, PersonView, Principal } from '../../functions/inbox/page/types.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamodb-store.ts';
 import { createApiHandler } from '../../functions/handlers/http-api.ts';
 import { draftDecision, firstDraft } from '../../functions/inbox/page/decide.ts';
-import { mayDecide, readOnlyText, votesText } from '../../functions/inbox/page/screen.ts';
+import { mayDecide, readOnlyText, votesText } from '../../functions/inbox/page/deciders.ts';
 import type { AskView, PauseView } from '../../functions/inbox/page/types.ts';
 import { approvalTranscript } from '../../functions/testing/index.ts';
 import { httpEvent, lambdaContext } from '../handlers/events.ts';

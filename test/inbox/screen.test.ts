@@ -1,27 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { firstDraft, idsOf } from '../../functions/inbox/page/decide.ts';
+import { approversText, decidedByText, readOnlyText, votesText } from '../../functions/inbox/page/deciders.ts';
+import {
+  alreadyDecidedText,
+  argsChangedText,
+  loadProblemText,
+  readRefusal,
+} from '../../functions/inbox/page/refusals.ts';
 import {
   allReadOnly,
-  alreadyDecidedText,
-  approversText,
-  argsChangedText,
   closedBannerText,
   closedKind,
   closedLocally,
   collectDecisions,
-  decidedByText,
   failureErrors,
   linkMemoryOf,
-  loadProblemText,
   mergeErrors,
   nextDrafts,
   pendingText,
-  readOnlyText,
-  readRefusal,
   resumedText,
   rowName,
   submitState,
-  votesText,
 } from '../../functions/inbox/page/screen.ts';
 import type { AskView, PauseView, Principal, Problem } from '../../functions/inbox/page/types.ts';
 

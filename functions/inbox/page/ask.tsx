@@ -1,9 +1,9 @@
 import { executionText } from '../../checkpoints/execution-words.ts';
 import { policyNowText, policyText } from '../../policies/words.ts';
 import { type Choice, choicesOf, type Draft, describeDecision, formOf, idsOf, kindText } from './decide.ts';
+import { decidedByText, escalatedText, type Handed, votesText } from './deciders.ts';
 import { describedBy, ErrorText, FieldView } from './fields.tsx';
 import { prettyJson } from './json.ts';
-import { decidedByText, escalatedText, type Handed, votesText } from './screen.ts';
 import { fullTime } from './time.ts';
 import { Since } from './times.tsx';
 import type { AskView } from './types.ts';

@@ -2,9 +2,9 @@ import { type ComponentChildren, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { hrefOf, linkMemory, linkToken, type Route, routeOf, STATS_SEARCH } from './address.ts';
 import { type Access, createApi, savedToken, saveToken } from './api.ts';
+import { delegationText } from './deciders.ts';
 import { PauseList } from './list.tsx';
 import { PauseScreen } from './pause.tsx';
-import { delegationText } from './screen.ts';
 import {
   forgetSession,
   type Identity,

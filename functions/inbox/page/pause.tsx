@@ -2,27 +2,22 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, type PauseRef, problemText } from './api.ts';
 import { AskCard } from './ask.tsx';
 import { type Draft, firstDraft } from './decide.ts';
+import { type Handed, principalText, readOnlyText } from './deciders.ts';
 import { describedBy, ErrorText } from './fields.tsx';
 import type { FieldError } from './forms.ts';
 import { prettyJson } from './json.ts';
+import { alreadyDecidedText, argsChangedText, loadProblemText, readRefusal } from './refusals.ts';
 import {
-  alreadyDecidedText,
-  argsChangedText,
   closedBanner,
   closedLocally,
   collectDecisions,
   failureErrors,
-  type Handed,
   type LinkMemory,
   linkMemoryOf,
-  loadProblemText,
   mergeErrors,
   nextDrafts,
   type Outcome,
   pendingText,
-  principalText,
-  readOnlyText,
-  readRefusal,
   resumedText,
   submitState,
   waitingAsks,

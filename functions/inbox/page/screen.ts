@@ -1,33 +1,22 @@
-import type { DecisionKind } from '../../vocabulary.ts';
 import {
   type Draft,
   describeDecision,
   draftDecision,
   firstDraft,
-  formOf,
   idsOf,
   type SchemaCheck,
   shortJson,
 } from './decide.ts';
-import { attribute, type FieldError, failureText, sentence } from './forms.ts';
-import { problemText } from './problems.ts';
-import { fullTime, timeSince } from './time.ts';
-import type {
-  Approvers,
-  AskView,
-  ContinuationBody,
-  Decision,
-  PauseView,
-  PendingDecisions,
-  PersonView,
-  Principal,
-  Problem,
-} from './types.ts';
+import { mayDecide, principalText } from './deciders.ts';
+import { attribute, type FieldError, failureText } from './forms.ts';
+import { timeSince } from './time.ts';
+import type { AskView, ContinuationBody, Decision, PauseView, PendingDecisions, Principal } from './types.ts';
 
 /**
- * The pause screen's logic, pure (`pause.tsx` renders it): which drafts become which decisions, what an answer or a
- * problem means for the page, who may decide what (§13) and why a control is disabled. No DOM, no fetch, no clock:
- * each function takes what it reads and returns what the screen shows or sends.
+ * The pause screen's logic, pure (`pause.tsx` renders it): which drafts become which decisions, what an answer means
+ * for the page, how a closed pause reads and why a control is disabled; what a problem means is `refusals.ts`, who may
+ * decide (§13) `deciders.ts`. No DOM, no fetch, no clock: each function takes what it reads and returns what the
+ * screen shows or sends.
  */
 
 /** What the page says after a submission or a cancel. */
@@ -112,7 +101,8 @@ export function mergeErrors(errors: readonly FieldError[]): Record<string, strin
   return byId;
 }
 
-function argsMessage(failures: ReadonlyArray<{ path: string; message: string }>): string {
+/** Schema failures of an ask's arguments in words, for its arguments' field. */
+export function argsMessage(failures: ReadonlyArray<{ path: string; message: string }>): string {
   return failures.map(failureText).join(' ');
 }
 
@@ -213,172 +203,6 @@ export function closedBannerText(view: PauseView, nowMs: number): string | undef
   return `${banner.lead}${banner.when === undefined ? '' : ` ${timeSince(banner.when, nowMs)}`}${banner.rest}`;
 }
 
-/** The problems that mean the pause closed before the decision arrived. */
-const CLOSING_CODES = ['already_resumed', 'pause_expired', 'pause_cancelled', 'link_closed'];
-/** How each says the pause ended; `link_closed` does not say (§11). */
-const CLOSED_STATUS: Record<string, 'expired' | 'cancelled' | 'resumed'> = {
-  already_resumed: 'resumed',
-  pause_expired: 'expired',
-  pause_cancelled: 'cancelled',
-};
-
-/** What a refusal of a decision means for the page. */
-export type Refusal =
-  | { kind: 'unauthorized' }
-  | { kind: 'link-invalid'; formError: string }
-  | { kind: 'already-decided' }
-  | { kind: 'args-changed' }
-  | { kind: 'closed'; status: 'expired' | 'cancelled' | 'resumed' | 'closed'; outcome: Outcome }
-  | { kind: 'attributed'; errors: FieldError[]; formError: string }
-  | { kind: 'other'; formError: string };
-
-/** Reads a problem the API returned for `decisions`. */
-export function readRefusal(view: PauseView, problem: Problem, decisions: Decision[], signedIn: boolean): Refusal {
-  if (problem.status === 401) {
-    return signedIn
-      ? { kind: 'unauthorized' }
-      : { kind: 'link-invalid', formError: 'This link is not valid any more. Ask whoever sent it for a new one.' };
-  }
-  if (problem.code === 'already_decided') return { kind: 'already-decided' };
-  if (problem.code === 'args_changed') return { kind: 'args-changed' };
-  if (CLOSING_CODES.includes(problem.code)) {
-    return {
-      kind: 'closed',
-      status: CLOSED_STATUS[problem.code] ?? 'closed',
-      outcome: { tone: 'bad', text: problemText(problem) },
-    };
-  }
-  const errors = attributeProblem(view, problem, decisions);
-  if (errors.length > 0) {
-    return {
-      kind: 'attributed',
-      errors,
-      formError: `Nothing was recorded: ${problem.detail ?? 'the service refused these decisions.'}`,
-    };
-  }
-  return { kind: 'other', formError: problemText(problem) };
-}
-
-/** What the page says when someone else decided an ask first, read again as `fresh` (undefined: now closed). */
-export function alreadyDecidedText(problem: Problem, fresh: PauseView | undefined) {
-  const ask = fresh?.asks.find((a) => a.toolCallId === problem.toolCallId);
-  const recorded = ask?.decision === undefined ? 'see the request' : describeDecision(ask.decision);
-  const by = ask?.decision?.by;
-  const who = by === undefined ? 'someone else' : principalText(by);
-  const notes: Record<string, string> =
-    problem.toolCallId === undefined ? {} : { [problem.toolCallId]: `Already decided by ${who}: ${recorded}.` };
-  const formError =
-    fresh === undefined
-      ? `Nothing was sent: someone else decided ${ask?.name ?? 'a request'} first, and this request is now closed.`
-      : `Nothing was sent: someone else decided ${ask?.name ?? 'a request'} first (${recorded}). Check your other decisions and submit again.`;
-  const outcome: Outcome = { tone: 'bad', text: 'Someone else decided first; nothing of yours was sent.' };
-  return { notes, formError, outcome };
-}
-
-/**
- * What the page says when an ask's arguments were edited since the person read them (§16: `args_changed`), read again
- * as `fresh`: nothing was recorded, and the ask shows its arguments as they are now, to decide on again.
- */
-export function argsChangedText(problem: Problem, fresh: PauseView | undefined) {
-  const ask = fresh?.asks.find((a) => a.toolCallId === problem.toolCallId);
-  const name = ask?.name ?? 'a request';
-  const notes: Record<string, string> =
-    problem.toolCallId === undefined
-      ? {}
-      : { [problem.toolCallId]: 'Someone edited these arguments since you read them: check them and decide again.' };
-  const formError = `Nothing was sent: the arguments of ${name} changed since you read them. Check what is shown now and submit again.`;
-  const outcome: Outcome = { tone: 'bad', text: 'The arguments changed; nothing of yours was sent.' };
-  return { notes, formError, outcome };
-}
-
-/** The API's failures by the ask and field they name (paths `/decisions/<i>/…`, or the one decision sent). */
-export function attributeProblem(view: PauseView, problem: Problem, decisions: Decision[]): FieldError[] {
-  const failures = problem.failures ?? [];
-  const named = problem.toolCallId === undefined ? [] : namedAskError(view, problem);
-  return [
-    ...named,
-    ...failures.flatMap(({ path, message }) => {
-      const match = /^\/decisions\/(\d+)(\/(answer|args|reason|decision|toolCallId))?(.*)$/.exec(path);
-      const decision =
-        match === null ? (decisions.length === 1 ? decisions[0] : undefined) : decisions[Number(match[1])];
-      const index = view.asks.findIndex((ask) => ask.toolCallId === decision?.toolCallId);
-      const ask = view.asks[index];
-      if (ask === undefined || decision === undefined) return [];
-      const ids = idsOf(index);
-      const part = match === null ? ('answer' in decision ? 'answer' : 'args') : match[3];
-      const rest = match === null ? path : (match[4] ?? '');
-      if (part === 'answer') return attribute(formOf(ask, index), [{ path: rest, message }]);
-      if (part === 'args') return [{ id: ids.args, message: argsMessage([{ path: rest, message }]) }];
-      if (part === 'reason') return [{ id: ids.reason, message: sentence(message) }];
-      return [{ id: ids.ask, message: sentence(message) }];
-    }),
-  ];
-}
-
-/** §13's refusals name the ask (`toolCallId`) and have no failures: shown on that ask, in words. */
-function namedAskError(view: PauseView, problem: Problem): FieldError[] {
-  if ((problem.failures ?? []).length > 0) return [];
-  const index = view.asks.findIndex((ask) => ask.toolCallId === problem.toolCallId);
-  const ask = view.asks[index];
-  if (ask === undefined) return [];
-  const text = refusalWords(problem.code, ask);
-  return text === undefined ? [] : [{ id: idsOf(index).ask, message: text }];
-}
-
-/**
- * Why a person may not decide an ask, in words, from the code the server gave (§16: the view's `refusal`, or a
- * problem's `code`): the page says what the server decided, and never works it out itself.
- */
-function refusalWords(code: string | undefined, ask: AskView): string | undefined {
-  switch (code) {
-    case 'not_an_approver':
-      return ask.approvers === undefined
-        ? 'You may not decide this request.'
-        : `You may not decide this request. ${approversText(ask.approvers)}`;
-    case 'self_decision':
-      return 'You paused this request yourself; someone else must decide it.';
-    case 'already_voted':
-      return 'You have already voted on this request.';
-    case 'unknown_person':
-      return 'This request needs someone Handback knows as a person (four eyes or several approvals), and it does not know you: an email address, or a sign-in no one is listed for, is not enough. Sign in as yourself, or decide in Slack.';
-    case 'forbidden':
-      return 'Your sign-in may not decide requests: it is an agent’s.';
-    case 'already_decided':
-      return 'This request is already decided.';
-    case 'pause_cancelled':
-    case 'pause_expired':
-      return 'This request is closed.';
-    default:
-      return undefined;
-  }
-}
-
-/**
- * The page's title and words for a pause it could not read. A closed link's pause is not shown again (§11); what this
- * page remembers deciding on it (`remembered`, for this tab) is said, with when, at `nowMs`.
- */
-export function loadProblemText(
-  problem: Problem,
-  signedIn: boolean,
-  remembered?: LinkMemory,
-  nowMs?: number,
-): { title: string; text: string } {
-  const closed = problem.code === 'link_closed';
-  const yours =
-    remembered === undefined || remembered.decided.length === 0 || nowMs === undefined
-      ? undefined
-      : `${sentence(`You decided it ${timeSince(remembered.at, nowMs)}: ${remembered.decided.map((ask) => `${ask.name} ${ask.decision}`).join('; ')}`)} It is closed now, and this link opens it no more.`;
-  return {
-    title: closed ? 'This request is closed' : 'Request',
-    text:
-      problem.status === 401 && !signedIn
-        ? 'This link is not valid. Ask whoever sent it for a new one.'
-        : closed
-          ? (yours ?? 'Whatever it asked has been settled, has expired or was cancelled.')
-          : problemText(problem),
-  };
-}
-
 /** The submit button: its label, whether it is disabled, and why when it is not for a moment only. */
 export function submitState(view: PauseView, busy: boolean): { label: string; disabled: boolean; why?: string } {
   const waiting = waitingAsks(view).length;
@@ -398,88 +222,10 @@ export function closedKind(view: PauseView): 'cancelled' | 'expired' | 'resumed'
   return 'closed';
 }
 
-// -------------------------------------------------------------------------------------------------------------------
-// Who may decide (§13). Every field is optional: a service without them shows what it showed before.
-
-/** A principal in words: its name, else its email, else its subject. */
-export function principalText(principal: Principal): string {
-  return principal.name ?? principal.email ?? principal.subject;
-}
-
-/** Whether the person may decide `ask`: unless the API says they may not (its `refusal`, §16, or `mayDecide`). */
-export function mayDecide(ask: AskView): boolean {
-  return ask.refusal === undefined && ask.mayDecide !== false;
-}
-
-/** Who may decide an ask, in words: "Only ann@example.com or the group finance may decide it." */
-export function approversText(approvers: Approvers): string {
-  const people = [...(approvers.emails ?? []), ...(approvers.subjects ?? [])];
-  const groups = approvers.groups ?? [];
-  const parts = [
-    ...people,
-    ...(groups.length === 0 ? [] : [`${groups.length === 1 ? 'the group' : 'the groups'} ${list(groups, 'or')}`]),
-  ];
-  return parts.length === 0 ? 'No one may decide it.' : `Only ${list(parts, 'or')} may decide it.`;
-}
-
-/** Why the person cannot decide `ask` (`undefined` when they can): the server's `refusal` in words, shown beside it. */
-export function readOnlyText(ask: AskView): string | undefined {
-  if (ask.decision !== undefined || mayDecide(ask)) return undefined;
-  return refusalWords(ask.refusal, ask) ?? 'You may not decide this request.';
-}
-
 /** Whether nothing on the pause is the person's to decide: every waiting ask is read-only. */
 export function allReadOnly(view: PauseView): boolean {
   const waiting = waitingAsks(view);
   return waiting.length > 0 && waiting.every((ask) => !mayDecide(ask));
-}
-
-/**
- * The votes of an ask with a quorum in words: the server's tally (§16) — "1 of 2 approvals" — then each vote as
- * recorded, "Ann approved, Bob edited" (`undefined` without a quorum, or from a server that sends no tally).
- */
-export function votesText(ask: AskView, handed: Handed = {}): string | undefined {
-  const tally = ask.tally;
-  if (tally === undefined || tally.need <= 1) return undefined;
-  const have = `${tally.have} of ${tally.need} approvals`;
-  const votes = (ask.votes ?? []).map(
-    (vote) => `${principalText(vote.by)} ${VOTED[vote.decision]}${forText(vote.for, handed)}`,
-  );
-  return votes.length === 0 ? have : `${have}: ${list(votes, 'and')}`;
-}
-
-/** A vote in words. */
-const VOTED: Record<DecisionKind, string> = { approve: 'approved', edit: 'edited', reject: 'rejected' };
-
-/** Who decided an ask, in words ("by Ann"), when the API says. */
-export function decidedByText(ask: AskView, handed: Handed = {}): string | undefined {
-  const by = ask.decision?.by;
-  return by === undefined ? undefined : `by ${principalText(by)}${forText(ask.decision?.for, handed)}`;
-}
-
-// §20 delegation
-/** Until when each person's approvals are handed to the signed-in person, by id (`GET /people/me`'s `delegators`). */
-export type Handed = Readonly<Record<string, string>>;
-
-/** " for Ann (delegation until 8 Jun, 09:00)" for a decision a delegate made for Ann; "" for one's own. */
-function forText(principal: Principal | undefined, handed: Handed): string {
-  if (principal === undefined) return '';
-  const until = principal.person === undefined ? undefined : handed[principal.person];
-  return ` for ${principalText(principal)}${until === undefined ? '' : ` (delegation until ${fullTime(until)})`}`;
-}
-
-/** The signed-in person's delegation in words, while it has not ended: "Your approvals go to Bob until …". */
-export function delegationText(person: PersonView, nowMs: number): string | undefined {
-  const delegation = person.delegation;
-  if (delegation === undefined || Date.parse(delegation.until) <= nowMs) return undefined;
-  const to = delegation.toName ?? delegation.to;
-  const from = delegation.holds || delegation.from === undefined ? '' : ` from ${fullTime(delegation.from)}`;
-  return `Your approvals go to ${to}${from} until ${fullTime(delegation.until)}.`;
-}
-
-function list(items: readonly string[], conjunction: 'and' | 'or'): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
 }
 
 /**
@@ -492,20 +238,4 @@ export function rowName(pause: Pick<PauseView, 'asks' | 'runId'>): string {
   return prompt === undefined || prompt === null
     ? `${tools}, run ${pause.runId}`
     : `${tools}: ${shortJson(prompt, 120)}`;
-}
-
-/**
- * §21: the last escalation level an ask reached in words — "Escalated to group leads and cfo@example.com at <when>
- * (level 1)." — or undefined when it reached none.
- */
-export function escalatedText(ask: AskView, time: (iso: string) => string): string | undefined {
-  const last = ask.escalation?.last;
-  if (last === undefined) return undefined;
-  const names = [
-    ...(last.approvers?.groups ?? []).map((group) => `group ${group}`),
-    ...(last.approvers?.emails ?? []),
-    ...(last.approvers?.subjects ?? []),
-  ];
-  const whom = names.length === 0 ? 'no one more' : list(names, 'and');
-  return `Escalated to ${whom} at ${time(last.at)} (level ${ask.escalation?.level}).`;
 }
