@@ -24,7 +24,7 @@ import {
   PRINCIPAL_KINDS,
   RUN_ID_PATTERN,
 } from './vocabulary.ts';
-import { decisions } from './wire.ts';
+import { decisions } from './wire-decisions.ts';
 import { beginsBeforeItEnds, delegationFrom, delegationReason } from './wire-persons.ts';
 import * as z from './zod.ts';
 
