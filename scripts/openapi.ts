@@ -4,7 +4,6 @@ import { ERROR_FATES } from '../functions/errors.ts';
 import { EdgeCode } from '../functions/handlers/problem.ts';
 import { isBearer, ROUTES, type RouteId, type RouteSpec } from '../functions/handlers/routes.ts';
 import {
-  askBody,
   cancelBody,
   claimBody,
   claimExecutionBody,
@@ -12,9 +11,9 @@ import {
   finishExecutionBody,
   linkBody,
   linkResumeBody,
-  pauseBody,
   resumeBody,
 } from '../functions/inputs.ts';
+import { askBody, pauseBody } from '../functions/inputs-pause.ts';
 import { LIMITS, LINK_HEADER, TRACEPARENT_PATTERN } from '../functions/vocabulary.ts';
 import * as wire from '../functions/wire.ts';
 import * as reports from '../functions/wire-reports.ts';
