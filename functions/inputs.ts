@@ -1,30 +1,8 @@
 import { type AnswerFailure, BadRequestError, InvalidAnswerError, PayloadTooLargeError } from './errors.ts';
-import {
-  actor,
-  answer,
-  approvers,
-  format,
-  type InputProblem,
-  jsonObject,
-  jsonSchema,
-  linkRecipient,
-  notifyList,
-  reason,
-  tenant,
-  traceparent,
-} from './fields.ts';
-import { jsonBytes, jsonProblem, utf8Bytes } from './json.ts';
-import {
-  ASK_KINDS,
-  CLAUDE_RUN_PATTERN,
-  EXECUTION_ENDS,
-  LIMITS,
-  ON_EXPIRY,
-  PAUSE_STATUSES,
-  PRINCIPAL_KINDS,
-  RUN_ID_PATTERN,
-} from './vocabulary.ts';
-import { decisions } from './wire.ts';
+import { actor, answer, type InputProblem, linkRecipient, reason, tenant } from './fields.ts';
+import { utf8Bytes } from './json.ts';
+import { EXECUTION_ENDS, LIMITS, PAUSE_STATUSES, PRINCIPAL_KINDS, RUN_ID_PATTERN } from './vocabulary.ts';
+import { decisions } from './wire-decisions.ts';
 import { beginsBeforeItEnds, delegationFrom, delegationReason } from './wire-persons.ts';
 import * as z from './zod.ts';
 
@@ -33,7 +11,8 @@ import * as z from './zod.ts';
  * to `CheckpointStore`) and the HTTP bodies, queries and paths, built from the same fields, so a bound is written once
  * and holds at every door. `parseInput` is the one place a failure becomes an error: 400 `bad_request` naming each
  * field, or the 413 or 422 a value's own check says it is. What stays in the service are rules between an input and
- * the records or the deployment (who may decide, four eyes, an ask of this pause, the transcript's checks).
+ * the records or the deployment (who may decide, four eyes, an ask of this pause, the transcript's checks). A new
+ * pause's body and input, built from the ids here, are `inputs-pause.ts`'s.
  */
 
 /** A tenant (`fields.ts`: a directory's person names one too). */
@@ -45,17 +24,6 @@ export const runId = z
   .check(
     z.regex(RUN_ID_PATTERN, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-", and not "." or ".."'),
   );
-
-/**
- * A new pause's run id (§22): a Claude Code run's id reaches a `claude --resume` command line, so `claude-…` must be
- * `claude-<session id>`, a UUID.
- */
-const pausedRunId = runId.check(
-  z.refine(
-    (id) => !id.startsWith('claude-') || CLAUDE_RUN_PATTERN.test(id),
-    'a run id beginning with claude- must be claude-<session id, a UUID>',
-  ),
-);
 
 /** A server-made id (interruptId, continuationId): URL-safe, bounded. */
 export const opaqueId = z
@@ -71,202 +39,8 @@ export function isIdempotencyKey(key: unknown): key is string {
   return idempotencyKey.safeParse(key).success;
 }
 
-const nonEmpty = z.string().check(z.minLength(1));
-/** What an ask may say to the person deciding. */
-const prompt = z.string().check(z.maxLength(LIMITS.promptChars), z.describe('What the person is asked.'));
-
-/** One ask of a pause (§9, §13); what belongs to the other kind is refused, naming the field. */
-export const askBody = z
-  .object({
-    toolCallId: nonEmpty.check(z.describe('A reserved call of the paused round.')),
-    kind: z.optional(
-      z
-        .enum(ASK_KINDS)
-        .check(z.meta({ default: ASK_KINDS[0], description: 'What the person does: answer the call, or approve it.' })),
-    ),
-    prompt: z.optional(prompt),
-    answerSchema: z.optional(jsonSchema.check(z.describe("An answer ask's answer: JSON Schema 2020-12."))),
-    argsSchema: z.optional(jsonSchema.check(z.describe("An approval ask's edited arguments: JSON Schema 2020-12."))),
-    editable: z.optional(
-      z
-        .boolean()
-        .check(z.meta({ default: true, description: 'An approval ask may be approved with edited arguments.' })),
-    ),
-    approvers: z.optional(approvers),
-    approvals: z.optional(
-      z.number().check(
-        z.int(),
-        z.minimum(LIMITS.approvals.min),
-        z.maximum(LIMITS.approvals.max),
-        z.meta({
-          default: LIMITS.approvals.default,
-          description: 'Distinct people who must approve the same arguments (§13).',
-        }),
-      ),
-    ),
-  })
-  .check(
-    z.superRefine((ask, ctx) => {
-      const misplaced = (field: string, message: string) =>
-        ctx.addIssue({ code: 'custom', message, path: [field], input: ask });
-      if (ask.kind === 'approval') {
-        if (ask.answerSchema !== undefined) misplaced('answerSchema', 'answerSchema belongs to answer asks');
-        return;
-      }
-      if (ask.argsSchema !== undefined) misplaced('argsSchema', 'argsSchema belongs to approval asks');
-      if (ask.editable !== undefined) misplaced('editable', 'editable belongs to approval asks');
-      if (ask.approvals !== undefined) misplaced('approvals', 'approvals belongs to approval asks');
-    }),
-  );
-
-/** The asks of a pause: 1 to `LIMITS.asks.max`, each a distinct reserved call of the paused round (§9). */
-export const askList = z.array(askBody).check(
-  z.minLength(LIMITS.asks.min),
-  z.maxLength(LIMITS.asks.max),
-  z.superRefine((asks, ctx) => {
-    const seen = new Set<string>();
-    asks.forEach((ask, index) => {
-      if (seen.has(ask.toolCallId)) {
-        const message = `toolCallId ${JSON.stringify(ask.toolCallId)} is asked twice; asks are distinct calls`;
-        ctx.addIssue({ code: 'custom', message, path: [index, 'toolCallId'], input: ask });
-      }
-      seen.add(ask.toolCallId);
-    });
-  }),
-  z.describe('The asks, each a distinct reserved call of the paused round (§9).'),
-);
-
-/** The messages of a pause: JSON, at least one, nested no deeper than a body may be (`LIMITS.bodyDepth`). */
-const messages = z.array(z.unknown()).check(
-  z.minLength(1),
-  z.superRefine((list, ctx) => {
-    const problem = jsonProblem(list);
-    if (problem === undefined) return;
-    // Stored as JSON, so kept "as it was" only if it is JSON: a Date, NaN or an array hole would come back changed.
-    ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path.split('/').slice(1), input: list });
-  }),
-  z.describe('The transcript in its format, ending with the paused round; checked by the strict check (§4).'),
-);
-
-/** A field only the deployment sets (§21's ladders): named in a body, it is refused. */
-const notTheAgents = z
-  .never({
-    error: "escalation is the deployment's (§21: a policy's @escalate, or HANDBACK_ESCALATION): a pause cannot set it",
-  })
-  .check(z.describe("Never the agent's: escalation ladders are the deployment's (§21); naming one is 400."));
-
-/** What a pause records (§5, §9, §10, §13, §14), whichever door it came through. */
-const pauseFields = {
-  format,
-  messages,
-  toolCallId: z.optional(nonEmpty.check(z.describe("Part one's form: the one answer ask. Not with asks."))),
-  prompt: z.optional(prompt),
-  answerSchema: z.optional(jsonSchema.check(z.describe("Part one's answer: JSON Schema 2020-12."))),
-  asks: z.optional(askList),
-  expiresInSeconds: z.optional(
-    z
-      .number()
-      .check(
-        z.int(),
-        z.minimum(LIMITS.expiresInSeconds.min),
-        z.maximum(LIMITS.expiresInSeconds.max),
-        z.meta({ default: LIMITS.expiresInSeconds.default, description: 'Seconds until it expires undecided.' }),
-      ),
-  ),
-  onExpiry: z.optional(
-    z.enum(ON_EXPIRY).check(z.meta({ default: ON_EXPIRY[0], description: 'What expiry does: fail, or reject (§10).' })),
-  ),
-  remindBeforeSeconds: z.optional(
-    z
-      .number()
-      .check(
-        z.int(),
-        z.minimum(1),
-        z.describe('Emit Pause Reminder this long before expiresAt; less than expiresInSeconds.'),
-      ),
-  ),
-  taskToken: z.optional(
-    nonEmpty.check(
-      z.maxLength(LIMITS.taskTokenChars),
-      z.describe('A Step Functions task token, completed when the pause closes.'),
-    ),
-  ),
-  callbackId: z.optional(
-    nonEmpty.check(
-      z.maxLength(LIMITS.callbackIdChars),
-      z.describe("A Lambda durable function's callback id, completed when the pause closes."),
-    ),
-  ),
-  metadata: z.optional(
-    jsonObject.check(
-      z.superRefine((value, ctx) => {
-        // Returned as given only if it is JSON, nested no deeper than a body may be.
-        const problem = jsonProblem(value);
-        if (problem !== undefined) {
-          const path = problem.path.split('/').slice(1);
-          ctx.addIssue({ code: 'custom', message: problem.message, path, input: value });
-          return;
-        }
-        const bytes = jsonBytes(value) ?? 0;
-        if (bytes <= LIMITS.metadataBytes) return;
-        const message = `is ${bytes} bytes as JSON, over the limit of ${LIMITS.metadataBytes}`;
-        ctx.addIssue({ code: 'custom', message, input: value });
-      }),
-      z.describe(`A JSON object of at most ${LIMITS.metadataBytes / 1024} KB, returned as given.`),
-    ),
-  ),
-  notify: z.optional(notifyList),
-  fourEyes: z.optional(z.boolean().check(z.describe('The principal that paused it may not decide it (§13).'))),
-  // §21 escalation: the deployment's, never the agent's.
-  escalation: z.optional(notTheAgents),
-  escalate: z.optional(notTheAgents),
-};
-
-/** The rules between a pause's fields: one form of asks, and a reminder before the expiry. */
-const pauseRules = z.superRefine(
-  (pause: { toolCallId?: string; prompt?: string; answerSchema?: unknown; asks?: unknown[] } & Timing, ctx) => {
-    const partOne = pause.toolCallId !== undefined || pause.prompt !== undefined || pause.answerSchema !== undefined;
-    const fail = (path: string, message: string) =>
-      ctx.addIssue({ code: 'custom', message, path: [path], input: pause });
-    if (pause.asks !== undefined && partOne) {
-      fail('asks', 'give either toolCallId (with prompt and answerSchema) or asks, not both');
-    } else if (pause.asks === undefined && pause.toolCallId === undefined) {
-      fail('toolCallId', 'give toolCallId (or asks)');
-    }
-    const expires = pause.expiresInSeconds ?? LIMITS.expiresInSeconds.default;
-    if (pause.remindBeforeSeconds !== undefined && pause.remindBeforeSeconds >= expires) {
-      fail('remindBeforeSeconds', `must be less than expiresInSeconds (${expires})`);
-    }
-  },
-);
-type Timing = { expiresInSeconds?: number; remindBeforeSeconds?: number };
-
-/** A pause body over HTTP (§5, §9, §10): the tenant, run and principal are the request's. */
-export const pauseBody = z.object(pauseFields).check(pauseRules);
-
-/** A pause as the store takes it (`CheckpointStore.pause`). */
-export const pauseInput = z
-  .object({
-    tenant,
-    runId: pausedRunId,
-    ...pauseFields,
-    /** The request's `Idempotency-Key`: the same key with the same body returns the first pause again. */
-    idempotencyKey: z.optional(idempotencyKey),
-    /** The principal pausing (§13). @default the library's */
-    by: z.optional(actor),
-    // §21 traces
-    /**
-     * The W3C `traceparent` of the request (§21: over HTTP its header), kept with the pause and carried back on its
-     * continuation; a malformed one is ignored.
-     */
-    traceparent: z.optional(traceparent),
-  })
-  .check(pauseRules);
-export type PauseInput = z.input<typeof pauseInput>;
-/** A pause input that passed its schema. */
-export type ParsedPause = z.output<typeof pauseInput>;
-/** One ask of a pause input. */
-export type AskInput = z.input<typeof askBody>;
+/** A string of at least one character: an id or a cursor a caller names. */
+export const nonEmpty = z.string().check(z.minLength(1));
 
 const ofPause = { tenant, runId, interruptId: opaqueId };
 const by = { by: z.optional(actor) };

@@ -6,7 +6,7 @@ import {
   POLICY_OUTCOMES,
   SHADOW_PEOPLE,
 } from './vocabulary.ts';
-import { askPolicy } from './wire.ts';
+import { askPolicy } from './wire-decisions.ts';
 import * as z from './zod.ts';
 
 /**

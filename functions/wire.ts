@@ -1,40 +1,16 @@
-import {
-  type Approvers,
-  answer,
-  approvers,
-  decidedCall,
-  editedArgs,
-  format,
-  jsonSchema,
-  linkRecipient,
-  notifyEntry,
-  principal,
-  reason,
-  seen,
-  // §20 delegation
-  voice,
-} from './fields.ts';
-import {
-  ASK_KINDS,
-  DECISION_KINDS,
-  type DecisionKind,
-  EXECUTION_STATUSES,
-  LIMITS,
-  ON_EXPIRY,
-  OUTCOMES,
-  PAUSE_STATUSES,
-  POLICY_BASES,
-  POLICY_OUTCOMES,
-} from './vocabulary.ts';
+import { type Approvers, approvers, format, jsonSchema, linkRecipient, notifyEntry, principal } from './fields.ts';
+import { ASK_KINDS, EXECUTION_STATUSES, ON_EXPIRY, OUTCOMES, PAUSE_STATUSES, POLICY_OUTCOMES } from './vocabulary.ts';
+import { askPolicy, recordedDecisionView, refusalCode, tally, voteView } from './wire-decisions.ts';
 import * as z from './zod.ts';
 
 /**
  * The JSON Handback speaks (§5, §9–§12): what a pause, an ask, a decision and a continuation look like on the wire,
  * declared once, as zod schemas with their types inferred from them. The views are what the store, the handlers and
- * the inbox page are written against; the fields a caller sends are `fields.ts`'s (re-exported here), each one schema
- * with every bound. `npm run openapi` turns them into the API description (`scripts/openapi.ts`), so a field added
- * here is in both. A leaf of the words layer: it imports the vocabulary, `fields.ts` and zod, and uses no Node or DOM
- * type.
+ * the inbox page are written against; the fields a caller sends are `fields.ts`'s and a decision's shapes
+ * `wire-decisions.ts`'s (both re-exported here), each one schema with every bound. `npm run openapi` turns them into
+ * the API description (`scripts/openapi.ts`), so a field added here is in both; what only the HTTP edge answers with
+ * is `wire-http.ts`'s. A leaf of the words layer: it imports the vocabulary, `fields.ts`, `wire-decisions.ts` and zod,
+ * and uses no Node or DOM type.
  */
 
 export {
@@ -77,51 +53,6 @@ export const toolCall = z.object({
 });
 export type ToolCall = z.output<typeof toolCall>;
 
-/** Edited arguments as recorded and shown: a JSON object. */
-const recordedArgs = z.record(z.string(), z.unknown());
-/** An `answer` ask's decision: the answer is the call's result (§3.4). */
-const answerShape = {
-  ...decidedCall,
-  answer: answer.check(
-    z.describe(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
-  ),
-  ...seen,
-  ...voice,
-};
-export type AnswerDecision = z.output<z.ZodMiniObject<typeof answerShape>>;
-/** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
-export const approveDecision = z.strictObject({
-  ...decidedCall,
-  decision: z.literal('approve').check(z.describe('What is decided; absent with an answer.')),
-  ...seen,
-  ...voice,
-});
-export type ApproveDecision = z.output<typeof approveDecision>;
-/** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
-export const editDecision = z.strictObject({
-  ...decidedCall,
-  decision: z.literal('edit'),
-  args: editedArgs.check(
-    z.describe(
-      `The edited arguments that replace the call's: a JSON object of at most ${LIMITS.answerBytes / 1024} KB.`,
-    ),
-  ),
-  ...seen,
-  ...voice,
-});
-export type EditDecision = z.output<typeof editDecision>;
-/** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
-export const rejectDecision = z.strictObject({
-  ...decidedCall,
-  decision: z.literal('reject'),
-  reason: z.optional(
-    reason.check(z.describe(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
-  ),
-  ...seen,
-  ...voice,
-});
-export type RejectDecision = z.output<typeof rejectDecision>;
-
 /** A call the agent must now run: approved, or approved with edited arguments (then `args` are the new ones). */
 export const dispatchCall = z.object({ toolCallId: z.string(), name: z.string(), args: z.unknown() });
 export type DispatchCall = z.output<typeof dispatchCall>;
@@ -130,145 +61,6 @@ export const dispatchedCall = z.extend(dispatchCall, {
   /** Until when its approval lets it run (a permit's `@validFor`); a claim after it is 410 `approval_expired`. */
   approvedUntil: z.optional(z.string()),
 });
-
-/** What the deployment's policies require of an ask that waits for people (§17): the agent cannot weaken it. */
-export const policyRequirements = z.object({
-  /** The union of the applying permits' `@approvers`. */
-  approvers: z.optional(approvers),
-  /** The largest `@approvals`. */
-  approvals: z.optional(z.number()),
-  /** Some applying permit says `@fourEyes("true")`. */
-  fourEyes: z.optional(z.literal(true)),
-  /** §19: the shortest `@validFor` of the applying permits (an ISO 8601 duration): how long an approval lets it run. */
-  validFor: z.optional(z.string()),
-});
-export type PolicyRequirements = z.output<typeof policyRequirements>;
-
-/**
- * What the deployment's policies made of an `approval` ask at pause time (§17), as recorded on it: approved, rejected
- * or left to people, and which policies said so. In shadow mode (`shadow`) only recorded: people were asked as if no
- * policy existed.
- */
-export const askPolicy = z.object({
-  outcome: z.enum(POLICY_OUTCOMES),
-  /** The determining policies' `@id`s: the forbids that rejected, the permits that approved or that apply. */
-  policyIds: z.array(z.string()),
-  /** No policy of the file determined it: the deployment's default applied, or the evaluation failed (fail closed). */
-  basis: z.optional(z.enum(POLICY_BASES)),
-  /** A rejection's reason: the forbid's `@reason` (else its id), or what failed. */
-  reason: z.optional(z.string()),
-  /** An ask that waits: what the applying permits require. */
-  requires: z.optional(policyRequirements),
-  /**
-   * An ask that waits, whose agent named approvers too: `narrowed` when those were kept where the policies' list has
-   * them; `replaced` when the two shared no one, so the policies' list stands.
-   */
-  agentApprovers: z.optional(z.enum(['narrowed', 'replaced'])),
-  /** Shadow mode: what the policies would have done; nothing was decided or required by them. */
-  shadow: z.optional(z.literal(true)),
-  /** The version of the policy set that judged it (§19). */
-  version: z.optional(z.string()),
-});
-export type AskPolicy = z.output<typeof askPolicy>;
-
-const answered = z.object({ answer: z.unknown() });
-const approved = z.object({ decision: z.literal('approve') });
-const edited = z.object({ decision: z.literal('edit'), args: recordedArgs });
-const rejected = z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) });
-/** An edit's judgement: what the policies made of its arguments (§19). */
-const judged = { policy: z.optional(askPolicy) };
-/** Who made a recorded decision (§13), the person a delegate made it for (§20), and an edit's judgement (§19). */
-const recordedBy = { by: z.optional(principal), for: z.optional(principal), ...judged };
-/** Who voted, for whom when a delegate voted (§20), when (§13), and an edit's judgement (§19). */
-const votedBy = { by: principal, for: z.optional(principal), at: z.string(), ...judged };
-
-/**
- * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,
- * and as a vote on an ask with a quorum. A kind of `DECISION_KINDS` without its line fails to compile here, and its
- * shapes join every union below.
- */
-const DECISIONS = {
-  approve: {
-    request: approveDecision,
-    body: approved,
-    recorded: z.extend(approved, recordedBy),
-    vote: z.extend(approved, votedBy),
-  },
-  edit: {
-    request: editDecision,
-    body: edited,
-    recorded: z.extend(edited, recordedBy),
-    vote: z.extend(edited, votedBy),
-  },
-  reject: {
-    request: rejectDecision,
-    body: rejected,
-    recorded: z.extend(rejected, recordedBy),
-    vote: z.extend(rejected, votedBy),
-  },
-} satisfies {
-  [K in DecisionKind]: Record<'request' | 'body' | 'recorded' | 'vote', z.ZodMiniType<{ decision: K }>>;
-};
-/** One shape of every decision kind, in `DECISIONS`' order. */
-const ofEach = <P extends 'request' | 'body' | 'recorded' | 'vote'>(part: P) =>
-  Object.values(DECISIONS).map((kind) => kind[part]);
-
-/** What a person settled one ask with (§9). */
-export type Decision = AnswerDecision | z.output<(typeof DECISIONS)[keyof typeof DECISIONS]['request']>;
-/**
- * One decision (§9): which it is is read from `decision` (absent with an answer), so a failure names the field of the
- * decision it is, not of all of them. Unknown keys are refused: `{answer, decision}` is no decision.
- */
-export const decision = z.discriminatedUnion(
-  'decision',
-  [
-    // Absent: the answer's own way of telling which decision it is.
-    z.strictObject({ ...answerShape, decision: z.optional(z.undefined().check(z.meta({ not: {} }))) }),
-    ...ofEach('request'),
-  ],
-  {
-    error: (issue) =>
-      issue.code === 'invalid_union'
-        ? `must be ${DECISION_KINDS.map((kind) => JSON.stringify(kind)).join(', ')}, or absent with an answer`
-        : undefined,
-  },
-) as unknown as z.ZodMiniType<Decision>;
-/** Decisions for one paused round (`applyDecisions`, which may decide every call of a round without asks): one or more. */
-export const roundDecisions = z.array(decision).check(z.minLength(1));
-/** The decisions of one request (§9): 1 to `LIMITS.asks.max`, one per ask at most. */
-export const decisions = roundDecisions.check(z.maxLength(LIMITS.asks.max));
-
-/** A decision without the ask it is for (§9): how it is recorded and shown. */
-export const decisionBody = z.union([answered, ...ofEach('body')]);
-export type DecisionBody = z.output<typeof decisionBody>;
-
-/** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
-export const recordedDecisionView = z.union([z.extend(answered, recordedBy), ...ofEach('recorded')]);
-export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
-
-/** One vote on an ask with a quorum, in the order recorded (§13): an approval's, an edit's or a veto's. */
-export const voteView = z.union(ofEach('vote'));
-export type VoteView = z.output<typeof voteView>;
-
-/** Votes for an ask's current arguments, and how many it needs. */
-export const tally = z.object({ have: z.number(), need: z.number() });
-export type Tally = z.output<typeof tally>;
-
-/** Why a principal may not decide an ask now: the code their decision would get (§16). */
-export const REFUSAL_CODES = [
-  'forbidden',
-  'self_decision',
-  'not_an_approver',
-  'already_voted',
-  'already_decided',
-  'pause_cancelled',
-  'pause_expired',
-  'unsupported_record',
-  // §20
-  'unknown_person',
-] as const;
-export const refusalCode = z.enum(REFUSAL_CODES);
-export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
 // §19
 /**
@@ -477,80 +269,6 @@ export type CreatedLink = z.output<typeof createdLink>;
 export const deliveredLink = z.object({ recipient: linkRecipient, delivered: z.literal(true) });
 export type DeliveredLink = z.output<typeof deliveredLink>;
 
-/** How an HTTP body carries a transcript's messages (§5): whole, left out past 5 MB, or a slice of them. */
-const messagesOverHttp = {
-  messages: z.optional(z.array(z.unknown())),
-  /** The messages would take the body past 5 MB: read them in slices (`?from=&limit=`). */
-  messagesOmitted: z.optional(z.literal(true)),
-  /** A slice's first message (0-based). */
-  from: z.optional(z.number()),
-  /** How many messages there are in all. */
-  total: z.optional(z.number()),
-  /** Where the next slice starts, when messages remain. */
-  next: z.optional(z.number()),
-};
-
-/** `GET /runs/{runId}/pauses/{interruptId}` and `GET /links/pause`: the pause, its messages when asked for. */
-export const pauseBody = z.extend(pauseView, messagesOverHttp);
-
-/** A continuation over HTTP: the resume, cancel and continuation bodies (without the store's bookkeeping). */
-export const continuationBody = z.extend(continuation, messagesOverHttp);
-
-/**
- * The 200 of a pause whose every ask the deployment's policies decided (§17): closed at once, its continuation (as
- * the last decision would answer) with the 201's own fields.
- */
-export const pauseClosedBody = z.extend(continuationBody, {
-  status: z.literal('resumed'),
-  /** The first ask's call. */
-  toolCallId: z.string(),
-  /** Every ask's call, in the order given. */
-  asks: z.array(z.string()),
-  createdAt: z.string(),
-  expiresAt: z.string(),
-});
-
-/** `GET /health`. */
-export const health = z.object({ status: z.literal('ok') });
-
-/** An RFC 9457 problem (`application/problem+json`), with the extensions Handback's errors add. */
-export const problem = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number(),
-  detail: z.string(),
-  /** The stable machine word (`ERROR_FATES` and the edge's codes). */
-  code: z.string(),
-  /** already_resumed, handoff_failed, pause_cancelled: the continuation. */
-  continuationId: z.optional(z.string()),
-  /**
-   * The ask a refusal is about (already_decided, not_an_approver, self_decision, already_voted, args_changed,
-   * unknown_person).
-   */
-  toolCallId: z.optional(z.string()),
-  /** args_changed: the ask's current arguments' hash. */
-  argsHash: z.optional(z.string()),
-  /** policy_forbids, policy_error (§19): the policies that refused, or could not judge, an edit or a claim. */
-  policyIds: z.optional(z.array(z.string())),
-  /** forbidden: the scopes that would open the operation (any one). */
-  scope: z.optional(z.string()),
-  /** pause_expired: when it expired. */
-  expiresAt: z.optional(z.string()),
-  /** invalid_transcript: each rule the transcript breaks. */
-  violations: z.optional(z.array(z.object({ rule: z.string(), index: z.number(), message: z.string() }))),
-  /** bad_request, invalid_answer, payload_too_large, recipient_not_allowed: each bad field, by JSON pointer. */
-  failures: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
-  /** internal_error: the id to quote. */
-  requestId: z.optional(z.string()),
-  /** already_claimed: when the call was claimed, and by whom (§19). */
-  claimedAt: z.optional(z.string()),
-  claimedBy: z.optional(principal),
-  /** approval_expired: until when the approval let the call run (§19). */
-  approvedUntil: z.optional(z.string()),
-  /** policy_forbids, policy_error: the forbid's `@reason`, or what failed (§19). */
-  reason: z.optional(z.string()),
-});
-
 /** What a hand-off claim found (§18): whether this claimant has the closed pause, and who does. */
 export const claimResult = z.object({
   runId: z.string(),
@@ -583,9 +301,5 @@ export type ExecutionClaimed = z.output<typeof executionClaimed>;
 export const executionEnded = z.extend(executionView, { toolCallId: z.string() });
 export type ExecutionEnded = z.output<typeof executionEnded>;
 
-/** A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them (the `/mcp` route, §18). */
-export const jsonRpcMessage = z
-  .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
-  .check(z.describe('A JSON-RPC 2.0 message or batch, as the Model Context Protocol defines them.'));
-
+export * from './wire-decisions.ts';
 export * from './wire-persons.ts';

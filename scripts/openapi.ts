@@ -4,7 +4,6 @@ import { ERROR_FATES } from '../functions/errors.ts';
 import { EdgeCode } from '../functions/handlers/problem.ts';
 import { isBearer, ROUTES, type RouteId, type RouteSpec } from '../functions/handlers/routes.ts';
 import {
-  askBody,
   cancelBody,
   claimBody,
   claimExecutionBody,
@@ -12,11 +11,12 @@ import {
   finishExecutionBody,
   linkBody,
   linkResumeBody,
-  pauseBody,
   resumeBody,
 } from '../functions/inputs.ts';
+import { askBody, pauseBody } from '../functions/inputs-pause.ts';
 import { LIMITS, LINK_HEADER, TRACEPARENT_PATTERN } from '../functions/vocabulary.ts';
 import * as wire from '../functions/wire.ts';
+import * as http from '../functions/wire-http.ts';
 import * as reports from '../functions/wire-reports.ts';
 import * as z from '../functions/zod.ts';
 import { withFieldTables } from './field-tables.ts';
@@ -26,7 +26,7 @@ import { withFieldTables } from './field-tables.ts';
  * (`scripts/field-tables.ts`), from the route table (`functions/handlers/routes.ts`) and
  * the zod schemas the service is written against: each route's method, path and scopes; its path and query parameters
  * and its request body from the schemas the router validates with; every body it answers from the wire schemas the
- * views are typed by (`functions/wire.ts`); one problem schema for every error, with the codes of
+ * views are typed by (`functions/wire.ts`, and the HTTP edge's own in `functions/wire-http.ts`); one problem schema for every error, with the codes of
  * `functions/errors.ts`. Adding a field to a schema adds it to the document; nothing here repeats a field. A script,
  * not a runtime step: the Lambda serves the written file and carries no generator. `test/handlers/openapi.test.ts`
  * holds the committed file to what this makes, and the document to what the service really sends and answers.
@@ -43,8 +43,8 @@ const CODES = [...Object.keys(ERROR_FATES), ...Object.values(EdgeCode)];
  */
 const SCHEMAS = {
   Format: wire.format,
-  Problem: wire.problem,
-  Health: wire.health,
+  Problem: http.problem,
+  Health: http.health,
   PauseRequest: pauseBody,
   Ask: askBody,
   ResumeRequest: resumeBody,
@@ -58,14 +58,14 @@ const SCHEMAS = {
   ExecutionEndRequest: finishExecutionBody,
   ExecutionEnded: wire.executionEnded,
   Execution: wire.executionView,
-  JsonRpcMessage: wire.jsonRpcMessage,
+  JsonRpcMessage: http.jsonRpcMessage,
   Decision: wire.decision,
   Approvers: wire.approvers,
   NotifyEntry: wire.notifyEntry,
   PauseCreated: wire.pauseCreated,
-  PauseClosed: wire.pauseClosedBody,
+  PauseClosed: http.pauseClosedBody,
   PauseView: wire.pauseView,
-  PauseBody: wire.pauseBody,
+  PauseBody: http.pauseBody,
   PausePage: wire.pausePage,
   AskView: wire.askView,
   RecordedDecision: wire.recordedDecisionView,
@@ -77,7 +77,7 @@ const SCHEMAS = {
   ToolCall: wire.toolCall,
   TurnContext: wire.turnContext,
   PendingDecisions: wire.pendingDecisions,
-  Continuation: wire.continuationBody,
+  Continuation: http.continuationBody,
   DispatchCall: wire.dispatchedCall,
   LinkCreated: wire.createdLink,
   LinkDelivered: wire.deliveredLink,

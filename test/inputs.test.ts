@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
 import { BadRequestError, InvalidAnswerError, PayloadTooLargeError } from '../functions/errors.ts';
-import { decideInput, parseInput, pauseBody, pauseInput, resumeBody } from '../functions/inputs.ts';
+import { decideInput, parseInput, resumeBody } from '../functions/inputs.ts';
+import { pauseBody, pauseInput } from '../functions/inputs-pause.ts';
 import { parseTriggerRequest } from '../functions/resume/request.ts';
 import { LIMITS } from '../functions/vocabulary.ts';
 import { actor, approvers, isEmailAddress, linkRecipient } from '../functions/wire.ts';

@@ -5,11 +5,11 @@ import type {
   DecideInput,
   FinishExecutionInput,
   ListPausesQuery,
-  PauseInput,
   PauseKey,
   ResumeInput,
   StatsInput,
 } from '../inputs.ts';
+import type { PauseInput } from '../inputs-pause.ts';
 import type { PauseStatus } from '../vocabulary.ts';
 import type {
   Actor,
@@ -79,18 +79,17 @@ export interface CheckpointStore {
 }
 
 export type {
-  AskInput,
   CancelInput,
   ClaimExecutionInput,
   ContinuationKey,
   DecideInput,
   FinishExecutionInput,
   ListPausesQuery,
-  PauseInput,
   PauseKey,
   ResumeInput,
   StatsInput,
 } from '../inputs.ts';
+export type { AskInput, PauseInput } from '../inputs-pause.ts';
 export type {
   AskView,
   Continuation,

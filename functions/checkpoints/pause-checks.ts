@@ -1,5 +1,6 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
-import { type ParsedPause, parseInput, pauseInput } from '../inputs.ts';
+import { parseInput } from '../inputs.ts';
+import { type ParsedPause, pauseInput } from '../inputs-pause.ts';
 import { readPauseAsksWith, roundContext } from '../rehydrate/core.ts';
 import type { MessageFormat } from '../rehydrate/formats/format.ts';
 import { LIMITS, type OnExpiry } from '../vocabulary.ts';

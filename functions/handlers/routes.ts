@@ -10,7 +10,6 @@ import {
   linkBody,
   linkResumeBody,
   listPausesQuery,
-  pauseBody,
   pauseParams,
   pauseQuery,
   policyShadowQuery,
@@ -18,6 +17,7 @@ import {
   runParams,
   statsQuery,
 } from '../inputs.ts';
+import { pauseBody } from '../inputs-pause.ts';
 import { LIMITS, SCOPES, type Scope } from '../vocabulary.ts';
 import type * as z from '../zod.ts';
 

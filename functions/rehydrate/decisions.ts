@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors.ts';
-import { askList, parseInput } from '../inputs.ts';
+import { parseInput } from '../inputs.ts';
+import { askList } from '../inputs-pause.ts';
 import { listSome, reservedCalls, throwIfAny, withPlaceholders } from './core.ts';
 import { type AskRule, build, type DecidedRound, type Decision, parseDecisions, plan } from './decide.ts';
 import type { PausedRound } from './formats/format.ts';

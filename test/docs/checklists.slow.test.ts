@@ -11,7 +11,7 @@ import { readPage } from './markdown.ts';
  */
 
 const VOCABULARY = 'functions/vocabulary.ts';
-const WIRE = 'functions/wire.ts';
+const WIRE = 'functions/wire-decisions.ts';
 
 /** `text` with `name` added at the end of the `as const` list `list`. */
 function withName(text: string, list: string, name: string): string {
