@@ -23,6 +23,9 @@ const live = process.stdout.isTTY === true && !process.env.CI;
  * - `slow` — `*.slow.test.ts`: the dist build, the inbox build, browsers, packing, bundles, synthesis, `npm start` and
  *   other child processes.
  *
+ * `store` and `slow` each have an `-isolated` twin for the few files that need a process of their own (`OWN_PROCESS`);
+ * `npm run test:store` and `npm run test:slow` run both (`--project 'store*'`).
+ *
  * The type tests (`*.test-d.ts`, `expectTypeOf`) are no project's: `npm run typecheck` compiles them with the rest of
  * `test/`, and a failed expectation is a compile error there, so a second compiler run here would check them again.
  *
@@ -31,6 +34,29 @@ const live = process.stdout.isTTY === true && !process.env.CI;
  */
 const STORE = 'test/**/*.store.test.ts';
 const SLOW = 'test/**/*.slow.test.ts';
+const STORE_SETUP = ['test/support/inbox-setup.ts', 'test/support/dynalite-setup.ts'];
+const SLOW_SETUP = ['test/support/build-dist.ts', ...STORE_SETUP];
+
+/**
+ * The `store` and `slow` files that change what a process holds for the files after them — a module mocked
+ * (`vi.mock`), the environment set or stubbed — each run in a process of its own (the `*-isolated` projects); every
+ * other file of those projects shares its worker's modules with the files before it (`isolate: false`), as `unit`'s
+ * do. Importing the stack, the service and the frameworks again for each file was most of those projects' time:
+ * `test/infra`'s 24 slow files took 230 s of CPU isolated and 54 s shared. `test/support/isolation.test.ts` holds
+ * this list to the files that need it.
+ */
+export const OWN_PROCESS = [
+  'test/adapters/ai-sdk-v7.store.test.ts',
+  'test/black-box/policy-shadow.store.test.ts',
+  'test/channels/aws-directory.store.test.ts',
+  'test/channels/aws-handlers.store.test.ts',
+  'test/handlers/entry.store.test.ts',
+  'test/handlers/retention.store.test.ts',
+  'test/handlers/tracing.store.test.ts',
+  'test/infra/example-agent.store.test.ts',
+  'test/docs/snippets.slow.test.ts',
+  'test/infra/workflow-run.slow.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -65,7 +91,18 @@ export default defineConfig({
         test: {
           name: 'store',
           include: [STORE],
-          globalSetup: ['test/support/inbox-setup.ts', 'test/support/dynalite-setup.ts'],
+          exclude: [...configDefaults.exclude, ...OWN_PROCESS],
+          isolate: false,
+          globalSetup: STORE_SETUP,
+          setupFiles: ['test/support/no-processes.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'store-isolated',
+          include: OWN_PROCESS.filter((file) => file.endsWith('.store.test.ts')),
+          globalSetup: STORE_SETUP,
           setupFiles: ['test/support/no-processes.ts'],
         },
       },
@@ -74,7 +111,17 @@ export default defineConfig({
         test: {
           name: 'slow',
           include: [SLOW],
-          globalSetup: ['test/support/build-dist.ts', 'test/support/inbox-setup.ts', 'test/support/dynalite-setup.ts'],
+          exclude: [...configDefaults.exclude, ...OWN_PROCESS],
+          isolate: false,
+          globalSetup: SLOW_SETUP,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow-isolated',
+          include: OWN_PROCESS.filter((file) => file.endsWith('.slow.test.ts')),
+          globalSetup: SLOW_SETUP,
         },
       },
     ],
