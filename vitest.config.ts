@@ -62,8 +62,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     // Vitest's default is one worker fewer than the cores: one on CI's two, which leaves a core idle while a slow file
-    // waits on its child processes, browsers and sockets. Two workers there took `npm test` from 680 s to 423 s.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // waits on its child processes, browsers and sockets. Two workers there took `npm test` from 680 s to 423 s; one
+    // more than the cores keeps them busy while a worker waits (two workers used 1.6 of CI's two cores).
+    maxWorkers: availableParallelism() + 1,
     hookTimeout: 120_000,
     reporters: [live ? 'default' : 'verbose'],
     coverage: {
