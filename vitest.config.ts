@@ -42,7 +42,7 @@ const SLOW_SETUP = ['test/support/build-dist.ts', ...STORE_SETUP];
  * (`vi.mock`), the environment set or stubbed — each run in a process of its own (the `*-isolated` projects); every
  * other file of those projects shares its worker's modules with the files before it (`isolate: false`), as `unit`'s
  * do. Importing the stack, the service and the frameworks again for each file was most of those projects' time:
- * `test/infra`'s 24 slow files took 230 s of CPU isolated and 54 s shared. `test/support/isolation.test.ts` holds
+ * `test/infra`'s 24 slow files took 230 s of CPU isolated and 54 s shared. `test/infra/suite.test.ts` holds
  * this list to the files that need it.
  */
 export const OWN_PROCESS = [
