@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodeVersion } from './claude.ts';
 import { type MessagesStandIn, resultText, startMessagesStandIn, toolResults } from './messages-stand-in.ts';
 import { modelByPrompt } from './sessions.ts';
-import { interactiveSandbox, requireTmux, startInteractive } from './terminal.ts';
+import { interactiveSandbox, requireTmux, startInteractive, writtenFile } from './terminal.ts';
 
 /**
  * What the pinned Claude Code CLI tells a channel server about its permission prompts, and when (§22): an interactive
@@ -139,7 +139,7 @@ describe(`Claude Code ${claudeCodeVersion()} with a channel declaring claude/cha
     const request = await nthRequest(session, 2);
     expect(request).toMatchObject({ tool_name: 'Bash', description: 'Save delta to a file' });
     session.reply({ request_id: request.request_id as string, behavior: 'allow' });
-    expect(await eventually(() => readFileSync(join(work, 'delta.out'), 'utf8'))).toBe('delta\n');
+    expect(await writtenFile(join(work, 'delta.out'))).toBe('delta\n');
   });
 
   it('runs nothing on deny, and the model reads "Denied via channel <name>"', async () => {
@@ -157,7 +157,7 @@ describe(`Claude Code ${claudeCodeVersion()} with a channel declaring claude/cha
     await session.terminal.submit('write gamma');
     const request = await nthRequest(session, 4);
     await session.terminal.choose('Do you want to create gamma.txt?', 'Enter');
-    expect(await eventually(() => readFileSync(join(work, 'gamma.txt'), 'utf8'))).toBe('gamma.txt\n');
+    expect(await writtenFile(join(work, 'gamma.txt'))).toBe('gamma.txt\n');
     const id = request.request_id as string;
     session.reply({ request_id: id, behavior: 'deny' });
     expect(await replyLine(session, id)).toContain('no pending entry');
@@ -178,7 +178,7 @@ describe(`Claude Code ${claudeCodeVersion()} with a channel declaring claude/cha
     const second = await nthRequest(session, 6);
     expect(JSON.parse(second.input_preview as string)).toMatchObject({ file_path: join(work, 'two.txt') });
     await session.terminal.choose('Do you want to create two.txt?', 'Enter');
-    expect(await eventually(() => readFileSync(join(work, 'two.txt'), 'utf8'))).toBe('two.txt\n');
+    expect(await writtenFile(join(work, 'two.txt'))).toBe('two.txt\n');
   });
 
   it('ends the channel at /exit with SIGINT, then SIGTERM, its stdin still open, and kills it within a second', async () => {
@@ -201,19 +201,6 @@ describe('Claude Code closing with its terminal', () => {
     }
   });
 });
-
-/** What `read` returns once it no longer throws (a file being written), within 15 s. */
-async function eventually<T>(read: () => T): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      return read();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 /** The signals (and a closed stdin) the channel saw, once `last` is among them. */
 async function ending(recorded: Session, last: string): Promise<string[]> {

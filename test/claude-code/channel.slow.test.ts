@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PauseView } from '../../functions/wire.ts';
@@ -7,7 +7,14 @@ import { type Handback, startHandback } from '../mcp/support.ts';
 import { claudeBinary, HANDBACK_BIN } from './claude.ts';
 import { type MessagesStandIn, resultText, startMessagesStandIn, toolResults } from './messages-stand-in.ts';
 import { modelByPrompt } from './sessions.ts';
-import { interactiveSandbox, requireTmux, startInteractive, type Terminal } from './terminal.ts';
+import {
+  eventually,
+  interactiveSandbox,
+  requireTmux,
+  startInteractive,
+  type Terminal,
+  writtenFile,
+} from './terminal.ts';
 
 /**
  * `handback channel` with the real Claude Code CLI (§22): an interactive session in a tmux terminal, offline against
@@ -50,19 +57,6 @@ const repliesFor = (requestId: string) =>
     .debug()
     .split('\n')
     .filter((line) => line.includes(`notifications/claude/channel/permission: ${requestId}`));
-
-/** What `check` returns once it no longer throws, within 20 s. */
-async function eventually<T>(check: () => T | Promise<T>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
 
 beforeAll(async () => {
   requireTmux();
@@ -110,7 +104,7 @@ describe('Claude Code in an interactive session with handback channel', () => {
     // The prompt waits on the terminal too.
     await terminal.waitFor('Do you want to create alpha.txt?');
     expect((await handback.person.decide(pause, { decision: 'approve' })).status).toBe(200);
-    expect(await eventually(() => readFileSync(join(work, 'alpha.txt'), 'utf8'))).toBe('alpha.txt\n');
+    expect(await writtenFile(join(work, 'alpha.txt'))).toBe('alpha.txt\n');
     const requestId = pause.metadata?.requestId as string;
     expect(repliesFor(requestId)).toEqual([expect.stringContaining('allow (matched pending)')]);
   });
@@ -149,7 +143,7 @@ describe('Claude Code in an interactive session with handback channel', () => {
     // gamma's prompt still waits: the developer answers it at the terminal.
     const gamma = await waitingPauseFor('gamma.txt');
     await terminal.choose('Do you want to create gamma.txt?', 'Enter');
-    expect(await eventually(() => readFileSync(join(work, 'gamma.txt'), 'utf8'))).toBe('gamma.txt\n');
+    expect(await writtenFile(join(work, 'gamma.txt'))).toBe('gamma.txt\n');
     // Claude Code tells the channel nothing of it; its next prompt shows it was answered.
     await terminal.submit('write delta');
     const delta = await waitingPauseFor('delta.txt');
@@ -158,7 +152,7 @@ describe('Claude Code in an interactive session with handback channel', () => {
     expect(late.status).toBe(410);
     expect(repliesFor(gamma.metadata?.requestId as string)).toEqual([]);
     expect((await handback.person.decide(delta, { decision: 'approve' })).status).toBe(200);
-    expect(await eventually(() => readFileSync(join(work, 'delta.txt'), 'utf8'))).toBe('delta.txt\n');
+    expect(await writtenFile(join(work, 'delta.txt'))).toBe('delta.txt\n');
   });
 
   it('cancels the request still waiting when the session ends, "answered at the terminal or closed"', async () => {

@@ -235,3 +235,28 @@ export async function startInteractive(sandbox: InteractiveSandbox, args: readon
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** What `check` returns once it no longer throws (or resolves), within 20 s. */
+export async function eventually<T>(check: () => T | Promise<T>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * The text of a file a tool of the session writes, once it is whole: a shell's `>` creates the file before it writes
+ * to it, so a read in between sees it empty. Every file these sessions have a tool write ends with a newline.
+ */
+export function writtenFile(path: string): Promise<string> {
+  return eventually(() => {
+    const text = readFileSync(path, 'utf8');
+    if (!text.endsWith('\n')) throw new Error(`${path} is not written whole yet: ${JSON.stringify(text)}`);
+    return text;
+  });
+}
