@@ -1,5 +1,9 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_CODEC, encodeTranscript } from '../functions/checkpoints/codec.ts';
-import { INLINE_TRANSCRIPT_BYTES } from '../functions/checkpoints/dynamodb/parts.ts';
+import { DynamoDBPersistence } from '../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
+import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
+import { ARCHIVE_TRANSCRIPT_BYTES, INLINE_TRANSCRIPT_BYTES } from '../functions/checkpoints/dynamodb/parts.ts';
+import { parseId } from '../functions/checkpoints/ids.ts';
 import { S3TranscriptObjects, s3ClientConfig } from '../functions/checkpoints/s3/s3-objects.ts';
 import type { TranscriptObjects } from '../functions/checkpoints/transcript-objects.ts';
 import { startEmbeddedS3 } from '../functions/local/embedded-s3.ts';
@@ -8,14 +12,24 @@ import type { FormatName } from '../functions/vocabulary.ts';
 import { type KeysWriteUnits, writeUnitsOf } from './group-keys.ts';
 import type { GroupOptions } from './options.ts';
 import { PRICES, PRICES_READ } from './prices.ts';
-import { computeCost, itemSize, type RecordedCall, sizesRead, startStoreFixture, TENANT } from './store-harness.ts';
+import {
+  computeCost,
+  itemSize,
+  type RecordedCall,
+  type StoreFixture,
+  sizesRead,
+  startStoreFixture,
+  TABLE_NAME,
+  TENANT,
+} from './store-harness.ts';
 import { transcriptOfBytes } from './transcripts.ts';
 
 /**
  * The cost of one million decided pauses (§23), part of group 3 (`npm run bench -- cost`): pause → approve →
  * resume (the continuation read back) for 10 KB, 100 KB and 1 MB transcripts, through the store on the embedded
  * DynamoDB-compatible server with large transcripts in the embedded S3 server (s3rver), as the Lambda functions run
- * it. Counted from what the code sends: the capacity the server reports (`ReturnConsumedCapacity: TOTAL`) beside the
+ * it, and the lifecycle stream's move of the closed transcript to the bucket (`DynamoDBPersistence.archive`) where it
+ * makes one. Counted from what the code sends: the capacity the server reports (`ReturnConsumedCapacity: TOTAL`) beside the
  * units computed from the items, index entries included; S3 requests and bytes; the store's time per step, taken as
  * each Lambda invocation's billed duration at the functions' 512 MB; the invocations, HTTP API requests, stream
  * records and lifecycle events, hand-off messages the flow makes on AWS. Priced from `PRICES` (bench/prices.ts),
@@ -44,8 +58,11 @@ export interface MillionRow {
   jsonBytes: number;
   /** The transcript compressed as the store compresses it (`DEFAULT_CODEC`). */
   compressedBytes?: number;
-  /** Where the transcript went: `table` (parts) or `s3` (one object). */
-  placement: 'table' | 's3';
+  /**
+   * Where the transcript went: `table` (parts, kept), `s3` (one object from the pause on), or `moved` (parts while
+   * open, moved to one object when the pause closed).
+   */
+  placement: 'table' | 's3' | 'moved';
   dynamodb: {
     readUnitsReported: number | undefined;
     writeUnitsReported: number | undefined;
@@ -55,8 +72,11 @@ export interface MillionRow {
     storedBytes: number;
   };
   s3: { puts: number; gets: number; bytesPut: number; bytesGot: number };
-  /** The store's time per step (pause, approve and resume, continuation read), ms, median of the samples. */
-  durationsMs: { pause: number; resume: number; continuation: number };
+  /**
+   * The store's time per step (pause, approve and resume, continuation read, the stream's move), ms, median of the
+   * samples.
+   */
+  durationsMs: { pause: number; resume: number; continuation: number; archive: number };
   lambdaInvocations: number;
   httpRequests: number;
   events: number;
@@ -150,6 +170,7 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
     new S3TranscriptObjects({ bucket: s3.bucket, clientConfig: s3ClientConfig(s3.clientConfig) }),
   );
   const fx = await startStoreFixture(objects);
+  const archive = new DynamoDBPersistence({ client: fx.doc, tableName: TABLE_NAME, objects });
   const rows: MillionRow[] = [];
   try {
     for (const size of SIZES) {
@@ -157,7 +178,9 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
       const per: Array<{
         calls: RecordedCall[];
         units: KeysWriteUnits;
-        durations: { pause: number; resume: number; continuation: number };
+        durations: { pause: number; resume: number; continuation: number; archive: number };
+        storedItemBytes: number;
+        archived: boolean;
         s3: { puts: number; gets: number; bytesPut: number; bytesGot: number };
       }> = [];
       for (let i = 0; i < samples + 1; i++) {
@@ -171,6 +194,10 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
         started = performance.now();
         const resumed = (await fx.resume(p)) as { continuationId?: string };
         const resume = performance.now() - started;
+        // The lifecycle stream's move of the closed transcript (§23), before the agent's read: the read then pays it.
+        started = performance.now();
+        const moved = await archive.archive({ tenant: TENANT, runId: p.runId, seq: parseId(p.interruptId)?.seq ?? 0 });
+        const archiving = performance.now() - started;
         started = performance.now();
         if (resumed.continuationId === undefined) throw new Error('the resume did not close the pause');
         await fx.store.getContinuation({ tenant: TENANT, runId: p.runId, continuationId: resumed.continuationId });
@@ -179,23 +206,24 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
         fx.recorder.recording = false;
         fx.recorder.askCapacity = false;
         const units = await writeUnitsOf(fx, calls);
+        const storedItemBytes = await runBytes(fx, p.runId);
         // The first round warms the server and the S3 client: not counted.
         if (i > 0) {
           per.push({
             calls,
             units,
-            durations: { pause, resume, continuation },
+            durations: { pause, resume, continuation, archive: archiving },
+            storedItemBytes,
+            archived: moved === 'archived',
             s3: { puts: objects.puts, gets: objects.gets, bytesPut: objects.bytesPut, bytesGot: objects.bytesGot },
           });
         }
       }
       const first = per[0] as (typeof per)[number];
       const cost = computeCost(first.calls, (key) => sizesRead(first.calls).get(key));
-      const writes = first.calls.filter((c) => c.command === 'PutItemCommand');
-      const storedBytes =
-        writes.reduce((s, c) => s + itemSize((c.input.Item ?? {}) as Record<string, unknown>), 0) +
-        // Each keys-only index entry: the table's and the index's keys and 100 bytes of overhead.
-        first.units.indexEntries * 200;
+      // What the run's partition holds once the flow is done (the parts gone where the stream moved them), and each
+      // keys-only index entry written: the table's and the index's keys and 100 bytes of overhead.
+      const storedBytes = first.storedItemBytes + first.units.indexEntries * 200;
       const pauseItemWrites = first.calls.filter((c) => {
         const sk = JSON.stringify((c.input.Item ?? c.input.Key) as unknown);
         return (c.command === 'PutItemCommand' || c.command === 'UpdateItemCommand') && /P#\d+#P/.test(sk);
@@ -204,13 +232,14 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
         pause: median(per.map((p) => p.durations.pause)),
         resume: median(per.map((p) => p.durations.resume)),
         continuation: median(per.map((p) => p.durations.continuation)),
+        archive: median(per.map((p) => p.durations.archive)),
       };
       const compressedBytes = (await encodeTranscript(Buffer.from(t.text), { codec: DEFAULT_CODEC })).bytes.length;
       const row = priced({
         label: size.label,
         jsonBytes: Buffer.byteLength(t.text),
         compressedBytes,
-        placement: first.s3.puts > 0 ? 's3' : 'table',
+        placement: first.archived ? 'moved' : first.s3.puts > 0 ? 's3' : 'table',
         dynamodb: {
           readUnitsReported: cost.reportedReadUnits,
           writeUnitsReported: cost.reportedWriteUnits,
@@ -246,6 +275,7 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
     inlineLimits: inlineLimits(rows),
     assumptions: [
       `one decided pause = one pause, one decision that closes it, one read of its continuation: 3 HTTP API requests and 3 API invocations at ${MEMORY_GB * 1024} MB, billed the store's measured time (median of ${samples}) per step`,
+      `a closed pause's transcript of ${ARCHIVE_TRANSCRIPT_BYTES / 1024} KB or more compressed kept in the table's parts is moved to the bucket by the lifecycle stream (§23): its reads, S3 PUT, update and deletes counted with the rest, its measured time billed to a stream invocation, and the agent's read after it`,
       'each pause-item change is one stream record, one stream-function invocation (an upper bound: the stream batches) and one lifecycle event; the hand-off is one SQS message',
       `storage: every item and keys-only index entry (200 B each), and the S3 object, kept ${RETENTION_DAYS} days (the stack's default retention), point-in-time recovery billed on the table's bytes; "total" on the stack's default table class (${TABLE_CLASS.default}), both classes shown beside`,
       'DynamoDB units: the larger of those reported (TOTAL) and those computed from the items with index entries (the embedded server reports the table alone)',
@@ -293,7 +323,7 @@ function pricedOn(row: Omit<MillionRow, 'usd' | 'peersUsd' | 'byClass'>, tableCl
   const dynamodb = classPrices(tableClass);
   const reads = Math.max(row.dynamodb.readUnits, row.dynamodb.readUnitsReported ?? 0);
   const writes = Math.max(row.dynamodb.writeUnits, row.dynamodb.writeUnitsReported ?? 0);
-  const ms = row.durationsMs.pause + row.durationsMs.resume + row.durationsMs.continuation;
+  const ms = row.durationsMs.pause + row.durationsMs.resume + row.durationsMs.continuation + row.durationsMs.archive;
   const streamMs = 50;
   const per = {
     dynamodbRequests: (reads * dynamodb.read + writes * dynamodb.write) / MILLION,
@@ -363,4 +393,18 @@ export function inlineLimits(rows: MillionRow[]): InlineLimit[] {
     }
   }
   return limits;
+}
+
+/** The bytes of every item in a run's partition as it is now (read with recording off: not part of the flow). */
+async function runBytes(fx: StoreFixture, runId: string): Promise<number> {
+  const output = await fx.doc.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': Keys.run(TENANT, runId) },
+      ConsistentRead: true,
+    }),
+  );
+  if (output.LastEvaluatedKey !== undefined) throw new Error(`run ${runId} holds more than one page of items`);
+  return (output.Items ?? []).reduce((sum, item) => sum + itemSize(item), 0);
 }

@@ -47,7 +47,7 @@ export function millionSection(part: Part<{ million?: MillionResult }> | undefin
   return [
     '### One million decided pauses, in dollars',
     '',
-    `\`${part.command}\`: pause → approve → resume (the continuation read back), ${million.samples} times per size after one warm-up, through the store on dynalite with transcripts over 64 KB compressed in s3rver, counted from what the code sends and priced at the us-east-1 list prices of \`bench/prices.ts\` (dated ${PRICES_READ}; below).`,
+    `\`${part.command}\`: pause → approve → resume (the continuation read back), ${million.samples} times per size after one warm-up, through the store on dynalite with transcripts over 64 KB compressed in s3rver and closed ones of 8 KB or more moved there by the lifecycle stream, counted from what the code sends and priced at the us-east-1 list prices of \`bench/prices.ts\` (dated ${PRICES_READ}; below).`,
     '',
     table(
       [
@@ -56,7 +56,7 @@ export function millionSection(part: Part<{ million?: MillionResult }> | undefin
         'RCU / WCU (reported)',
         'table bytes',
         'S3 PUT / GET, bytes',
-        'store ms: pause / resume / read',
+        'store ms: pause / resume / read / move',
         'DynamoDB requests',
         'DynamoDB + PITR storage',
         'S3',
@@ -67,11 +67,11 @@ export function millionSection(part: Part<{ million?: MillionResult }> | undefin
       ],
       rows.map((r) => [
         r.label,
-        r.placement,
+        r.placement === 'moved' ? 'table → s3 at close' : r.placement,
         `${r.dynamodb.readUnits} / ${r.dynamodb.writeUnits} (${r.dynamodb.readUnitsReported ?? '–'} / ${r.dynamodb.writeUnitsReported ?? '–'})`,
         String(r.dynamodb.storedBytes),
         `${r.s3.puts} / ${r.s3.gets}, ${r.s3.bytesPut} B`,
-        `${r.durationsMs.pause.toFixed(1)} / ${r.durationsMs.resume.toFixed(1)} / ${r.durationsMs.continuation.toFixed(1)}`,
+        `${r.durationsMs.pause.toFixed(1)} / ${r.durationsMs.resume.toFixed(1)} / ${r.durationsMs.continuation.toFixed(1)} / ${(r.durationsMs.archive ?? 0).toFixed(1)}`,
         usd(r.usd.dynamodbRequests),
         usd(r.usd.dynamodbStorage),
         usd(r.usd.s3),

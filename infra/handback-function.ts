@@ -66,6 +66,11 @@ export const TABLE_ACTIONS = {
   ],
   /** Decisions, and the delivery log's records of a click (`PutItem`: a signature seen, who decided), never a delete. */
   click: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /**
+   * The lifecycle stream's move of a closed transcript to the bucket (§23): the pause item and its parts read, the
+   * item's `UpdateItem` naming the object, the parts deleted; no `Query`, no `PutItem`.
+   */
+  archive: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   // A channel's delivery (§14): reads of the pause as it is now, and the delivery log's single-item writes (a claim
   // given back is deleted).
   deliver: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -78,14 +83,18 @@ const KEY_ACTIONS: Record<keyof typeof TABLE_ACTIONS, readonly string[]> = {
   decide: WRITE_KEY,
   readWrite: WRITE_KEY,
   click: WRITE_KEY,
+  archive: WRITE_KEY,
   deliver: WRITE_KEY,
 };
 
 /** The object actions on the transcript bucket (§23) each level of access grants: only what the store sends. */
 export const TRANSCRIPT_ACTIONS = {
   read: ['s3:GetObject'],
-  /** The lifecycle stream function: the objects of the pause items TTL removes. */
-  delete: ['s3:DeleteObject'],
+  /**
+   * The lifecycle stream function: the objects of the pause items TTL removes, and closed transcripts moved out of
+   * the table (`PutObject`, and `DeleteObject` of one whose item was gone when it was written).
+   */
+  stream: ['s3:PutObject', 's3:DeleteObject'],
   readWrite: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
 } as const;
 

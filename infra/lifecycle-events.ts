@@ -135,7 +135,10 @@ export class LifecycleEvents extends Construct {
     this.eventBus.grantPutEventsTo(this.handler.role);
 
     this.failedRecordsQueue = endOfTheLine(this, 'FailedRecords', 'stream records whose events could not be delivered');
-    this.handler.bindTranscripts(props.transcripts, 'delete');
+    this.handler.bindTranscripts(props.transcripts, 'stream');
+    // Closed transcripts of 8 KB or more move from the table to the bucket (§23): the stream function reads the pause
+    // and its parts, names the object on the item and deletes the parts.
+    this.handler.bindTable(props.table, 'archive');
     this.handler.function.addEventSource(
       new DynamoEventSource(props.table, {
         // Events of changes from now on: a new function never replays the table's last 24 hours.

@@ -1,8 +1,10 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { escalationsOf } from '../checkpoints/escalation.ts';
+import type { RecordKey } from '../checkpoints/record.ts';
 import { createLifecycleEmitter } from '../events/emitter.ts';
 import { createEventBridgeSink } from '../events/eventbridge-sink.ts';
 import { answerLinksOnFirstUse } from '../links/links.ts';
+import { once } from '../once.ts';
 import * as S from '../settings.ts';
 import { tracesOf } from '../traces/traces.ts';
 import { otlpEndpointOf, requiredSetting, settingOf } from './config.ts';
@@ -14,9 +16,11 @@ import { tracedTranscriptObjects } from './transcript-bucket.ts';
 /**
  * The Lambda entry point of lifecycle events: the table's stream in, the bus (`EVENT_BUS_NAME`) out, through the same
  * emitter the local service uses. The answer links of `Pause Created` and `Pause Reminder` point at `HANDBACK_INBOX_URL`. It
- * reads stream images, never the table, so it wires no store and no hand-off: only the EventBridge client, the
+ * reads stream images to make events, never the table, so it wires no hand-off: only the EventBridge client, the
  * answer links' modules and key on first use, and the transcript bucket, whose objects it deletes as TTL removes their
- * pause items (`@aws-sdk/client-s3` loaded on the first such removal).
+ * pause items (`@aws-sdk/client-s3` loaded on the first such removal). It also moves
+ * closed transcripts of 8 KB or more from the table (`TABLE_NAME`) to the bucket (§23), its store and document client
+ * loaded with the first.
  */
 const eventBusName = requiredSetting(S.eventBusName);
 const inboxUrl = settingOf(S.inboxUrl);
@@ -30,6 +34,11 @@ const links =
     : answerLinksOnFirstUse(async () => (await import('./answer-links.ts')).answerLinksOn(linkSecretArn));
 const traces = tracesOf(otlpEndpointOf(), { log: logger, escalationsOf });
 const objects = tracedTranscriptObjects(settingOf(S.transcriptBucket) as string, settingOf(S.s3Endpoint));
+// Closed transcripts move to the bucket (§23) through the table's own store, loaded with the first one to move.
+const tableName = settingOf(S.tableName) as string;
+const archiver = once(async () =>
+  (await import('./transcript-archive.ts')).transcriptArchive(tableName, settingOf(S.dynamodbEndpoint), objects),
+);
 
 export const handler = createLifecycleStreamHandler({
   emitter: createLifecycleEmitter({
@@ -39,6 +48,7 @@ export const handler = createLifecycleStreamHandler({
     ...(inboxUrl === undefined ? {} : { inboxUrl }),
   }),
   objects,
+  archive: async (key: RecordKey) => (await archiver())(key),
   logger,
   metrics,
   ...(traces === undefined ? {} : { traces }),

@@ -3,6 +3,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import type { PauseChange } from '../checkpoints/checkpoint-service.ts';
 import { ItemKind, recordOf, TTL_REMOVER } from '../checkpoints/dynamodb/items.ts';
+import { ARCHIVE_TRANSCRIPT_BYTES } from '../checkpoints/dynamodb/parts.ts';
+import type { RecordKey } from '../checkpoints/record.ts';
 import type { TranscriptObjects } from '../checkpoints/transcript-objects.ts';
 import type { LifecycleEmitter } from '../events/emitter.ts';
 import { countSettled } from '../resume/decision-metrics.ts';
@@ -15,7 +17,8 @@ import { type EntryTelemetry, FullBatchFailureError, withTelemetry } from './tel
  * item; each becomes its event on the bus, off the request path, at least once. A record whose events cannot be
  * delivered is reported as a batch item failure, so the stream retries from it (then the event source mapping's
  * on-failure destination keeps it); the `EventEmitFailures` metric counts them. When DynamoDB's TTL removes a pause
- * item whose transcript is in the bucket, at the end of its retention, the record deletes that object (§23). The asks
+ * item whose transcript is in the bucket, at the end of its retention, the record deletes that object; when a change
+ * leaves a pause closed with a transcript of 8 KB or more in parts, it moves the transcript to the bucket (§23). The asks
  * each change settled are counted here too, once its events are out (§21: `TimeToDecision`, `Decisions`), whatever
  * door settled them.
  */
@@ -27,6 +30,11 @@ export interface StreamDeps extends EntryTelemetry {
   traces?: Traces;
   /** The transcript bucket, whose objects go with the pause items TTL removes; none = objects are left to expire. */
   objects?: TranscriptObjects;
+  /**
+   * Moves a closed pause's transcript from its parts to the bucket (`DynamoDBPersistence.archive`, §23); none = closed
+   * transcripts stay in the table.
+   */
+  archive?: (key: RecordKey) => Promise<unknown>;
 }
 
 /**
@@ -41,6 +49,21 @@ export function expiredObjectOf(record: DynamoDBRecord): string | undefined {
   const old = record.dynamodb?.OldImage as Record<string, AttributeValue> | undefined;
   if (old?.kind?.S !== ItemKind.Pause) return undefined;
   return old.objectKey?.S;
+}
+
+/**
+ * The pause a record leaves closed with its transcript still in parts, at least `ARCHIVE_TRANSCRIPT_BYTES` of it:
+ * one to move to the bucket. Undefined for every other record, the move's own change among them (its item names the
+ * object), so each closed pause is moved once, and again only if a move failed and a later change comes.
+ */
+export function archivableOf(record: DynamoDBRecord): RecordKey | undefined {
+  if (record.eventName === 'REMOVE') return undefined;
+  const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
+  if (image?.kind?.S !== ItemKind.Pause || image.continuationId?.S === undefined) return undefined;
+  if (image.chunkCount?.N === undefined || image.objectKey !== undefined) return undefined;
+  if (!(Number(image.byteLength?.N) >= ARCHIVE_TRANSCRIPT_BYTES)) return undefined;
+  const { tenant, runId, seq } = { tenant: image.tenant?.S, runId: image.runId?.S, seq: Number(image.seq?.N) };
+  return tenant === undefined || runId === undefined || !Number.isSafeInteger(seq) ? undefined : { tenant, runId, seq };
 }
 
 /** The change a stream record carries, or undefined for an item that is not a pause (a transcript part). */
@@ -66,9 +89,21 @@ export function createLifecycleStreamHandler(deps: StreamDeps) {
     if (!Array.isArray(event?.Records)) throw new TypeError('The event is not a batch: it has no Records array.');
     const failedRecords = new Set<DynamoDBRecord>();
     const errors: unknown[] = [];
-    // A failed delete fails the record, so the stream retries it; the object was never readable without its item.
+    // A failed delete fails the record, so the stream retries it; the object was never readable without its item. A
+    // failed move does not: the transcript stays in its parts, readable, and costs the table's storage (logged).
     await Promise.all(
       event.Records.map(async (record) => {
+        const archivable = deps.archive === undefined ? undefined : archivableOf(record);
+        if (archivable !== undefined) {
+          await deps.archive?.(archivable).catch((error: unknown) => {
+            deps.metrics.addMetric(Metric.ArchiveFailures, MetricUnit.Count, 1);
+            deps.logger.warn('A closed transcript was not moved to the bucket; it stays in the table', {
+              runId: archivable.runId,
+              seq: archivable.seq,
+              error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+            });
+          });
+        }
         const expired = expiredObjectOf(record);
         if (expired === undefined || deps.objects === undefined) return;
         try {

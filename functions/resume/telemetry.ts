@@ -64,6 +64,8 @@ export const Metric = {
   PausesExpired: 'PausesExpired',
   /** Lifecycle events that could not be delivered (logged; the request that caused them went on). */
   EventEmitFailures: 'EventEmitFailures',
+  /** Closed pauses' transcripts the lifecycle stream could not move to the bucket (they stay in the table; logged). */
+  ArchiveFailures: 'ArchiveFailures',
   /** Bytes of a paused transcript's JSON. */
   PauseBytes: 'PauseBytes',
   /** Pauses recorded. */

@@ -51,6 +51,8 @@ const FUNCTIONS = [
       },
       LINK_SECRET_ARN: ref('AnswerLinkKey'),
       TRANSCRIPT_BUCKET: ref('TranscriptsBucket'),
+      // Closed transcripts move from the table to the bucket (§23).
+      TABLE_NAME: ref('CheckpointsTable'),
     },
   },
   { name: 'InboxHandler', memory: 512, timeout: 10, environment: POWERTOOLS },

@@ -121,13 +121,14 @@ describe('the table grants', () => {
     expect(rolesWith('dynamodb:ConditionCheckItem')).toEqual([]);
   });
 
-  it('give DeleteItem only to what deletes: the functions that pause, and the channels giving a claim back', () => {
+  it('give DeleteItem only to what deletes: the functions that pause, the channels giving a claim back, and the lifecycle stream deleting a closed transcript’s parts once moved to the bucket', () => {
     expect(rolesWith('dynamodb:DeleteItem')).toEqual([
       'ApiHandler',
       'ChannelsEmailEvents',
       'ChannelsSlackEvents',
       'DurableExampleAgent',
       'ExampleAgent',
+      'LifecycleHandler',
       'McpHandler',
     ]);
   });

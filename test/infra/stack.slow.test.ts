@@ -150,7 +150,9 @@ describe('the IAM policies', () => {
         },
         LINK_KEY_READ,
         { Action: 'events:PutEvents', Effect: 'Allow', Resource: getAtt('LifecycleBus') },
-        transcripts('s3:DeleteObject'),
+        transcripts(['s3:DeleteObject', 's3:PutObject']),
+        // Closed transcripts moved to the bucket (§23): the pause and its parts read, the item updated, parts deleted.
+        { Action: [...TABLE_ACTIONS.archive].sort(), Effect: 'Allow', Resource: TABLE_RESOURCES },
         {
           Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
           Effect: 'Allow',

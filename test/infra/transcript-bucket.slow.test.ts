@@ -100,8 +100,9 @@ describe('the transcript bucket', () => {
     ['McpHandler', ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']],
     ['Sweeper', ['s3:GetObject']],
     ['SqsHandler', ['s3:GetObject']],
-    // The stream function deletes the objects of the pause items TTL removes, and reads none.
-    ['LifecycleHandler', ['s3:DeleteObject']],
+    // The stream function deletes the objects of the pause items TTL removes, and writes those of closed transcripts
+    // it moves out of the table (the bytes it reads from the table's parts); it reads none.
+    ['LifecycleHandler', ['s3:PutObject', 's3:DeleteObject']],
   ])('lets %s do only %j, on the bucket’s objects alone', (prefix, allowed) => {
     const statements = statementsOf(template, prefix);
     for (const action of ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']) {

@@ -12,6 +12,7 @@ import {
   type Item,
   ItemKind,
   idOfItem,
+  OBJECT_SCHEMA_VERSION,
   objectKeyOf,
   partData,
   partItem,
@@ -21,7 +22,16 @@ import {
 } from './items.ts';
 import { Keys, parseRunKey, parseSortKey } from './keys.ts';
 import * as params from './params.ts';
-import { hintOf, joinParts, layoutOf, MAX_PARTS, OBJECT_HINT, partsOfHint, splitParts } from './parts.ts';
+import {
+  ARCHIVE_TRANSCRIPT_BYTES,
+  hintOf,
+  joinParts,
+  layoutOf,
+  MAX_PARTS,
+  OBJECT_HINT,
+  partsOfHint,
+  splitParts,
+} from './parts.ts';
 import { documentCommands } from './sdk.ts';
 
 export { storageError };
@@ -44,6 +54,13 @@ export interface DynamoDBPersistenceOptions {
    */
   objects?: TranscriptObjects;
 }
+
+/**
+ * What `archive` did: moved the transcript to the bucket (or found it moved), found it written there, left it (the
+ * pause is open, or its transcript under `ARCHIVE_TRANSCRIPT_BYTES`), found no pause (TTL removed it, or another
+ * attempt holds its number), or had no bucket to move it to.
+ */
+export type ArchiveOutcome = 'archived' | 'in-bucket' | 'open' | 'small' | 'gone' | 'no-bucket';
 
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 /** Part writes (and best-effort deletes) in flight at once for one pause. */
@@ -174,9 +191,82 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     }
     const joined = joinParts(parts, count);
     if ('missing' in joined) {
+      // Its parts moved to the bucket after the item was read (`archive`): the item, read again, names the object.
+      const [now] = await this.#getPause(key);
+      if (now !== undefined && now.token === record.token && 'objectKey' in transcriptPlaceOf(now)) {
+        return { record, transcript: await this.#readObject(record, undefined) };
+      }
       throw new CorruptCheckpointError(key.runId, names.interruptId, `part ${joined.missing} of ${count} is missing`);
     }
     return { record, transcript: joined.bytes };
+  }
+
+  /**
+   * Moves a closed pause's transcript from its parts to the bucket (§23), when it is at least
+   * `ARCHIVE_TRANSCRIPT_BYTES` compressed: a closed pause is read rarely but kept the whole retention, where a year of
+   * the table's storage and point-in-time recovery costs more than the move and S3's storage (parts.ts). The lifecycle
+   * stream calls it on each change that leaves a pause closed with its transcript in parts.
+   *
+   * The object is written first, with the parts' bytes checked against the item's length and SHA-256; the item then
+   * names it (`params.archivePause`: only while it still names its parts, at whatever revision: the move changes where
+   * the bytes are, not what the pause is), and last the parts are deleted. The pause's id does not change: the item
+   * keeps its part count, the id's read hint, and every read follows the item to the object (a reader that read the
+   * item before the move and finds its parts gone reads the item again). Safe to repeat, as a stream delivers at least
+   * once: a move that finds the item naming its object deletes what parts are left and answers `archived`.
+   */
+  async archive(key: RecordKey): Promise<ArchiveOutcome> {
+    if (this.#objects === undefined) return 'no-bucket';
+    const [raw] = await this.#getPause(key);
+    if (raw === undefined) return 'gone';
+    const names = { runId: key.runId, interruptId: idOfItem(raw, key.seq) };
+    const record = recordOf(raw, names);
+    const place = transcriptPlaceOf(raw);
+    if ('objectKey' in place) {
+      if (place.parts !== undefined) await this.#deleteParts(record, place.parts);
+      return place.parts === undefined ? 'in-bucket' : 'archived';
+    }
+    if (record.closing === undefined) return 'open';
+    if (record.transcript.byteLength < ARCHIVE_TRANSCRIPT_BYTES) return 'small';
+    const count = place.parts;
+    const parts: Array<Uint8Array | undefined> = [];
+    const indexes = Array.from({ length: count }, (_, index) => index);
+    for (const input of params.getKeys(this.#tableName, params.partKeys(key, record.token, indexes))) {
+      for (const item of await this.#batchGet(input)) {
+        const sk = parseSortKey(item.sk);
+        if (sk.kind === 'part' && sk.token === record.token && sk.index < count)
+          parts[sk.index] = partData(item, names);
+      }
+    }
+    const joined = joinParts(parts, count);
+    if ('missing' in joined) {
+      // Another move went first and deleted them; else the pause is broken, and its bytes are not moved anywhere.
+      const [now] = await this.#getPause(key);
+      if (now?.token === record.token && 'objectKey' in transcriptPlaceOf(now)) return 'archived';
+      throw new CorruptCheckpointError(key.runId, names.interruptId, `part ${joined.missing} of ${count} is missing`);
+    }
+    const bytes = joined.bytes;
+    if (bytes.length !== record.transcript.byteLength || sha256(bytes) !== record.transcript.sha256) {
+      throw new CorruptCheckpointError(key.runId, names.interruptId, 'its parts are not the transcript its item names');
+    }
+    const objectKey = objectKeyOf(record);
+    await this.#objects.put(objectKey, bytes, record.transcript.sha256);
+    const { UpdateCommand } = await commands();
+    const target = { ...key, token: record.token, chunkCount: count };
+    try {
+      await this.#client.send(
+        new UpdateCommand(params.archivePause(this.#tableName, target, objectKey, OBJECT_SCHEMA_VERSION)),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw storageError(error);
+      const [now] = await this.#getPause(key);
+      // Another move named the object first; or the item is gone (TTL) or another attempt's, and the object with it.
+      if (now?.token !== record.token || !('objectKey' in transcriptPlaceOf(now))) {
+        await this.#objects.delete(objectKey).catch(() => undefined);
+        return 'gone';
+      }
+    }
+    await this.#deleteParts(record, count);
+    return 'archived';
   }
 
   async update(before: PauseRecord, after: PauseRecord): Promise<'updated' | 'conflict'> {
@@ -350,19 +440,16 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     return items;
   }
 
-  /** Deletes the parts of an attempt that lost its sequence number; best effort, their TTL removes what is left. */
+  /**
+   * Deletes the parts of an attempt that lost its sequence number, or whose bytes moved to the bucket; best effort,
+   * their TTL removes what is left.
+   */
   async #deleteParts(record: PauseRecord, count: number): Promise<void> {
-    const pk = Keys.run(record.tenant, record.runId);
     const indexes = Array.from({ length: count }, (_, index) => index);
     const { DeleteCommand } = await commands();
     await forEachLimited(indexes, PART_CONCURRENCY, (index) =>
       this.#client
-        .send(
-          new DeleteCommand({
-            TableName: this.#tableName,
-            Key: { [TABLE.partitionKey.name]: pk, [TABLE.sortKey.name]: Keys.part(record.seq, record.token, index) },
-          }),
-        )
+        .send(new DeleteCommand(params.deletePart(this.#tableName, record, record.token, index)))
         .catch(() => undefined),
     );
   }

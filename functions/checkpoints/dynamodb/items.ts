@@ -207,10 +207,11 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
     if (typeof raw.objectKey !== 'string' || raw.objectKey !== objectKeyOf(raw as never)) {
       throw corrupt('its pause item does not name its transcript object');
     }
-  } else if (
-    !Number.isSafeInteger(raw.chunkCount) ||
-    (raw.chunkCount as number) < 1 ||
-    (raw.chunkCount as number) > MAX_PARTS
+  }
+  // An item written with its object has no part count; one whose parts moved to the bucket keeps it (its read hint).
+  if (
+    (!inObject || raw.chunkCount !== undefined) &&
+    (!Number.isSafeInteger(raw.chunkCount) || (raw.chunkCount as number) < 1 || (raw.chunkCount as number) > MAX_PARTS)
   ) {
     throw corrupt(`its pause item names ${raw.chunkCount ?? 'no'} parts`);
   }
@@ -236,7 +237,7 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
     runId: raw.runId as string,
     seq: raw.seq as number,
     token: raw.token as string,
-    readHint: inObject ? OBJECT_HINT : hintOf(raw.chunkCount as number),
+    readHint: raw.chunkCount === undefined ? OBJECT_HINT : hintOf(raw.chunkCount as number),
     format: raw.format,
     asks,
     decisions: asks.map((_, index) => json<RecordedDecision>(decisionAttribute(index))),
@@ -304,16 +305,20 @@ export function recordOf(raw: Item, names: { runId: string; interruptId: string 
 
 /**
  * Where a pause item's transcript is (checked by `recordOf`): the number of parts it was written in, or the key of
- * its object in the bucket.
+ * its object in the bucket — with `parts`, the parts it was written in before they moved there (`archive`), which
+ * may still be in the table.
  */
-export function transcriptPlaceOf(raw: Item): { parts: number } | { objectKey: string } {
-  return typeof raw.objectKey === 'string' ? { objectKey: raw.objectKey } : { parts: raw.chunkCount as number };
+export function transcriptPlaceOf(raw: Item): { parts: number } | { objectKey: string; parts?: number } {
+  if (typeof raw.objectKey !== 'string') return { parts: raw.chunkCount as number };
+  return Number.isSafeInteger(raw.chunkCount)
+    ? { objectKey: raw.objectKey, parts: raw.chunkCount as number }
+    : { objectKey: raw.objectKey };
 }
 
 /** The id a raw pause item would have, for error messages about it (best effort: the item may be broken). */
 export function idOfItem(raw: Item, seq: number): string {
-  const parts = Number.isSafeInteger(raw.chunkCount) ? (raw.chunkCount as number) : 0;
-  const hint = typeof raw.objectKey === 'string' ? OBJECT_HINT : hintOf(parts);
+  const parts = Number.isSafeInteger(raw.chunkCount) ? (raw.chunkCount as number) : undefined;
+  const hint = parts === undefined && typeof raw.objectKey === 'string' ? OBJECT_HINT : hintOf(parts ?? 0);
   return formatId({ seq, hint, token: String(raw.token) });
 }
 

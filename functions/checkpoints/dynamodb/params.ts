@@ -1,5 +1,6 @@
 import type {
   BatchGetCommandInput,
+  DeleteCommandInput,
   GetCommandInput,
   PutCommandInput,
   QueryCommandInput,
@@ -33,6 +34,13 @@ export const Condition = {
    */
   isTheRevisionRead: '#token = :token AND #rev = :rev',
 } as const;
+
+/**
+ * A closed pause's transcript moved to the bucket (`archivePause`): only while the item is the same write attempt
+ * with its transcript still in the parts the reader saw. It holds whatever revision the item is at: the move changes
+ * where the bytes are, never what the pause is, so it neither waits for nor undoes a decision or a claim.
+ */
+const stillInParts = '#token = :token AND #chunkCount = :chunkCount AND attribute_not_exists(#objectKey)';
 
 /** The primary key of a record. */
 export function keyOf(key: RecordKey): { [name: string]: string } {
@@ -83,6 +91,36 @@ export function updatePause(tableName: string, before: PauseRecord, after: Pause
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
+}
+
+/**
+ * Names the object a closed pause's transcript was copied to and marks the item `version` (a reader that predates the
+ * bucket refuses it, retryably, rather than finding no parts); `chunkCount` stays, as the id's read hint.
+ */
+export function archivePause(
+  tableName: string,
+  key: RecordKey & { token: string; chunkCount: number },
+  objectKey: string,
+  version: number,
+): UpdateCommandInput {
+  return {
+    TableName: tableName,
+    Key: keyOf(key),
+    UpdateExpression: 'SET #objectKey = :objectKey, #v = :v',
+    ConditionExpression: stillInParts,
+    ExpressionAttributeNames: { '#token': 'token', '#chunkCount': 'chunkCount', '#objectKey': 'objectKey', '#v': 'v' },
+    ExpressionAttributeValues: {
+      ':token': key.token,
+      ':chunkCount': key.chunkCount,
+      ':objectKey': objectKey,
+      ':v': version,
+    },
+  };
+}
+
+/** Deletes part `index` of the attempt `token` of pause `key` (a part no item names any more). */
+export function deletePart(tableName: string, key: RecordKey, token: string, index: number): DeleteCommandInput {
+  return { TableName: tableName, Key: partKeys(key, token, [index])[0] as { [name: string]: string } };
 }
 
 /** The pause item alone, strongly consistent. */
