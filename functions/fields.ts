@@ -1,3 +1,4 @@
+import { foldEmail } from './emails.ts';
 import { isPlainObject, jsonBytes, jsonProblem, utf8Bytes } from './json.ts';
 import {
   CHANNEL_NAMES,
@@ -138,13 +139,7 @@ function isWellFormed(text: string): boolean {
   }
 }
 
-/**
- * An email with ASCII case folding only (`A`–`Z` to `a`–`z`): every other character must be equal, so no look-alike
- * or compatibility character (the Kelvin sign, a dotless i) ever matches a letter it is not.
- */
-export function foldEmail(email: string): string {
-  return email.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
-}
+export { foldEmail };
 
 /** A person's id in a directory (§20): 1 to `LIMITS.directory.idChars` visible ASCII characters (a file's, or SCIM's). */
 export const personId = z

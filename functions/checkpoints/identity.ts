@@ -1,5 +1,6 @@
+import { foldEmail } from '../emails.ts';
 import type { Via } from '../vocabulary.ts';
-import { type Actor, foldEmail, type KnownPerson, type Principal } from '../wire.ts';
+import type { Actor, KnownPerson, Principal } from '../wire.ts';
 
 /**
  * Who a principal is (§13, §16), pure and in one place: the principals Handback itself acts as, what of a principal is

@@ -5,7 +5,7 @@
  * asked. Every other module of a function receives typed values from here.
  */
 
-import { parseRecipientDomains } from '../checkpoints/recipients.ts';
+import { parseRecipientDomains } from '../checkpoints/recipient-domains.ts';
 import type { HandoffConfig } from '../handoff/handoff.ts';
 import type { InboxSignIn } from '../inbox/assets.ts';
 import { type PolicySettings, policySettingsFrom } from '../policies/config.ts';

@@ -3,7 +3,7 @@ import { createEmailChannel } from '../channels/email.ts';
 import { createSesTransport } from '../channels/email-ses.ts';
 import { recipientLinkOf } from '../channels/recipient-link.ts';
 import { parseDefaults } from '../checkpoints/notify.ts';
-import { parseRecipientDomains } from '../checkpoints/recipients.ts';
+import { parseRecipientDomains } from '../checkpoints/recipient-domains.ts';
 import * as S from '../settings.ts';
 import { loadAnswerLinks } from './answer-links.ts';
 import { createChannelEventHandler } from './channel-events.ts';
