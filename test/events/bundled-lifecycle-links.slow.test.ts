@@ -99,6 +99,19 @@ describe('the bundled lifecycle function with a link key', () => {
     expect(inputsOf(all.filter((output) => !atInit.has(output))).some((path) => LINK_CODE.test(path))).toBe(true);
   });
 
+  it('loads no schema (zod) at init, and its store and document client only to move a closed transcript (§23)', () => {
+    const atInit = outputsAtInit(bundle.metafile);
+    const inputsOf = (outputs: string[]) =>
+      outputs.flatMap((output) => Object.keys(bundle.metafile.outputs[output]?.inputs ?? {}));
+    const all = Object.keys(bundle.metafile.outputs);
+    const later = inputsOf(all.filter((output) => !atInit.has(output)));
+    const STORE = /functions\/checkpoints\/dynamodb\/dynamodb-persistence\.ts$|node_modules\/@aws-sdk\/lib-dynamodb\//;
+    expect(inputsOf([...atInit]).filter((path) => /node_modules\/zod\/|functions\/zod\.ts$/.test(path))).toEqual([]);
+    expect(inputsOf([...atInit]).filter((path) => STORE.test(path))).toEqual([]);
+    expect(later.some((path) => path.endsWith('functions/handlers/transcript-archive.ts'))).toBe(true);
+    expect(later.some((path) => STORE.test(path))).toBe(true);
+  });
+
   it('loads them with the first event that carries a link, and puts that event with its answer link', async () => {
     const { created, decided } = await records();
     const driver = join(dir, 'drive.mjs');
