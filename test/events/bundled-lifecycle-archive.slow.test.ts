@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +10,7 @@ import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import { buildLambdaBundle, type LambdaBundle } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
 import { chatTranscript, pauseInput, runItems, storeOn } from '../checkpoints/support.ts';
+import { type AwsJsonStandIn, everyEventTaken, startAwsJsonStandIn } from '../support/aws-json-stand-in.ts';
 import { chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 import { storeEndpoint, useTestTable } from '../support/dynamodb.ts';
 import { testBucket, testObjects, testS3Client } from '../support/s3.ts';
@@ -27,32 +27,18 @@ const objects = testObjects(s3);
 const { endpoint: s3Endpoint, bucket } = testBucket();
 const dir = mkdtempSync(join(tmpdir(), 'handback-bundled-archive-'));
 let bundle: LambdaBundle;
-let server: Server;
-let eventBridge: string;
-const targets: string[] = [];
+let eventBridge: AwsJsonStandIn;
 
 beforeAll(async () => {
   bundle = buildLambdaBundle(ENTRY.lifecycleEvents, join(dir, 'lifecycle'));
   writeFileSync(join(dir, 'hooks.mjs'), LOAD_HOOKS);
-  server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      targets.push(String(request.headers['x-amz-target']));
-      const entries = (JSON.parse(body) as { Entries: unknown[] }).Entries;
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify({ FailedEntryCount: 0, Entries: entries.map((_, i) => ({ EventId: `e${i}` })) }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  eventBridge = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  eventBridge = await startAwsJsonStandIn((target, body) =>
+    target === 'AWSEvents.PutEvents' ? everyEventTaken(body) : undefined,
+  );
 });
 
 afterAll(() => {
-  server.closeAllConnections();
-  server.close();
+  eventBridge.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -88,7 +74,7 @@ console.log('RESULT ' + JSON.stringify({ result, loaded }));
       [pathToFileURL(bundle.entry).href, pathToFileURL(join(dir, 'hooks.mjs')).href],
       {
         EVENT_BUS_NAME: 'handback-lifecycle',
-        AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridge,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: eventBridge.endpoint,
         TABLE_NAME: table.tableName,
         DYNAMODB_ENDPOINT: storeEndpoint(),
         TRANSCRIPT_BUCKET: bucket,
@@ -99,7 +85,7 @@ console.log('RESULT ' + JSON.stringify({ result, loaded }));
       },
     );
     expect(result.result).toEqual({ batchItemFailures: [] });
-    expect(targets).toEqual(['AWSEvents.PutEvents']);
+    expect(eventBridge.calls.map((call) => call.target)).toEqual(['AWSEvents.PutEvents']);
     const archive = (files: string[]) => files.filter((file) => /transcript-archive/.test(file));
     expect(archive(result.loaded.init)).toEqual([]);
     expect(archive(result.loaded.closed)).toHaveLength(1);

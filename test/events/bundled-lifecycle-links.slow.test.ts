@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +10,12 @@ import { createMemoryCheckpointStore } from '../../functions/checkpoints/dynamod
 import { approvalTranscript } from '../../functions/testing/service-spec.ts';
 import { buildLambdaBundle, type LambdaBundle, outputsAtInit } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
+import {
+  type AwsJsonStandIn,
+  everyEventTaken,
+  secretValue,
+  startAwsJsonStandIn,
+} from '../support/aws-json-stand-in.ts';
 import { chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 
 /**
@@ -26,39 +31,22 @@ const KEY = 'a-link-key-of-sixty-four-characters-in-all-as-the-stack-makes-it';
 const LINK_CODE =
   /node_modules\/jose\/|node_modules\/@aws-sdk\/client-secrets-manager\/|functions\/links\/answer-links\.ts$/;
 let bundle: LambdaBundle;
-let server: Server;
-let endpoint: string;
-const calls: Array<{ target: string; body: string }> = [];
+let aws: AwsJsonStandIn;
 
 beforeAll(async () => {
   bundle = buildLambdaBundle(ENTRY.lifecycleEvents, join(dir, 'lifecycle'));
   writeFileSync(join(dir, 'hooks.mjs'), LOAD_HOOKS);
-  server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      const target = String(request.headers['x-amz-target']);
-      calls.push({ target, body });
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-      const entries = target.endsWith('PutEvents') ? (JSON.parse(body) as { Entries: unknown[] }).Entries : [];
-      response.end(
-        JSON.stringify(
-          target.endsWith('PutEvents')
-            ? { FailedEntryCount: 0, Entries: entries.map((_, i) => ({ EventId: `e${i}` })) }
-            : { ARN: SECRET_ARN, Name: 'handback-link-key', SecretString: KEY, VersionId: 'v1' },
-        ),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  aws = await startAwsJsonStandIn((target, body) =>
+    target === 'AWSEvents.PutEvents'
+      ? everyEventTaken(body)
+      : target === 'secretsmanager.GetSecretValue'
+        ? secretValue(SECRET_ARN, KEY)
+        : undefined,
+  );
 });
 
 afterAll(() => {
-  server.closeAllConnections();
-  server.close();
+  aws.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -133,8 +121,8 @@ console.log('RESULT ' + JSON.stringify({ results, loaded }));
         EVENT_BUS_NAME: 'handback-lifecycle',
         LINK_SECRET_ARN: SECRET_ARN,
         HANDBACK_INBOX_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/inbox',
-        AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: aws.endpoint,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.endpoint,
       },
     );
     expect(result.results).toEqual({ decided: { batchItemFailures: [] }, created: { batchItemFailures: [] } });
@@ -143,12 +131,12 @@ console.log('RESULT ' + JSON.stringify({ results, loaded }));
     expect(linkChunks(result.loaded.decided)).toEqual([]);
     expect(result.loaded.created.length).toBeGreaterThan(0);
     // The decided event went out with no key read; the created one after one read, with its link.
-    expect(calls.map((call) => call.target)).toEqual([
+    expect(aws.calls.map((call) => call.target)).toEqual([
       'AWSEvents.PutEvents',
       'secretsmanager.GetSecretValue',
       'AWSEvents.PutEvents',
     ]);
-    const detail = JSON.parse(JSON.parse(calls[2]?.body ?? '{}').Entries[0].Detail);
+    const detail = JSON.parse(JSON.parse(aws.calls[2]?.body ?? '{}').Entries[0].Detail);
     expect(detail.answerUrl).toMatch(/^https:\/\/abc123\.execute-api\.eu-west-1\.amazonaws\.com\/inbox#/);
   });
 });

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLambdaBundle, type LambdaBundle, outputsAtInit } from '../../infra/lambda-bundle.ts';
 import { ENTRY } from '../../infra/paths.ts';
+import { type AwsJsonStandIn, secretValue, startAwsJsonStandIn } from '../support/aws-json-stand-in.ts';
 import { API_EVENT_SOURCE, chunkWatchingDriver, LOAD_HOOKS, runBundledDriver } from '../support/bundled-child.ts';
 import { useTestTable } from '../support/dynamodb.ts';
 
@@ -25,29 +25,19 @@ const KEY = 'a-link-key-of-sixty-four-characters-in-all-as-the-stack-makes-it';
 const LINK_CODE =
   /node_modules\/jose\/|node_modules\/@aws-sdk\/client-secrets-manager\/|functions\/links\/answer-links\.ts$/;
 let bundle: LambdaBundle;
-let server: Server;
-let secretsEndpoint: string;
-const secretCalls: string[] = [];
+let secrets: AwsJsonStandIn;
 
 beforeAll(async () => {
   bundle = buildLambdaBundle(ENTRY.api, join(dir, 'api'), 'none');
   writeFileSync(join(dir, 'hooks.mjs'), LOAD_HOOKS);
   writeFileSync(join(dir, 'drive.mjs'), DRIVER);
-  server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      secretCalls.push(String(request.headers['x-amz-target']));
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify({ ARN: SECRET_ARN, Name: 'handback-link-key', SecretString: KEY, VersionId: 'v1' }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  secretsEndpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  secrets = await startAwsJsonStandIn((target) =>
+    target === 'secretsmanager.GetSecretValue' ? secretValue(SECRET_ARN, KEY) : undefined,
+  );
 });
 
 afterAll(() => {
-  server.closeAllConnections();
-  server.close();
+  secrets.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -106,7 +96,7 @@ describe('the bundled API function with answer links loaded on first use', () =>
         DYNAMODB_ENDPOINT: table.endpoint,
         HANDOFF_TARGET: 'none',
         LINK_SECRET_ARN: SECRET_ARN,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsEndpoint,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
         HANDBACK_INBOX_URL: 'https://inbox.example/inbox',
       },
     );
@@ -130,6 +120,6 @@ describe('the bundled API function with answer links loaded on first use', () =>
     expect(results.linkResume).toMatchObject({ status: 200, body: { outcome: 'resumed' } });
     expect(results.get).toMatchObject({ status: 200, body: { status: 'paused' } });
     // Made once for the container: one key cache, so one key read for both first pauses and every link after.
-    expect(secretCalls).toEqual(['secretsmanager.GetSecretValue']);
+    expect(secrets.calls.map((call) => call.target)).toEqual(['secretsmanager.GetSecretValue']);
   });
 });
