@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_CODEC, encodeTranscript } from '../functions/checkpoints/codec.ts';
-import { DynamoDBPersistence } from '../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
+import { archiveTranscript } from '../functions/checkpoints/dynamodb/archive.ts';
 import { Keys } from '../functions/checkpoints/dynamodb/keys.ts';
 import { ARCHIVE_TRANSCRIPT_BYTES, INLINE_TRANSCRIPT_BYTES } from '../functions/checkpoints/dynamodb/parts.ts';
 import { parseId } from '../functions/checkpoints/ids.ts';
@@ -28,7 +28,7 @@ import { transcriptOfBytes } from './transcripts.ts';
  * The cost of one million decided pauses (§23), part of group 3 (`npm run bench -- cost`): pause → approve →
  * resume (the continuation read back) for 10 KB, 100 KB and 1 MB transcripts, through the store on the embedded
  * DynamoDB-compatible server with large transcripts in the embedded S3 server (s3rver), as the Lambda functions run
- * it, and the lifecycle stream's move of the closed transcript to the bucket (`DynamoDBPersistence.archive`) where it
+ * it, and the lifecycle stream's move of the closed transcript to the bucket (`archiveTranscript`) where it
  * makes one. Counted from what the code sends: the capacity the server reports (`ReturnConsumedCapacity: TOTAL`) beside the
  * units computed from the items, index entries included; S3 requests and bytes; the store's time per step, taken as
  * each Lambda invocation's billed duration at the functions' 512 MB; the invocations, HTTP API requests, stream
@@ -170,7 +170,7 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
     new S3TranscriptObjects({ bucket: s3.bucket, clientConfig: s3ClientConfig(s3.clientConfig) }),
   );
   const fx = await startStoreFixture(objects);
-  const archive = new DynamoDBPersistence({ client: fx.doc, tableName: TABLE_NAME, objects });
+  const table = { client: fx.doc, tableName: TABLE_NAME, objects };
   const rows: MillionRow[] = [];
   try {
     for (const size of SIZES) {
@@ -196,7 +196,11 @@ export async function runMillion(options: GroupOptions): Promise<MillionResult> 
         const resume = performance.now() - started;
         // The lifecycle stream's move of the closed transcript (§23), before the agent's read: the read then pays it.
         started = performance.now();
-        const moved = await archive.archive({ tenant: TENANT, runId: p.runId, seq: parseId(p.interruptId)?.seq ?? 0 });
+        const moved = await archiveTranscript(table, {
+          tenant: TENANT,
+          runId: p.runId,
+          seq: parseId(p.interruptId)?.seq ?? 0,
+        });
         const archiving = performance.now() - started;
         started = performance.now();
         if (resumed.continuationId === undefined) throw new Error('the resume did not close the pause');

@@ -31,7 +31,7 @@ export interface StreamDeps extends EntryTelemetry {
   /** The transcript bucket, whose objects go with the pause items TTL removes; none = objects are left to expire. */
   objects?: TranscriptObjects;
   /**
-   * Moves a closed pause's transcript from its parts to the bucket (`DynamoDBPersistence.archive`, §23); none = closed
+   * Moves a closed pause's transcript from its parts to the bucket (`archiveTranscript`, §23); none = closed
    * transcripts stay in the table.
    */
   archive?: (key: RecordKey) => Promise<unknown>;

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBPersistence } from '../../functions/checkpoints/dynamodb/dynamodb-persistence.ts';
+import { archiveTranscript } from '../../functions/checkpoints/dynamodb/archive.ts';
 import { Keys } from '../../functions/checkpoints/dynamodb/keys.ts';
 import { ARCHIVE_TRANSCRIPT_BYTES, INLINE_TRANSCRIPT_BYTES } from '../../functions/checkpoints/dynamodb/parts.ts';
+import type { RecordKey } from '../../functions/checkpoints/record.ts';
 import type { TranscriptObjects } from '../../functions/checkpoints/transcript-objects.ts';
 import { CorruptCheckpointError } from '../../functions/errors.ts';
 import { NOT_DISPATCHED } from '../../functions/rehydrate/rehydrate.ts';
@@ -13,7 +14,7 @@ import { testBucket, testObjects, testS3Client } from '../support/s3.ts';
 import { chatTranscript, expectedContinuation, pauseInput, runItems, setAttribute, storeOn } from './support.ts';
 
 /**
- * A closed pause's transcript moved from its parts to the bucket (§23, `DynamoDBPersistence.archive`), on dynalite
+ * A closed pause's transcript moved from its parts to the bucket (§23, `archiveTranscript`), on dynalite
  * and s3rver: the object first, then the item naming it (only while it still names its parts), then the parts gone;
  * the pause's id, view and continuation unchanged; never a move of bytes that are not the item's.
  */
@@ -26,12 +27,10 @@ const { bucket } = testBucket();
 /** About 15 KB through brotli: over `ARCHIVE_TRANSCRIPT_BYTES`, under `INLINE_TRANSCRIPT_BYTES`, so in parts. */
 const MEDIUM = 20_000;
 
+/** The move on the test table, through `client`, to `bucketObjects` (`none`: no bucket). */
 function persistenceOn(client = table.client, bucketObjects: TranscriptObjects | 'none' = objects) {
-  return new DynamoDBPersistence({
-    client,
-    tableName: table.tableName,
-    ...(bucketObjects === 'none' ? {} : { objects: bucketObjects }),
-  });
+  const on = { client, tableName: table.tableName, objects: bucketObjects === 'none' ? undefined : bucketObjects };
+  return { archive: (key: RecordKey) => archiveTranscript(on, key) };
 }
 
 /** The kinds of a run's items, sorted. */

@@ -1,4 +1,4 @@
-import type { BatchGetCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CorruptCheckpointError, StorageUnavailableError } from '../../errors.ts';
 import { sha256 } from '../codec.ts';
 import { mergeShards } from '../listing-merge.ts';
@@ -9,12 +9,11 @@ import { TABLE } from '../table.ts';
 import type { TranscriptObjects } from '../transcript-objects.ts';
 import { decodeCursor, encodeCursor, type Listing, type ListingKey } from './cursor.ts';
 import {
+  collectParts,
   type Item,
   ItemKind,
   idOfItem,
-  OBJECT_SCHEMA_VERSION,
   objectKeyOf,
-  partData,
   partItem,
   pauseItem,
   recordOf,
@@ -22,17 +21,18 @@ import {
 } from './items.ts';
 import { Keys, parseRunKey, parseSortKey } from './keys.ts';
 import * as params from './params.ts';
+import { hintOf, joinParts, layoutOf, MAX_PARTS, OBJECT_HINT, partsOfHint, splitParts } from './parts.ts';
 import {
-  ARCHIVE_TRANSCRIPT_BYTES,
-  hintOf,
-  joinParts,
-  layoutOf,
-  MAX_PARTS,
-  OBJECT_HINT,
-  partsOfHint,
-  splitParts,
-} from './parts.ts';
-import { documentCommands } from './sdk.ts';
+  batchGetItems,
+  call,
+  commands,
+  deleteParts,
+  forEachLimited,
+  getPauseItem,
+  isConditionFailed,
+  PART_CONCURRENCY,
+  type TableClient,
+} from './requests.ts';
 
 export { storageError };
 
@@ -55,38 +55,22 @@ export interface DynamoDBPersistenceOptions {
   objects?: TranscriptObjects;
 }
 
-/**
- * What `archive` did: moved the transcript to the bucket (or found it moved), found it written there, left it (the
- * pause is open, or its transcript under `ARCHIVE_TRANSCRIPT_BYTES`), found no pause (TTL removed it, or another
- * attempt holds its number), or had no bucket to move it to.
- */
-export type ArchiveOutcome = 'archived' | 'in-bucket' | 'open' | 'small' | 'gone' | 'no-bucket';
-
 const DEFAULT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
-/** Part writes (and best-effort deletes) in flight at once for one pause. */
-const PART_CONCURRENCY = 4;
-/** Answers in a row without any item after which a BatchGetItem gives up on unprocessed keys (throttling). */
-const UNPROCESSED_ROUNDS = 6;
-/** The first backoff after an answer that brought no item; it doubles each time (full jitter). */
-const BACKOFF_MS = 25;
-
-/** The SDK's commands, loaded on first use (`sdk.ts`: the DynamoDB SDK is an optional peer of the package). */
-const commands = () => documentCommands('The DynamoDB checkpoint store');
 
 /**
  * The persistence port on one DynamoDB table (see `keys.ts` for the layout): keys, parts (`parts.ts`: a transcript
- * cut under the 400 KB item limit, its part count the read hint in ids), cursors and condition expressions live here, command inputs come from `params.ts`, and SDK errors never leak — a condition that failed is
- * an answer of the port (`taken`, `conflict`), a table that does not answer in time is a `StorageUnavailableError`.
+ * cut under the 400 KB item limit, its part count the read hint in ids), cursors and condition expressions live here,
+ * command inputs come from `params.ts`, the requests of many items from `requests.ts` (shared with `archive.ts`, which moves
+ * closed transcripts to the bucket), and SDK errors never leak — a condition that failed is an answer of the port
+ * (`taken`, `conflict`), a table that does not answer in time is a `StorageUnavailableError`.
  */
 export class DynamoDBPersistence implements CheckpointPersistence {
-  readonly #client: DynamoDBDocumentClient;
-  readonly #tableName: string;
+  readonly #table: TableClient;
   readonly #retentionSeconds: number;
   readonly #objects: TranscriptObjects | undefined;
 
   constructor(options: DynamoDBPersistenceOptions) {
-    this.#client = options.client;
-    this.#tableName = options.tableName;
+    this.#table = { client: options.client, tableName: options.tableName };
     this.#retentionSeconds = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
     this.#objects = options.objects;
     // Loading starts with the store (a Lambda's init), so the first request does not wait for it; its error waits
@@ -104,8 +88,8 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     let below: string | undefined;
     const { QueryCommand } = await commands();
     for (;;) {
-      const output = await this.#call(() =>
-        this.#client.send(new QueryCommand(params.latestPause(this.#tableName, pk, below))),
+      const output = await call(() =>
+        this.#table.client.send(new QueryCommand(params.latestPause(this.#table.tableName, pk, below))),
       );
       const raw = output.Items?.[0];
       if (raw === undefined) return undefined;
@@ -133,12 +117,14 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     // The bytes first, invisible until the pause item that names them exists: its object, or its parts.
     if (inObject) await this.#bucket(record).put(objectKeyOf(record), transcript, record.transcript.sha256);
     await forEachLimited(parts, PART_CONCURRENCY, (data, index) =>
-      this.#call(() =>
-        this.#client.send(new PutCommand(params.putPart(this.#tableName, partItem(record, index, data, ttl)))),
+      call(() =>
+        this.#table.client.send(
+          new PutCommand(params.putPart(this.#table.tableName, partItem(record, index, data, ttl))),
+        ),
       ),
     );
     try {
-      await this.#client.send(new PutCommand(params.createPause(this.#tableName, pauseItem(record, ttl))));
+      await this.#table.client.send(new PutCommand(params.createPause(this.#table.tableName, pauseItem(record, ttl))));
       return 'created';
     } catch (error) {
       // Any other error may hide a write that succeeded: its bytes stay (their TTL, or the bucket's lifecycle, removes
@@ -149,7 +135,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       await this.#bucket(record)
         .delete(objectKeyOf(record))
         .catch(() => undefined);
-    else await this.#deleteParts(record, parts.length);
+    else await deleteParts(this.#table, record, parts.length);
     return 'taken';
   }
 
@@ -163,8 +149,11 @@ export class DynamoDBPersistence implements CheckpointPersistence {
         : undefined;
     const items =
       transcript === undefined || hinted === undefined
-        ? await this.#getPause(key)
-        : await this.#batchGet(params.getPauseWithParts(this.#tableName, key, transcript.token, hinted));
+        ? await getPauseItem(this.#table, key)
+        : await batchGetItems(
+            this.#table,
+            params.getPauseWithParts(this.#table.tableName, key, transcript.token, hinted),
+          );
     const pauseSk = Keys.pause(key.seq);
     const raw = items.find((item) => item.sk === pauseSk);
     if (raw === undefined) return undefined;
@@ -175,24 +164,19 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     if ('objectKey' in place) return { record, transcript: await this.#readObject(record, object) };
     const count = place.parts;
     const parts: Array<Uint8Array | undefined> = [];
-    const collect = (found: readonly Item[]) => {
-      for (const item of found) {
-        const sk = parseSortKey(item.sk);
-        if (sk.kind === 'part' && sk.token === record.token && sk.index < count)
-          parts[sk.index] = partData(item, names);
-      }
-    };
-    collect(items);
+    collectParts(items, record.token, count, names, parts);
     // Parts the hint did not name (no hint, or another's): a second request, by the count the pause item holds.
     const unasked = Array.from({ length: count }, (_, index) => index).filter((index) => index >= (hinted ?? 0));
     if (unasked.length > 0) {
       const keys = params.partKeys(key, record.token, unasked);
-      for (const input of params.getKeys(this.#tableName, keys)) collect(await this.#batchGet(input));
+      for (const input of params.getKeys(this.#table.tableName, keys)) {
+        collectParts(await batchGetItems(this.#table, input), record.token, count, names, parts);
+      }
     }
     const joined = joinParts(parts, count);
     if ('missing' in joined) {
-      // Its parts moved to the bucket after the item was read (`archive`): the item, read again, names the object.
-      const [now] = await this.#getPause(key);
+      // Its parts moved to the bucket after the item was read (`archiveTranscript`): the item, read again, names the object.
+      const [now] = await getPauseItem(this.#table, key);
       if (now !== undefined && now.token === record.token && 'objectKey' in transcriptPlaceOf(now)) {
         return { record, transcript: await this.#readObject(record, undefined) };
       }
@@ -201,78 +185,10 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     return { record, transcript: joined.bytes };
   }
 
-  /**
-   * Moves a closed pause's transcript from its parts to the bucket (§23), when it is at least
-   * `ARCHIVE_TRANSCRIPT_BYTES` compressed: a closed pause is read rarely but kept the whole retention, where a year of
-   * the table's storage and point-in-time recovery costs more than the move and S3's storage (parts.ts). The lifecycle
-   * stream calls it on each change that leaves a pause closed with its transcript in parts.
-   *
-   * The object is written first, with the parts' bytes checked against the item's length and SHA-256; the item then
-   * names it (`params.archivePause`: only while it still names its parts, at whatever revision: the move changes where
-   * the bytes are, not what the pause is), and last the parts are deleted. The pause's id does not change: the item
-   * keeps its part count, the id's read hint, and every read follows the item to the object (a reader that read the
-   * item before the move and finds its parts gone reads the item again). Safe to repeat, as a stream delivers at least
-   * once: a move that finds the item naming its object deletes what parts are left and answers `archived`.
-   */
-  async archive(key: RecordKey): Promise<ArchiveOutcome> {
-    if (this.#objects === undefined) return 'no-bucket';
-    const [raw] = await this.#getPause(key);
-    if (raw === undefined) return 'gone';
-    const names = { runId: key.runId, interruptId: idOfItem(raw, key.seq) };
-    const record = recordOf(raw, names);
-    const place = transcriptPlaceOf(raw);
-    if ('objectKey' in place) {
-      if (place.parts !== undefined) await this.#deleteParts(record, place.parts);
-      return place.parts === undefined ? 'in-bucket' : 'archived';
-    }
-    if (record.closing === undefined) return 'open';
-    if (record.transcript.byteLength < ARCHIVE_TRANSCRIPT_BYTES) return 'small';
-    const count = place.parts;
-    const parts: Array<Uint8Array | undefined> = [];
-    const indexes = Array.from({ length: count }, (_, index) => index);
-    for (const input of params.getKeys(this.#tableName, params.partKeys(key, record.token, indexes))) {
-      for (const item of await this.#batchGet(input)) {
-        const sk = parseSortKey(item.sk);
-        if (sk.kind === 'part' && sk.token === record.token && sk.index < count)
-          parts[sk.index] = partData(item, names);
-      }
-    }
-    const joined = joinParts(parts, count);
-    if ('missing' in joined) {
-      // Another move went first and deleted them; else the pause is broken, and its bytes are not moved anywhere.
-      const [now] = await this.#getPause(key);
-      if (now?.token === record.token && 'objectKey' in transcriptPlaceOf(now)) return 'archived';
-      throw new CorruptCheckpointError(key.runId, names.interruptId, `part ${joined.missing} of ${count} is missing`);
-    }
-    const bytes = joined.bytes;
-    if (bytes.length !== record.transcript.byteLength || sha256(bytes) !== record.transcript.sha256) {
-      throw new CorruptCheckpointError(key.runId, names.interruptId, 'its parts are not the transcript its item names');
-    }
-    const objectKey = objectKeyOf(record);
-    await this.#objects.put(objectKey, bytes, record.transcript.sha256);
-    const { UpdateCommand } = await commands();
-    const target = { ...key, token: record.token, chunkCount: count };
-    try {
-      await this.#client.send(
-        new UpdateCommand(params.archivePause(this.#tableName, target, objectKey, OBJECT_SCHEMA_VERSION)),
-      );
-    } catch (error) {
-      if (!isConditionFailed(error)) throw storageError(error);
-      const [now] = await this.#getPause(key);
-      // Another move named the object first; or the item is gone (TTL) or another attempt's, and the object with it.
-      if (now?.token !== record.token || !('objectKey' in transcriptPlaceOf(now))) {
-        await this.#objects.delete(objectKey).catch(() => undefined);
-        return 'gone';
-      }
-    }
-    await this.#deleteParts(record, count);
-    return 'archived';
-  }
-
   async update(before: PauseRecord, after: PauseRecord): Promise<'updated' | 'conflict'> {
     const { UpdateCommand } = await commands();
     try {
-      await this.#client.send(new UpdateCommand(params.updatePause(this.#tableName, before, after)));
+      await this.#table.client.send(new UpdateCommand(params.updatePause(this.#table.tableName, before, after)));
       return 'updated';
     } catch (error) {
       // The embedded store ignores ReturnValuesOnConditionCheckFailure: the caller reads again.
@@ -300,8 +216,10 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       query.limit,
       async (shard, limit) => {
         const partition = partitions[shard] as string;
-        const output = await this.#call(() =>
-          this.#client.send(new QueryCommand(params.listingPage(this.#tableName, partition, listing, limit, bound))),
+        const output = await call(() =>
+          this.#table.client.send(
+            new QueryCommand(params.listingPage(this.#table.tableName, partition, listing, limit, bound)),
+          ),
         );
         const entries = (output.Items ?? []).map((item) => ({
           partition,
@@ -326,7 +244,7 @@ export class DynamoDBPersistence implements CheckpointPersistence {
       ]),
     );
     const batches = await Promise.all(
-      params.getKeys(this.#tableName, [...keys.values()]).map((input) => this.#batchGet(input)),
+      params.getKeys(this.#table.tableName, [...keys.values()]).map((input) => batchGetItems(this.#table, input)),
     );
     const byKey = new Map(batches.flat().map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
     const entries: ListPage['entries'] = [];
@@ -353,7 +271,9 @@ export class DynamoDBPersistence implements CheckpointPersistence {
     const { QueryCommand } = await commands();
     const pages = await Promise.all(
       Keys.dueShards().map((shard) =>
-        this.#call(() => this.#client.send(new QueryCommand(params.duePage(this.#tableName, shard, nowMs, limit)))),
+        call(() =>
+          this.#table.client.send(new QueryCommand(params.duePage(this.#table.tableName, shard, nowMs, limit))),
+        ),
       ),
     );
     const due: Array<RecordKey & { at: number }> = [];
@@ -408,60 +328,6 @@ export class DynamoDBPersistence implements CheckpointPersistence {
   #ttlOf(record: PauseRecord): number {
     return Math.ceil(record.expiresAtMs / 1000) + this.#retentionSeconds;
   }
-
-  /** The pause item alone, strongly consistent (as a list, as `#batchGet` answers). */
-  async #getPause(key: RecordKey): Promise<Item[]> {
-    const { GetCommand } = await commands();
-    const output = await this.#call(() => this.#client.send(new GetCommand(params.getPause(this.#tableName, key))));
-    return output.Item === undefined ? [] : [output.Item];
-  }
-
-  /**
-   * A BatchGetItem of one table (at most 100 keys: `params.getKeys`), asking again for the keys DynamoDB left
-   * unprocessed: at once while each answer brings items (a response holds at most 16 MB on AWS, about 1 MB on the
-   * embedded store), after an exponential backoff with full jitter when one brings none (throttling), giving up as
-   * `StorageUnavailableError` after a few such answers in a row. The items found, in no order.
-   */
-  async #batchGet(input: BatchGetCommandInput): Promise<Item[]> {
-    const { BatchGetCommand } = await commands();
-    const items: Item[] = [];
-    let request: BatchGetCommandInput['RequestItems'] | undefined = input.RequestItems;
-    let idle = 0;
-    while (request !== undefined && Object.keys(request).length > 0) {
-      if (idle > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * BACKOFF_MS * 2 ** idle));
-      const pending: NonNullable<BatchGetCommandInput['RequestItems']> = request;
-      const output = await this.#call(() => this.#client.send(new BatchGetCommand({ RequestItems: pending })));
-      const found = output.Responses?.[this.#tableName] ?? [];
-      items.push(...found);
-      idle = found.length > 0 ? 0 : idle + 1;
-      if (idle >= UNPROCESSED_ROUNDS) throw new StorageUnavailableError();
-      request = output.UnprocessedKeys;
-    }
-    return items;
-  }
-
-  /**
-   * Deletes the parts of an attempt that lost its sequence number, or whose bytes moved to the bucket; best effort,
-   * their TTL removes what is left.
-   */
-  async #deleteParts(record: PauseRecord, count: number): Promise<void> {
-    const indexes = Array.from({ length: count }, (_, index) => index);
-    const { DeleteCommand } = await commands();
-    await forEachLimited(indexes, PART_CONCURRENCY, (index) =>
-      this.#client
-        .send(new DeleteCommand(params.deletePart(this.#tableName, record, record.token, index)))
-        .catch(() => undefined),
-    );
-  }
-
-  /** Runs one request; an SDK error becomes `StorageUnavailableError` when the table did not answer (in time). */
-  async #call<T>(request: () => Promise<T>): Promise<T> {
-    try {
-      return await request();
-    } catch (error) {
-      throw storageError(error);
-    }
-  }
 }
 
 /**
@@ -478,24 +344,4 @@ function isListedAt(
   if (item[TABLE.byTenant.sortKey.name] !== position.gsi1sk) return false;
   const index = listing === 'open' ? TABLE.openByTenant : TABLE.byTenant;
   return item[index.partitionKey.name] === position.partition;
-}
-
-function isConditionFailed(error: unknown): boolean {
-  return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
-}
-
-/** Runs `task` over `items`, at most `limit` at once; rejects with the first failure. */
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T, index: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      await task(items[index] as T, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

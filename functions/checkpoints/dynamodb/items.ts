@@ -6,7 +6,7 @@ import { isLibrary, LIBRARY_PRINCIPAL } from '../identity.ts';
 import { formatId } from '../ids.ts';
 import type { Ask, Closing, PauseRecord, RecordedDecision, RecordedExecution, RecordedVote } from '../record.ts';
 import { TABLE } from '../table.ts';
-import { Keys } from './keys.ts';
+import { Keys, parseSortKey } from './keys.ts';
 import { hintOf, MAX_PARTS, OBJECT_HINT, partsOfHint } from './parts.ts';
 
 /**
@@ -335,4 +335,21 @@ export function partData(raw: Item, names: { runId: string; interruptId: string 
     throw new CorruptCheckpointError(names.runId, names.interruptId, `the part item ${String(raw.sk)} holds no bytes`);
   }
   return raw.data;
+}
+
+/**
+ * Puts into `parts[i]` the bytes of each part item in `found` that is part `i` (below `count`) of the attempt `token`;
+ * other items (the pause item, another attempt's parts) are passed over.
+ */
+export function collectParts(
+  found: readonly Item[],
+  token: string,
+  count: number,
+  names: { runId: string; interruptId: string },
+  parts: Array<Uint8Array | undefined>,
+): void {
+  for (const item of found) {
+    const sk = parseSortKey(item.sk);
+    if (sk.kind === 'part' && sk.token === token && sk.index < count) parts[sk.index] = partData(item, names);
+  }
 }

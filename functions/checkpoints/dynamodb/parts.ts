@@ -25,7 +25,7 @@ export const INLINE_TRANSCRIPT_BYTES = 64 * 1024;
 
 /**
  * The fewest compressed bytes of a closed pause's transcript that the lifecycle stream moves from its parts to the
- * bucket (§23, `DynamoDBPersistence.archive`). A closed pause's transcript is read rarely (its continuation read
+ * bucket (§23, `archiveTranscript`). A closed pause's transcript is read rarely (its continuation read
  * back, an audit) but kept the whole retention, where a year of Standard-IA storage and point-in-time recovery costs
  * about $3.6 per GB against S3 Standard's $0.28. Moving one costs an S3 PUT ($5 per million), the pause item's update
  * and the parts' deletes (a write unit per KB each): below a few KB it does not pay back in a year (2.6 KB, the
