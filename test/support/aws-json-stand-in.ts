@@ -3,8 +3,9 @@ import { createServer } from 'node:http';
 /**
  * A stand-in of the AWS JSON-protocol services a bundled function calls (EventBridge's `PutEvents`, Secrets Manager's
  * `GetSecretValue`), in the test's process, for a function run in a child Node (`AWS_ENDPOINT_URL_<SERVICE>`): each
- * request's `X-Amz-Target` and body recorded in order, each answered with `answer`'s JSON; a target `answer` does not
- * know (undefined) gets what the services answer an operation they do not have: 400 `UnknownOperationException`.
+ * request's `X-Amz-Target` and body recorded in order, each answered with `answer`'s JSON (a 400 when it names an
+ * error in `__type`); a target `answer` does not know (undefined) gets what the services answer an operation they do
+ * not have: 400 `UnknownOperationException`.
  */
 export interface AwsJsonStandIn {
   endpoint: string;
@@ -24,9 +25,11 @@ export async function startAwsJsonStandIn(
     request.on('end', () => {
       const target = String(request.headers['x-amz-target']);
       calls.push({ target, body });
-      const answered = answer(target, body);
-      response.writeHead(answered === undefined ? 400 : 200, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify(answered ?? { __type: 'UnknownOperationException' }));
+      const answered = answer(target, body) ?? { __type: 'UnknownOperationException' };
+      // An error answer (`__type`, as the services name theirs) is a 400, as they send it.
+      const refused = typeof answered === 'object' && answered !== null && '__type' in answered;
+      response.writeHead(refused ? 400 : 200, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify(answered));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -40,9 +43,15 @@ export async function startAwsJsonStandIn(
   };
 }
 
-/** `PutEvents`' answer taking every entry of `body`. */
+/**
+ * `PutEvents`' answer taking every entry of `body`; a request of no entry or of more than 10 is refused with
+ * `ValidationException`, as EventBridge refuses it (its API reference: `Entries`, 1 to 10 items).
+ */
 export function everyEventTaken(body: string): unknown {
-  const entries = (JSON.parse(body) as { Entries: unknown[] }).Entries;
+  const entries = (JSON.parse(body) as { Entries?: unknown[] }).Entries ?? [];
+  if (entries.length < 1 || entries.length > 10) {
+    return { __type: 'ValidationException', message: `Entries holds ${entries.length} entries; 1 to 10 are allowed.` };
+  }
   return { FailedEntryCount: 0, Entries: entries.map((_, i) => ({ EventId: `e${i}` })) };
 }
 
