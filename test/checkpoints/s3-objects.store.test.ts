@@ -283,7 +283,22 @@ describe('a transcript in the bucket', () => {
   it('deletes the object of a write attempt that lost its sequence number', async () => {
     const log: string[] = [];
     const input = pauseInput({ messages: chatTranscript(LARGE) });
-    const store = storeOn(table, { objects: recorded(log) });
+    // Each object's put waits for the other's, so both attempts have read the run's latest pause before either item is
+    // written: the race is certain, not left to the machine's timing (under load one attempt could finish first, and the
+    // other then finds its pause open and writes no object).
+    const objectsMeeting = recorded(log);
+    let arrived = 0;
+    let bothArrived = () => {};
+    const meeting = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
+    const put = objectsMeeting.put.bind(objectsMeeting);
+    objectsMeeting.put = async (key, bytes, hash) => {
+      if (++arrived === 2) bothArrived();
+      await meeting;
+      await put(key, bytes, hash);
+    };
+    const store = storeOn(table, { objects: objectsMeeting });
     // Two pauses of one run at once: one wins the number; the other's object is removed.
     const results = await Promise.allSettled([
       store.pause(input),
