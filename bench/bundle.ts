@@ -202,7 +202,11 @@ export const LOADED_ON_USE: Array<{ name: string; pattern: RegExp }> = [
     name: 'S3',
     pattern: /node_modules\/@aws-sdk\/client-s3\/|^functions\/(checkpoints\/)?(s3|transcripts?-store)[^/]*\.ts$/,
   },
-  { name: 'the directory (SCIM)', pattern: /^functions\/(directory|scim)\// },
+  // The directory's code; not the choice of which to load (deployment.ts) nor the table's loader, which init holds.
+  {
+    name: 'the directory (a file or SCIM)',
+    pattern: /^functions\/(directory\/(?!deployment\.ts$|table-directory-lazy\.ts$)|scim\/)/,
+  },
   { name: 'metrics', pattern: /node_modules\/@aws-lambda-powertools\/metrics\/|^functions\/(metrics|stats)\// },
   {
     name: 'traces (an X-Ray or OpenTelemetry SDK)',

@@ -52,7 +52,7 @@ export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
  * bundled with this function, read and checked at cold start (synthesis checked it too) — a file's people change only
  * with a deploy, so keeping them for the container outlives no change.
  */
-const deployment = deploymentDirectory(dynamodb, config.tableName, {
+const deployment = await deploymentDirectory(dynamodb, config.tableName, {
   scim: config.scim !== undefined,
   file: config.directory,
 });

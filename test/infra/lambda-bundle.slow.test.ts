@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'handback-lambda-bundle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Imports a bundle in a fresh Node with the SQS trigger's environment: its exit status and what it printed. */
-function load(file: string) {
+function load(file: string, env: Record<string, string> = {}) {
   const done = spawnSync(
     process.execPath,
     [
@@ -28,6 +28,7 @@ function load(file: string) {
         TABLE_NAME: 'checkpoints',
         HANDOFF_TARGET: 'sqs',
         HANDOFF_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/handoff',
+        ...env,
       },
       encoding: 'utf8',
     },
@@ -48,7 +49,7 @@ describe('a Lambda bundle built with code splitting', () => {
     expect(entry).not.toContain('json-schema.org/draft/2020-12');
   });
 
-  it('reads none of the seven formats, nor the Step Functions or Lambda client, at init, and gives each format a chunk', () => {
+  it('reads none of the seven formats, nor the Step Functions or Lambda client, nor the directory, at init, and gives each format a chunk', () => {
     const outputs = bundle.metafile.outputs;
     const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs')) as string;
     const atInit = new Set<string>();
@@ -63,6 +64,9 @@ describe('a Lambda bundle built with code splitting', () => {
     const lazy = /rehydrate\/formats\/(?!format|load|shared)[a-z-]+\.ts$|@aws-sdk\/client-(sfn|lambda)\//;
     expect(inputsAtInit.filter((input) => lazy.test(input))).toEqual([]);
     expect(inputsAtInit.some((input) => input.includes('@aws-sdk/client-sqs/'))).toBe(true);
+    // §23: the directory's code is loaded only by a deployment that has one; init holds the choice alone.
+    const directoryCode = /functions\/directory\/(?!deployment\.ts$|table-directory-lazy\.ts$)/;
+    expect(inputsAtInit.filter((input) => directoryCode.test(input))).toEqual([]);
     const formatChunks = FORMAT_NAMES.map((name) =>
       bundle.chunks.filter((chunk) => chunk.startsWith(`./chunks/${name}-`)),
     );
@@ -80,5 +84,23 @@ describe('a Lambda bundle built with code splitting', () => {
     const loaded = load(copy.entry);
     expect(loaded.status).not.toBe(0);
     expect(loaded.stderr).toContain(`chunk ${missing} is missing`);
+  });
+
+  it('reads a directory file at cold start, from a chunk, and fails its init naming a file that cannot work', () => {
+    const people = join(dir, 'people.json');
+    writeFileSync(
+      people,
+      JSON.stringify({ people: [{ tenant: 'acme', id: 'ada', name: 'Ada', emails: ['ada@acme.example'] }] }),
+    );
+    const loaded = load(bundle.entry, { HANDBACK_DIRECTORY: people });
+    expect(loaded.stderr).toBe('');
+    expect(loaded).toMatchObject({ status: 0, stdout: 'function' });
+    writeFileSync(people, JSON.stringify({ people: [{ tenant: 'acme', id: 'ada', name: 'Ada', manager: 'bob' }] }));
+    const refused = load(bundle.entry, { HANDBACK_DIRECTORY: people });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(
+      `The directory file ${people} at /people/0/manager: names "bob", no person of its tenant`,
+    );
+    expect(bundle.chunks.some((chunk) => chunk.startsWith('./chunks/file-'))).toBe(true);
   });
 });
