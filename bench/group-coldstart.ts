@@ -14,6 +14,7 @@ import {
   OUT_DIR,
   REPO,
 } from './bundle.ts';
+import { type DecisionRunResult, measureDecisionRun } from './decision-run.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
 import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
@@ -86,6 +87,8 @@ export interface ColdStartResult {
   firstSchemaCheck: FirstSchemaCheckRow[];
   /** A Slack interaction acknowledged after a cold start, on the local stand-ins (bench/slack-ack.ts). */
   slackAck?: SlackAckResult;
+  /** What four decisions run of the SQS trigger's init, by V8's coverage (bench/decision-run.ts). */
+  decisionRun?: DecisionRunResult;
   /** The load average before and after the rounds (the machine is shared). */
   load: { before: number[]; after: number[] };
 }
@@ -290,6 +293,14 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
       options.log(`coldstart slack interaction: ${(error as Error).message.slice(0, 400)}`);
     }
   }
+  let decisionRun: DecisionRunResult | undefined;
+  if (only === undefined || only.has('sqs')) {
+    try {
+      decisionRun = await measureDecisionRun({ log: options.log });
+    } catch (error) {
+      options.log(`coldstart decision run: ${(error as Error).message.slice(0, 400)}`);
+    }
+  }
   for (const t of targets) {
     options.log(
       `coldstart ${t.bundle} for ${t.target}: gzip ${(t.gzipBytes / 1024).toFixed(1)} KB, ×${(t.gzipBytes / t.floorGzipBytes).toFixed(2)} its floor`,
@@ -304,6 +315,7 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
     firstSchemaCheck,
     load: { before: loadBefore, after: loadAfter },
     ...(slackAck === undefined ? {} : { slackAck }),
+    ...(decisionRun === undefined ? {} : { decisionRun }),
   };
 }
 

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { lineChart, type Series } from './chart.ts';
+import type { DecisionRunResult, RunPart } from './decision-run.ts';
 import type { ColdStartResult, ColdStartRow } from './group-coldstart.ts';
 import type { ExpiryResult } from './group-expiry.ts';
 import { PRICES } from './group-expiry.ts';
@@ -311,9 +312,47 @@ const COLD_TARGETS: Array<{ names: string[]; label: string; gzip: number; import
   { names: ['mcp'], label: 'MCP (§23)', gzip: 1.3, import: 1.3, floor: 'the floor' },
 ];
 
+const PART_NAMES = { handback: "Handback's code", zod: 'zod', sdk: 'the SDK and other packages' } as const;
+
+/**
+ * What four decisions run of the SQS trigger's init (bench/decision-run.ts), each part beside what it weighs there,
+ * and what an init holding only what ran would weigh against the floor: the least (what the decisions alone ran) and
+ * the most (with what init ran).
+ */
+function decisionRunLines(run: DecisionRunResult | undefined, floor: ColdStartRow | undefined): string[] {
+  if (run === undefined) return [];
+  const ours = run.parts.filter((p) => p.part !== 'sdk');
+  const sum = (pick: (p: RunPart) => number) => ours.reduce((total, p) => total + pick(p), 0);
+  const bound = (extra: number) => (floor === undefined ? '–' : x((floor.gzipBytes + extra) / floor.gzipBytes));
+  return [
+    table(
+      [
+        `what the SQS trigger's init holds (${run.decided.join(', ')}: ${run.allResumed ? 'each resumed its pause' : 'not all resumed'})`,
+        'at init',
+        'run by init or the decisions',
+        'run by the decisions alone',
+      ],
+      run.parts.map((p) => [
+        PART_NAMES[p.part],
+        `${kb(p.bytes)} (gzip ${kb(p.gzipBytes)})`,
+        `${kb(p.ranBytes)} (gzip ${kb(p.ranGzipBytes)})`,
+        `${kb(p.decisionsRanBytes)} (gzip ${kb(p.decisionsRanGzipBytes)})`,
+      ]),
+    ),
+    '',
+    `The floor's gzip at init with Handback's code and zod as far as they ran: ${bound(sum((p) => p.decisionsRanGzipBytes))} with what the decisions alone ran, ${bound(sum((p) => p.ranGzipBytes))} with what init ran too (the gzip of the bytes that ran, concatenated: an estimate).`,
+    '',
+    table(
+      ["Handback's modules at init, by bytes no decision ran", 'at init', 'ran'],
+      run.idle.slice(0, 10).map((m) => [`\`${m.module}\``, kb(m.bytes), kb(m.ranBytes)]),
+    ),
+    '',
+  ];
+}
+
 function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Verdict[]): string {
   if (!part) return '## 4. Cold start\n\nNot measured yet: `npm run bench -- coldstart`.\n';
-  const { rows, targets, deployedNodeFlags, beforeRev, firstSchemaCheck, load, slackAck } = part.result;
+  const { rows, targets, deployedNodeFlags, beforeRev, firstSchemaCheck, load, slackAck, decisionRun } = part.result;
   const byName = new Map(rows.map((r) => [r.name, r]));
   const floorOf = (r?: ColdStartRow) => (r === undefined ? undefined : byName.get(r.floor ?? 'dynamodb + sqs (floor)'));
   const gz = (r?: ColdStartRow, f?: ColdStartRow) => (r && f ? r.gzipBytes / f.gzipBytes : Number.NaN);
@@ -482,6 +521,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
       ]),
     ),
     '',
+    ...decisionRunLines(decisionRun, floorOf(sqs)),
     sqs
       ? table(
           ['chunk the SQS trigger loads on first use', 'gzip'],

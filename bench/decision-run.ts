@@ -1,0 +1,264 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { decode } from '@jridgewell/sourcemap-codec';
+import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
+import { startEmbeddedDynamoDB } from '../functions/local/embedded-dynamodb.ts';
+import { buildLambdaBundle, outputsAtInit } from '../infra/lambda-bundle.ts';
+import { ENTRY } from '../infra/paths.ts';
+import { startAwsJsonStandIn } from '../test/support/aws-json-stand-in.ts';
+import { DEPLOYED_NODE_FLAGS, OUT_DIR } from './bundle.ts';
+
+/**
+ * What a decision runs of what the SQS trigger loads at init: the trigger bundled as the stack bundles it, imported by a
+ * fresh `node` with V8's coverage on (`NODE_V8_COVERAGE`, block coverage), handed one batch of four decisions — an
+ * approve, a reject, an edit and an answer, each on a pause of its own on the embedded store — and its coverage taken
+ * twice: once after the import (what init ran), once after the batch (what the decisions ran, the counters having been
+ * reset). Each byte of the init files is given to the module its source map names: Handback's own (`functions/`), zod,
+ * or the SDK (every other package). What a part's decisions run is the least of it any init could hold, were every
+ * other byte loaded on use; with what its init ran too (the schemas built, the classes defined), the most.
+ *
+ * The gzip of what ran is of the bytes that ran, each part's concatenated in file order: an estimate of what a bundle
+ * holding just them would weigh, not a bundle.
+ */
+
+/** One part of the init files: its bytes, what init or the decisions ran of them, what the decisions alone ran. */
+export interface RunPart {
+  part: 'handback' | 'zod' | 'sdk';
+  bytes: number;
+  gzipBytes: number;
+  ranBytes: number;
+  ranGzipBytes: number;
+  decisionsRanBytes: number;
+  decisionsRanGzipBytes: number;
+}
+
+export interface DecisionRunResult {
+  bundle: string;
+  /** The decisions of the batch, each resumed its pause. */
+  decided: string[];
+  allResumed: boolean;
+  parts: RunPart[];
+  /** Handback's modules at init whose bytes no decision or init ran, most first: what could leave init. */
+  idle: Array<{ module: string; bytes: number; ranBytes: number }>;
+}
+
+/** The child: the import, coverage taken, one SQS batch of `process.argv[3]`'s bodies, its answer printed. */
+const DRIVER = `
+import v8 from 'node:v8';
+const { handler } = await import(process.argv[2]);
+v8.takeCoverage();
+const Records = JSON.parse(process.argv[3]).map((body, i) => ({
+  messageId: 'm-' + i, receiptHandle: 'h-' + i, body, attributes: { ApproximateReceiveCount: '1' }, messageAttributes: {},
+  md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:111122223333:resume', awsRegion: 'us-east-1',
+}));
+const context = { awsRequestId: 'r', functionName: 'sqs', functionVersion: '$LATEST', memoryLimitInMB: '1024',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:111122223333:function:sqs', logGroupName: 'g', logStreamName: 's',
+  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {} };
+const answer = await handler({ Records }, context);
+process.stdout.write('RESULT ' + JSON.stringify(answer));
+`;
+
+const DECISIONS = ['approve', 'reject', 'edit', 'answer'] as const;
+
+/** Runs the SQS trigger's decisions with coverage on and gives each part of its init what ran. */
+export async function measureDecisionRun(options: { log: (line: string) => void }): Promise<DecisionRunResult> {
+  const dir = join(OUT_DIR, 'decision-run');
+  rmSync(dir, { recursive: true, force: true });
+  const bundle = buildLambdaBundle(ENTRY.sqs, join(dir, 'sqs'), 'sqs');
+  const driver = join(dir, 'driver.mjs');
+  writeFileSync(driver, DRIVER);
+  const coverage = join(dir, 'coverage');
+  mkdirSync(coverage);
+  const tableName = 'handback-decision-run';
+  const db = await startEmbeddedDynamoDB({ tableName });
+  const sqs = await startAwsJsonStandIn((target, body) =>
+    target === 'AmazonSQS.SendMessage'
+      ? {
+          MessageId: 'm-1',
+          MD5OfMessageBody: createHash('md5')
+            .update(String((JSON.parse(body) as { MessageBody?: string }).MessageBody))
+            .digest('hex'),
+        }
+      : undefined,
+  );
+  const client = DynamoDBDocumentClient.from(db.client(), { marshallOptions: { removeUndefinedValues: true } });
+  const store = createDynamoDBCheckpointStore({ client, tableName });
+  try {
+    const pauses = await Promise.all(
+      DECISIONS.map(async (decision) => {
+        const runId = `decision-run-${decision}-${Date.now()}`;
+        const { interruptId } = await store.pause({
+          tenant: 'acme',
+          runId,
+          format: 'anthropic',
+          messages: [
+            { role: 'user', content: 'Refund order-42.' },
+            {
+              role: 'assistant',
+              content: [{ type: 'tool_use', id: 'toolu_1', name: 'refund_order', input: { order: 'order-42' } }],
+            },
+          ],
+          asks: [decision === 'answer' ? { toolCallId: 'toolu_1' } : { toolCallId: 'toolu_1', kind: 'approval' }],
+        });
+        const by = { subject: 'person-2', name: 'Ada' };
+        const call =
+          decision === 'answer'
+            ? { answer: 'Yes, refund it.' }
+            : {
+                decisions: [
+                  decision === 'edit'
+                    ? { toolCallId: 'toolu_1', decision, args: { order: 'order-43' } }
+                    : decision === 'reject'
+                      ? { toolCallId: 'toolu_1', decision, reason: 'Not this one.' }
+                      : { toolCallId: 'toolu_1', decision },
+                ],
+              };
+        return {
+          key: { tenant: 'acme', runId, interruptId },
+          body: JSON.stringify({ runId, interruptId, tenant: 'acme', by, ...call }),
+        };
+      }),
+    );
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [...DEPLOYED_NODE_FLAGS, driver, pathToFileURL(bundle.entry).href, JSON.stringify(pauses.map((p) => p.body))],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'bench',
+          AWS_SECRET_ACCESS_KEY: 'bench',
+          TABLE_NAME: tableName,
+          DYNAMODB_ENDPOINT: db.endpoint,
+          HANDOFF_TARGET: 'sqs',
+          HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
+          AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+          POWERTOOLS_METRICS_DISABLED: 'true',
+          POWERTOOLS_LOG_LEVEL: 'ERROR',
+          NODE_V8_COVERAGE: coverage,
+        },
+        encoding: 'utf8',
+      },
+    );
+    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+    if (line === undefined) throw new Error(`the SQS trigger printed no result: ${(stdout + stderr).slice(-400)}`);
+    const answer = JSON.parse(line.slice('RESULT '.length)) as { batchItemFailures: unknown[] };
+    const views = await Promise.all(pauses.map((p) => store.getPause(p.key)));
+    const allResumed = answer.batchItemFailures.length === 0 && views.every((view) => view.status === 'resumed');
+    const { parts, idle } = partsRun(outputsAtInit(bundle.metafile), coverage);
+    for (const p of parts) {
+      options.log(
+        `coldstart decision run ${p.part}: ${p.bytes} B at init (gzip ${p.gzipBytes}), ran ${p.ranBytes} (gzip ${p.ranGzipBytes}), by the decisions alone ${p.decisionsRanBytes} (gzip ${p.decisionsRanGzipBytes})`,
+      );
+    }
+    return { bundle: 'sqs', decided: [...DECISIONS], allResumed, parts, idle };
+  } finally {
+    sqs.close();
+    await db.close();
+  }
+}
+
+/** V8's block coverage of one script: its functions, each with its ranges (the first, the whole function). */
+export interface ScriptCoverage {
+  url: string;
+  functions: Array<{ ranges: Array<{ startOffset: number; endOffset: number; count: number }> }>;
+}
+
+/**
+ * Which bytes of `source` ran, by one script's coverage: ranges painted outermost first, so a block's count overrides
+ * its function's, and a function's its enclosing one's.
+ */
+export function ranBytes(source: string, script: ScriptCoverage | undefined): Uint8Array {
+  const ran = new Uint8Array(source.length);
+  if (script === undefined) return ran;
+  const ranges = script.functions
+    .flatMap((f) => f.ranges)
+    .sort((a, b) => a.startOffset - b.startOffset || b.endOffset - a.endOffset);
+  for (const r of ranges) ran.fill(r.count > 0 ? 1 : 0, r.startOffset, Math.min(r.endOffset, source.length));
+  return ran;
+}
+
+/** The part a source map's source belongs to. */
+function partOf(source: string): RunPart['part'] {
+  if (/node_modules\/zod\//.test(source)) return 'zod';
+  return source.includes('node_modules/') ? 'sdk' : 'handback';
+}
+
+/** Gives each byte of the init files to its part, with what ran of it (`coverage`: the two files the child wrote). */
+function partsRun(atInit: Set<string>, coverage: string): Pick<DecisionRunResult, 'parts' | 'idle'> {
+  // The files in the order written: after the import, then at exit (counters reset by the first).
+  const written = readdirSync(coverage).sort();
+  if (written.length !== 2) throw new Error(`expected two coverage files, found ${written.length}`);
+  const [initRun, decisionsRun] = written.map((name) => {
+    const taken = JSON.parse(readFileSync(join(coverage, name), 'utf8')) as { result: ScriptCoverage[] };
+    return new Map(taken.result.map((script) => [script.url, script]));
+  }) as [Map<string, ScriptCoverage>, Map<string, ScriptCoverage>];
+  const modules = new Map<string, { bytes: number; ranBytes: number }>();
+  const sums = new Map<RunPart['part'], { all: string[]; ran: string[]; decisions: string[] }>(
+    (['handback', 'zod', 'sdk'] as const).map((part) => [part, { all: [], ran: [], decisions: [] }]),
+  );
+  for (const output of atInit) {
+    const file = resolve(process.cwd(), output);
+    const url = pathToFileURL(file).href;
+    const source = readFileSync(file, 'utf8');
+    const atInitRan = ranBytes(source, initRun.get(url));
+    const byDecisions = ranBytes(source, decisionsRun.get(url));
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; mappings: string };
+    const lineStarts = [0];
+    for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
+    decode(map.mappings).forEach((segments, line) => {
+      const start = lineStarts[line] ?? source.length;
+      const end = (lineStarts[line + 1] ?? source.length + 1) - 1;
+      segments.forEach((segment, k) => {
+        if (segment.length < 2) return;
+        const from = start + segment[0];
+        const to = k + 1 < segments.length ? start + (segments[k + 1]?.[0] ?? 0) : end;
+        const name = String(map.sources[segment[1] as number]);
+        const sum = sums.get(partOf(name)) as { all: string[]; ran: string[]; decisions: string[] };
+        const module = modules.get(name) ?? { bytes: 0, ranBytes: 0 };
+        modules.set(name, module);
+        for (let i = from; i < to; i++) {
+          const c = source[i] as string;
+          sum.all.push(c);
+          module.bytes++;
+          if (atInitRan[i] === 1 || byDecisions[i] === 1) {
+            sum.ran.push(c);
+            module.ranBytes++;
+          }
+          if (byDecisions[i] === 1) sum.decisions.push(c);
+        }
+      });
+    });
+  }
+  const weigh = (chars: string[]) => {
+    const text = chars.join('');
+    return { bytes: Buffer.byteLength(text), gzip: gzipSync(text).length };
+  };
+  const idle = [...modules]
+    .filter(([name]) => partOf(name) === 'handback')
+    .map(([name, m]) => ({ module: name.slice(name.indexOf('functions/')), ...m }))
+    .sort((a, b) => b.bytes - b.ranBytes - (a.bytes - a.ranBytes))
+    .slice(0, 20);
+  const parts = [...sums].map(([part, sum]) => {
+    const all = weigh(sum.all);
+    const ran = weigh(sum.ran);
+    const decisions = weigh(sum.decisions);
+    return {
+      part,
+      bytes: all.bytes,
+      gzipBytes: all.gzip,
+      ranBytes: ran.bytes,
+      ranGzipBytes: ran.gzip,
+      decisionsRanBytes: decisions.bytes,
+      decisionsRanGzipBytes: decisions.gzip,
+    };
+  });
+  return { parts, idle };
+}
