@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -210,6 +210,8 @@ function partsRun(atInit: Set<string>, coverage: string): Pick<DecisionRunResult
     const source = readFileSync(file, 'utf8');
     const atInitRan = ranBytes(source, initRun.get(url));
     const byDecisions = ranBytes(source, decisionsRun.get(url));
+    // A file without a map (none at init, by infra/lambda-bundle.ts) has no module to give its bytes to.
+    if (!existsSync(`${file}.map`)) continue;
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; mappings: string };
     const lineStarts = [0];
     for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);

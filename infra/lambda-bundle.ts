@@ -1,6 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
 import { repoPath } from './paths.ts';
 
@@ -94,6 +94,16 @@ export function chunkCheck(chunks: readonly string[]): string {
  * Builds `entry` into `dir` (index.mjs and chunks/), with the check that every chunk is there at cold start; for
  * `handoffTarget`, and with or without policies when `policies` says (`bundleDefines`); with `BUNDLE_STUBS` unless
  * `stubs` is false (the benchmark's bundles of an earlier commit, which had none).
+ *
+ * Two passes. esbuild splits (the first pass) by which entry points reach a module, so code init needs that a chunk
+ * loaded on use needs too lands in a chunk of its own, read at init beside the entry: 27 files at the SQS trigger's
+ * init, each compressed on its own in the function's zip and each a module Node loads and links. The second pass
+ * (`joinInit`) joins the files init reads into `index.mjs`, one module, esbuild bundling the first pass's output with
+ * its source maps composed. A chunk loaded on use still shares the one instance of every module: each joined file is
+ * left as a facade re-exporting, from `index.mjs`, the names such chunks import from it.
+ *
+ * Init must not wait for a chunk loaded on use (a top-level `await import()`): the chunk imports `index.mjs`, which
+ * would still be evaluating, and the cold start would never finish.
  */
 export function buildLambdaBundle(
   entry: string,
@@ -103,42 +113,162 @@ export function buildLambdaBundle(
   stubs = true,
 ): LambdaBundle {
   mkdirSync(dir, { recursive: true });
-  const result = buildSync({
+  const split = buildSync({
     ...LAMBDA_ESBUILD_OPTIONS,
     define: bundleDefines(handoffTarget, policies),
     ...(stubs ? { alias: BUNDLE_STUBS } : {}),
     entryPoints: [entry],
+    // The first pass's entry beside its chunks, removed by the second.
+    entryNames: 'chunks/[name]-[hash]',
     outdir: dir,
     metafile: true,
   });
+  const metafile = joinInit(split.metafile, entry, dir);
   const chunksDir = join(dir, 'chunks');
-  let chunks: string[] = [];
-  try {
-    chunks = readdirSync(chunksDir)
-      .filter((name) => name.endsWith('.mjs'))
-      .map((name) => `./${relative(dir, join(chunksDir, name))}`)
-      .sort();
-  } catch {
-    // No dynamic import, no chunk.
-  }
+  const chunks = readdirSync(chunksDir)
+    .filter((name) => name.endsWith('.mjs'))
+    .map((name) => `./${relative(dir, join(chunksDir, name))}`)
+    .sort();
   const index = join(dir, 'index.mjs');
-  if (chunks.length > 0) {
-    // Appended before the source map comment, so no mapping of the lines above moves.
-    const code = readFileSync(index, 'utf8');
-    const at = code.lastIndexOf('//# sourceMappingURL=');
-    const [body, tail] = at < 0 ? [code, ''] : [code.slice(0, at), code.slice(at)];
-    writeFileSync(index, `${body.endsWith('\n') ? body : `${body}\n`}${chunkCheck(chunks)}\n${tail}`);
-  }
-  return { dir, entry: index, chunks, metafile: result.metafile };
+  // Appended before the source map comment, so no mapping of the lines above moves.
+  const code = readFileSync(index, 'utf8');
+  const at = code.lastIndexOf('//# sourceMappingURL=');
+  const [body, tail] = at < 0 ? [code, ''] : [code.slice(0, at), code.slice(at)];
+  writeFileSync(index, `${body.endsWith('\n') ? body : `${body}\n`}${chunkCheck(chunks)}\n${tail}`);
+  return { dir, entry: index, chunks, metafile };
 }
 
 /**
- * The output files a cold start reads (keys of `metafile.outputs`): the entry and, transitively, the chunks it
- * imports statically; every other chunk is read on first use.
+ * The second pass of `buildLambdaBundle`: the first pass's entry and the chunks it imports statically joined into
+ * `index.mjs`, those chunks made facades of it, the first pass's entry removed. Returns the metafile of the bundle as
+ * it now is: `index.mjs`, whose inputs are every source the joined files held; the chunks loaded on use as they were.
  */
-export function outputsAtInit(metafile: Metafile): Set<string> {
+function joinInit(split: Metafile, entry: string, dir: string): Metafile {
+  const outputs = split.outputs;
+  // The entry's output; each chunk loaded on use is an entry point of esbuild's too, a dynamic one.
+  const first = Object.keys(outputs).find(
+    (name) => resolve(process.cwd(), outputs[name]?.entryPoint ?? '') === resolve(entry),
+  ) as string;
+  const atInit = [...outputsFrom(split, first)];
+  const absolute = (name: string) => resolve(process.cwd(), name);
+  const index = join(dir, 'index.mjs');
+  const onUse = Object.keys(outputs).filter((name) => name.endsWith('.mjs') && !atInit.includes(name));
+  const wanted = namesImported(onUse.map(absolute), new Set(atInit.map((name) => basename(name))));
+  // Every name a chunk loaded on use imports from a joined file, exported by `index.mjs` under a name of its own.
+  const facades = new Map<string, string[]>();
+  const lines = [`export * from ${JSON.stringify(absolute(first))};`];
+  atInit.forEach((name, i) => {
+    if (name === first) return;
+    const exports = outputs[name]?.exports ?? [];
+    const asked = wanted.get(basename(name));
+    const names = asked === 'all' ? exports : exports.filter((exported) => asked?.has(exported));
+    facades.set(
+      name,
+      names.map((exported) => `${ALIAS}${i}_${exported} as ${exported}`),
+    );
+    if (names.length > 0) {
+      const list = names.map((exported) => `${exported} as ${ALIAS}${i}_${exported}`).join(', ');
+      lines.push(`export { ${list} } from ${JSON.stringify(absolute(name))};`);
+    }
+  });
+  const joiner = join(dir, 'chunks', '.join.mjs');
+  writeFileSync(joiner, `${lines.join('\n')}\n`);
+  const joined = buildSync({
+    ...LAMBDA_ESBUILD_OPTIONS,
+    splitting: false,
+    entryPoints: [joiner],
+    outfile: index,
+    entryNames: undefined,
+    chunkNames: undefined,
+    outExtension: undefined,
+    // Named by their absolute paths, the chunks loaded on use stay where they are, and esbuild writes each
+    // `import()` of one relative to index.mjs (`./chunks/<chunk>.mjs`).
+    external: onUse.map(absolute),
+    metafile: true,
+  });
+  rmSync(joiner);
+  rmSync(absolute(first));
+  rmSync(`${absolute(first)}.map`, { force: true });
+  for (const [name, names] of facades) {
+    const path = relative(dirname(absolute(name)), index);
+    const from = JSON.stringify(path.startsWith('.') ? path : `./${path}`);
+    writeFileSync(
+      absolute(name),
+      names.length === 0 ? `import ${from};\n` : `export { ${names.join(', ')} } from ${from};\n`,
+    );
+    rmSync(`${absolute(name)}.map`, { force: true });
+  }
+  const indexKey = relative(process.cwd(), index);
+  const inputs: Metafile['outputs'][string]['inputs'] = {};
+  for (const name of atInit) {
+    for (const [path, input] of Object.entries(outputs[name]?.inputs ?? {})) {
+      inputs[path] = { bytesInOutput: (inputs[path]?.bytesInOutput ?? 0) + input.bytesInOutput };
+    }
+  }
+  const joinedOutput = joined.metafile.outputs[indexKey];
+  const kept = Object.entries(outputs).filter(([name]) => !atInit.includes(name.replace(/\.map$/, '')));
+  return {
+    inputs: split.inputs,
+    outputs: {
+      ...Object.fromEntries(kept),
+      ...Object.fromEntries(
+        [...facades.keys()].map((name) => [
+          name,
+          {
+            bytes: readFileSync(absolute(name)).length,
+            inputs: {},
+            imports: [{ path: indexKey, kind: 'import-statement' as const }],
+            exports: (facades.get(name) ?? []).map((pair) => pair.split(' as ')[1] as string),
+          },
+        ]),
+      ),
+      [indexKey]: {
+        ...(joinedOutput ?? { bytes: 0, exports: [] }),
+        inputs,
+        imports: onUse.map((name) => ({ path: name, kind: 'dynamic-import' as const })),
+        entryPoint: outputs[first]?.entryPoint,
+      },
+    },
+  };
+}
+
+/**
+ * The names `files` (chunks loaded on use) import from each of `joined` (by file name), read from esbuild's own
+ * output: `import{a as b,c}from"./chunk-X.mjs"` (and `export{…}from`). A file imported any other way wants all its
+ * names ('all').
+ */
+function namesImported(files: string[], joined: Set<string>): Map<string, Set<string> | 'all'> {
+  const wanted = new Map<string, Set<string> | 'all'>();
+  for (const file of files) {
+    const code = readFileSync(file, 'utf8');
+    for (const [, names, from] of code.matchAll(/(?:import|export)\s*\{([^}]*)\}\s*from\s*"\.\/([^"]+\.mjs)"/g)) {
+      const seen = wanted.get(from as string);
+      if (!joined.has(from as string) || seen === 'all') continue;
+      const set = seen ?? new Set<string>();
+      for (const part of (names as string).split(',')) {
+        const name = part.trim().split(/\s+as\s+/)[0];
+        if (name) set.add(name);
+      }
+      wanted.set(from as string, set);
+    }
+    // Any other mention of a joined file (a bare import, a namespace import) keeps all its names.
+    for (const [, from] of code.matchAll(/"\.\/([^"]+\.mjs)"/g)) {
+      if (!joined.has(from as string) || wanted.get(from as string) === 'all') continue;
+      const named = new RegExp(
+        `(?:import|export)\\s*\\{[^}]*\\}\\s*from\\s*"\\./${(from as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`,
+      );
+      if (!named.test(code)) wanted.set(from as string, 'all');
+    }
+  }
+  return wanted;
+}
+
+/** The prefix of the names `main.mjs` exports for the chunks loaded on use. */
+const ALIAS = '_h';
+
+/** `from` and, transitively, the outputs it imports statically. */
+function outputsFrom(metafile: Metafile, from: string | undefined): Set<string> {
   const outputs = metafile.outputs;
-  const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs'));
   const seen = new Set<string>();
   const visit = (name: string | undefined) => {
     if (name === undefined || seen.has(name)) return;
@@ -147,6 +277,17 @@ export function outputsAtInit(metafile: Metafile): Set<string> {
       if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
     }
   };
-  visit(entry);
+  visit(from);
   return seen;
+}
+
+/**
+ * The output files a cold start reads (keys of `metafile.outputs`): the entry and, transitively, the chunks it
+ * imports statically; every other chunk is read on first use.
+ */
+export function outputsAtInit(metafile: Metafile): Set<string> {
+  return outputsFrom(
+    metafile,
+    Object.keys(metafile.outputs).find((name) => name.endsWith('index.mjs')),
+  );
 }

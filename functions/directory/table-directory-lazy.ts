@@ -6,19 +6,27 @@ import type { TableDirectory } from './table-directory.ts';
  * table carries it in a chunk of its own, so a deployment without SCIM loads none of it at cold start.
  */
 export function tableDirectoryOnFirstUse(client: DynamoDBDocumentClient, tableName: string): TableDirectory {
-  let loading: Promise<TableDirectory> | undefined;
-  const load = () => {
-    loading ??= import('./table-directory.ts').then(({ TableDirectory }) => new TableDirectory({ client, tableName }));
-    return loading;
-  };
+  return onFirstCall(() =>
+    import('./table-directory.ts').then(({ TableDirectory }) => new TableDirectory({ client, tableName })),
+  );
+}
+
+/**
+ * An object whose every method, on its first call, makes the object `load` gives (once, kept for the container) and
+ * calls that object's method: a directory's code loaded by its first use, never at init (§23). What `load` throws is
+ * what each call throws.
+ */
+export function onFirstCall<T extends object>(load: () => Promise<T>): T {
+  let loading: Promise<T> | undefined;
   const call =
     (name: string) =>
     async (...args: unknown[]): Promise<unknown> => {
-      const directory = await load();
-      return (directory[name as keyof TableDirectory] as (...given: unknown[]) => unknown).apply(directory, args);
+      loading ??= load();
+      const loaded = await loading;
+      return (loaded[name as keyof T] as (...given: unknown[]) => unknown).apply(loaded, args);
     };
   // Not a thenable (`await` reads `then`), and no symbol is a method of the port.
-  return new Proxy({} as TableDirectory, {
+  return new Proxy({} as T, {
     get: (_, name) => (name === 'then' || typeof name === 'symbol' ? undefined : call(name)),
   });
 }

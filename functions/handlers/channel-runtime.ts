@@ -30,7 +30,7 @@ const objects = tracedTranscriptObjects(settingOf(S.transcriptBucket) as string,
  * one, else the bundled file. A delivery tells a delegate as it tells their delegator, and mails a level's groups at
  * their members' directory emails (§21); read only, never cached past a request.
  */
-const { directory } = await deploymentDirectory(dynamodb, tableName, {
+const { directory } = deploymentDirectory(dynamodb, tableName, {
   scim: settingOf(S.scimSecretArn) !== undefined,
   file: settingOf(S.directory),
 });

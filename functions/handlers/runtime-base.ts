@@ -49,10 +49,10 @@ export const dynamodb = tracedDocumentClient(config.dynamodbEndpoint);
 /**
  * The directory (§20): with SCIM, the table-kept one (§20 SCIM: read on every request, nothing cached, its code
  * loaded by its first call); else the file
- * bundled with this function, read and checked at cold start (synthesis checked it too) — a file's people change only
+ * bundled with this function, read and checked by its first call (synthesis checked it) — a file's people change only
  * with a deploy, so keeping them for the container outlives no change.
  */
-const deployment = await deploymentDirectory(dynamodb, config.tableName, {
+const deployment = deploymentDirectory(dynamodb, config.tableName, {
   scim: config.scim !== undefined,
   file: config.directory,
 });
