@@ -3,13 +3,13 @@ import type { Directory } from '../directory/port.ts';
 import { AlreadyResumedError, OpenPauseExistsError, PayloadTooLargeError } from '../errors.ts';
 import { cancelInput, continuationKey, decideInput, listQuery, parseInput, pauseKey, resumeInput } from '../inputs.ts';
 import { canonicalJson, capitalize } from '../json.ts';
+import { once } from '../once.ts';
 import type { LadderLevel, PolicyEngine } from '../policies/port.ts';
 import { type Decision, plan } from '../rehydrate/decide.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
 import type { BundleDefines } from '../settings.ts';
 import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
 import { type Actor, actor, type Principal } from '../wire.ts';
-import { pendingCensus } from './census.ts';
 import type {
   CancelInput,
   CheckpointStore,
@@ -46,18 +46,15 @@ import {
   needsSchemaCheck,
   recordDecisions,
 } from './deciding.ts';
-import { ExecutionClaims } from './execution-claims.ts';
+import type { ExecutionClaims } from './execution-claims.ts';
 import { LIBRARY_PRINCIPAL, recorded } from './identity.ts';
 import { pauseIdOf, randomToken } from './ids.ts';
 import { judgeEdits } from './judging.ts';
-import { listPage } from './listing.ts';
-import { fitAsks, laddered, newPauseRecord, nextNumber } from './new-pause.ts';
 import { type FormatRound, PauseReader } from './pause-reader.ts';
 import { resolveActor, withPauser } from './people.ts';
 import type { CheckpointPersistence, StoredPause } from './persistence.ts';
 import { interruptIdOf, type PauseRecord, statusAt } from './record.ts';
-import { decisionStats } from './stats.ts';
-import { type SweepDeps, sweepEach, sweepOne } from './sweep-batch.ts';
+import type { SweepDeps } from './sweep-batch.ts';
 import { modelHashes, needsCalls } from './tally.ts';
 import { toPauseClosed, toPauseCreated } from './views.ts';
 import { closedRefusal } from './who-decides.ts';
@@ -117,7 +114,12 @@ export interface PauseChange {
 /** Times a pause retries after losing its sequence number to a pause that is no longer open. */
 const PAUSE_ROUNDS = 3;
 
-/** The checkpoint service: the `CheckpointStore` every entry point and a user's own code call. */
+/**
+ * The checkpoint service: the `CheckpointStore` every entry point and a user's own code call. What only some entry
+ * points do is loaded by its first call (§23), so a function that never does it never loads it: a new pause's record
+ * (`new-pause.ts`), the listing, the counts (`stats.ts`, `census.ts`), the sweep (`sweep-batch.ts`) and the execution
+ * claims (`execution-claims.ts`) are chunks of their own in a Lambda bundle, none in a resume trigger's init.
+ */
 export class CheckpointService implements CheckpointStore {
   readonly #persistence: CheckpointPersistence;
   readonly #reader: PauseReader;
@@ -129,9 +131,10 @@ export class CheckpointService implements CheckpointStore {
   readonly #recipientDomains: readonly string[];
   readonly #policies: (() => Promise<PolicyEngine>) | undefined;
   readonly #who: (tenant: string, actor: Actor) => Promise<Actor>;
-  readonly #executions: ExecutionClaims;
-  readonly claimExecution: CheckpointStore['claimExecution'] = (input) => this.#executions.claim(input);
-  readonly finishExecution: CheckpointStore['finishExecution'] = (input) => this.#executions.finish(input);
+  readonly #executions: () => Promise<ExecutionClaims>;
+  readonly claimExecution: CheckpointStore['claimExecution'] = async (input) => (await this.#executions()).claim(input);
+  readonly finishExecution: CheckpointStore['finishExecution'] = async (input) =>
+    (await this.#executions()).finish(input);
   readonly #escalation: readonly LadderLevel[] | undefined;
   readonly #sweep: SweepDeps;
 
@@ -148,12 +151,9 @@ export class CheckpointService implements CheckpointStore {
     this.#who = (tenant, actor) => resolveActor(options.directory, tenant, actor, this.#clock().getTime());
     const { persistence, policies } = options;
     const changed = this.#changed.bind(this);
-    this.#executions = new ExecutionClaims({
-      persistence,
-      reader: this.#reader,
-      clock: this.#clock,
-      changed,
-      policies,
+    this.#executions = once(async () => {
+      const { ExecutionClaims } = await import('./execution-claims.ts');
+      return new ExecutionClaims({ persistence, reader: this.#reader, clock: this.#clock, changed, policies });
     });
     this.#escalation = options.escalation;
     this.#sweep = {
@@ -170,9 +170,10 @@ export class CheckpointService implements CheckpointStore {
   async pause(input: PauseInput): Promise<PauseCreated | PauseClosed> {
     if (this.#checks.pause === undefined) throw missingCheck('pause');
     // The pause's format is loaded beside the checks (on first use, once per container): they need its module.
-    const [checks, format] = await Promise.all([
+    const [checks, format, { fitAsks, laddered, newPauseRecord, nextNumber }] = await Promise.all([
       this.#checks.pause(),
       isFormatName(input?.format) ? loadFormat(input.format) : undefined,
+      import('./new-pause.ts'),
     ]);
     const checked = checks.checkPauseInput(input, format, { recipientDomains: this.#recipientDomains });
     const pause = await withPauser(checked, this.#who);
@@ -293,16 +294,22 @@ export class CheckpointService implements CheckpointStore {
   }
 
   async listPauses(query: ListPausesQuery): Promise<PausePage> {
-    return listPage(this.#persistence, parseInput(listQuery, query, 'listing'), this.#clock().getTime(), this.#who);
+    const parsed = parseInput(listQuery, query, 'listing');
+    const { listPage } = await import('./listing.ts');
+    return listPage(this.#persistence, parsed, this.#clock().getTime(), this.#who);
   }
 
   /** §21's counts: reads of the persistence alone (`stats.ts`, `census.ts`), beside the rules. */
-  readonly stats = (input: StatsInput) => decisionStats(this.#persistence, input, this.#clock().getTime());
-  readonly countPending = (options: { limit?: number } = {}) =>
-    pendingCensus(this.#persistence, this.#clock().getTime(), options.limit);
+  readonly stats = async (input: StatsInput) =>
+    (await import('./stats.ts')).decisionStats(this.#persistence, input, this.#clock().getTime());
+  readonly countPending = async (options: { limit?: number } = {}) =>
+    (await import('./census.ts')).pendingCensus(this.#persistence, this.#clock().getTime(), options.limit);
 
   async closeDue(options: SweepOptions = {}): Promise<SweepResult> {
-    const keys = await this.#persistence.due(this.#clock().getTime(), options.limit ?? LIMITS.sweepBatch);
+    const [{ sweepEach, sweepOne }, keys] = await Promise.all([
+      import('./sweep-batch.ts'),
+      this.#persistence.due(this.#clock().getTime(), options.limit ?? LIMITS.sweepBatch),
+    ]);
     // Each due pause on its own (one conditional write each), a bounded number at once; the result in due order.
     return sweepEach(keys, (key, result) => sweepOne(this.#sweep, key, result, options.deliver));
   }
