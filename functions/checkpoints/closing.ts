@@ -9,7 +9,7 @@ import type { ResumeResult } from './checkpoint-store.ts';
 import { type DecodedRound, sha256 } from './codec.ts';
 import { MessagesJson, withLazyMessages } from './continuation-json.ts';
 import { voteCounts } from './deciding.ts';
-import { approvedUntilOf } from './executing.ts';
+import { approvedUntilOf } from './execution-views.ts';
 import { LIBRARY_PRINCIPAL, SWEEP_PRINCIPAL } from './identity.ts';
 import type { FormatRound } from './pause-reader.ts';
 import {

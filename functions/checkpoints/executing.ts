@@ -9,11 +9,10 @@ import {
   PolicyForbidsError,
 } from '../errors.ts';
 import { utf8Bytes } from '../json.ts';
-import { durationSeconds } from '../policies/duration.ts';
 import { type ExecutionEnd, LIMITS, type PolicyOutcome } from '../vocabulary.ts';
-import type { AskPolicy, ExecutionView, Principal } from '../wire.ts';
+import type { AskPolicy, Principal } from '../wire.ts';
 import { sameDoor, samePerson } from './identity.ts';
-import { effectiveDecisions, type PauseRecord, type RecordedExecution } from './record.ts';
+import type { PauseRecord, RecordedExecution } from './record.ts';
 
 /**
  * What an execution claim does to a closed pause (§19), pure: whether a dispatched call may be claimed now, by whom,
@@ -147,61 +146,6 @@ export function refusalError(ids: ExecutionIds, execution: RecordedExecution): H
         { reason: refusal.reason, toolCallId: ids.toolCallId },
       );
   }
-}
-
-/**
- * Until when the approval of ask `index` lets its call run (§19): the decision that settled it, plus the `@validFor`
- * its pause-time policies required; undefined when none did (or in shadow mode, which requires nothing).
- */
-export function approvedUntilOf(record: PauseRecord, index: number): string | undefined {
-  const policy = record.asks[index]?.policy;
-  const validFor = policy?.shadow === true ? undefined : policy?.requires?.validFor;
-  const decidedAt = record.decisions[index]?.decidedAt;
-  const seconds = validFor === undefined ? undefined : durationSeconds(validFor);
-  if (seconds === undefined || decidedAt === undefined) return undefined;
-  return new Date(Date.parse(decidedAt) + seconds * 1000).toISOString();
-}
-
-/**
- * Which asks of a closed `record` are dispatched calls: approved or edited, as its continuation dispatches them (a
- * cancel dispatches nothing). Every other ask has no execution.
- */
-export function dispatchedAsks(record: PauseRecord): boolean[] {
-  const closing = record.closing;
-  if (closing === undefined) return record.asks.map(() => false);
-  return effectiveDecisions(record, closing.outcome, closing.reason).map(
-    (decision) => 'decision' in decision && (decision.decision === 'approve' || decision.decision === 'edit'),
-  );
-}
-
-/**
- * The execution of ask `index` as views show it (`dispatched`: `dispatchedAsks`' answer for it): waiting for the
- * agent since its pause closed, claimed, ended, or refused at run time; undefined for an ask that dispatched nothing.
- */
-export function executionViewOf(record: PauseRecord, index: number, dispatched: boolean): ExecutionView | undefined {
-  if (!dispatched || record.closing === undefined) return undefined;
-  const execution = record.executions?.[index];
-  if (execution === undefined) {
-    const approvedUntil = approvedUntilOf(record, index);
-    return {
-      status: 'waiting',
-      at: record.closing.closedAt,
-      ...(approvedUntil === undefined ? {} : { approvedUntil }),
-    };
-  }
-  const view: ExecutionView = { status: execution.status, at: execution.endedAt ?? execution.claimedAt };
-  view.by = execution.by;
-  if (execution.endedAt !== undefined) view.claimedAt = execution.claimedAt;
-  if (execution.refusal !== undefined) {
-    view.reason = execution.refusal.reason;
-    view.code = execution.refusal.code;
-  }
-  if (execution.detail !== undefined) {
-    if (execution.status === 'failed') view.reason = execution.detail;
-    else view.detail = execution.detail;
-  }
-  if (execution.shadow !== undefined) view.policy = execution.shadow;
-  return view;
 }
 
 /** `record` with ask `index`'s execution set, at the next revision. */

@@ -12,14 +12,8 @@ import type { Actor, ExecutionClaimed, ExecutionEnded } from '../wire.ts';
 import { closedResult } from './closing.ts';
 import { sha256 } from './codec.ts';
 import { type CommitDeps, commit, type Step } from './commit.ts';
-import {
-  approvedUntilOf,
-  claimStep,
-  type ExecutionIds,
-  executionViewOf,
-  finishStep,
-  judgementOf,
-} from './executing.ts';
+import { claimStep, type ExecutionIds, finishStep, judgementOf } from './executing.ts';
+import { approvedUntilOf, executionViewOf } from './execution-views.ts';
 import { LIBRARY_PRINCIPAL, recorded } from './identity.ts';
 import { parseId } from './ids.ts';
 import type { PauseReader } from './pause-reader.ts';

@@ -2,7 +2,7 @@ import type { ToolCall } from '../rehydrate/formats/format.ts';
 import type { Actor } from '../wire.ts';
 import type { AskView, PauseClosed, PauseCreated, PauseView, ResumeResult } from './checkpoint-store.ts';
 import { escalationView } from './escalation.ts';
-import { dispatchedAsks, executionViewOf } from './executing.ts';
+import { dispatchedAsks, executionViewOf } from './execution-views.ts';
 import {
   type Ask,
   decidedAndPending,
