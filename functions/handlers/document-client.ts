@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { storageClientConfig } from '../checkpoints/dynamodb-store.ts';
+import { storageClientConfig } from '../checkpoints/dynamodb/client-config.ts';
 import { traceAwsClient } from './tracing.ts';
 
 /**
