@@ -130,6 +130,11 @@ export function buildLambdaBundle(
     .map((name) => `./${relative(dir, join(chunksDir, name))}`)
     .sort();
   const index = join(dir, 'index.mjs');
+  if (chunks.length === 0) {
+    // No `import()`, no chunk: the first pass's entry was the only file of chunks/.
+    rmSync(chunksDir, { recursive: true, force: true });
+    return { dir, entry: index, chunks, metafile };
+  }
   // Appended before the source map comment, so no mapping of the lines above moves.
   const code = readFileSync(index, 'utf8');
   const at = code.lastIndexOf('//# sourceMappingURL=');
@@ -241,7 +246,9 @@ function namesImported(files: string[], joined: Set<string>): Map<string, Set<st
   const wanted = new Map<string, Set<string> | 'all'>();
   for (const file of files) {
     const code = readFileSync(file, 'utf8');
-    for (const [, names, from] of code.matchAll(/(?:import|export)\s*\{([^}]*)\}\s*from\s*"\.\/([^"]+\.mjs)"/g)) {
+    for (const [, names, from] of code.matchAll(
+      /(?:import|export)\s*\{([^}]*)\}\s*from\s*["']\.\/([^"']+\.mjs)["']/g,
+    )) {
       const seen = wanted.get(from as string);
       if (!joined.has(from as string) || seen === 'all') continue;
       const set = seen ?? new Set<string>();
@@ -252,10 +259,10 @@ function namesImported(files: string[], joined: Set<string>): Map<string, Set<st
       wanted.set(from as string, set);
     }
     // Any other mention of a joined file (a bare import, a namespace import) keeps all its names.
-    for (const [, from] of code.matchAll(/"\.\/([^"]+\.mjs)"/g)) {
+    for (const [, from] of code.matchAll(/["']\.\/([^"']+\.mjs)["']/g)) {
       if (!joined.has(from as string) || wanted.get(from as string) === 'all') continue;
       const named = new RegExp(
-        `(?:import|export)\\s*\\{[^}]*\\}\\s*from\\s*"\\./${(from as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`,
+        `(?:import|export)\\s*\\{[^}]*\\}\\s*from\\s*["']\\./${(from as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']`,
       );
       if (!named.test(code)) wanted.set(from as string, 'all');
     }

@@ -95,3 +95,59 @@ describe('a Lambda bundle built with code splitting', () => {
     expect(bundle.chunks.some((chunk) => chunk.startsWith('./chunks/file-'))).toBe(true);
   });
 });
+
+describe('what init reads, joined into index.mjs (joinInit)', () => {
+  /** A module graph where a chunk loaded on use needs what init holds: esbuild alone splits that into chunks at init. */
+  function fixture(): string {
+    const src = mkdtempSync(join(dir, 'fixture-'));
+    writeFileSync(
+      join(src, 'shared.ts'),
+      'export class Shared {}\nexport const state = { loads: 0 };\nstate.loads++;\n',
+    );
+    writeFileSync(join(src, 'other.ts'), "export const unused = 'only the lazy side'; export const used = 1;\n");
+    writeFileSync(
+      join(src, 'lazy.ts'),
+      "import { Shared, state } from './shared.ts';\nimport { unused } from './other.ts';\nexport const made = () => ({ shared: new Shared(), state, unused });\n",
+    );
+    writeFileSync(
+      join(src, 'entry.ts'),
+      [
+        "import { Shared, state } from './shared.ts';",
+        "import { used } from './other.ts';",
+        'export async function handler() {',
+        "  const { made } = await import('./lazy.ts');",
+        '  const m = made();',
+        '  return { sameClass: m.shared instanceof Shared, sameState: m.state === state, loads: state.loads, used, unused: m.unused };',
+        '}',
+      ].join('\n'),
+    );
+    return join(src, 'entry.ts');
+  }
+
+  it('reads one file at init, and a chunk loaded on use shares its modules', () => {
+    const joined = buildLambdaBundle(fixture(), join(dir, 'joined'));
+    const outputs = joined.metafile.outputs;
+    const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs')) as string;
+    // Nothing at init but index.mjs: its static imports are Node's alone.
+    expect((outputs[entry]?.imports ?? []).filter((i) => i.kind === 'import-statement' && !i.external)).toEqual([]);
+    expect(Object.keys(outputs[entry]?.inputs ?? {}).some((input) => input.endsWith('shared.ts'))).toBe(true);
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { handler } = await import(${JSON.stringify(pathToFileURL(joined.entry).href)}); console.log(JSON.stringify(await handler()));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      sameClass: true,
+      sameState: true,
+      loads: 1,
+      used: 1,
+      unused: 'only the lazy side',
+    });
+    expect(readFileSync(`${joined.entry}.map`, 'utf8')).toContain('shared.ts');
+  });
+});
