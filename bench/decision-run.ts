@@ -40,41 +40,79 @@ export interface RunPart {
 
 export interface DecisionRunResult {
   bundle: string;
-  /** The decisions of the batch, each resumed its pause. */
+  /** The requests run: the SQS trigger's decisions (one batch), or the API's requests in order. */
   decided: string[];
+  /** Every decision resumed its pause (the SQS trigger), or every request got its status (the API). */
   allResumed: boolean;
   parts: RunPart[];
   /** Handback's modules at init whose bytes no decision or init ran, most first: what could leave init. */
   idle: Array<{ module: string; bytes: number; ranBytes: number }>;
 }
 
-/** The child: the import, coverage taken, one SQS batch of `process.argv[3]`'s bodies, its answer printed. */
-const DRIVER = `
+/** A fresh `node` importing the bundle `process.argv[2]`, coverage taken, then `REQUESTS` run: its answers printed. */
+const childOf = (requests: string) => `
 import v8 from 'node:v8';
 const { handler } = await import(process.argv[2]);
 v8.takeCoverage();
-const Records = JSON.parse(process.argv[3]).map((body, i) => ({
+const context = { awsRequestId: 'r', functionName: 'f', functionVersion: '$LATEST', memoryLimitInMB: '1024',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:111122223333:function:f', logGroupName: 'g', logStreamName: 's',
+  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {} };
+const given = JSON.parse(process.argv[3]);
+${requests}
+process.stdout.write('RESULT ' + JSON.stringify(answers));
+`;
+
+/** The SQS trigger's child: one batch of `given`'s bodies. */
+const SQS_CHILD = childOf(`
+const Records = given.map((body, i) => ({
   messageId: 'm-' + i, receiptHandle: 'h-' + i, body, attributes: { ApproximateReceiveCount: '1' }, messageAttributes: {},
   md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:111122223333:resume', awsRegion: 'us-east-1',
 }));
-const context = { awsRequestId: 'r', functionName: 'sqs', functionVersion: '$LATEST', memoryLimitInMB: '1024',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:111122223333:function:sqs', logGroupName: 'g', logStreamName: 's',
-  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {} };
-const answer = await handler({ Records }, context);
-process.stdout.write('RESULT ' + JSON.stringify(answer));
-`;
+const answers = [await handler({ Records }, context)];
+`);
+
+/** The API's child: `given`'s requests in order, each \`[method, path, body, subject]\`, as API Gateway sends them. */
+const API_CHILD = childOf(`
+const answers = [];
+let interruptId = '';
+for (const [method, raw, body, subject] of given) {
+  const path = raw.replace('{interruptId}', interruptId);
+  const [rawPath, rawQueryString = ''] = path.split('?');
+  const text = body === null ? undefined : JSON.stringify(body).replace('{interruptId}', interruptId);
+  const answer = await handler({
+    version: '2.0', routeKey: '$default', rawPath, rawQueryString, isBase64Encoded: false,
+    headers: { host: 'api.example.com', ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
+    queryStringParameters: rawQueryString === '' ? undefined : Object.fromEntries(new URLSearchParams(rawQueryString)),
+    requestContext: { accountId: '111122223333', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api',
+      requestId: 'r', routeKey: '$default', stage: '$default', time: '', timeEpoch: Date.now(),
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'bench' },
+      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { tenant: 'acme', sub: subject }, scopes: [] } } },
+    ...(text === undefined ? {} : { body: text }),
+  }, context);
+  if (answer.statusCode === 201) interruptId = JSON.parse(answer.body).interruptId;
+  answers.push(answer.statusCode);
+}
+`);
 
 const DECISIONS = ['approve', 'reject', 'edit', 'answer'] as const;
 
-/** Runs the SQS trigger's decisions with coverage on and gives each part of its init what ran. */
-export async function measureDecisionRun(options: { log: (line: string) => void }): Promise<DecisionRunResult> {
+/** The transcript every pause of the runs holds: one call, to refund an order. */
+const MESSAGES = [
+  { role: 'user', content: 'Refund order-42.' },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_1', name: 'refund_order', input: { order: 'order-42' } }],
+  },
+];
+
+/**
+ * Runs the SQS trigger's four decisions, then the API's requests of one decision in the inbox (an agent's pause, the
+ * person's listing and view of it, their approval), each with coverage on, and gives each part of the function's init
+ * what ran.
+ */
+export async function measureDecisionRuns(options: { log: (line: string) => void }): Promise<DecisionRunResult[]> {
   const dir = join(OUT_DIR, 'decision-run');
   rmSync(dir, { recursive: true, force: true });
-  const bundle = buildLambdaBundle(ENTRY.sqs, join(dir, 'sqs'), 'sqs');
-  const driver = join(dir, 'driver.mjs');
-  writeFileSync(driver, DRIVER);
-  const coverage = join(dir, 'coverage');
-  mkdirSync(coverage);
   const tableName = 'handback-decision-run';
   const db = await startEmbeddedDynamoDB({ tableName });
   const sqs = await startAwsJsonStandIn((target, body) =>
@@ -89,6 +127,15 @@ export async function measureDecisionRun(options: { log: (line: string) => void 
   );
   const client = DynamoDBDocumentClient.from(db.client(), { marshallOptions: { removeUndefinedValues: true } });
   const store = createDynamoDBCheckpointStore({ client, tableName });
+  const env = {
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: db.endpoint,
+    HANDOFF_TARGET: 'sqs',
+    HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+  };
+  const run = (name: string, entry: string, child: string, given: unknown) =>
+    runCovered({ dir: join(dir, name), entry, child, given, env });
   try {
     const pauses = await Promise.all(
       DECISIONS.map(async (decision) => {
@@ -97,13 +144,7 @@ export async function measureDecisionRun(options: { log: (line: string) => void 
           tenant: 'acme',
           runId,
           format: 'anthropic',
-          messages: [
-            { role: 'user', content: 'Refund order-42.' },
-            {
-              role: 'assistant',
-              content: [{ type: 'tool_use', id: 'toolu_1', name: 'refund_order', input: { order: 'order-42' } }],
-            },
-          ],
+          messages: MESSAGES,
           asks: [decision === 'answer' ? { toolCallId: 'toolu_1' } : { toolCallId: 'toolu_1', kind: 'approval' }],
         });
         const by = { subject: 'person-2', name: 'Ada' };
@@ -125,44 +166,99 @@ export async function measureDecisionRun(options: { log: (line: string) => void 
         };
       }),
     );
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [...DEPLOYED_NODE_FLAGS, driver, pathToFileURL(bundle.entry).href, JSON.stringify(pauses.map((p) => p.body))],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'bench',
-          AWS_SECRET_ACCESS_KEY: 'bench',
-          TABLE_NAME: tableName,
-          DYNAMODB_ENDPOINT: db.endpoint,
-          HANDOFF_TARGET: 'sqs',
-          HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
-          AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          POWERTOOLS_LOG_LEVEL: 'ERROR',
-          NODE_V8_COVERAGE: coverage,
-        },
-        encoding: 'utf8',
-      },
+    const trigger = await run(
+      'sqs',
+      ENTRY.sqs,
+      SQS_CHILD,
+      pauses.map((p) => p.body),
     );
-    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) throw new Error(`the SQS trigger printed no result: ${(stdout + stderr).slice(-400)}`);
-    const answer = JSON.parse(line.slice('RESULT '.length)) as { batchItemFailures: unknown[] };
+    const batch = (trigger.answers as Array<{ batchItemFailures: unknown[] }>)[0];
     const views = await Promise.all(pauses.map((p) => store.getPause(p.key)));
-    const allResumed = answer.batchItemFailures.length === 0 && views.every((view) => view.status === 'resumed');
-    const { parts, idle } = partsRun(outputsAtInit(bundle.metafile), coverage);
-    for (const p of parts) {
-      options.log(
-        `coldstart decision run ${p.part}: ${p.bytes} B at init (gzip ${p.gzipBytes}), ran ${p.ranBytes} (gzip ${p.ranGzipBytes}), by the decisions alone ${p.decisionsRanBytes} (gzip ${p.decisionsRanGzipBytes})`,
-      );
+    const results: DecisionRunResult[] = [
+      {
+        bundle: 'sqs',
+        decided: [...DECISIONS],
+        allResumed: batch?.batchItemFailures.length === 0 && views.every((view) => view.status === 'resumed'),
+        parts: trigger.parts,
+        idle: trigger.idle,
+      },
+    ];
+    const runId = `decision-run-api-${Date.now()}`;
+    const requests = [
+      [
+        'POST',
+        `/runs/${runId}/pauses`,
+        { format: 'anthropic', messages: MESSAGES, asks: [{ toolCallId: 'toolu_1', kind: 'approval' }] },
+        'agent-1',
+      ],
+      ['GET', '/pauses?mine=true', null, 'person-2'],
+      ['GET', `/runs/${runId}/pauses/{interruptId}`, null, 'person-2'],
+      [
+        'POST',
+        `/runs/${runId}/resume`,
+        { interruptId: '{interruptId}', decisions: [{ toolCallId: 'toolu_1', decision: 'approve' }] },
+        'person-2',
+      ],
+    ];
+    const api = await run('api', ENTRY.api, API_CHILD, requests);
+    results.push({
+      bundle: 'api',
+      decided: ['pause', 'list', 'view', 'approve'],
+      allResumed: JSON.stringify(api.answers) === JSON.stringify([201, 200, 200, 200]),
+      parts: api.parts,
+      idle: api.idle,
+    });
+    for (const r of results) {
+      for (const p of r.parts) {
+        options.log(
+          `coldstart decision run ${r.bundle} ${p.part}: ${p.bytes} B at init (gzip ${p.gzipBytes}), ran ${p.ranBytes} (gzip ${p.ranGzipBytes}), by the requests alone ${p.decisionsRanBytes} (gzip ${p.decisionsRanGzipBytes})${r.allResumed ? '' : '; not every request did what it should'}`,
+        );
+      }
     }
-    return { bundle: 'sqs', decided: [...DECISIONS], allResumed, parts, idle };
+    return results;
   } finally {
     sqs.close();
     await db.close();
   }
+}
+
+/** Builds `entry` as the stack does and runs `child` on it with V8's coverage on; what it answered, and what ran. */
+async function runCovered(spec: {
+  dir: string;
+  entry: string;
+  child: string;
+  given: unknown;
+  env: Record<string, string>;
+}): Promise<{ answers: unknown[] } & Pick<DecisionRunResult, 'parts' | 'idle'>> {
+  const bundle = buildLambdaBundle(spec.entry, join(spec.dir, 'bundle'), 'sqs');
+  const driver = join(spec.dir, 'driver.mjs');
+  writeFileSync(driver, spec.child);
+  const coverage = join(spec.dir, 'coverage');
+  mkdirSync(coverage);
+  const { stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    [...DEPLOYED_NODE_FLAGS, driver, pathToFileURL(bundle.entry).href, JSON.stringify(spec.given)],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'bench',
+        AWS_SECRET_ACCESS_KEY: 'bench',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+        ...spec.env,
+        NODE_V8_COVERAGE: coverage,
+      },
+      encoding: 'utf8',
+    },
+  );
+  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (line === undefined) throw new Error(`${spec.entry} printed no result: ${(stdout + stderr).slice(-400)}`);
+  return {
+    answers: JSON.parse(line.slice('RESULT '.length)) as unknown[],
+    ...partsRun(outputsAtInit(bundle.metafile), coverage),
+  };
 }
 
 /** V8's block coverage of one script: its functions, each with its ranges (the first, the whole function). */

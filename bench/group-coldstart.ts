@@ -14,7 +14,7 @@ import {
   OUT_DIR,
   REPO,
 } from './bundle.ts';
-import { type DecisionRunResult, measureDecisionRun } from './decision-run.ts';
+import { type DecisionRunResult, measureDecisionRuns } from './decision-run.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
 import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
@@ -87,8 +87,8 @@ export interface ColdStartResult {
   firstSchemaCheck: FirstSchemaCheckRow[];
   /** A Slack interaction acknowledged after a cold start, on the local stand-ins (bench/slack-ack.ts). */
   slackAck?: SlackAckResult;
-  /** What four decisions run of the SQS trigger's init, by V8's coverage (bench/decision-run.ts). */
-  decisionRun?: DecisionRunResult;
+  /** What decisions run of the SQS trigger's and the API's init, by V8's coverage (bench/decision-run.ts). */
+  decisionRuns?: DecisionRunResult[];
   /** The load average before and after the rounds (the machine is shared). */
   load: { before: number[]; after: number[] };
 }
@@ -293,10 +293,10 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
       options.log(`coldstart slack interaction: ${(error as Error).message.slice(0, 400)}`);
     }
   }
-  let decisionRun: DecisionRunResult | undefined;
+  let decisionRuns: DecisionRunResult[] | undefined;
   if (only === undefined || only.has('sqs')) {
     try {
-      decisionRun = await measureDecisionRun({ log: options.log });
+      decisionRuns = await measureDecisionRuns({ log: options.log });
     } catch (error) {
       options.log(`coldstart decision run: ${(error as Error).message.slice(0, 400)}`);
     }
@@ -315,7 +315,7 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
     firstSchemaCheck,
     load: { before: loadBefore, after: loadAfter },
     ...(slackAck === undefined ? {} : { slackAck }),
-    ...(decisionRun === undefined ? {} : { decisionRun }),
+    ...(decisionRuns === undefined ? {} : { decisionRuns }),
   };
 }
 

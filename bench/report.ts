@@ -315,22 +315,22 @@ const COLD_TARGETS: Array<{ names: string[]; label: string; gzip: number; import
 const PART_NAMES = { handback: "Handback's code", zod: 'zod', sdk: 'the SDK and other packages' } as const;
 
 /**
- * What four decisions run of the SQS trigger's init (bench/decision-run.ts), each part beside what it weighs there,
- * and what an init holding only what ran would weigh against the floor: the least (what the decisions alone ran) and
- * the most (with what init ran).
+ * What a function's requests run of its init (bench/decision-run.ts), each part beside what it weighs there, and what
+ * an init holding only what ran would weigh against the floor: the least (what the requests alone ran) and the most
+ * (with what init ran).
  */
-function decisionRunLines(run: DecisionRunResult | undefined, floor: ColdStartRow | undefined): string[] {
-  if (run === undefined) return [];
+function decisionRunLines(run: DecisionRunResult, floor: ColdStartRow | undefined): string[] {
   const ours = run.parts.filter((p) => p.part !== 'sdk');
   const sum = (pick: (p: RunPart) => number) => ours.reduce((total, p) => total + pick(p), 0);
   const bound = (extra: number) => (floor === undefined ? '–' : x((floor.gzipBytes + extra) / floor.gzipBytes));
+  const done = run.bundle === 'sqs' ? 'each resumed its pause' : 'each answered as it should';
   return [
     table(
       [
-        `what the SQS trigger's init holds (${run.decided.join(', ')}: ${run.allResumed ? 'each resumed its pause' : 'not all resumed'})`,
+        `what the ${run.bundle} function's init holds (${run.decided.join(', ')}: ${run.allResumed ? done : 'not all did'})`,
         'at init',
-        'run by init or the decisions',
-        'run by the decisions alone',
+        'run by init or the requests',
+        'run by the requests alone',
       ],
       run.parts.map((p) => [
         PART_NAMES[p.part],
@@ -340,10 +340,10 @@ function decisionRunLines(run: DecisionRunResult | undefined, floor: ColdStartRo
       ]),
     ),
     '',
-    `The floor's gzip at init with Handback's code and zod as far as they ran: ${bound(sum((p) => p.decisionsRanGzipBytes))} with what the decisions alone ran, ${bound(sum((p) => p.ranGzipBytes))} with what init ran too (the gzip of the bytes that ran, concatenated: an estimate).`,
+    `The floor's gzip at init with Handback's code and zod as far as they ran (${run.bundle}): ${bound(sum((p) => p.decisionsRanGzipBytes))} with what the requests alone ran, ${bound(sum((p) => p.ranGzipBytes))} with what init ran too (the gzip of the bytes that ran, concatenated: an estimate).`,
     '',
     table(
-      ["Handback's modules at init, by bytes no decision ran", 'at init', 'ran'],
+      [`Handback's modules at the ${run.bundle} function's init, by bytes no request ran`, 'at init', 'ran'],
       run.idle.slice(0, 10).map((m) => [`\`${m.module}\``, kb(m.bytes), kb(m.ranBytes)]),
     ),
     '',
@@ -352,7 +352,7 @@ function decisionRunLines(run: DecisionRunResult | undefined, floor: ColdStartRo
 
 function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Verdict[]): string {
   if (!part) return '## 4. Cold start\n\nNot measured yet: `npm run bench -- coldstart`.\n';
-  const { rows, targets, deployedNodeFlags, beforeRev, firstSchemaCheck, load, slackAck, decisionRun } = part.result;
+  const { rows, targets, deployedNodeFlags, beforeRev, firstSchemaCheck, load, slackAck, decisionRuns } = part.result;
   const byName = new Map(rows.map((r) => [r.name, r]));
   const floorOf = (r?: ColdStartRow) => (r === undefined ? undefined : byName.get(r.floor ?? 'dynamodb + sqs (floor)'));
   const gz = (r?: ColdStartRow, f?: ColdStartRow) => (r && f ? r.gzipBytes / f.gzipBytes : Number.NaN);
@@ -521,7 +521,7 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
       ]),
     ),
     '',
-    ...decisionRunLines(decisionRun, floorOf(sqs)),
+    ...(decisionRuns ?? []).flatMap((run) => decisionRunLines(run, floorOf(byName.get(run.bundle)))),
     sqs
       ? table(
           ['chunk the SQS trigger loads on first use', 'gzip'],
