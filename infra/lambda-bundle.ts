@@ -239,17 +239,19 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
 
 /**
  * The names `files` (chunks loaded on use) import from each of `joined` (by file name), read from esbuild's own
- * output: `import{a as b,c}from"./chunk-X.mjs"` (and `export{…}from`). A file imported any other way wants all its
- * names ('all').
+ * output: `import{a as b,c}from"./chunk-X.mjs"` (and `export{…}from`). A joined file a chunk names any other way (a
+ * bare or a namespace import) keeps all its names ('all').
  */
 function namesImported(files: string[], joined: Set<string>): Map<string, Set<string> | 'all'> {
   const wanted = new Map<string, Set<string> | 'all'>();
   for (const file of files) {
     const code = readFileSync(file, 'utf8');
+    const named = new Set<string>();
     for (const [, names, from] of code.matchAll(
       /(?:import|export)\s*\{([^}]*)\}\s*from\s*["']\.\/([^"']+\.mjs)["']/g,
     )) {
       const seen = wanted.get(from as string);
+      named.add(from as string);
       if (!joined.has(from as string) || seen === 'all') continue;
       const set = seen ?? new Set<string>();
       for (const part of (names as string).split(',')) {
@@ -258,13 +260,8 @@ function namesImported(files: string[], joined: Set<string>): Map<string, Set<st
       }
       wanted.set(from as string, set);
     }
-    // Any other mention of a joined file (a bare import, a namespace import) keeps all its names.
     for (const [, from] of code.matchAll(/["']\.\/([^"']+\.mjs)["']/g)) {
-      if (!joined.has(from as string) || wanted.get(from as string) === 'all') continue;
-      const named = new RegExp(
-        `(?:import|export)\\s*\\{[^}]*\\}\\s*from\\s*["']\\./${(from as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']`,
-      );
-      if (!named.test(code)) wanted.set(from as string, 'all');
+      if (joined.has(from as string) && !named.has(from as string)) wanted.set(from as string, 'all');
     }
   }
   return wanted;

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { once } from '../once.ts';
 import type { TableDirectory } from './table-directory.ts';
 
 /**
@@ -12,18 +13,17 @@ export function tableDirectoryOnFirstUse(client: DynamoDBDocumentClient, tableNa
 }
 
 /**
- * An object whose every method, on its first call, makes the object `load` gives (once, kept for the container) and
- * calls that object's method: a directory's code loaded by its first use, never at init (§23). What `load` throws is
- * what each call throws.
+ * An object whose every method, on its first call, makes the object `load` gives (`once`: kept for the container, tried
+ * again after a failure) and calls that object's method: a directory's code loaded by its first use, never at init
+ * (§23). What `load` throws is what the call throws.
  */
 export function onFirstCall<T extends object>(load: () => Promise<T>): T {
-  let loading: Promise<T> | undefined;
+  const loaded = once(load);
   const call =
     (name: string) =>
     async (...args: unknown[]): Promise<unknown> => {
-      loading ??= load();
-      const loaded = await loading;
-      return (loaded[name as keyof T] as (...given: unknown[]) => unknown).apply(loaded, args);
+      const target = await loaded();
+      return (target[name as keyof T] as (...given: unknown[]) => unknown).apply(target, args);
     };
   // Not a thenable (`await` reads `then`), and no symbol is a method of the port.
   return new Proxy({} as T, {
