@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentCommands } from '../checkpoints/dynamodb/sdk.ts';
 import { storageError } from '../checkpoints/sdk-errors.ts';
 import { StorageUnavailableError } from '../errors.ts';
 import { parseInput } from '../inputs.ts';
@@ -39,24 +40,12 @@ export const CLAIM_STALE_MS = 2 * 60_000;
 /** Writes of one person retried after another write of them came in between. */
 const ATTEMPTS = 8;
 
-type DocumentCommands = typeof import('@aws-sdk/lib-dynamodb');
-let loading: Promise<DocumentCommands> | undefined;
-
 /**
- * The document client's commands, loaded on first use as the pauses' adapter loads them: the DynamoDB SDK is an
- * optional peer of the package, needed only where a directory is kept in a table.
+ * The document client's commands, loaded on first use as the pauses' adapter loads them (named one by one: the
+ * package as a namespace would keep every command of it, the aggregated `DynamoDBDocument` with them, at the init of
+ * every function that has the table directory).
  */
-async function commands(): Promise<DocumentCommands> {
-  loading ??= import('@aws-sdk/lib-dynamodb');
-  try {
-    return await loading;
-  } catch (error) {
-    throw new Error(
-      'The table-kept directory needs the AWS SDK for DynamoDB: npm install @aws-sdk/client-dynamodb @aws-sdk/lib-dynamodb',
-      { cause: error },
-    );
-  }
-}
+const commands = () => documentCommands('The table-kept directory');
 
 /** A person as kept: the person and its revision. */
 interface Held {

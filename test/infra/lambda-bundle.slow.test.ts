@@ -49,7 +49,7 @@ describe('a Lambda bundle built with code splitting', () => {
     expect(entry).not.toContain('json-schema.org/draft/2020-12');
   });
 
-  it('reads none of the seven formats, nor the Step Functions or Lambda client, nor the directory, at init, and gives each format a chunk', () => {
+  it('reads none of the seven formats, nor the Step Functions or Lambda client, nor the directory, nor every command of the document client, at init, and gives each format a chunk', () => {
     const outputs = bundle.metafile.outputs;
     const entry = Object.keys(outputs).find((name) => name.endsWith('index.mjs')) as string;
     const atInit = new Set<string>();
@@ -67,6 +67,9 @@ describe('a Lambda bundle built with code splitting', () => {
     // §23: the directory's code is loaded only by a deployment that has one; init holds the choice alone.
     const directoryCode = /functions\/directory\/(?!deployment\.ts$|table-directory-lazy\.ts$)/;
     expect(inputsAtInit.filter((input) => directoryCode.test(input))).toEqual([]);
+    // The document client's commands named one by one: the package as a namespace would keep all of them at init.
+    const aggregated = /@aws-sdk\/lib-dynamodb\/dist-es\/(DynamoDBDocument|commands\/Transact\w+Command)\.js$/;
+    expect(inputsAtInit.filter((input) => aggregated.test(input))).toEqual([]);
     const formatChunks = FORMAT_NAMES.map((name) =>
       bundle.chunks.filter((chunk) => chunk.startsWith(`./chunks/${name}-`)),
     );
