@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '../checkpoints/dynamodb/sdk.ts';
+import { documentCommands } from '../checkpoints/document-sdk.ts';
 import { TABLE } from '../checkpoints/table.ts';
 import { ExecutionInProgressError } from '../errors.ts';
 import { type ExecutionLog, executionKey } from './shared.ts';

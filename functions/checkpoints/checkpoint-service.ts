@@ -1,6 +1,7 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
 import type { Directory } from '../directory/port.ts';
 import { AlreadyResumedError, OpenPauseExistsError, PayloadTooLargeError } from '../errors.ts';
+import { actor } from '../fields.ts';
 import { cancelInput, continuationKey, decideInput, listQuery, parseInput, pauseKey, resumeInput } from '../inputs.ts';
 import { canonicalJson, capitalize } from '../json.ts';
 import { once } from '../once.ts';
@@ -9,7 +10,7 @@ import { type Decision, plan } from '../rehydrate/decide.ts';
 import { isFormatName, loadFormat } from '../rehydrate/formats/load.ts';
 import type { BundleDefines } from '../settings.ts';
 import { LIMITS, type Outcome, Status } from '../vocabulary.ts';
-import { type Actor, actor, type Principal } from '../wire.ts';
+import type { Actor, Principal } from '../wire.ts';
 import type {
   CancelInput,
   CheckpointStore,

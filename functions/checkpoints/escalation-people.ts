@@ -1,5 +1,6 @@
 import type { Directory } from '../directory/port.ts';
-import { type Approvers, foldEmail, type Person } from '../wire.ts';
+import { foldEmail } from '../emails.ts';
+import type { Approvers, Person } from '../wire.ts';
 import { type Ask, nextLevelAt, type PauseRecord } from './record.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { type AnswerFailure, BadRequestError } from '../errors.ts';
+import { CHANNEL_ADDRESSES, isEmailAddress } from '../fields.ts';
 import { channels as CHANNELS_SETTING } from '../settings.ts';
 import { CHANNEL_NAMES, type ChannelName, isOneOf } from '../vocabulary.ts';
-import { CHANNEL_ADDRESSES, isEmailAddress, type NotifyEntry } from '../wire.ts';
+import type { NotifyEntry } from '../wire.ts';
 
 /**
  * Whom a pause tells (§14), pure: whether each entry's channel is configured (checked where the deployment's
@@ -70,7 +71,7 @@ export function recipientsOf(
 }
 
 /** An entry as one string, `<channel>:<to>`: how the delivery log names it. */
-export { notifyEntryKey as entryKey } from '../wire.ts';
+export { notifyEntryKey as entryKey } from '../fields.ts';
 
 /** A comma-separated list of defaults (`HANDBACK_EMAIL_TO=a@x.com,b@x.com`), each checked like a `notify` entry. */
 export function parseDefaults(channel: ChannelName, value: string | undefined): string[] {

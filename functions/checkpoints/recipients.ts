@@ -1,6 +1,7 @@
 import { type AnswerFailure, RecipientNotAllowedError } from '../errors.ts';
+import { CHANNEL_ADDRESSES } from '../fields.ts';
 import { recipientDomains as RECIPIENT_DOMAINS } from '../settings.ts';
-import { type Approvers, CHANNEL_ADDRESSES, type NotifyEntry, type Principal } from '../wire.ts';
+import type { Approvers, NotifyEntry, Principal } from '../wire.ts';
 import { isInsideDomains } from './recipient-domains.ts';
 
 export { isInsideDomains, parseRecipientDomains } from './recipient-domains.ts';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { type DirectoryEntry, directoryFile } from '../wire.ts';
+import type { DirectoryEntry } from '../wire.ts';
+import { directoryFile } from '../wire-persons.ts';
 import { MemoryDirectory } from './memory.ts';
 import { conflictText, isConflict } from './port.ts';
 

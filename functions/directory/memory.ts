@@ -1,5 +1,7 @@
+import { foldEmail } from '../emails.ts';
 import { parseInput } from '../inputs.ts';
-import { type Delegation, foldEmail, type Person, person as personSchema } from '../wire.ts';
+import type { Delegation, Person } from '../wire.ts';
+import { person as personSchema } from '../wire-persons.ts';
 import type { DirectoryConflict, DirectoryStore, PersonChanges, PersonKey } from './port.ts';
 
 /**

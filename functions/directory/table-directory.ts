@@ -1,9 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '../checkpoints/dynamodb/sdk.ts';
+import { documentCommands } from '../checkpoints/document-sdk.ts';
 import { storageError } from '../checkpoints/sdk-errors.ts';
 import { StorageUnavailableError } from '../errors.ts';
 import { parseInput } from '../inputs.ts';
-import { type Delegation, type Person, person as personSchema } from '../wire.ts';
+import type { Delegation, Person } from '../wire.ts';
+import { person as personSchema } from '../wire-persons.ts';
 import {
   type DirectoryDocuments,
   type DocumentKind,

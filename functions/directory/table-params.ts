@@ -1,6 +1,7 @@
 import type { DeleteCommandInput, GetCommandInput, PutCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../checkpoints/table.ts';
-import { foldEmail, type Person } from '../wire.ts';
+import { foldEmail } from '../emails.ts';
+import type { Person } from '../wire.ts';
 import type { DirectoryConflict, PersonKey } from './port.ts';
 
 /**

@@ -1,15 +1,8 @@
 import { InvalidAnswerError } from '../errors.ts';
 import { parseInput } from '../inputs.ts';
 import { type AskKind, unhandled } from '../vocabulary.ts';
-import {
-  type AnswerDecision,
-  type ApproveDecision,
-  type Decision,
-  type DispatchCall,
-  type EditDecision,
-  type RejectDecision,
-  roundDecisions,
-} from '../wire.ts';
+import type { AnswerDecision, ApproveDecision, Decision, DispatchCall, EditDecision, RejectDecision } from '../wire.ts';
+import { roundDecisions } from '../wire-decisions.ts';
 import { listSome, reservedById } from './core.ts';
 import type { MessageFormat, NewResult, PausedRound, ToolCall } from './formats/format.ts';
 import { badRequest } from './formats/shared.ts';

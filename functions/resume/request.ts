@@ -1,7 +1,9 @@
 import { BadRequestError } from '../errors.ts';
+import { principal, principalGroups, reason } from '../fields.ts';
 import { opaqueId, parseInput, runId, tenant } from '../inputs.ts';
 import { LIMITS, type TriggerVia } from '../vocabulary.ts';
-import { type Actor, type Decision, decisions, principal, principalGroups, reason } from '../wire.ts';
+import type { Actor, Decision } from '../wire.ts';
+import { decisions } from '../wire-decisions.ts';
 import * as z from '../zod.ts';
 
 /**

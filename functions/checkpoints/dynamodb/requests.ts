@@ -1,10 +1,10 @@
 import type { BatchGetCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StorageUnavailableError } from '../../errors.ts';
+import { documentCommands } from '../document-sdk.ts';
 import type { PauseRecord, RecordKey } from '../record.ts';
 import { storageError } from '../sdk-errors.ts';
 import type { Item } from './items.ts';
 import * as params from './params.ts';
-import { documentCommands } from './sdk.ts';
 
 /**
  * The requests of the DynamoDB adapter that read or delete many items, or one pause item: what the store
