@@ -19,7 +19,9 @@ import * as z from './zod.ts';
  */
 
 /** A message format's name (§2). */
-export const format = z.enum(FORMAT_NAMES).check(z.meta({ description: 'One of the seven message formats (§2).' }));
+export const format = z.defer(() =>
+  z.enum(FORMAT_NAMES).check(z.meta({ description: 'One of the seven message formats (§2).' })),
+);
 
 /**
  * What an input's failure is when it is not a 400 `bad_request`: a value over its size limit (413), or an answer or
@@ -31,15 +33,15 @@ export type InputProblem = 'payload_too_large' | 'invalid_answer';
 const problemIs = (problem: InputProblem) => ({ problem });
 
 /** A JSON object, checked and not rebuilt: a rebuilt record would lose an own "__proto__" key, which JSON may carry. */
-export const jsonObject = z
-  .custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object')
-  .check(z.meta({ type: 'object' }));
+export const jsonObject = z.defer(() =>
+  z.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object').check(z.meta({ type: 'object' })),
+);
 
 /** A JSON Schema (2020-12) document: an object or a boolean. */
 export type JsonSchema = Record<string, unknown> | boolean;
-export const jsonSchema = z
-  .union([jsonObject, z.boolean()])
-  .check(z.meta({ description: 'A JSON Schema 2020-12 document.' }));
+export const jsonSchema = z.defer(() =>
+  z.union([jsonObject, z.boolean()]).check(z.meta({ description: 'A JSON Schema 2020-12 document.' })),
+);
 
 /**
  * A JSON value of at most `maxBytes` as JSON text (UTF-8), nesting at most `LIMITS.bodyDepth` levels: an answer, a
@@ -91,12 +93,14 @@ export function isEmailAddress(value: unknown): value is string {
   return typeof value === 'string' && value.length <= LIMITS.emailChars && EMAIL_ADDRESS.test(value);
 }
 /** An email address as a field (`isEmailAddress`). */
-export const emailAddress = z
-  .string()
-  .check(
-    z.refine(isEmailAddress, `must be an email address of at most ${LIMITS.emailChars} characters`),
-    z.meta({ format: 'email', maxLength: LIMITS.emailChars }),
-  );
+export const emailAddress = z.defer(() =>
+  z
+    .string()
+    .check(
+      z.refine(isEmailAddress, `must be an email address of at most ${LIMITS.emailChars} characters`),
+      z.meta({ format: 'email', maxLength: LIMITS.emailChars }),
+    ),
+);
 
 /** A Slack conversation id: a public or private channel (`C…`, `G…`) or a direct message (`D…`). */
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{8,}$/;
@@ -125,9 +129,11 @@ export const CHANNEL_ADDRESSES: Record<ChannelName, ChannelAddress> = {
 };
 
 /** A tenant: 1 to `LIMITS.tenantChars` characters of well-formed Unicode (a lone surrogate can be in no key). */
-export const tenant = z
-  .string()
-  .check(z.minLength(1), z.maxLength(LIMITS.tenantChars), z.refine(isWellFormed, 'must be well-formed Unicode'));
+export const tenant = z.defer(() =>
+  z
+    .string()
+    .check(z.minLength(1), z.maxLength(LIMITS.tenantChars), z.refine(isWellFormed, 'must be well-formed Unicode')),
+);
 
 /** Whether `text` has no lone surrogate, which no key could carry. */
 function isWellFormed(text: string): boolean {
@@ -142,32 +148,38 @@ function isWellFormed(text: string): boolean {
 export { foldEmail };
 
 /** A person's id in a directory (§20): 1 to `LIMITS.directory.idChars` visible ASCII characters (a file's, or SCIM's). */
-export const personId = z
-  .string()
-  .check(
-    z.regex(
-      new RegExp(`^[\\x21-\\x7e]{1,${LIMITS.directory.idChars}}$`),
-      `must be 1–${LIMITS.directory.idChars} visible ASCII characters`,
+export const personId = z.defer(() =>
+  z
+    .string()
+    .check(
+      z.regex(
+        new RegExp(`^[\\x21-\\x7e]{1,${LIMITS.directory.idChars}}$`),
+        `must be 1–${LIMITS.directory.idChars} visible ASCII characters`,
+      ),
     ),
-  );
+);
 
 /** Characters of a principal's text fields (its subject, email, name, grantor). */
-const principalText = z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars));
+const principalText = z.defer(() => z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars)));
 
 /** Whom a link was made for: an email address, and a name to show. */
-export const linkRecipient = z.object({
-  email: emailAddress.check(z.describe("The recipient's address.")),
-  name: z.optional(z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars), z.describe('A name to show.'))),
-});
+export const linkRecipient = z.defer(() =>
+  z.object({
+    email: emailAddress.check(z.describe("The recipient's address.")),
+    name: z.optional(
+      z.string().check(z.minLength(1), z.maxLength(LIMITS.recipientChars), z.describe('A name to show.')),
+    ),
+  }),
+);
 export type LinkRecipient = z.output<typeof linkRecipient>;
 
 /**
  * The groups a principal brings (a token's groups claim, a trigger's `by.groups`): matched against approvers and
  * policies, and recorded with the principal as they were then (§19).
  */
-export const principalGroups = z
-  .array(z.string().check(z.maxLength(LIMITS.approvers.chars)))
-  .check(z.maxLength(LIMITS.principalGroups));
+export const principalGroups = z.defer(() =>
+  z.array(z.string().check(z.maxLength(LIMITS.approvers.chars))).check(z.maxLength(LIMITS.principalGroups)),
+);
 
 /**
  * Who made a pause, a decision, a vote or a cancel, as recorded with it: `{kind, subject, email?, name?, via}`. From a
@@ -207,14 +219,16 @@ const principalFields = {
    */
   person: z.optional(personId),
 };
-export const principal = z.object({
-  ...principalFields,
-  /**
-   * An agent acting for a person (§20: a token with RFC 8693's `act` claim): the person its `sub` names. Four eyes
-   * refuses them as it refuses the pauser; policies see them as `context.onBehalfOf`.
-   */
-  onBehalfOf: z.optional(z.object(principalFields)),
-});
+export const principal = z.defer(() =>
+  z.object({
+    ...principalFields,
+    /**
+     * An agent acting for a person (§20: a token with RFC 8693's `act` claim): the person its `sub` names. Four eyes
+     * refuses them as it refuses the pauser; policies see them as `context.onBehalfOf`.
+     */
+    onBehalfOf: z.optional(z.object(principalFields)),
+  }),
+);
 export type Principal = z.output<typeof principal>;
 
 /** A principal as a request brings it: what is recorded, its groups as its token names them. */
@@ -256,35 +270,40 @@ const approverList = (description: string) =>
       .check(z.maxLength(LIMITS.approvers.entries), z.describe(description)),
   );
 /** Who may decide an ask: any principal matching any entry (emails compare case-insensitively). */
-export const approvers = z
-  .strictObject({
-    subjects: approverList("Principals' subjects (a token's `sub`)."),
-    emails: approverList('Verified email addresses, compared case-insensitively (§16).'),
-    groups: approverList("Groups a principal's token names."),
-  })
-  .check(
-    z.meta({ description: 'Who may decide an ask (§13): any principal matching any entry.' }),
-    z.refine(
-      (named) => [named.subjects, named.emails, named.groups].some((list) => (list?.length ?? 0) > 0),
-      'must name at least one subject, email or group',
+export const approvers = z.defer(() =>
+  z
+    .strictObject({
+      subjects: approverList("Principals' subjects (a token's `sub`)."),
+      emails: approverList('Verified email addresses, compared case-insensitively (§16).'),
+      groups: approverList("Groups a principal's token names."),
+    })
+    .check(
+      z.meta({ description: 'Who may decide an ask (§13): any principal matching any entry.' }),
+      z.refine(
+        (named) => [named.subjects, named.emails, named.groups].some((list) => (list?.length ?? 0) > 0),
+        'must name at least one subject, email or group',
+      ),
     ),
-  );
+);
 export type Approvers = z.output<typeof approvers>;
 
 /** Whom a pause tells (§14): a channel and its address there, checked as that channel's (`CHANNEL_ADDRESSES`). */
-export const notifyEntry = z.discriminatedUnion(
-  'channel',
-  CHANNEL_NAMES.map((channel) =>
-    z.object({
-      channel: z.literal(channel).check(z.describe('The channel that tells.')),
-      to: CHANNEL_ADDRESSES[channel].to.check(
-        z.describe('Its address there: a Slack channel id, or an email address.'),
-      ),
-    }),
-  ) as [z.ZodMiniObject<{ channel: z.ZodMiniLiteral<ChannelName>; to: z.ZodMiniType<string> }>],
-  {
-    error: (issue) => (issue.code === 'invalid_union' ? `must name a channel: ${CHANNEL_NAMES.join(', ')}` : undefined),
-  },
+export const notifyEntry = z.defer(() =>
+  z.discriminatedUnion(
+    'channel',
+    CHANNEL_NAMES.map((channel) =>
+      z.object({
+        channel: z.literal(channel).check(z.describe('The channel that tells.')),
+        to: CHANNEL_ADDRESSES[channel].to.check(
+          z.describe('Its address there: a Slack channel id, or an email address.'),
+        ),
+      }),
+    ) as [z.ZodMiniObject<{ channel: z.ZodMiniLiteral<ChannelName>; to: z.ZodMiniType<string> }>],
+    {
+      error: (issue) =>
+        issue.code === 'invalid_union' ? `must name a channel: ${CHANNEL_NAMES.join(', ')}` : undefined,
+    },
+  ),
 );
 /** A `notify` entry, its address checked as its channel's. */
 export type NotifyEntry = { channel: ChannelName; to: string };
@@ -295,18 +314,20 @@ export function notifyEntryKey(entry: NotifyEntry): string {
 }
 
 /** A pause's `notify` (§14): at most `LIMITS.notifyEntries` entries, none named twice. */
-export const notifyList = z.array(notifyEntry).check(
-  z.maxLength(LIMITS.notifyEntries),
-  z.meta({ description: "Whom to tell, and where (§14); without it, the deployment's defaults." }),
-  z.superRefine((entries, ctx) => {
-    const seen = new Set<string>();
-    entries.forEach((entry, index) => {
-      const key = notifyEntryKey(entry);
-      if (seen.has(key))
-        ctx.addIssue({ code: 'custom', message: `${key} is named twice`, path: [index], input: entry });
-      seen.add(key);
-    });
-  }),
+export const notifyList = z.defer(() =>
+  z.array(notifyEntry).check(
+    z.maxLength(LIMITS.notifyEntries),
+    z.meta({ description: "Whom to tell, and where (§14); without it, the deployment's defaults." }),
+    z.superRefine((entries, ctx) => {
+      const seen = new Set<string>();
+      entries.forEach((entry, index) => {
+        const key = notifyEntryKey(entry);
+        if (seen.has(key))
+          ctx.addIssue({ code: 'custom', message: `${key} is named twice`, path: [index], input: entry });
+        seen.add(key);
+      });
+    }),
+  ),
 );
 
 // §21 traces
@@ -325,12 +346,14 @@ export function traceparentOf(value: unknown): string | undefined {
 }
 
 /** A pause's `traceparent` (§21): text, and a malformed one (or anything else) is read as none (`traceparentOf`). */
-export const traceparent = z.catch(
-  z.pipe(
-    z.string(),
-    z.transform((value) => traceparentOf(value)),
+export const traceparent = z.defer(() =>
+  z.catch(
+    z.pipe(
+      z.string(),
+      z.transform((value) => traceparentOf(value)),
+    ),
+    undefined,
   ),
-  undefined,
 );
 
 /** The ask a decision settles: a reserved call of the paused round. */
@@ -362,55 +385,63 @@ export const voice = {
   ),
 };
 /** An answer: any JSON value (a string is the call's result as it is), at most `LIMITS.answerBytes`. */
-export const answer = jsonValue('the answer', LIMITS.answerBytes);
+export const answer = z.defer(() => jsonValue('the answer', LIMITS.answerBytes));
 /** A rejection's or a cancel's reason: text of at most `LIMITS.reasonBytes`. */
-export const reason = z.string().check(
-  z.superRefine((text, ctx) => {
-    const bytes = utf8Bytes(text);
-    if (bytes <= LIMITS.reasonBytes) return;
-    ctx.addIssue({
-      code: 'custom',
-      message: `is ${bytes} bytes, over the limit of ${LIMITS.reasonBytes}`,
-      input: text,
-    });
-  }),
-  z.meta({ description: `At most ${LIMITS.reasonBytes} bytes (UTF-8).` }),
+export const reason = z.defer(() =>
+  z.string().check(
+    z.superRefine((text, ctx) => {
+      const bytes = utf8Bytes(text);
+      if (bytes <= LIMITS.reasonBytes) return;
+      ctx.addIssue({
+        code: 'custom',
+        message: `is ${bytes} bytes, over the limit of ${LIMITS.reasonBytes}`,
+        input: text,
+      });
+    }),
+    z.meta({ description: `At most ${LIMITS.reasonBytes} bytes (UTF-8).` }),
+  ),
 );
 /**
  * A person's edited arguments (§9): a JSON object of at most `LIMITS.answerBytes`. Arguments that are not an object
  * are what the ask cannot take (422), not a malformed request; missing is `jsonValue`'s to say (400).
  */
-export const editedArgs = jsonValue(
-  'the edited args',
-  LIMITS.answerBytes,
-  z
-    .custom<Record<string, unknown>>((value) => value === undefined || isPlainObject(value), {
-      error: 'the edited args must be a JSON object of the call’s arguments',
-      params: problemIs('invalid_answer'),
-    })
-    .check(z.meta({ type: 'object' })),
+export const editedArgs = z.defer(() =>
+  jsonValue(
+    'the edited args',
+    LIMITS.answerBytes,
+    z
+      .custom<Record<string, unknown>>((value) => value === undefined || isPlainObject(value), {
+        error: 'the edited args must be a JSON object of the call’s arguments',
+        params: problemIs('invalid_answer'),
+      })
+      .check(z.meta({ type: 'object' })),
+  ),
 );
 
 /** One of the agent's own tool results (`appendResults`): the call it answers, its output, whether the tool failed. */
-export const toolResult = z.object({
-  toolCallId: z.string(),
-  /** A string is the result's text verbatim; any other JSON value its JSON text (the format's rules say which it takes). */
-  output: z.unknown(),
-  /** Marks the result as a failure where the format can say so (§3.8); an answer-like result otherwise. */
-  isError: z.optional(z.boolean()),
-});
+export const toolResult = z.defer(() =>
+  z.object({
+    toolCallId: z.string(),
+    /** A string is the result's text verbatim; any other JSON value its JSON text (the format's rules say which it takes). */
+    output: z.unknown(),
+    /** Marks the result as a failure where the format can say so (§3.8); an answer-like result otherwise. */
+    isError: z.optional(z.boolean()),
+  }),
+);
 export type ToolResult = z.output<typeof toolResult>;
 
 /** The agent's results for one round: one per call at most. */
-export const toolResults = z.array(toolResult).check(
-  z.superRefine((results, ctx) => {
-    const seen = new Set<string>();
-    results.forEach((result, index) => {
-      if (seen.has(result.toolCallId)) {
-        const message = `a second result for ${JSON.stringify(result.toolCallId)}`;
-        ctx.addIssue({ code: 'custom', message, path: [index, 'toolCallId'], input: result });
-      }
-      seen.add(result.toolCallId);
-    });
-  }),
+export const toolResults = z.defer(() =>
+  z.array(toolResult).check(
+    z.superRefine((results, ctx) => {
+      const seen = new Set<string>();
+      results.forEach((result, index) => {
+        if (seen.has(result.toolCallId)) {
+          const message = `a second result for ${JSON.stringify(result.toolCallId)}`;
+          ctx.addIssue({ code: 'custom', message, path: [index, 'toolCallId'], input: result });
+        }
+        seen.add(result.toolCallId);
+      });
+    }),
+  ),
 );

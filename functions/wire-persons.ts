@@ -8,15 +8,17 @@ import * as z from './zod.ts';
  */
 
 /** A moment, as an RFC 3339 date-time with its offset (`2025-07-01T09:00:00Z`). */
-const instant = z.iso.datetime({ offset: true });
+const instant = z.defer(() => z.iso.datetime({ offset: true }));
 
 /** When a delegation begins (§20); absent: at once. Shared by the directory's entry and a person's `PUT`. */
-export const delegationFrom = z.optional(instant.check(z.describe('When it begins; absent: at once.')));
+export const delegationFrom = z.defer(() => z.optional(instant.check(z.describe('When it begins; absent: at once.'))));
 /** Why a delegation is given (§20), shown to those it concerns. */
-export const delegationReason = z.optional(
-  z
-    .string()
-    .check(z.minLength(1), z.maxLength(LIMITS.directory.reasonChars), z.describe('Why, shown to those it concerns.')),
+export const delegationReason = z.defer(() =>
+  z.optional(
+    z
+      .string()
+      .check(z.minLength(1), z.maxLength(LIMITS.directory.reasonChars), z.describe('Why, shown to those it concerns.')),
+  ),
 );
 /** Whether a delegation begins (when it says) before it ends. */
 export function beginsBeforeItEnds(given: { from?: string | undefined; until: string }): boolean {
@@ -27,25 +29,29 @@ export function beginsBeforeItEnds(given: { from?: string | undefined; until: st
  * A delegation (§20): a person hands their approvals to another person (`to`, a person's id) from `from` (absent: at
  * once) until `until`, for a `reason` shown to those who see it.
  */
-export const delegation = z
-  .strictObject({
-    to: personId.check(z.describe("The delegate: a person's id.")),
-    from: delegationFrom,
-    until: instant.check(z.describe('When it ends.')),
-    reason: delegationReason,
-  })
-  .check(z.refine(beginsBeforeItEnds, 'must begin (from) before it ends (until)'));
+export const delegation = z.defer(() =>
+  z
+    .strictObject({
+      to: personId.check(z.describe("The delegate: a person's id.")),
+      from: delegationFrom,
+      until: instant.check(z.describe('When it ends.')),
+      reason: delegationReason,
+    })
+    .check(z.refine(beginsBeforeItEnds, 'must begin (from) before it ends (until)')),
+);
 export type Delegation = z.output<typeof delegation>;
 
 /** A Slack user (§14): the workspace's team id and the user's id, as Slack's payloads name them. */
-export const slackUser = z.strictObject({
-  team: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack team id such as T0123ABCD')),
-  user: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack user id such as U0123ABCD')),
-});
+export const slackUser = z.defer(() =>
+  z.strictObject({
+    team: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack team id such as T0123ABCD')),
+    user: z.string().check(z.regex(/^[A-Z0-9]{1,32}$/, 'must be a Slack user id such as U0123ABCD')),
+  }),
+);
 export type SlackUser = z.output<typeof slackUser>;
 
 /** A person's issuer subject (a token's `sub`): the characters of a principal's subject. */
-const personSubject = z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars));
+const personSubject = z.defer(() => z.string().check(z.minLength(1), z.maxLength(LIMITS.approvers.chars)));
 
 /** A list of at most `max` entries of which no two are the same once `key` folds them. */
 const distinctList = <T>(entry: z.ZodMiniType<T>, max: number, key: (value: T) => string, what: string) =>
@@ -94,7 +100,7 @@ const notThemselves = z.refine<{ id: string; manager?: string | undefined; deleg
  * source verified, issuer subjects, Slack users — their groups, manager, whether they are active, and a delegation.
  * Every principal resolves to at most one person of its tenant; `person:<id>` is then its identity key.
  */
-export const person = z.strictObject(personFields).check(notThemselves);
+export const person = z.defer(() => z.strictObject(personFields).check(notThemselves));
 export type Person = z.output<typeof person>;
 
 /**
@@ -102,48 +108,56 @@ export type Person = z.output<typeof person>;
  * `active` too (true), and `tenant` (the default tenant); a delegation's `to` may name the delegate by an email of
  * theirs (written as an id is), which the file's reader resolves to their id.
  */
-export const directoryEntry = z
-  .strictObject({
-    ...personFields,
-    emails: z._default(personFields.emails, []),
-    subjects: z._default(personFields.subjects, []),
-    slack: z._default(personFields.slack, []),
-    groups: z._default(personFields.groups, []),
-    active: z._default(z.boolean(), true),
-    tenant: z._default(tenant, LIMITS.defaultTenant),
-  })
-  .check(notThemselves);
+export const directoryEntry = z.defer(() =>
+  z
+    .strictObject({
+      ...personFields,
+      emails: z._default(personFields.emails, []),
+      subjects: z._default(personFields.subjects, []),
+      slack: z._default(personFields.slack, []),
+      groups: z._default(personFields.groups, []),
+      active: z._default(z.boolean(), true),
+      tenant: z._default(tenant, LIMITS.defaultTenant),
+    })
+    .check(notThemselves),
+);
 export type DirectoryEntry = z.output<typeof directoryEntry>;
 
 /** A directory file (`HANDBACK_DIRECTORY`, context `handback:directory`): `{"people": [...]}`. */
-export const directoryFile = z.strictObject({
-  people: z.array(directoryEntry).check(z.maxLength(LIMITS.directory.people)),
-});
+export const directoryFile = z.defer(() =>
+  z.strictObject({
+    people: z.array(directoryEntry).check(z.maxLength(LIMITS.directory.people)),
+  }),
+);
 export type DirectoryFile = z.output<typeof directoryFile>;
 
 // §20 delegation: a person as `GET /people/me` shows them.
 /** A delegation as shown (§20): its delegate by id and by name, when it begins and ends, and why. */
-export const delegationView = z.object({
-  to: personId.check(z.describe("The delegate's id.")),
-  toName: z.optional(z.string().check(z.describe("The delegate's name, as the directory has it now."))),
-  from: z.optional(z.string().check(z.describe('When it begins; absent: at once.'))),
-  until: z.string().check(z.describe('When it ends.')),
-  reason: z.optional(z.string()),
-  holds: z.boolean().check(z.describe('Whether it is in force now (begun and not ended).')),
-});
+export const delegationView = z.defer(() =>
+  z.object({
+    to: personId.check(z.describe("The delegate's id.")),
+    toName: z.optional(z.string().check(z.describe("The delegate's name, as the directory has it now."))),
+    from: z.optional(z.string().check(z.describe('When it begins; absent: at once.'))),
+    until: z.string().check(z.describe('When it ends.')),
+    reason: z.optional(z.string()),
+    holds: z.boolean().check(z.describe('Whether it is in force now (begun and not ended).')),
+  }),
+);
 export type DelegationView = z.output<typeof delegationView>;
 /** The caller's person as the directory has them (§20: `GET /people/me`). */
-export const personView = z.object({
-  id: personId,
-  name: z.string(),
-  emails: z.array(z.string()),
-  groups: z.array(z.string()),
-  manager: z.optional(personId.check(z.describe("The manager's id."))),
-  delegation: z.optional(delegationView.check(z.describe('Their approvals handed to another person.'))),
-  delegators: z.optional(
-    z
-      .array(z.object({ id: personId, name: z.string(), until: z.string() }))
-      .check(z.describe('The persons whose delegation to them holds now: they may decide for them until then.')),
-  ),
-});
+export const personView = z.defer(() =>
+  z.object({
+    id: personId,
+    name: z.string(),
+    emails: z.array(z.string()),
+    groups: z.array(z.string()),
+    manager: z.optional(personId.check(z.describe("The manager's id."))),
+    delegation: z.optional(delegationView.check(z.describe('Their approvals handed to another person.'))),
+    delegators: z.optional(
+      z
+        .array(z.object({ id: personId, name: z.string(), until: z.string() }))
+        .check(z.describe('The persons whose delegation to them holds now: they may decide for them until then.')),
+    ),
+  }),
+);
 export type PersonView = z.output<typeof personView>;

@@ -1,5 +1,5 @@
 import { config } from 'zod/mini';
-import { globalConfig } from 'zod/v4/core';
+import { globalConfig, globalRegistry } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
 
 /**
@@ -11,3 +11,60 @@ import en from 'zod/v4/locales/en.js';
 if (!globalConfig.localeError) config(en());
 
 export * from 'zod/mini';
+
+/**
+ * A schema built by its first use, not at import: `export const x = z.defer(() => z.object({ … }))` is `x` in every
+ * way a caller sees (parse, check, compose, JSON Schema, `instanceof`), built once, when something first reads it.
+ * Building schemas was most of what a function's own init spent its time on (§23): those of every input and view,
+ * where one request parses a few. A deferred schema composed of deferred ones builds none of them until it is used.
+ *
+ * The deferred schema stands for the built one wherever zod keeps a schema's identity: a schema derived from it
+ * (`check`, `clone`) has it as its parent, `register` and `apply` are given it, and its metadata (`z.meta`,
+ * `z.describe`) is the built schema's, so JSON Schema (a registry's `$ref`s among them) is what the built one gives.
+ */
+export function defer<T extends object>(make: () => T): T {
+  let built: T | undefined;
+  const schema = (): T => {
+    if (built === undefined) {
+      built = make();
+      const meta = globalRegistry.get(built as never);
+      if (meta !== undefined) globalRegistry.add(deferred as never, meta);
+    }
+    return built;
+  };
+  type Derived = { _zod?: { parent?: unknown } } | undefined;
+  const derive =
+    (method: 'check' | 'clone') =>
+    (...args: unknown[]) => {
+      const derived = (Reflect.get(schema(), method) as (...given: unknown[]) => Derived)(...args);
+      if (derived?._zod !== undefined && derived._zod.parent === built) derived._zod.parent = deferred;
+      return derived;
+    };
+  // zod binds these to the built schema; each derives from, registers or hands on `deferred` instead.
+  const own: Record<string, unknown> = {
+    check: derive('check'),
+    with: derive('check'),
+    clone: derive('clone'),
+    brand: () => deferred,
+    register: (registry: { add: (schema: unknown, meta: unknown) => unknown }, meta: unknown) => {
+      registry.add(deferred, meta);
+      return deferred;
+    },
+    apply: (fn: (schema: unknown, ...rest: unknown[]) => unknown, ...rest: unknown[]) => fn(deferred, ...rest),
+  };
+  const deferred = new Proxy({} as T, {
+    get: (_, key) => (typeof key === 'string' && Object.hasOwn(own, key) ? own[key] : Reflect.get(schema(), key)),
+    has: (_, key) => Reflect.has(schema(), key),
+    ownKeys: () => Reflect.ownKeys(schema()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const found = Reflect.getOwnPropertyDescriptor(schema(), key);
+      // The target is an empty object: a property it lacks may only be described as configurable.
+      return found === undefined ? undefined : { ...found, configurable: true };
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(schema()),
+    set: (_, key, value) => Reflect.set(schema(), key, value),
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(schema(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(schema(), key),
+  });
+  return deferred;
+}

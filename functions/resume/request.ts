@@ -15,36 +15,38 @@ import * as z from '../zod.ts';
  * The input of the Step Functions task, the SQS message body and the EventBridge detail (§6, §9, §10): a resume
  * (`answer`, or `decisions`) or, with `action: "cancel"`, a cancel (with an optional `reason`).
  */
-export const triggerRequest = z
-  .object({
-    action: z.optional(z.enum(['resume', 'cancel'])),
-    runId,
-    interruptId: opaqueId,
-    answer: z.optional(z.unknown()),
-    decisions: z.optional(decisions),
-    reason: z.optional(reason),
-    tenant: z.optional(tenant),
-    // The deployment vouches for `by` (§13); `emailVerified` says it verified the email (§16): without it the email
-    // is a label, matching no approver.
-    by: z.optional(
-      z.strictObject({
-        subject: principal.shape.subject,
-        email: principal.shape.email,
-        emailVerified: principal.shape.emailVerified,
-        name: principal.shape.name,
-        groups: z.optional(principalGroups),
-      }),
+export const triggerRequest = z.defer(() =>
+  z
+    .object({
+      action: z.optional(z.enum(['resume', 'cancel'])),
+      runId,
+      interruptId: opaqueId,
+      answer: z.optional(z.unknown()),
+      decisions: z.optional(decisions),
+      reason: z.optional(reason),
+      tenant: z.optional(tenant),
+      // The deployment vouches for `by` (§13); `emailVerified` says it verified the email (§16): without it the email
+      // is a label, matching no approver.
+      by: z.optional(
+        z.strictObject({
+          subject: principal.shape.subject,
+          email: principal.shape.email,
+          emailVerified: principal.shape.emailVerified,
+          name: principal.shape.name,
+          groups: z.optional(principalGroups),
+        }),
+      ),
+    })
+    .check(
+      z.refine(
+        (request) =>
+          request.action === 'cancel'
+            ? !('answer' in request) && request.decisions === undefined
+            : 'answer' in request !== (request.decisions !== undefined) && request.reason === undefined,
+        'give exactly one of answer or decisions to resume, or action "cancel" with an optional reason',
+      ),
     ),
-  })
-  .check(
-    z.refine(
-      (request) =>
-        request.action === 'cancel'
-          ? !('answer' in request) && request.decisions === undefined
-          : 'answer' in request !== (request.decisions !== undefined) && request.reason === undefined,
-      'give exactly one of answer or decisions to resume, or action "cancel" with an optional reason',
-    ),
-  );
+);
 
 /** A trigger's request, checked: what to do, to which pause of which tenant, by whom (§13). */
 export type TriggerRequest = { tenant: string; runId: string; interruptId: string; by: Actor } & (
