@@ -121,7 +121,7 @@ export interface ChannelAddress {
 /** Each channel's addresses. */
 export const CHANNEL_ADDRESSES: Record<ChannelName, ChannelAddress> = {
   slack: {
-    to: z.string().check(z.regex(SLACK_CHANNEL_ID, 'must be a Slack channel id such as C0123456789')),
+    to: z.defer(() => z.string().check(z.regex(SLACK_CHANNEL_ID, 'must be a Slack channel id such as C0123456789'))),
     key: (to) => to,
     heldToDomains: false,
   },
@@ -186,7 +186,7 @@ export const principalGroups = z.defer(() =>
  * bearer JWT, `subject` is `sub`; a link's is `email:<address>` or `link:<interruptId>`; a trigger's without `by` is
  * `service:<trigger>`; the sweep's `service:sweep`; the library's default `library`.
  */
-const principalFields = {
+const principalFields = z.fields(() => ({
   kind: z.enum(PRINCIPAL_KINDS),
   subject: principalText,
   email: z.optional(principalText),
@@ -218,15 +218,15 @@ const principalFields = {
    * store from the directory, never taken from a caller.
    */
   person: z.optional(personId),
-};
+}));
 export const principal = z.defer(() =>
   z.object({
-    ...principalFields,
+    ...principalFields(),
     /**
      * An agent acting for a person (§20: a token with RFC 8693's `act` claim): the person its `sub` names. Four eyes
      * refuses them as it refuses the pauser; policies see them as `context.onBehalfOf`.
      */
-    onBehalfOf: z.optional(z.object(principalFields)),
+    onBehalfOf: z.optional(z.object(principalFields())),
   }),
 );
 export type Principal = z.output<typeof principal>;
@@ -357,9 +357,11 @@ export const traceparent = z.defer(() =>
 );
 
 /** The ask a decision settles: a reserved call of the paused round. */
-export const decidedCall = { toolCallId: z.string().check(z.minLength(1), z.describe('The ask it settles.')) };
+export const decidedCall = z.fields(() => ({
+  toolCallId: z.string().check(z.minLength(1), z.describe('The ask it settles.')),
+}));
 /** The ask's `argsHash` as the person saw it (§16): an approve or edit of other arguments is `args_changed`. */
-export const seen = {
+export const seen = z.fields(() => ({
   argsHash: z.optional(
     z
       .string()
@@ -369,13 +371,13 @@ export const seen = {
         z.describe("The ask's argsHash as shown (§16): an approve or edit of other arguments is 409 args_changed."),
       ),
   ),
-};
+}));
 // §20 delegation
 /**
  * Whom a decision is for (§20): a delegate names the person who handed them their approvals, or themselves; absent, a
  * delegate who may decide in their own right decides for themselves, else for the first delegator who may.
  */
-export const voice = {
+export const voice = z.fields(() => ({
   for: z.optional(
     personId.check(
       z.describe(
@@ -383,7 +385,7 @@ export const voice = {
       ),
     ),
   ),
-};
+}));
 /** An answer: any JSON value (a string is the call's result as it is), at most `LIMITS.answerBytes`. */
 export const answer = z.defer(() => jsonValue('the answer', LIMITS.answerBytes));
 /** A rejection's or a cancel's reason: text of at most `LIMITS.reasonBytes`. */

@@ -120,7 +120,7 @@ const notTheAgents = z.defer(() =>
 );
 
 /** What a pause records (§5, §9, §10, §13, §14), whichever door it came through. */
-const pauseFields = {
+const pauseFields = z.fields(() => ({
   format,
   messages,
   toolCallId: z.optional(nonEmpty.check(z.describe("Part one's form: the one answer ask. Not with asks."))),
@@ -184,7 +184,7 @@ const pauseFields = {
   // §21 escalation: the deployment's, never the agent's.
   escalation: z.optional(notTheAgents),
   escalate: z.optional(notTheAgents),
-};
+}));
 
 /** The rules between a pause's fields: one form of asks, and a reminder before the expiry. */
 const pauseRules = z.superRefine(
@@ -206,7 +206,7 @@ const pauseRules = z.superRefine(
 type Timing = { expiresInSeconds?: number; remindBeforeSeconds?: number };
 
 /** A pause body over HTTP (§5, §9, §10): the tenant, run and principal are the request's. */
-export const pauseBody = z.defer(() => z.object(pauseFields).check(pauseRules));
+export const pauseBody = z.defer(() => z.object(pauseFields()).check(pauseRules));
 
 /** A pause as the store takes it (`CheckpointStore.pause`). */
 export const pauseInput = z.defer(() =>
@@ -214,7 +214,7 @@ export const pauseInput = z.defer(() =>
     .object({
       tenant,
       runId: pausedRunId,
-      ...pauseFields,
+      ...pauseFields(),
       /** The request's `Idempotency-Key`: the same key with the same body returns the first pause again. */
       idempotencyKey: z.optional(idempotencyKey),
       /** The principal pausing (§13). @default the library's */

@@ -45,7 +45,7 @@ export function isIdempotencyKey(key: unknown): key is string {
 export const nonEmpty = z.defer(() => z.string().check(z.minLength(1)));
 
 const ofPause = { tenant, runId, interruptId: opaqueId };
-const by = { by: z.optional(actor) };
+const by = z.fields(() => ({ by: z.optional(actor) }));
 
 /** Names one pause of one tenant. */
 export const pauseKey = z.defer(() => z.object(ofPause));
@@ -54,28 +54,28 @@ export type PauseKey = z.output<typeof pauseKey>;
 export const continuationKey = z.defer(() => z.object({ tenant, runId, continuationId: opaqueId }));
 export type ContinuationKey = z.output<typeof continuationKey>;
 /** Part one's resume: the answer to a pause's one `answer` ask (§5). */
-export const resumeInput = z.defer(() => z.object({ ...ofPause, answer, ...by }));
+export const resumeInput = z.defer(() => z.object({ ...ofPause, answer, ...by() }));
 export type ResumeInput = z.input<typeof resumeInput>;
 /** Decisions for some or all of a pause's asks (§9). */
-export const decideInput = z.defer(() => z.object({ ...ofPause, decisions, ...by }));
+export const decideInput = z.defer(() => z.object({ ...ofPause, decisions, ...by() }));
 export type DecideInput = z.input<typeof decideInput>;
 /** A cancel (§10): its reason goes into every undecided ask's rejection. */
-export const cancelInput = z.defer(() => z.object({ ...ofPause, reason: z.optional(reason), ...by }));
+export const cancelInput = z.defer(() => z.object({ ...ofPause, reason: z.optional(reason), ...by() }));
 export type CancelInput = z.input<typeof cancelInput>;
 
 /** A page's size: 1 to `LIMITS.pageSize.max`; the bound, once, for the store's number and the query's string. */
 const pageSizeChecks = [z.int(), z.minimum(LIMITS.pageSize.min), z.maximum(LIMITS.pageSize.max)] as const;
 /** What lists pauses, whichever door it came through: a status, a cursor. */
-const listing = {
+const listing = z.fields(() => ({
   status: z.optional(z.enum(PAUSE_STATUSES)),
   cursor: z.optional(nonEmpty),
-};
+}));
 /** A page query over one tenant's pauses (`CheckpointStore.listPauses`). */
 export const listQuery = z.defer(() =>
   z
     .object({
       tenant,
-      ...listing,
+      ...listing(),
       limit: z.optional(z.number().check(...pageSizeChecks)),
       /**
        * Only pauses with an ask this principal may decide and has not decided or voted on (§13, `mine=true`); read
@@ -95,7 +95,7 @@ export type ListPausesQuery = z.input<typeof listQuery>;
 /** `GET /pauses`'s query (every parameter a string, as API Gateway sends it). */
 export const listPausesQuery = z.defer(() =>
   z.object({
-    ...listing,
+    ...listing(),
     limit: z.optional(z.coerce.number().check(...pageSizeChecks)),
     /** Only the open pauses with an ask the requester may decide and has not (§13). */
     mine: z.optional(z.enum(['true', 'false'])),
@@ -103,14 +103,14 @@ export const listPausesQuery = z.defer(() =>
 );
 
 /** A message slice's query (§5: large bodies). */
-const sliceQuery = {
+const sliceQuery = z.fields(() => ({
   from: z.optional(z.coerce.number().check(z.int(), z.minimum(0))),
   limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1))),
-};
+}));
 /** A pause's query: its messages, in slices, when asked for. */
-export const pauseQuery = z.defer(() => z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery }));
+export const pauseQuery = z.defer(() => z.object({ include: z.optional(z.enum(['messages'])), ...sliceQuery() }));
 /** A continuation's query: its messages in slices. */
-export const continuationQuery = z.defer(() => z.object(sliceQuery));
+export const continuationQuery = z.defer(() => z.object(sliceQuery()));
 /** A run's path. */
 export const runParams = z.defer(() => z.object({ runId }));
 /** A pause's path. */
@@ -119,21 +119,21 @@ export const pauseParams = z.defer(() => z.object({ runId, interruptId: opaqueId
 export const continuationParams = z.defer(() => z.object({ runId, continuationId: opaqueId }));
 
 /** Part one's `answer` or `decisions`, exactly one (§9). */
-const answerOrDecisions = {
+const answerOrDecisions = z.fields(() => ({
   answer: z.optional(answer.check(z.describe('The answer of a pause with one answer ask (part one).'))),
   decisions: z.optional(decisions.check(z.describe('Decisions for some or all of its asks (§9).'))),
-};
+}));
 const exactlyOne = (message: string) =>
   z.refine<{ decisions?: unknown }>((body) => 'answer' in body !== (body.decisions !== undefined), message);
 /** A resume body: part one's `answer`, or `decisions` (§9) — exactly one. */
 export const resumeBody = z.defer(() =>
   z
-    .object({ interruptId: opaqueId.check(z.describe('The pause, as its 201 named it.')), ...answerOrDecisions })
+    .object({ interruptId: opaqueId.check(z.describe('The pause, as its 201 named it.')), ...answerOrDecisions() })
     .check(exactlyOne('give exactly one of answer (a pause with one answer ask) or decisions')),
 );
 /** An answer link's resume body: the pause is the link's. */
 export const linkResumeBody = z.defer(() =>
-  z.object(answerOrDecisions).check(exactlyOne('give exactly one of answer or decisions')),
+  z.object(answerOrDecisions()).check(exactlyOne('give exactly one of answer or decisions')),
 );
 /** A cancel body (§10). */
 export const cancelBody = z.defer(() =>
@@ -175,7 +175,7 @@ export const claimExecutionInput = z.defer(() =>
   z.object({
     ...ofExecution,
     idempotencyKey: z.optional(idempotencyKey),
-    ...by,
+    ...by(),
   }),
 );
 export type ClaimExecutionInput = z.input<typeof claimExecutionInput>;
@@ -189,17 +189,17 @@ const executionDetail = z.defer(() =>
   ),
 );
 /** How a claimed execution ended (§19). */
-const executionEnd = {
+const executionEnd = z.fields(() => ({
   status: z.enum(EXECUTION_ENDS).check(z.describe('How it ended: succeeded or failed.')),
   detail: z.optional(executionDetail),
-};
+}));
 /** An execution's end, told by its claimant (§19). */
-export const finishExecutionInput = z.defer(() => z.object({ ...ofExecution, ...executionEnd, ...by }));
+export const finishExecutionInput = z.defer(() => z.object({ ...ofExecution, ...executionEnd(), ...by() }));
 export type FinishExecutionInput = z.input<typeof finishExecutionInput>;
 /** `POST …/executions`'s body. */
 export const claimExecutionBody = z.defer(() => z.object({ toolCallId: executionCallId }));
 /** `PUT …/executions/{toolCallId}`'s body. */
-export const finishExecutionBody = z.defer(() => z.object(executionEnd));
+export const finishExecutionBody = z.defer(() => z.object(executionEnd()));
 /** One execution's path. */
 export const executionParams = z.defer(() =>
   z.object({ runId, continuationId: opaqueId, toolCallId: executionCallId }),
@@ -237,12 +237,12 @@ export const policyShadowQuery = z.defer(() =>
 /** An instant: ISO 8601 with its time zone (`2026-05-01T00:00:00Z`, `2026-05-01T02:00:00+02:00`). */
 const instant = z.defer(() => z.iso.datetime({ offset: true }));
 /** The window of `GET /stats`: the asks of the pauses made from `since` (included) until `until` (not). */
-const statsWindow = {
+const statsWindow = z.fields(() => ({
   since: instant.check(z.describe('Count the asks of pauses made at or after this instant (ISO 8601).')),
   until: instant.check(
     z.describe(`…and before this one: at most ${LIMITS.statsWindowDays} days after since (ISO 8601).`),
   ),
-};
+}));
 const DAY_MS = 86_400_000;
 /** `since` before `until`, at most `LIMITS.statsWindowDays` apart; each named where it is wrong. */
 const windowChecks = z.superRefine<{ since: string; until: string }>((window, ctx) => {
@@ -256,10 +256,10 @@ const windowChecks = z.superRefine<{ since: string; until: string }>((window, ct
   }
 });
 /** How decisions went for one tenant's asks in a window (`CheckpointStore.stats`). */
-export const statsInput = z.defer(() => z.object({ tenant, ...statsWindow }).check(windowChecks));
+export const statsInput = z.defer(() => z.object({ tenant, ...statsWindow() }).check(windowChecks));
 export type StatsInput = z.input<typeof statsInput>;
 /** `GET /stats`'s query. */
-export const statsQuery = z.defer(() => z.object(statsWindow).check(windowChecks));
+export const statsQuery = z.defer(() => z.object(statsWindow()).check(windowChecks));
 
 // §20 delegation
 

@@ -11,50 +11,50 @@ import * as z from './zod.ts';
 /** Edited arguments as recorded and shown: a JSON object. */
 const recordedArgs = z.defer(() => z.record(z.string(), z.unknown()));
 /** An `answer` ask's decision: the answer is the call's result (§3.4). */
-const answerShape = {
-  ...decidedCall,
+const answerShape = z.fields(() => ({
+  ...decidedCall(),
   answer: answer.check(
     z.describe(`An answer ask's answer: any JSON value, at most ${LIMITS.answerBytes / 1024} KB as JSON.`),
   ),
-  ...seen,
-  ...voice,
-};
-export type AnswerDecision = z.output<z.ZodMiniObject<typeof answerShape>>;
+  ...seen(),
+  ...voice(),
+}));
+export type AnswerDecision = z.output<z.ZodMiniObject<ReturnType<typeof answerShape>>>;
 /** An `approval` ask approved: the call is left without a result and listed in `dispatch`. */
 export const approveDecision = z.defer(() =>
   z.strictObject({
-    ...decidedCall,
+    ...decidedCall(),
     decision: z.literal('approve').check(z.describe('What is decided; absent with an answer.')),
-    ...seen,
-    ...voice,
+    ...seen(),
+    ...voice(),
   }),
 );
 export type ApproveDecision = z.output<typeof approveDecision>;
 /** An `approval` ask approved with new arguments: they replace the call's in the transcript and in `dispatch`. */
 export const editDecision = z.defer(() =>
   z.strictObject({
-    ...decidedCall,
+    ...decidedCall(),
     decision: z.literal('edit'),
     args: editedArgs.check(
       z.describe(
         `The edited arguments that replace the call's: a JSON object of at most ${LIMITS.answerBytes / 1024} KB.`,
       ),
     ),
-    ...seen,
-    ...voice,
+    ...seen(),
+    ...voice(),
   }),
 );
 export type EditDecision = z.output<typeof editDecision>;
 /** Any ask rejected: `rejectionText(reason)` is the call's result, marked as a failure where the format can (§3.8). */
 export const rejectDecision = z.defer(() =>
   z.strictObject({
-    ...decidedCall,
+    ...decidedCall(),
     decision: z.literal('reject'),
     reason: z.optional(
       reason.check(z.describe(`Why, written into the call's result; at most ${LIMITS.reasonBytes / 1024} KB.`)),
     ),
-    ...seen,
-    ...voice,
+    ...seen(),
+    ...voice(),
   }),
 );
 export type RejectDecision = z.output<typeof rejectDecision>;
@@ -108,11 +108,11 @@ const approved = z.defer(() => z.object({ decision: z.literal('approve') }));
 const edited = z.defer(() => z.object({ decision: z.literal('edit'), args: recordedArgs }));
 const rejected = z.defer(() => z.object({ decision: z.literal('reject'), reason: z.optional(z.string()) }));
 /** An edit's judgement: what the policies made of its arguments (§19). */
-const judged = { policy: z.optional(askPolicy) };
+const judged = z.fields(() => ({ policy: z.optional(askPolicy) }));
 /** Who made a recorded decision (§13), the person a delegate made it for (§20), and an edit's judgement (§19). */
-const recordedBy = { by: z.optional(principal), for: z.optional(principal), ...judged };
+const recordedBy = z.fields(() => ({ by: z.optional(principal), for: z.optional(principal), ...judged() }));
 /** Who voted, for whom when a delegate voted (§20), when (§13), and an edit's judgement (§19). */
-const votedBy = { by: principal, for: z.optional(principal), at: z.string(), ...judged };
+const votedBy = z.fields(() => ({ by: principal, for: z.optional(principal), at: z.string(), ...judged() }));
 
 /**
  * Each decision kind's shapes (§9, §13): as a request sends it, as it is recorded, as it is shown with who made it,
@@ -123,20 +123,20 @@ const DECISIONS = {
   approve: {
     request: approveDecision,
     body: approved,
-    recorded: z.defer(() => z.extend(approved, recordedBy)),
-    vote: z.defer(() => z.extend(approved, votedBy)),
+    recorded: z.defer(() => z.extend(approved, recordedBy())),
+    vote: z.defer(() => z.extend(approved, votedBy())),
   },
   edit: {
     request: editDecision,
     body: edited,
-    recorded: z.defer(() => z.extend(edited, recordedBy)),
-    vote: z.defer(() => z.extend(edited, votedBy)),
+    recorded: z.defer(() => z.extend(edited, recordedBy())),
+    vote: z.defer(() => z.extend(edited, votedBy())),
   },
   reject: {
     request: rejectDecision,
     body: rejected,
-    recorded: z.defer(() => z.extend(rejected, recordedBy)),
-    vote: z.defer(() => z.extend(rejected, votedBy)),
+    recorded: z.defer(() => z.extend(rejected, recordedBy())),
+    vote: z.defer(() => z.extend(rejected, votedBy())),
   },
 } satisfies {
   [K in DecisionKind]: Record<'request' | 'body' | 'recorded' | 'vote', z.ZodMiniType<{ decision: K }>>;
@@ -157,7 +157,7 @@ export const decision = z.defer(
       'decision',
       [
         // Absent: the answer's own way of telling which decision it is.
-        z.strictObject({ ...answerShape, decision: z.optional(z.undefined().check(z.meta({ not: {} }))) }),
+        z.strictObject({ ...answerShape(), decision: z.optional(z.undefined().check(z.meta({ not: {} }))) }),
         ...ofEach('request'),
       ],
       {
@@ -178,7 +178,7 @@ export const decisionBody = z.defer(() => z.union([answered, ...ofEach('body')])
 export type DecisionBody = z.output<typeof decisionBody>;
 
 /** A recorded decision, as sent (without the ask it is for), with who made it (§13). */
-export const recordedDecisionView = z.defer(() => z.union([z.extend(answered, recordedBy), ...ofEach('recorded')]));
+export const recordedDecisionView = z.defer(() => z.union([z.extend(answered, recordedBy()), ...ofEach('recorded')]));
 export type RecordedDecisionView = z.output<typeof recordedDecisionView>;
 
 /** One vote on an ask with a quorum, in the order recorded (§13): an approval's, an edit's or a veto's. */

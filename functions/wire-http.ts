@@ -9,7 +9,7 @@ import * as z from './zod.ts';
  */
 
 /** How an HTTP body carries a transcript's messages (§5): whole, left out past 5 MB, or a slice of them. */
-const messagesOverHttp = {
+const messagesOverHttp = z.fields(() => ({
   messages: z.optional(z.array(z.unknown())),
   /** The messages would take the body past 5 MB: read them in slices (`?from=&limit=`). */
   messagesOmitted: z.optional(z.literal(true)),
@@ -19,13 +19,13 @@ const messagesOverHttp = {
   total: z.optional(z.number()),
   /** Where the next slice starts, when messages remain. */
   next: z.optional(z.number()),
-};
+}));
 
 /** `GET /runs/{runId}/pauses/{interruptId}` and `GET /links/pause`: the pause, its messages when asked for. */
-export const pauseBody = z.defer(() => z.extend(pauseView, messagesOverHttp));
+export const pauseBody = z.defer(() => z.extend(pauseView, messagesOverHttp()));
 
 /** A continuation over HTTP: the resume, cancel and continuation bodies (without the store's bookkeeping). */
-export const continuationBody = z.defer(() => z.extend(continuation, messagesOverHttp));
+export const continuationBody = z.defer(() => z.extend(continuation, messagesOverHttp()));
 
 /**
  * The 200 of a pause whose every ask the deployment's policies decided (§17): closed at once, its continuation (as

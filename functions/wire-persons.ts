@@ -69,7 +69,7 @@ const distinctList = <T>(entry: z.ZodMiniType<T>, max: number, key: (value: T) =
   );
 
 /** The fields of a person, each as a directory's source gives it. */
-const personFields = {
+const personFields = z.fields(() => ({
   id: personId,
   /** The name people see. */
   name: z.string().check(z.minLength(1), z.maxLength(LIMITS.directory.nameChars)),
@@ -87,7 +87,7 @@ const personFields = {
   active: z.boolean(),
   delegation: z.optional(delegation),
   tenant,
-};
+}));
 
 /** What a person may not say of themselves: to be their own manager or delegate. */
 const notThemselves = z.refine<{ id: string; manager?: string | undefined; delegation?: { to: string } | undefined }>(
@@ -100,7 +100,7 @@ const notThemselves = z.refine<{ id: string; manager?: string | undefined; deleg
  * source verified, issuer subjects, Slack users — their groups, manager, whether they are active, and a delegation.
  * Every principal resolves to at most one person of its tenant; `person:<id>` is then its identity key.
  */
-export const person = z.defer(() => z.strictObject(personFields).check(notThemselves));
+export const person = z.defer(() => z.strictObject(personFields()).check(notThemselves));
 export type Person = z.output<typeof person>;
 
 /**
@@ -111,11 +111,11 @@ export type Person = z.output<typeof person>;
 export const directoryEntry = z.defer(() =>
   z
     .strictObject({
-      ...personFields,
-      emails: z._default(personFields.emails, []),
-      subjects: z._default(personFields.subjects, []),
-      slack: z._default(personFields.slack, []),
-      groups: z._default(personFields.groups, []),
+      ...personFields(),
+      emails: z._default(personFields().emails, []),
+      subjects: z._default(personFields().subjects, []),
+      slack: z._default(personFields().slack, []),
+      groups: z._default(personFields().groups, []),
       active: z._default(z.boolean(), true),
       tenant: z._default(tenant, LIMITS.defaultTenant),
     })

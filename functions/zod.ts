@@ -68,3 +68,15 @@ export function defer<T extends object>(make: () => T): T {
   });
   return deferred;
 }
+
+/**
+ * Fields several deferred schemas spread (`{ ...fields() }`), built when the first of them is and shared by the rest,
+ * so a module's shapes build nothing at import either.
+ */
+export function fields<T extends object>(make: () => T): () => T {
+  let built: T | undefined;
+  return () => {
+    built ??= make();
+    return built;
+  };
+}

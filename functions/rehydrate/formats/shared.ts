@@ -45,7 +45,9 @@ export function listIds(ids: Iterable<string>): string {
 }
 
 /** A call id, or the id a result names: never empty, as no provider can pair a result to a call by an empty id. */
-export const callId = z.string().check(z.minLength(1, 'must not be empty: every call needs an id to pair its result'));
+export const callId = z.defer(() =>
+  z.string().check(z.minLength(1, 'must not be empty: every call needs an id to pair its result')),
+);
 
 /**
  * The index of a call in its round, by id (gemini: by address). Only for the round's own ids: what findRound let
