@@ -25,7 +25,7 @@ const vocabulary = readPage(VOCABULARY);
 /** A decision kind's shapes as a newcomer would write them in `DECISIONS`: the step the compiler names first. */
 function withDelegateShapes(text: string): string {
   const body = "z.object({ decision: z.literal('delegate'), to: z.string() })";
-  const line = `delegate: { request: z.extend(${body}, { toolCallId: z.string(), ...seen }), body: ${body}, recorded: z.extend(${body}, recordedBy), vote: z.extend(${body}, votedBy) },`;
+  const line = `delegate: { request: z.defer(() => z.extend(${body}, { toolCallId: z.string(), ...seen() })), body: z.defer(() => ${body}), recorded: z.defer(() => z.extend(${body}, recordedBy())), vote: z.defer(() => z.extend(${body}, votedBy())) },`;
   if (!text.includes('const DECISIONS = {')) throw new Error(`${WIRE} has no DECISIONS table.`);
   return text.replace('const DECISIONS = {', `const DECISIONS = {\n  ${line}`);
 }
