@@ -53,7 +53,7 @@ export interface BundleSpec {
   policies?: boolean;
   /** The name of the floor it is held to (the lifecycle stream's client is EventBridge's, not the hand-off's). */
   floor?: string;
-  /** Bundled with the stack's `BUNDLE_STUBS`. @default true; an earlier commit's functions are bundled without */
+  /** Bundled with the stack's `BUNDLE_STUBS`. @default true; an earlier commit's functions without, when it had none */
   stubs?: boolean;
 }
 
@@ -147,13 +147,15 @@ export function beforeSpecs(rev: string): BundleSpec[] | undefined {
   }
   const entry = (name: string) => join(dir, 'functions/handlers', `${name}.ts`);
   const names = ['api', 'step-functions', 'sqs', 'eventbridge', 'sweeper', 'lifecycle-events', 'mcp'];
+  // Bundled with the stubs where `rev` was (its stack then bundled the MCP function without ajv's validator).
+  const stubs = existsSync(join(dir, 'infra/bundle-stubs'));
   return names
     .filter((name) => existsSync(entry(name)))
     .map((name) => ({
       name: `${name} (before)`,
       kind: 'before' as const,
       entry: entry(name),
-      stubs: false,
+      stubs,
       ...(name === 'lifecycle-events' ? {} : { handoffTarget: DEFAULT_TARGET }),
     }));
 }

@@ -93,7 +93,7 @@ export function chunkCheck(chunks: readonly string[]): string {
 /**
  * Builds `entry` into `dir` (index.mjs and chunks/), with the check that every chunk is there at cold start; for
  * `handoffTarget`, and with or without policies when `policies` says (`bundleDefines`); with `BUNDLE_STUBS` unless
- * `stubs` is false (the benchmark's bundles of an earlier commit, which had none).
+ * `stubs` is false (the benchmark's bundles of an earlier commit that had none).
  *
  * Two passes. esbuild splits (the first pass) by which entry points reach a module, so code init needs that a chunk
  * loaded on use needs too lands in a chunk of its own, read at init beside the entry: 27 files at the SQS trigger's
