@@ -28,7 +28,7 @@ import {
   stillWaiting,
 } from './permission.ts';
 import { pauseTaskStore, type TaskRef, taskOf } from './tasks.ts';
-import { askPersonInput, requestPermissionInput, TOOLS } from './tools.ts';
+import { askPersonInput, requestPermissionInput, tools } from './tools.ts';
 import { waitForClose } from './wait.ts';
 
 /**
@@ -90,7 +90,7 @@ export function createHandbackMcpServer(deps: McpServerDeps): Server {
     instructions:
       'request_permission asks a person whether a tool call may run (Claude Code: --permission-prompt-tool mcp__handback__request_permission); ask_person asks a person a question. Both wait for people and may be asked again with the same id; as tasks they answer at once and are polled.',
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOLS] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools()] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {}, task } = request.params;
     let planned: Planned;
@@ -110,7 +110,9 @@ export function createHandbackMcpServer(deps: McpServerDeps): Server {
       default:
         throw new McpError(
           ErrorCode.InvalidParams,
-          `Tool ${name} not found: this server has ${TOOLS.map((tool) => tool.name).join(', ')}.`,
+          `Tool ${name} not found: this server has ${tools()
+            .map((tool) => tool.name)
+            .join(', ')}.`,
         );
     }
     // §21: a call made in a trace (`_meta.traceparent`) pauses in it; a malformed one is ignored.

@@ -24,7 +24,7 @@ export interface TaskRef {
 }
 
 const PREFIX = 'hb1.';
-const encoded = z.object({ t: z.enum(['p', 'a']), r: z.string(), i: z.string() });
+const encoded = z.defer(() => z.object({ t: z.enum(['p', 'a']), r: z.string(), i: z.string() }));
 
 /** A task's id: its tool and its pause, encoded (base64url JSON); opaque to the client, read back by `taskRefOf`. */
 export function taskIdOf(ref: TaskRef): string {
