@@ -15,6 +15,7 @@ import {
   REPO,
 } from './bundle.ts';
 import { type DecisionRunResult, measureDecisionRuns } from './decision-run.ts';
+import { type FirstDecisionRow, measureFirstDecisions } from './first-decision.ts';
 import { quantile } from './measure.ts';
 import type { GroupOptions } from './options.ts';
 import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
@@ -30,7 +31,10 @@ import { measureSlackAck, type SlackAckResult } from './slack-ack.ts';
  * they were at that commit are built and imported in the same rounds. Then the first schema check: a fresh
  * process imports the SQS trigger and runs the answers' JSON Schema check once, as the first decision on an ask with
  * a schema does. Then, by weight only, the SQS trigger and the API bundled for each hand-off target against that
- * target's floor. Last, a Slack interaction acknowledged after a cold start (bench/slack-ack.ts).
+ * target's floor. Then a Slack interaction acknowledged after a cold start (bench/slack-ack.ts), what decisions run of
+ * the SQS trigger's and the API's init (bench/decision-run.ts), and last an approve after a cold start by each of them,
+ * import and first decision timed apart and together (bench/first-decision.ts): what init stops doing and a decision
+ * needs is paid by that decision, so the sum is what a cold start costs.
  */
 
 /** What the group is given: CI's smoke mode names a few bundles and one round, and leaves the rest out. */
@@ -89,6 +93,8 @@ export interface ColdStartResult {
   slackAck?: SlackAckResult;
   /** What decisions run of the SQS trigger's and the API's init, by V8's coverage (bench/decision-run.ts). */
   decisionRuns?: DecisionRunResult[];
+  /** An approve after a cold start, by the SQS trigger and the API: import, decision, both (bench/first-decision.ts). */
+  firstDecisions?: FirstDecisionRow[];
   /** The load average before and after the rounds (the machine is shared). */
   load: { before: number[]; after: number[] };
 }
@@ -301,6 +307,18 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
       options.log(`coldstart decision run: ${(error as Error).message.slice(0, 400)}`);
     }
   }
+  let firstDecisions: FirstDecisionRow[] | undefined;
+  if (only === undefined || only.has('sqs') || only.has('api')) {
+    try {
+      firstDecisions = await measureFirstDecisions({
+        rounds: options.quick ? 2 : 30,
+        ...(before.length > 0 && rev !== undefined ? { beforeRoot: join(OUT_DIR, `before-${rev}`) } : {}),
+        log: options.log,
+      });
+    } catch (error) {
+      options.log(`coldstart first decision: ${(error as Error).message.slice(0, 400)}`);
+    }
+  }
   for (const t of targets) {
     options.log(
       `coldstart ${t.bundle} for ${t.target}: gzip ${(t.gzipBytes / 1024).toFixed(1)} KB, ×${(t.gzipBytes / t.floorGzipBytes).toFixed(2)} its floor`,
@@ -316,6 +334,7 @@ export async function runColdStart(options: ColdStartOptions): Promise<ColdStart
     load: { before: loadBefore, after: loadAfter },
     ...(slackAck === undefined ? {} : { slackAck }),
     ...(decisionRuns === undefined ? {} : { decisionRuns }),
+    ...(firstDecisions === undefined ? {} : { firstDecisions }),
   };
 }
 

@@ -352,7 +352,17 @@ function decisionRunLines(run: DecisionRunResult, floor: ColdStartRow | undefine
 
 function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Verdict[]): string {
   if (!part) return '## 4. Cold start\n\nNot measured yet: `npm run bench -- coldstart`.\n';
-  const { rows, targets, deployedNodeFlags, beforeRev, firstSchemaCheck, load, slackAck, decisionRuns } = part.result;
+  const {
+    rows,
+    targets,
+    deployedNodeFlags,
+    beforeRev,
+    firstSchemaCheck,
+    load,
+    slackAck,
+    decisionRuns,
+    firstDecisions,
+  } = part.result;
   const byName = new Map(rows.map((r) => [r.name, r]));
   const floorOf = (r?: ColdStartRow) => (r === undefined ? undefined : byName.get(r.floor ?? 'dynamodb + sqs (floor)'));
   const gz = (r?: ColdStartRow, f?: ColdStartRow) => (r && f ? r.gzipBytes / f.gzipBytes : Number.NaN);
@@ -521,6 +531,21 @@ function coldStartSection(part: Part<ColdStartResult> | undefined, verdicts: Ver
       ]),
     ),
     '',
+    ...(firstDecisions === undefined
+      ? []
+      : [
+          table(
+            ['an approve after a cold start', 'import', 'first decision', 'import + first decision', 'samples'],
+            firstDecisions.map((r) => [
+              r.name,
+              `${r.importMs.toFixed(1)} ms`,
+              `${r.decisionMs.toFixed(1)} ms`,
+              `${r.totalMs.toFixed(1)} ms`,
+              String(r.samples),
+            ]),
+          ),
+          '',
+        ]),
     ...(decisionRuns ?? []).flatMap((run) => decisionRunLines(run, floorOf(byName.get(run.bundle)))),
     sqs
       ? table(

@@ -1,0 +1,185 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
+import { startEmbeddedDynamoDB } from '../functions/local/embedded-dynamodb.ts';
+import { buildLambdaBundle } from '../infra/lambda-bundle.ts';
+import { ENTRY } from '../infra/paths.ts';
+import { startAwsJsonStandIn } from '../test/support/aws-json-stand-in.ts';
+import { DEPLOYED_NODE_FLAGS, OUT_DIR } from './bundle.ts';
+import { quantile } from './measure.ts';
+
+/**
+ * A decision after a cold start: what a person waits for when the function that takes their decision has no warm
+ * instance. The SQS trigger and the API (and, with a `before` commit, that commit's), bundled as the stack bundles
+ * them, each imported in a fresh `node` and given one approve of a pause of its own on the embedded store (the SQS
+ * trigger a one-message batch, the API `POST /runs/{runId}/resume`), the hand-off to an SQS stand-in: the import, the
+ * first decision, and both, in alternating order round by round. What init no longer does but the decision needs
+ * (a schema built by its first use, a function compiled by its first call) is paid by the first decision: the sum is
+ * what a cold start costs.
+ */
+
+/** One function's medians, in milliseconds. */
+export interface FirstDecisionRow {
+  name: string;
+  importMs: number;
+  decisionMs: number;
+  totalMs: number;
+  samples: number;
+}
+
+const MESSAGES = [
+  { role: 'user', content: 'Refund order 42?' },
+  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'refund', input: { order: 'order-42' } }] },
+];
+
+/** A fresh `node`: imports the bundle `argv[2]`, decides `argv[3]` (the trigger's body), prints the times. */
+const CHILD = `
+const started = performance.now();
+const { handler } = await import(process.argv[2]);
+const imported = performance.now();
+const given = JSON.parse(process.argv[3]);
+const context = { functionName: 'handback', awsRequestId: 'r-1', getRemainingTimeInMillis: () => 60_000 };
+let decided;
+if (process.env.FIRST_DECISION_VIA === 'api') {
+  const rawPath = '/runs/' + given.runId + '/resume';
+  const answer = await handler({
+    version: '2.0', routeKey: '$default', rawPath, rawQueryString: '', isBase64Encoded: false,
+    headers: { host: 'api.example.com', 'content-type': 'application/json' },
+    requestContext: { accountId: '111122223333', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api',
+      requestId: 'r', routeKey: '$default', stage: '$default', time: '', timeEpoch: Date.now(),
+      http: { method: 'POST', path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'bench' },
+      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims: { tenant: 'acme', sub: 'person-2' }, scopes: [] } } },
+    body: JSON.stringify({ interruptId: given.interruptId, decisions: given.decisions }),
+  }, context);
+  decided = answer.statusCode === 200;
+} else {
+  const answer = await handler({ Records: [{
+    messageId: 'm-1', receiptHandle: 'h-1', body: process.argv[3], attributes: { ApproximateReceiveCount: '1' },
+    messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:111122223333:resume', awsRegion: 'us-east-1',
+  }] }, context);
+  decided = answer.batchItemFailures.length === 0;
+}
+const done = performance.now();
+process.stdout.write('RESULT ' + JSON.stringify({ importMs: imported - started, decisionMs: done - imported, decided }));
+`;
+
+/**
+ * The rows, `rounds` decisions each; a `before` tree (bench/bundle.ts's `beforeSpecs`, already installed) adds that
+ * commit's two functions. A function whose decision does not resume its pause fails the measure.
+ */
+export async function measureFirstDecisions(options: {
+  rounds: number;
+  beforeRoot?: string;
+  log: (line: string) => void;
+}): Promise<FirstDecisionRow[]> {
+  const dir = join(OUT_DIR, 'first-decision');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const child = join(dir, 'child.mjs');
+  writeFileSync(child, CHILD);
+  const functions: Array<{ name: string; via: 'sqs' | 'api'; file: string }> = [];
+  for (const via of ['sqs', 'api'] as const) {
+    functions.push({ name: via, via, file: buildLambdaBundle(ENTRY[via], join(dir, via), 'sqs').entry });
+    if (options.beforeRoot !== undefined) {
+      const entry = join(options.beforeRoot, 'functions/handlers', `${via}.ts`);
+      const file = buildLambdaBundle(entry, join(dir, `${via}-before`), 'sqs', false, true).entry;
+      functions.push({ name: `${via} (before)`, via, file });
+    }
+  }
+  const tableName = 'handback-first-decision';
+  const db = await startEmbeddedDynamoDB({ tableName });
+  const sqs = await startAwsJsonStandIn((target, body) =>
+    target === 'AmazonSQS.SendMessage'
+      ? {
+          MessageId: 'm-1',
+          MD5OfMessageBody: createHash('md5')
+            .update(String((JSON.parse(body) as { MessageBody?: string }).MessageBody))
+            .digest('hex'),
+        }
+      : undefined,
+  );
+  const client = DynamoDBDocumentClient.from(db.client(), { marshallOptions: { removeUndefinedValues: true } });
+  const store = createDynamoDBCheckpointStore({ client, tableName });
+  const env = {
+    PATH: process.env.PATH ?? '',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: db.endpoint,
+    HANDOFF_TARGET: 'sqs',
+    HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+  };
+  const samples = new Map(functions.map((f) => [f.name, { imports: [] as number[], decisions: [] as number[] }]));
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      for (let k = 0; k < functions.length; k++) {
+        const f = functions[(round + k) % functions.length] as (typeof functions)[number];
+        const runId = `first-decision-${round}-${k}-${Date.now()}`;
+        const { interruptId } = await store.pause({
+          tenant: 'acme',
+          runId,
+          format: 'anthropic',
+          messages: MESSAGES,
+          asks: [{ toolCallId: 'toolu_1', kind: 'approval' }],
+        });
+        const body = JSON.stringify({
+          runId,
+          interruptId,
+          tenant: 'acme',
+          by: { subject: 'person-2', name: 'Ada' },
+          decisions: [{ toolCallId: 'toolu_1', decision: 'approve' }],
+        });
+        // Asynchronous: the embedded store answers from this process.
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          [...DEPLOYED_NODE_FLAGS, child, pathToFileURL(f.file).href, body],
+          { env: { ...env, FIRST_DECISION_VIA: f.via }, encoding: 'utf8' },
+        );
+        const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+        const result = JSON.parse(line?.slice('RESULT '.length) ?? '{}') as {
+          importMs: number;
+          decisionMs: number;
+          decided: boolean;
+        };
+        const view = await store.getPause({ tenant: 'acme', runId, interruptId });
+        if (!result.decided || view.status !== 'resumed') throw new Error(`${f.name} did not resume pause ${runId}`);
+        const s = samples.get(f.name);
+        s?.imports.push(result.importMs);
+        s?.decisions.push(result.decisionMs);
+      }
+    }
+  } finally {
+    sqs.close();
+    await db.close();
+  }
+  const rows = functions.map(({ name }) => {
+    const { imports, decisions } = samples.get(name) ?? { imports: [], decisions: [] };
+    return {
+      name,
+      importMs: quantile(imports, 0.5),
+      decisionMs: quantile(decisions, 0.5),
+      totalMs: quantile(
+        imports.map((ms, i) => ms + (decisions[i] ?? Number.NaN)),
+        0.5,
+      ),
+      samples: imports.length,
+    };
+  });
+  for (const r of rows) {
+    options.log(
+      `coldstart first decision ${r.name}: import ${r.importMs.toFixed(1)} ms + decision ${r.decisionMs.toFixed(1)} ms = ${r.totalMs.toFixed(1)} ms (${r.samples})`,
+    );
+  }
+  return rows;
+}
