@@ -10,7 +10,7 @@ import { decode } from '@jridgewell/sourcemap-codec';
 import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
 import { startEmbeddedDynamoDB } from '../functions/local/embedded-dynamodb.ts';
 import { buildLambdaBundle, outputsAtInit } from '../infra/lambda-bundle.ts';
-import { ENTRY } from '../infra/paths.ts';
+import { ENTRY, repoPath } from '../infra/paths.ts';
 import { startAwsJsonStandIn } from '../test/support/aws-json-stand-in.ts';
 import { DEPLOYED_NODE_FLAGS, OUT_DIR } from './bundle.ts';
 
@@ -47,6 +47,8 @@ export interface DecisionRunResult {
   parts: RunPart[];
   /** Handback's modules at init whose bytes no decision or init ran, most first: what could leave init. */
   idle: Array<{ module: string; bytes: number; ranBytes: number }>;
+  /** zod schemas built (calls of zod's `$ZodType` initializer, by the coverage's counts): by init, by the requests. */
+  schemasBuilt?: { init: number; requests: number };
 }
 
 /** A fresh `node` importing the bundle `process.argv[2]`, coverage taken, then `REQUESTS` run: its answers printed. */
@@ -181,6 +183,7 @@ export async function measureDecisionRuns(options: { log: (line: string) => void
         allResumed: batch?.batchItemFailures.length === 0 && views.every((view) => view.status === 'resumed'),
         parts: trigger.parts,
         idle: trigger.idle,
+        schemasBuilt: trigger.schemasBuilt,
       },
     ];
     const runId = `decision-run-api-${Date.now()}`;
@@ -207,6 +210,7 @@ export async function measureDecisionRuns(options: { log: (line: string) => void
       allResumed: JSON.stringify(api.answers) === JSON.stringify([201, 200, 200, 200]),
       parts: api.parts,
       idle: api.idle,
+      schemasBuilt: api.schemasBuilt,
     });
     for (const r of results) {
       for (const p of r.parts) {
@@ -229,7 +233,7 @@ async function runCovered(spec: {
   child: string;
   given: unknown;
   env: Record<string, string>;
-}): Promise<{ answers: unknown[] } & Pick<DecisionRunResult, 'parts' | 'idle'>> {
+}): Promise<{ answers: unknown[] } & Pick<DecisionRunResult, 'parts' | 'idle' | 'schemasBuilt'>> {
   const bundle = buildLambdaBundle(spec.entry, join(spec.dir, 'bundle'), 'sqs');
   const driver = join(spec.dir, 'driver.mjs');
   writeFileSync(driver, spec.child);
@@ -288,7 +292,7 @@ function partOf(source: string): RunPart['part'] {
 }
 
 /** Gives each byte of the init files to its part, with what ran of it (`coverage`: the two files the child wrote). */
-function partsRun(atInit: Set<string>, coverage: string): Pick<DecisionRunResult, 'parts' | 'idle'> {
+function partsRun(atInit: Set<string>, coverage: string): Pick<DecisionRunResult, 'parts' | 'idle' | 'schemasBuilt'> {
   // The files in the order written: after the import, then at exit (counters reset by the first).
   const written = readdirSync(coverage).sort();
   if (written.length !== 2) throw new Error(`expected two coverage files, found ${written.length}`);
@@ -297,6 +301,7 @@ function partsRun(atInit: Set<string>, coverage: string): Pick<DecisionRunResult
     return new Map(taken.result.map((script) => [script.url, script]));
   }) as [Map<string, ScriptCoverage>, Map<string, ScriptCoverage>];
   const modules = new Map<string, { bytes: number; ranBytes: number }>();
+  const schemasBuilt = { init: 0, requests: 0 };
   const sums = new Map<RunPart['part'], { all: string[]; ran: string[]; decisions: string[] }>(
     (['handback', 'zod', 'sdk'] as const).map((part) => [part, { all: [], ran: [], decisions: [] }]),
   );
@@ -311,7 +316,13 @@ function partsRun(atInit: Set<string>, coverage: string): Pick<DecisionRunResult
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; mappings: string };
     const lineStarts = [0];
     for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
-    decode(map.mappings).forEach((segments, line) => {
+    const mappings = decode(map.mappings);
+    const built = schemaInitializer(mappings, map.sources, lineStarts);
+    if (built !== undefined) {
+      schemasBuilt.init += callsAt(initRun.get(url), built);
+      schemasBuilt.requests += callsAt(decisionsRun.get(url), built);
+    }
+    mappings.forEach((segments, line) => {
       const start = lineStarts[line] ?? source.length;
       const end = (lineStarts[line + 1] ?? source.length + 1) - 1;
       segments.forEach((segment, k) => {
@@ -363,5 +374,45 @@ function partsRun(atInit: Set<string>, coverage: string): Pick<DecisionRunResult
       decisionsRanGzipBytes: decisions.gzip,
     };
   });
-  return { parts, idle };
+  return { parts, idle, schemasBuilt };
+}
+
+/** The line of zod's `$ZodType` initializer in its sources: every schema zod builds runs it once. */
+const ZOD_TYPE_LINE = (() => {
+  const lines = readFileSync(repoPath('node_modules/zod/v4/core/schemas.js'), 'utf8').split('\n');
+  return lines.findIndex((line) => line.startsWith('export const $ZodType = '));
+})();
+
+/**
+ * Where in the bundle zod's `$ZodType` initializer begins (the arrow function on its line in zod/v4/core/schemas.js),
+ * by the source map: the offset of the first mapping of that line after its `$constructor(` call's start.
+ */
+function schemaInitializer(
+  mappings: ReturnType<typeof decode>,
+  sources: string[],
+  lineStarts: number[],
+): { from: number; to: number } | undefined {
+  const at: number[] = [];
+  mappings.forEach((segments, line) => {
+    for (const segment of segments) {
+      if (segment.length < 4) continue;
+      const source = sources[segment[1] as number] ?? '';
+      if (source.endsWith('zod/v4/core/schemas.js') && segment[2] === ZOD_TYPE_LINE) {
+        at.push((lineStarts[line] ?? 0) + segment[0]);
+      }
+    }
+  });
+  return at.length === 0 ? undefined : { from: Math.min(...at), to: Math.max(...at) };
+}
+
+/** How often the function that starts within `span` ran, by one script's coverage (0 without one). */
+function callsAt(script: ScriptCoverage | undefined, span: { from: number; to: number }): number {
+  let calls = 0;
+  for (const fn of script?.functions ?? []) {
+    const range = fn.ranges[0];
+    if (range !== undefined && range.startOffset >= span.from && range.startOffset <= span.to) {
+      calls = Math.max(calls, range.count);
+    }
+  }
+  return calls;
 }

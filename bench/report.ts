@@ -342,6 +342,12 @@ function decisionRunLines(run: DecisionRunResult, floor: ColdStartRow | undefine
     '',
     `The floor's gzip at init with Handback's code and zod as far as they ran (${run.bundle}): ${bound(sum((p) => p.decisionsRanGzipBytes))} with what the requests alone ran, ${bound(sum((p) => p.ranGzipBytes))} with what init ran too (the gzip of the bytes that ran, concatenated: an estimate).`,
     '',
+    ...(run.schemasBuilt === undefined
+      ? []
+      : [
+          `zod schemas the ${run.bundle} function built (calls of zod's \`$ZodType\` initializer, by the same coverage): ${run.schemasBuilt.init} by init, ${run.schemasBuilt.requests} by the requests.`,
+          '',
+        ]),
     table(
       [`Handback's modules at the ${run.bundle} function's init, by bytes no request ran`, 'at init', 'ran'],
       run.idle.slice(0, 10).map((m) => [`\`${m.module}\``, kb(m.bytes), kb(m.ranBytes)]),
