@@ -406,7 +406,7 @@ function schemaInitializer(
 }
 
 /** How often the function that starts within `span` ran, by one script's coverage (0 without one). */
-function callsAt(script: ScriptCoverage | undefined, span: { from: number; to: number }): number {
+export function callsAt(script: ScriptCoverage | undefined, span: { from: number; to: number }): number {
   let calls = 0;
   for (const fn of script?.functions ?? []) {
     const range = fn.ranges[0];

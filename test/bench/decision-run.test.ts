@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ranBytes } from '../../bench/decision-run.ts';
+import { callsAt, ranBytes } from '../../bench/decision-run.ts';
 
 /** The bytes of `source` that `ranBytes` marks, as text. */
 function ran(source: string, functions: Parameters<typeof ranBytes>[1]): string {
@@ -31,5 +31,26 @@ describe("the decision run's coverage reading (bench/decision-run.ts)", () => {
   it('stops at the end of the source', () => {
     const past = { ranges: [{ startOffset: 16, endOffset: 400, count: 1 }] };
     expect(ran(source, { url: 'file:///x.mjs', functions: [past] })).toBe('EEEE');
+  });
+});
+
+describe('the schemas a function built (callsAt, bench/decision-run.ts)', () => {
+  const script = {
+    url: 'file:///index.mjs',
+    functions: [
+      { ranges: [{ startOffset: 0, endOffset: 500, count: 1 }] },
+      { ranges: [{ startOffset: 120, endOffset: 180, count: 566 }] },
+      { ranges: [{ startOffset: 200, endOffset: 260, count: 9 }] },
+    ],
+  };
+
+  it("counts the calls of the function that begins where zod's initializer is mapped", () => {
+    expect(callsAt(script, { from: 110, to: 130 })).toBe(566);
+    expect(callsAt(script, { from: 190, to: 210 })).toBe(9);
+  });
+
+  it('counts none where no function begins, or without coverage', () => {
+    expect(callsAt(script, { from: 300, to: 400 })).toBe(0);
+    expect(callsAt(undefined, { from: 110, to: 130 })).toBe(0);
   });
 });
