@@ -32,6 +32,15 @@ export const LAMBDA_BUNDLE_OPTIONS = LAMBDA_ESBUILD_OPTIONS;
 
 export { DEPLOYED_NODE_FLAGS };
 
+/** What a function run by a benchmark is given of AWS: a region and placeholder keys (nothing reaches AWS). */
+export const BENCH_AWS_ENV = {
+  PATH: process.env.PATH ?? '',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
 /** The hand-off target the stack bundles its functions for by default (`HandbackStackProps.handoff`). */
 export const DEFAULT_TARGET = 'sqs';
 

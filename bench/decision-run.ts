@@ -12,7 +12,7 @@ import { startEmbeddedDynamoDB } from '../functions/local/embedded-dynamodb.ts';
 import { buildLambdaBundle, outputsAtInit } from '../infra/lambda-bundle.ts';
 import { ENTRY, repoPath } from '../infra/paths.ts';
 import { startAwsJsonStandIn } from '../test/support/aws-json-stand-in.ts';
-import { DEPLOYED_NODE_FLAGS, OUT_DIR } from './bundle.ts';
+import { BENCH_AWS_ENV, DEPLOYED_NODE_FLAGS, OUT_DIR } from './bundle.ts';
 
 /**
  * What a decision runs of what a function loads at init: the function bundled as the stack bundles it, imported by a
@@ -115,27 +115,7 @@ const MESSAGES = [
 export async function measureDecisionRuns(options: { log: (line: string) => void }): Promise<DecisionRunResult[]> {
   const dir = join(OUT_DIR, 'decision-run');
   rmSync(dir, { recursive: true, force: true });
-  const tableName = 'handback-decision-run';
-  const db = await startEmbeddedDynamoDB({ tableName });
-  const sqs = await startAwsJsonStandIn((target, body) =>
-    target === 'AmazonSQS.SendMessage'
-      ? {
-          MessageId: 'm-1',
-          MD5OfMessageBody: createHash('md5')
-            .update(String((JSON.parse(body) as { MessageBody?: string }).MessageBody))
-            .digest('hex'),
-        }
-      : undefined,
-  );
-  const client = DynamoDBDocumentClient.from(db.client(), { marshallOptions: { removeUndefinedValues: true } });
-  const store = createDynamoDBCheckpointStore({ client, tableName });
-  const env = {
-    TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: db.endpoint,
-    HANDOFF_TARGET: 'sqs',
-    HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
-    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-  };
+  const { store, env, close } = await startDecisionStage('handback-decision-run');
   const run = (name: string, entry: string, child: string, given: unknown) =>
     runCovered({ dir: join(dir, name), entry, child, given, env });
   try {
@@ -221,9 +201,46 @@ export async function measureDecisionRuns(options: { log: (line: string) => void
     }
     return results;
   } finally {
-    sqs.close();
-    await db.close();
+    await close();
   }
+}
+
+/**
+ * Where a bundled function decides, in this process: the embedded store and an SQS stand-in for the hand-off (its
+ * `SendMessage` answered with the body's MD5, which the SDK checks), the store to make pauses with, and the
+ * environment that points a function at both, as a deployed one is given its table and queue.
+ */
+export async function startDecisionStage(tableName: string) {
+  const db = await startEmbeddedDynamoDB({ tableName });
+  const sqs = await startAwsJsonStandIn((target, body) =>
+    target === 'AmazonSQS.SendMessage'
+      ? {
+          MessageId: 'm-1',
+          MD5OfMessageBody: createHash('md5')
+            .update(String((JSON.parse(body) as { MessageBody?: string }).MessageBody))
+            .digest('hex'),
+        }
+      : undefined,
+  );
+  const client = DynamoDBDocumentClient.from(db.client(), { marshallOptions: { removeUndefinedValues: true } });
+  const env = {
+    ...BENCH_AWS_ENV,
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: db.endpoint,
+    HANDOFF_TARGET: 'sqs',
+    HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+  };
+  return {
+    store: createDynamoDBCheckpointStore({ client, tableName }),
+    env,
+    close: async () => {
+      sqs.close();
+      await db.close();
+    },
+  };
 }
 
 /** Builds `entry` as the stack does and runs `child` on it with V8's coverage on; what it answered, and what ran. */
@@ -243,17 +260,7 @@ async function runCovered(spec: {
     process.execPath,
     [...DEPLOYED_NODE_FLAGS, driver, pathToFileURL(bundle.entry).href, JSON.stringify(spec.given)],
     {
-      env: {
-        PATH: process.env.PATH ?? '',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'bench',
-        AWS_SECRET_ACCESS_KEY: 'bench',
-        POWERTOOLS_METRICS_DISABLED: 'true',
-        POWERTOOLS_LOG_LEVEL: 'ERROR',
-        ...spec.env,
-        NODE_V8_COVERAGE: coverage,
-      },
+      env: { ...spec.env, NODE_V8_COVERAGE: coverage },
       encoding: 'utf8',
     },
   );

@@ -1,16 +1,12 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb-store.ts';
-import { startEmbeddedDynamoDB } from '../functions/local/embedded-dynamodb.ts';
 import { buildLambdaBundle } from '../infra/lambda-bundle.ts';
 import { ENTRY } from '../infra/paths.ts';
-import { startAwsJsonStandIn } from '../test/support/aws-json-stand-in.ts';
 import { DEPLOYED_NODE_FLAGS, OUT_DIR } from './bundle.ts';
+import { startDecisionStage } from './decision-run.ts';
 import { quantile } from './measure.ts';
 
 /**
@@ -92,34 +88,7 @@ export async function measureFirstDecisions(options: {
       functions.push({ name: `${via} (before)`, via, file });
     }
   }
-  const tableName = 'handback-first-decision';
-  const db = await startEmbeddedDynamoDB({ tableName });
-  const sqs = await startAwsJsonStandIn((target, body) =>
-    target === 'AmazonSQS.SendMessage'
-      ? {
-          MessageId: 'm-1',
-          MD5OfMessageBody: createHash('md5')
-            .update(String((JSON.parse(body) as { MessageBody?: string }).MessageBody))
-            .digest('hex'),
-        }
-      : undefined,
-  );
-  const client = DynamoDBDocumentClient.from(db.client(), { marshallOptions: { removeUndefinedValues: true } });
-  const store = createDynamoDBCheckpointStore({ client, tableName });
-  const env = {
-    PATH: process.env.PATH ?? '',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'bench',
-    AWS_SECRET_ACCESS_KEY: 'bench',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-    TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: db.endpoint,
-    HANDOFF_TARGET: 'sqs',
-    HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
-    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-  };
+  const { store, env, close } = await startDecisionStage('handback-first-decision');
   const samples = new Map(functions.map((f) => [f.name, { imports: [] as number[], decisions: [] as number[] }]));
   try {
     for (let round = 0; round < options.rounds; round++) {
@@ -160,8 +129,7 @@ export async function measureFirstDecisions(options: {
       }
     }
   } finally {
-    sqs.close();
-    await db.close();
+    await close();
   }
   const rows = functions.map(({ name }) => {
     const { imports, decisions } = samples.get(name) ?? { imports: [], decisions: [] };

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  BENCH_AWS_ENV,
   BUNDLES,
   type BuiltBundle,
   beforeSpecs,
@@ -108,11 +109,7 @@ process.stdout.write(JSON.stringify({ importMs: loaded - started, readyMs: loade
 
 /** The environment a deployed function sees at init (the values are placeholders; nothing is called). */
 const LAMBDA_ENV = {
-  PATH: process.env.PATH ?? '',
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'bench',
-  AWS_SECRET_ACCESS_KEY: 'bench',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  ...BENCH_AWS_ENV,
   TABLE_NAME: 'handback-bench',
   HANDOFF_TARGET: 'sqs',
   HANDOFF_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111122223333/handoff',
