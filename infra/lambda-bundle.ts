@@ -87,7 +87,9 @@ export interface LambdaBundle {
  * fail only at the first request that needs it, long after the deploy looked healthy.
  */
 export function chunkCheck(chunks: readonly string[]): string {
-  return `import{existsSync as __handbackChunkExists}from'node:fs';for(const c of ${JSON.stringify(chunks)})if(!__handbackChunkExists(new URL(c,import.meta.url)))throw new Error(\`This bundle is incomplete: chunk \${c} is missing beside \${new URL(import.meta.url).pathname}; redeploy the function's whole asset.\`);`;
+  // One read of chunks/ (a missing directory reads as empty), not a file system call per chunk.
+  const names = chunks.map((chunk) => chunk.replace(/^\.\/chunks\//, ''));
+  return `import{readdirSync as __handbackChunks}from'node:fs';{let h=[];try{h=__handbackChunks(new URL('./chunks/',import.meta.url))}catch{}const have=new Set(h);for(const c of ${JSON.stringify(names)})if(!have.has(c))throw new Error(\`This bundle is incomplete: chunk ./chunks/\${c} is missing beside \${new URL(import.meta.url).pathname}; redeploy the function's whole asset.\`)}`;
 }
 
 /**

@@ -89,6 +89,14 @@ describe('a Lambda bundle built with code splitting', () => {
     expect(loaded.stderr).toContain(`chunk ${missing} is missing`);
   });
 
+  it('fails at init the same way when the whole chunks/ directory is missing', () => {
+    const copy = buildLambdaBundle(ENTRY.sqs, join(dir, 'sqs-without-chunks'), 'sqs');
+    rmSync(join(copy.dir, 'chunks'), { recursive: true });
+    const loaded = load(copy.entry);
+    expect(loaded.status).not.toBe(0);
+    expect(loaded.stderr).toContain(`chunk ${copy.chunks[0]} is missing`);
+  });
+
   it('reads no directory file at init: a function bundled with one loads and reads it with its first call', () => {
     const people = join(dir, 'people.json');
     // Not even JSON: init never reads it (synthesis checks the file; test/directory/deployment.test.ts, the first call).
