@@ -1,6 +1,7 @@
 /**
- * What is loaded on first use is loaded once per container: a module's promise, or a client made from one. A leaf
- * module (it imports nothing), shared by the hand-off's clients and the API's answer links.
+ * What is loaded or made on first use is so once per container: a module's promise, a client made from one, or a
+ * value made without waiting. A leaf module (it imports nothing), shared by the hand-off's clients, the API's answer
+ * links and the deferred schemas.
  */
 
 /**
@@ -17,5 +18,17 @@ export function once<T>(make: () => Promise<T>): () => Promise<T> {
       });
     }
     return made;
+  };
+}
+
+/**
+ * `make` run on the first call and its value kept, for what is made without waiting: fields several schemas spread
+ * (`z.fields`), a deferred schema (`z.defer`), the MCP tools as `tools/list` lists them.
+ */
+export function onceSync<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
   };
 }

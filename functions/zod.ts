@@ -1,6 +1,7 @@
 import { config } from 'zod/mini';
 import { globalConfig, globalRegistry } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
+import { onceSync } from './once.ts';
 
 /**
  * zod for all of functions/: `zod/mini`, the tree-shakeable functional API (the classic `z` namespace keeps all of
@@ -23,21 +24,18 @@ export * from 'zod/mini';
  * `z.describe`) is the built schema's, so JSON Schema (a registry's `$ref`s among them) is what the built one gives.
  */
 export function defer<T extends object>(make: () => T): T {
-  let built: T | undefined;
-  const schema = (): T => {
-    if (built === undefined) {
-      built = make();
-      const meta = globalRegistry.get(built as never);
-      if (meta !== undefined) globalRegistry.add(deferred as never, meta);
-    }
+  const schema = onceSync((): T => {
+    const built = make();
+    const meta = globalRegistry.get(built as never);
+    if (meta !== undefined) globalRegistry.add(deferred as never, meta);
     return built;
-  };
+  });
   type Derived = { _zod?: { parent?: unknown } } | undefined;
   const derive =
     (method: 'check' | 'clone') =>
     (...args: unknown[]) => {
       const derived = (Reflect.get(schema(), method) as (...given: unknown[]) => Derived)(...args);
-      if (derived?._zod !== undefined && derived._zod.parent === built) derived._zod.parent = deferred;
+      if (derived?._zod !== undefined && derived._zod.parent === schema()) derived._zod.parent = deferred;
       return derived;
     };
   // zod binds these to the built schema; each derives from, registers or hands on `deferred` instead.
@@ -74,9 +72,5 @@ export function defer<T extends object>(make: () => T): T {
  * so a module's shapes build nothing at import either.
  */
 export function fields<T extends object>(make: () => T): () => T {
-  let built: T | undefined;
-  return () => {
-    built ??= make();
-    return built;
-  };
+  return onceSync(make);
 }

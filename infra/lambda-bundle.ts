@@ -161,20 +161,19 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
   const index = join(dir, 'index.mjs');
   const onUse = Object.keys(outputs).filter((name) => name.endsWith('.mjs') && !atInit.includes(name));
   const wanted = namesImported(onUse.map(absolute), new Set(atInit.map((name) => basename(name))));
-  // Every name a chunk loaded on use imports from a joined file, exported by `index.mjs` under a name of its own.
-  const facades = new Map<string, string[]>();
+  // Every name a chunk loaded on use imports from a joined file (the facade of each, by its place among them),
+  // exported by `index.mjs` under a name of its own.
+  const facades = new Map<string, { at: number; names: string[] }>();
+  const aliasOf = (at: number, exported: string) => `${ALIAS}${at}_${exported}`;
   const lines = [`export * from ${JSON.stringify(absolute(first))};`];
   atInit.forEach((name, i) => {
     if (name === first) return;
     const exports = outputs[name]?.exports ?? [];
     const asked = wanted.get(basename(name));
     const names = asked === 'all' ? exports : exports.filter((exported) => asked?.has(exported));
-    facades.set(
-      name,
-      names.map((exported) => `${ALIAS}${i}_${exported} as ${exported}`),
-    );
+    facades.set(name, { at: i, names });
     if (names.length > 0) {
-      const list = names.map((exported) => `${exported} as ${ALIAS}${i}_${exported}`).join(', ');
+      const list = names.map((exported) => `${exported} as ${aliasOf(i, exported)}`).join(', ');
       lines.push(`export { ${list} } from ${JSON.stringify(absolute(name))};`);
     }
   });
@@ -196,13 +195,11 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
   rmSync(joiner);
   rmSync(absolute(first));
   rmSync(`${absolute(first)}.map`, { force: true });
-  for (const [name, names] of facades) {
+  for (const [name, { at, names }] of facades) {
     const path = relative(dirname(absolute(name)), index);
     const from = JSON.stringify(path.startsWith('.') ? path : `./${path}`);
-    writeFileSync(
-      absolute(name),
-      names.length === 0 ? `import ${from};\n` : `export { ${names.join(', ')} } from ${from};\n`,
-    );
+    const list = names.map((exported) => `${aliasOf(at, exported)} as ${exported}`).join(', ');
+    writeFileSync(absolute(name), names.length === 0 ? `import ${from};\n` : `export { ${list} } from ${from};\n`);
     rmSync(`${absolute(name)}.map`, { force: true });
   }
   const indexKey = relative(process.cwd(), index);
@@ -225,7 +222,7 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
             bytes: readFileSync(absolute(name)).length,
             inputs: {},
             imports: [{ path: indexKey, kind: 'import-statement' as const }],
-            exports: (facades.get(name) ?? []).map((pair) => pair.split(' as ')[1] as string),
+            exports: facades.get(name)?.names ?? [],
           },
         ]),
       ),
@@ -269,7 +266,7 @@ function namesImported(files: string[], joined: Set<string>): Map<string, Set<st
   return wanted;
 }
 
-/** The prefix of the names `main.mjs` exports for the chunks loaded on use. */
+/** The prefix of the names `index.mjs` exports for the chunks loaded on use. */
 const ALIAS = '_h';
 
 /** `from` and, transitively, the outputs it imports statically. */

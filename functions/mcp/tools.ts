@@ -1,4 +1,5 @@
 import { ElicitRequestFormParamsSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { onceSync } from '../once.ts';
 import { LIMITS, type McpTool } from '../vocabulary.ts';
 import * as z from '../zod.ts';
 import { TOOL_USE_ID } from './permission.ts';
@@ -100,34 +101,31 @@ function listed(schema: z.ZodMiniType): { type: 'object'; [key: string]: unknown
 }
 
 /** The tools as `tools/list` lists them: their JSON Schemas made by the first list, not at import. */
-const toolList = () =>
-  [
-    {
-      name: 'request_permission',
-      title: 'Ask a person for permission',
-      description:
-        "Asks a person, through Handback (its inbox, Slack or email), whether a tool call may run, and with which input: Claude Code's permission prompt (--permission-prompt-tool). Answers {behavior: 'allow', updatedInput} when the person approves or edits the call, {behavior: 'deny', message} when they reject it or it is cancelled or expires; past the server's wait, deny with interrupt: true while the pause stays open: call again with the same tool_use_id to get the decision.",
-      inputSchema: listed(requestPermissionInput),
-      // No `outputSchema`: a client that has one reads `structuredContent`, and Claude Code takes a permission prompt's
-      // answer only as one text block. The text's JSON Schema is listed here instead.
-      _meta: { 'handback/textSchema': listed(requestPermissionOutput) },
-      annotations: { title: 'Ask a person for permission', readOnlyHint: false, openWorldHint: true },
-      // §22: a client that takes tasks may call it as one and poll; any other waits in the call.
-      execution: { taskSupport: 'optional' },
-    },
-    {
-      name: 'ask_person',
-      title: 'Ask a person',
-      description:
-        "Asks a person a question through Handback (its inbox, Slack or email) and waits for their answer, hours later if need be: a person other than the one at the keyboard. Answers the person's answer as JSON; past the server's wait, an error naming the pause, which stays open: call again with the same ask_id to get the answer.",
-      inputSchema: listed(askPersonInput),
-      outputSchema: listed(askPersonOutput),
-      annotations: { title: 'Ask a person', readOnlyHint: false, openWorldHint: true },
-      execution: { taskSupport: 'optional' },
-    },
-  ] as const satisfies ReadonlyArray<Tool & { name: McpTool }>;
-let listedTools: ReturnType<typeof toolList> | undefined;
-export function tools(): ReturnType<typeof toolList> {
-  listedTools ??= toolList();
-  return listedTools;
-}
+export const tools = onceSync(
+  () =>
+    [
+      {
+        name: 'request_permission',
+        title: 'Ask a person for permission',
+        description:
+          "Asks a person, through Handback (its inbox, Slack or email), whether a tool call may run, and with which input: Claude Code's permission prompt (--permission-prompt-tool). Answers {behavior: 'allow', updatedInput} when the person approves or edits the call, {behavior: 'deny', message} when they reject it or it is cancelled or expires; past the server's wait, deny with interrupt: true while the pause stays open: call again with the same tool_use_id to get the decision.",
+        inputSchema: listed(requestPermissionInput),
+        // No `outputSchema`: a client that has one reads `structuredContent`, and Claude Code takes a permission prompt's
+        // answer only as one text block. The text's JSON Schema is listed here instead.
+        _meta: { 'handback/textSchema': listed(requestPermissionOutput) },
+        annotations: { title: 'Ask a person for permission', readOnlyHint: false, openWorldHint: true },
+        // §22: a client that takes tasks may call it as one and poll; any other waits in the call.
+        execution: { taskSupport: 'optional' },
+      },
+      {
+        name: 'ask_person',
+        title: 'Ask a person',
+        description:
+          "Asks a person a question through Handback (its inbox, Slack or email) and waits for their answer, hours later if need be: a person other than the one at the keyboard. Answers the person's answer as JSON; past the server's wait, an error naming the pause, which stays open: call again with the same ask_id to get the answer.",
+        inputSchema: listed(askPersonInput),
+        outputSchema: listed(askPersonOutput),
+        annotations: { title: 'Ask a person', readOnlyHint: false, openWorldHint: true },
+        execution: { taskSupport: 'optional' },
+      },
+    ] as const satisfies ReadonlyArray<Tool & { name: McpTool }>,
+);
