@@ -19,7 +19,7 @@ import { ENTRY } from '../infra/paths.ts';
  * `DEPLOYED_NODE_FLAGS` (imported too): "as deployed" imports pass them to Node.
  */
 
-const BENCH = import.meta.dirname;
+export const BENCH = import.meta.dirname;
 /** The repository's root. */
 export const REPO = join(BENCH, '..');
 /** Where bundles are written: outside the repository, so neither git nor the linter sees them. */

@@ -235,6 +235,9 @@ export async function startDecisionStage(tableName: string) {
   };
   return {
     store: createDynamoDBCheckpointStore({ client, tableName }),
+    /** The stage's table, for a read the store does not make. */
+    client,
+    tableName,
     env,
     close: async () => {
       sqs.close();
