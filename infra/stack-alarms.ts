@@ -20,7 +20,7 @@ import type { HandbackUserPool } from './user-pool.ts';
 /**
  * What the stack's alarms watch (`infra/alarms.ts` makes them): every function's errors and throttles, every
  * dead-letter queue's depth, the API's 5xx, the workflows' failures, and the counts, heartbeats and bounds that say
- * something needs a person — events not delivered, a throttled table, a sweep that stopped, a stream behind, a
+ * something needs a person — events not delivered, closed transcripts not moved to the bucket, a throttled table, a sweep that stopped, a stream behind, a
  * hand-off nobody consumes.
  */
 
@@ -86,6 +86,16 @@ export function stackAlarms(stack: Stack, parts: StackAlarmsProps): HandbackAlar
         metric: new Metric({
           namespace: 'Handback',
           metricName: HandbackMetric.EventEmitFailures,
+          dimensionsMap: { service: 'handback' },
+          ...fiveMinutes,
+        }),
+      },
+      ArchiveFailures: {
+        description:
+          "Closed transcripts could not move to the transcript bucket (§23): they stay whole and readable in the table, at its storage price, and the next change of each pause tries the move again; read the stream function's warnings for why.",
+        metric: new Metric({
+          namespace: 'Handback',
+          metricName: HandbackMetric.ArchiveFailures,
           dimensionsMap: { service: 'handback' },
           ...fiveMinutes,
         }),

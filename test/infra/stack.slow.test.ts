@@ -727,6 +727,17 @@ describe('the alarms', () => {
     });
   });
 
+  it('watch closed transcripts that could not move to the bucket, as Powertools counts them', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Handback',
+      MetricName: 'ArchiveFailures',
+      Dimensions: [{ Name: 'service', Value: 'handback' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
   it('watch sweep ticks the schedule could not deliver', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/Events',
