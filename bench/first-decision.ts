@@ -13,8 +13,8 @@ import { quantile } from './measure.ts';
 
 /**
  * A decision after a cold start: what a person waits for when the function that takes their decision has no warm
- * instance. The SQS trigger and the API (and, with a `before` commit, that commit's), bundled as the stack bundles
- * them, each imported in a fresh `node` and given one approve of a pause of its own on the embedded store (the SQS
+ * instance. The SQS trigger and the API (and, with a `before` commit, that commit's, bundled by that commit's own
+ * `buildLambdaBundle`), bundled as the stack bundles them, each imported in a fresh `node` and given one approve of a pause of its own on the embedded store (the SQS
  * trigger a one-message batch, the API `POST /runs/{runId}/resume`), the hand-off to an SQS stand-in: the import, the
  * first decision, and both, in alternating order round by round. What init no longer does but the decision needs
  * (a schema built by its first use, a function compiled by its first call) is paid by the first decision: the sum is
@@ -95,11 +95,24 @@ export async function measureFirstDecisions(options: {
   const child = join(dir, 'child.mjs');
   writeFileSync(child, CHILD);
   const functions: Array<{ name: string; via: 'sqs' | 'api' | 'floor'; file: string }> = [];
+  // The earlier commit's functions as that commit bundled them, with its own `buildLambdaBundle`: what a person
+  // waited for then, the bundler's passes included.
+  const before =
+    options.beforeRoot === undefined
+      ? undefined
+      : {
+          root: options.beforeRoot,
+          build: (
+            (await import(pathToFileURL(join(options.beforeRoot, 'infra/lambda-bundle.ts')).href)) as {
+              buildLambdaBundle: typeof buildLambdaBundle;
+            }
+          ).buildLambdaBundle,
+        };
   for (const via of ['sqs', 'api'] as const) {
     functions.push({ name: via, via, file: buildLambdaBundle(ENTRY[via], join(dir, via), 'sqs').entry });
-    if (options.beforeRoot !== undefined) {
-      const entry = join(options.beforeRoot, 'functions/handlers', `${via}.ts`);
-      const file = buildLambdaBundle(entry, join(dir, `${via}-before`), 'sqs', false, true).entry;
+    if (before !== undefined) {
+      const entry = join(before.root, 'functions/handlers', `${via}.ts`);
+      const file = before.build(entry, join(dir, `${via}-before`), 'sqs', false, true).entry;
       functions.push({ name: `${via} (before)`, via, file });
     }
   }

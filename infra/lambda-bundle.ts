@@ -97,12 +97,13 @@ export function chunkCheck(chunks: readonly string[]): string {
  * `handoffTarget`, and with or without policies when `policies` says (`bundleDefines`); with `BUNDLE_STUBS` unless
  * `stubs` is false (the benchmark's bundles of an earlier commit that had none).
  *
- * Two passes. esbuild splits (the first pass) by which entry points reach a module, so code init needs that a chunk
+ * Three passes. esbuild splits (the first pass) by which entry points reach a module, so code init needs that a chunk
  * loaded on use needs too lands in a chunk of its own, read at init beside the entry: 27 files at the SQS trigger's
  * init, each compressed on its own in the function's zip and each a module Node loads and links. The second pass
  * (`joinInit`) joins the files init reads into `index.mjs`, one module, esbuild bundling the first pass's output with
- * its source maps composed. A chunk loaded on use still shares the one instance of every module: each joined file is
- * left as a facade re-exporting, from `index.mjs`, the names such chunks import from it.
+ * its source maps composed, each joined file left as a facade re-exporting, from `index.mjs`, the names the chunks
+ * loaded on use import from it. The third (`importIndexDirectly`) bundles those chunks again with the facades
+ * inlined, so each imports from `index.mjs` itself, sharing the one instance of every module, and the facades go.
  *
  * Init must not wait for a chunk loaded on use (a top-level `await import()`): the chunk imports `index.mjs`, which
  * would still be evaluating, and the cold start would never finish.
@@ -146,9 +147,10 @@ export function buildLambdaBundle(
 }
 
 /**
- * The second pass of `buildLambdaBundle`: the first pass's entry and the chunks it imports statically joined into
- * `index.mjs`, those chunks made facades of it, the first pass's entry removed. Returns the metafile of the bundle as
- * it now is: `index.mjs`, whose inputs are every source the joined files held; the chunks loaded on use as they were.
+ * The second pass of `buildLambdaBundle`, and the third after it: the first pass's entry and the chunks it imports
+ * statically joined into `index.mjs`, those chunks made facades of it for the third pass and then removed, as is the
+ * first pass's entry. Returns the metafile of the bundle as it now is: `index.mjs`, whose inputs are every source the
+ * joined files held; the chunks loaded on use with the sources the first pass gave them, importing `index.mjs`.
  */
 function joinInit(split: Metafile, entry: string, dir: string): Metafile {
   const outputs = split.outputs;
@@ -203,6 +205,8 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
     rmSync(`${absolute(name)}.map`, { force: true });
   }
   const indexKey = relative(process.cwd(), index);
+  const rebuilt = importIndexDirectly(onUse.map(absolute), index);
+  for (const name of facades.keys()) rmSync(absolute(name));
   const inputs: Metafile['outputs'][string]['inputs'] = {};
   for (const name of atInit) {
     for (const [path, input] of Object.entries(outputs[name]?.inputs ?? {})) {
@@ -210,22 +214,24 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
     }
   }
   const joinedOutput = joined.metafile.outputs[indexKey];
-  const kept = Object.entries(outputs).filter(([name]) => !atInit.includes(name.replace(/\.map$/, '')));
+  // The chunks loaded on use keep the sources the first pass gave them; they import from index.mjs, not a facade.
+  const kept = Object.entries(outputs)
+    .filter(([name]) => !atInit.includes(name.replace(/\.map$/, '')))
+    .map(([name, output]): [string, Metafile['outputs'][string]] => {
+      const now = rebuilt.get(absolute(name));
+      if (now === undefined) return [name, output];
+      const imports = output.imports.map((imported) =>
+        atInit.includes(imported.path) ? { ...imported, path: indexKey } : imported,
+      );
+      const unique = imports.filter(
+        (imported, i) => imports.findIndex((o) => o.path === imported.path && o.kind === imported.kind) === i,
+      );
+      return [name, { ...output, bytes: now.bytes, imports: unique }];
+    });
   return {
     inputs: split.inputs,
     outputs: {
       ...Object.fromEntries(kept),
-      ...Object.fromEntries(
-        [...facades.keys()].map((name) => [
-          name,
-          {
-            bytes: readFileSync(absolute(name)).length,
-            inputs: {},
-            imports: [{ path: indexKey, kind: 'import-statement' as const }],
-            exports: facades.get(name)?.names ?? [],
-          },
-        ]),
-      ),
       [indexKey]: {
         ...(joinedOutput ?? { bytes: 0, exports: [] }),
         inputs,
@@ -234,6 +240,35 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
       },
     },
   };
+}
+
+/**
+ * The third pass of `buildLambdaBundle`: each chunk loaded on use (`files`) bundled again by esbuild with the
+ * facades it imports inlined, so it imports what init holds from `index.mjs` itself, and the facades can go. A facade
+ * is a module of its own: a format's chunk imported six of them, each a file Node reads, parses and links at the
+ * first request that loads the chunk. The chunks stay external to each other (each keeps its one instance), as does
+ * `index.mjs`; their source maps are composed. Returns each chunk's new size in bytes.
+ */
+function importIndexDirectly(files: string[], index: string): Map<string, { bytes: number }> {
+  if (files.length === 0) return new Map();
+  const rebuilt = buildSync({
+    ...LAMBDA_ESBUILD_OPTIONS,
+    splitting: false,
+    // Each chunk has the banner already, from the first pass.
+    banner: undefined,
+    entryPoints: files,
+    outdir: dirname(files[0] as string),
+    entryNames: '[name]',
+    chunkNames: undefined,
+    allowOverwrite: true,
+    external: [index, ...files],
+    metafile: true,
+  });
+  return new Map(
+    Object.entries(rebuilt.metafile.outputs)
+      .filter(([name]) => name.endsWith('.mjs'))
+      .map(([name, output]) => [resolve(process.cwd(), name), { bytes: output.bytes }]),
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMAT_NAMES } from '../../functions/vocabulary.ts';
@@ -160,5 +160,22 @@ describe('what init reads, joined into index.mjs (joinInit)', () => {
       unused: 'only the lazy side',
     });
     expect(readFileSync(`${joined.entry}.map`, 'utf8')).toContain('shared.ts');
+  });
+
+  it('leaves no facade: the chunk loaded on use imports what init holds from index.mjs itself', () => {
+    const joined = buildLambdaBundle(fixture(), join(dir, 'joined-direct'));
+    // The lazy chunk alone: the shared module and the other one are in index.mjs, with no file re-exporting them.
+    expect(joined.chunks).toHaveLength(1);
+    const lazy = join(joined.dir, joined.chunks[0] as string);
+    const code = readFileSync(lazy, 'utf8');
+    expect(code).toMatch(/from\s*"\.\.\/index\.mjs"/);
+    expect(code).not.toMatch(/from\s*"\.\/chunk-/);
+    // Its source map still names its own source, composed through the third pass.
+    expect(readFileSync(`${lazy}.map`, 'utf8')).toContain('lazy.ts');
+    const output = Object.entries(joined.metafile.outputs).find(([name]) => name.endsWith(basename(lazy)));
+    expect(output?.[1].imports.filter((i) => i.kind === 'import-statement').map((i) => basename(i.path))).toEqual([
+      'index.mjs',
+    ]);
+    expect(Object.keys(output?.[1].inputs ?? {}).some((input) => input.endsWith('lazy.ts'))).toBe(true);
   });
 });
