@@ -166,7 +166,11 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
   // Every name a chunk loaded on use imports from a joined file (the facade of each, by its place among them),
   // exported by `index.mjs` under a name of its own.
   const facades = new Map<string, { at: number; names: string[] }>();
-  const aliasOf = (at: number, exported: string) => `${ALIAS}${at}_${exported}`;
+  // `$`, the file's place, its name (an identifier, so never starting with a digit): short, as every chunk loaded on
+  // use now lists each name it imports from index.mjs, and unambiguous. The entry's own exports are not of that form.
+  const aliasOf = (at: number, exported: string) => `${ALIAS}${at}${exported}`;
+  const clash = (outputs[first]?.exports ?? []).find((exported) => /^\$\d/.test(exported));
+  if (clash !== undefined) throw new Error(`${entry} exports ${clash}, a name joinInit keeps for its own exports`);
   const lines = [`export * from ${JSON.stringify(absolute(first))};`];
   atInit.forEach((name, i) => {
     if (name === first) return;
@@ -302,7 +306,7 @@ function namesImported(files: string[], joined: Set<string>): Map<string, Set<st
 }
 
 /** The prefix of the names `index.mjs` exports for the chunks loaded on use. */
-const ALIAS = '_h';
+const ALIAS = '$';
 
 /** `from` and, transitively, the outputs it imports statically. */
 function outputsFrom(metafile: Metafile, from: string | undefined): Set<string> {
