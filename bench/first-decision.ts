@@ -14,11 +14,11 @@ import { quantile } from './measure.ts';
 /**
  * A decision after a cold start: what a person waits for when the function that takes their decision has no warm
  * instance. The SQS trigger and the API (and, with a `before` commit, that commit's, bundled by that commit's own
- * `buildLambdaBundle`), bundled as the stack bundles them, each imported in a fresh `node` and given one approve of a pause of its own on the embedded store (the SQS
- * trigger a one-message batch, the API `POST /runs/{runId}/resume`), the hand-off to an SQS stand-in: the import, the
- * first decision, and both, in alternating order round by round. What init no longer does but the decision needs
- * (a schema built by its first use, a function compiled by its first call) is paid by the first decision: the sum is
- * what a cold start costs.
+ * `buildLambdaBundle`), bundled as the stack bundles them, each imported in a fresh `node` and given one approve of a
+ * pause of its own on the embedded store (the SQS trigger a one-message batch, the API `POST /runs/{runId}/resume`),
+ * the hand-off to an SQS stand-in: the import, the first decision, and both, in alternating order round by round.
+ * What init no longer does but the decision needs (a schema built by its first use, a function compiled by its first
+ * call) is paid by the first decision: the sum is what a cold start costs.
  *
  * Two rows hold the sum to what it can be held to. The floor (`FLOOR_ENTRIES.sqs`, as the coldstart group bundles it)
  * reads the pause's item and sends it to the queue: less than a decision does (no conditional write), so its sum is
@@ -179,7 +179,7 @@ export async function measureFirstDecisions(options: {
         };
         const view = await store.getPause({ tenant: 'acme', runId, interruptId });
         const resumed = f.via === 'floor' ? view.status === 'paused' : view.status === 'resumed';
-        if (!result.decided || !resumed) throw new Error(`${f.name} did not resume pause ${runId}`);
+        if (!result.decided || !resumed) throw new Error(`${f.name} did not do its part with pause ${runId}`);
         const s = samples.get(f.name);
         s?.imports.push(result.importMs);
         s?.decisions.push(result.decisionMs);

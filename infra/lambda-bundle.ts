@@ -224,13 +224,12 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
     .map(([name, output]): [string, Metafile['outputs'][string]] => {
       const now = rebuilt.get(absolute(name));
       if (now === undefined) return [name, output];
-      const imports = output.imports.map((imported) =>
-        atInit.includes(imported.path) ? { ...imported, path: indexKey } : imported,
-      );
-      const unique = imports.filter(
-        (imported, i) => imports.findIndex((o) => o.path === imported.path && o.kind === imported.kind) === i,
-      );
-      return [name, { ...output, bytes: now.bytes, imports: unique }];
+      const imports = new Map<string, Metafile['outputs'][string]['imports'][number]>();
+      for (const imported of output.imports) {
+        const path = atInit.includes(imported.path) ? indexKey : imported.path;
+        imports.set(`${imported.kind} ${path}`, { ...imported, path });
+      }
+      return [name, { ...output, bytes: now.bytes, imports: [...imports.values()] }];
     });
   return {
     inputs: split.inputs,
