@@ -716,21 +716,13 @@ describe('the alarms', () => {
     });
   });
 
-  it('watch lifecycle events that could not be delivered, as Powertools counts them', () => {
+  it.each([
+    ['lifecycle events that could not be delivered', 'EventEmitFailures'],
+    ['closed transcripts that could not move to the bucket', 'ArchiveFailures'],
+  ])('watch %s, as Powertools counts them (%s)', (_, metric) => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'Handback',
-      MetricName: 'EventEmitFailures',
-      Dimensions: [{ Name: 'service', Value: 'handback' }],
-      Statistic: 'Sum',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-  });
-
-  it('watch closed transcripts that could not move to the bucket, as Powertools counts them', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'Handback',
-      MetricName: 'ArchiveFailures',
+      MetricName: metric,
       Dimensions: [{ Name: 'service', Value: 'handback' }],
       Statistic: 'Sum',
       Threshold: 1,
