@@ -1133,6 +1133,7 @@ function firstDecisionLines(rows: FirstDecisionRow[]): string[] {
     '',
     'The floor reads the pause’s item and sends it to the queue: less than a decision does (no conditional write). The ' +
       'trigger loaded by its first call holds almost nothing at init, so its gzip and import at init are far under ' +
-      'every target; its sum is what loading the code a decision runs on first use, instead of at init, saves.',
+      'every target; its sum is what a person would wait for were the code a decision runs loaded by the first request ' +
+      'instead of at init.',
   ];
 }
