@@ -24,7 +24,7 @@ import { quantile } from './measure.ts';
  * reads the pause's item and sends it to the queue: less than a decision does (no conditional write), so its sum is
  * the least a cold decision on DynamoDB and SQS costs. The SQS trigger loaded by its first call
  * (`entries/sqs-on-first-call.ts`) has almost nothing at init, so its gzip and import are far under every target:
- * the row shows what that saves a person who waits.
+ * the row shows what that does to a person who waits, the first decision loading all the code it runs.
  */
 
 /** The rows beside the two functions (and their `before`). */

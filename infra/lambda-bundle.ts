@@ -169,7 +169,9 @@ function joinInit(split: Metafile, entry: string, dir: string): Metafile {
   // `$`, the file's place, its name (an identifier, so never starting with a digit): short, as every chunk loaded on
   // use now lists each name it imports from index.mjs, and unambiguous. The entry's own exports are not of that form.
   const aliasOf = (at: number, exported: string) => `${ALIAS}${at}${exported}`;
-  const clash = (outputs[first]?.exports ?? []).find((exported) => /^\$\d/.test(exported));
+  const clash = (outputs[first]?.exports ?? []).find(
+    (exported) => exported.startsWith(ALIAS) && /\d/.test(exported.charAt(ALIAS.length)),
+  );
   if (clash !== undefined) throw new Error(`${entry} exports ${clash}, a name joinInit keeps for its own exports`);
   const lines = [`export * from ${JSON.stringify(absolute(first))};`];
   atInit.forEach((name, i) => {

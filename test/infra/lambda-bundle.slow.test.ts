@@ -178,4 +178,12 @@ describe('what init reads, joined into index.mjs (joinInit)', () => {
     ]);
     expect(Object.keys(output?.[1].inputs ?? {}).some((input) => input.endsWith('lazy.ts'))).toBe(true);
   });
+
+  it('refuses an entry exporting a name of the form it keeps for its own ($<place><name>), naming it', () => {
+    const entry = fixture();
+    writeFileSync(entry, `${readFileSync(entry, 'utf8')}\nexport const $1used = 1;\n`);
+    expect(() => buildLambdaBundle(entry, join(dir, 'joined-clash'))).toThrow(
+      `${entry} exports $1used, a name joinInit keeps for its own exports`,
+    );
+  });
 });
