@@ -24,8 +24,16 @@ export * from 'zod/mini';
  * `z.describe`) is the built schema's, so JSON Schema (a registry's `$ref`s among them) is what the built one gives.
  */
 export function defer<T extends object>(make: () => T): T {
+  // Before its first use the deferred schema is an object with the methods below and, as its prototype, a proxy that
+  // builds the schema on any other read. Building makes it an ordinary object: the built schema's own properties
+  // (`_zod` shared), these methods over theirs, the built schema's prototype. So every later use — a parent schema
+  // reading its `_zod` on each parse among them — is a plain property read, no proxy trap.
   const schema = onceSync((): T => {
     const built = make();
+    const properties = Object.getOwnPropertyDescriptors(built);
+    for (const key of Object.keys(own)) delete properties[key];
+    Object.defineProperties(deferred, properties);
+    Object.setPrototypeOf(deferred, Object.getPrototypeOf(built));
     const meta = globalRegistry.get(built as never);
     if (meta !== undefined) globalRegistry.add(deferred as never, meta);
     return built;
@@ -50,20 +58,17 @@ export function defer<T extends object>(make: () => T): T {
     },
     apply: (fn: (schema: unknown, ...rest: unknown[]) => unknown, ...rest: unknown[]) => fn(deferred, ...rest),
   };
-  const deferred = new Proxy({} as T, {
-    get: (_, key) => (typeof key === 'string' && Object.hasOwn(own, key) ? own[key] : Reflect.get(schema(), key)),
-    has: (_, key) => Reflect.has(schema(), key),
-    ownKeys: () => Reflect.ownKeys(schema()),
-    getOwnPropertyDescriptor: (_, key) => {
-      const found = Reflect.getOwnPropertyDescriptor(schema(), key);
-      // The target is an empty object: a property it lacks may only be described as configurable.
-      return found === undefined ? undefined : { ...found, configurable: true };
-    },
-    getPrototypeOf: () => Reflect.getPrototypeOf(schema()),
-    set: (_, key, value) => Reflect.set(schema(), key, value),
-    defineProperty: (_, key, descriptor) => Reflect.defineProperty(schema(), key, descriptor),
-    deleteProperty: (_, key) => Reflect.deleteProperty(schema(), key),
+  const ordinary = (): object => {
+    schema();
+    return deferred;
+  };
+  const building = new Proxy(Object.create(null) as object, {
+    get: (_, key) => Reflect.get(ordinary(), key),
+    has: (_, key) => Reflect.has(ordinary(), key),
+    set: (_, key, value) => Reflect.set(ordinary(), key, value),
+    getPrototypeOf: () => Reflect.getPrototypeOf(ordinary()),
   });
+  const deferred = Object.create(building, Object.getOwnPropertyDescriptors(own)) as T;
   return deferred;
 }
 

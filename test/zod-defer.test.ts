@@ -65,6 +65,18 @@ describe('z.defer: a schema built by its first use', () => {
     });
   });
 
+  it('once used, is an ordinary object: its own `_zod` the built schema’s, its prototype theirs (no trap on a parse)', () => {
+    let built: z.ZodMiniObject | undefined;
+    const deferred = z.defer(() => {
+      built = z.object({ a: z.number() });
+      return built;
+    });
+    expect(Object.hasOwn(deferred, '_zod')).toBe(false);
+    expect(deferred.safeParse({ a: 1 }).success).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(deferred, '_zod')?.value).toBe(built?._zod);
+    expect(Object.getPrototypeOf(deferred)).toBe(Object.getPrototypeOf(built));
+  });
+
   it('is registered as itself, and handed to apply as itself', () => {
     const deferred = z.defer(() => z.string());
     const registry = z.registry<{ id: string }>();
