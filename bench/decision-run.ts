@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +10,7 @@ import { createDynamoDBCheckpointStore } from '../functions/checkpoints/dynamodb
 import { startEmbeddedDynamoDB } from '../functions/local/embedded-dynamodb.ts';
 import { buildLambdaBundle, outputsAtInit } from '../infra/lambda-bundle.ts';
 import { ENTRY, repoPath } from '../infra/paths.ts';
-import { startAwsJsonStandIn } from '../test/support/aws-json-stand-in.ts';
+import { sqsMessageTaken, startAwsJsonStandIn } from '../test/support/aws-json-stand-in.ts';
 import { BENCH_AWS_ENV, DEPLOYED_NODE_FLAGS, OUT_DIR } from './bundle.ts';
 
 /**
@@ -207,20 +206,15 @@ export async function measureDecisionRuns(options: { log: (line: string) => void
 
 /**
  * Where a bundled function decides, in this process: the embedded store and an SQS stand-in for the hand-off (its
- * `SendMessage` answered with the body's MD5, which the SDK checks), the store to make pauses with, and the
+ * `SendMessage` refusing what SQS refuses, `sqsMessageTaken`), the store to make pauses with, and the
  * environment that points a function at both, as a deployed one is given its table and queue.
  */
 export async function startDecisionStage(tableName: string) {
   const db = await startEmbeddedDynamoDB({ tableName });
+  const queuePath = '/111122223333/handoff';
+  const sendMessage = sqsMessageTaken(queuePath);
   const sqs = await startAwsJsonStandIn((target, body) =>
-    target === 'AmazonSQS.SendMessage'
-      ? {
-          MessageId: 'm-1',
-          MD5OfMessageBody: createHash('md5')
-            .update(String((JSON.parse(body) as { MessageBody?: string }).MessageBody))
-            .digest('hex'),
-        }
-      : undefined,
+    target === 'AmazonSQS.SendMessage' ? sendMessage(body) : undefined,
   );
   const client = DynamoDBDocumentClient.from(db.client(), { marshallOptions: { removeUndefinedValues: true } });
   const env = {
@@ -230,7 +224,7 @@ export async function startDecisionStage(tableName: string) {
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: db.endpoint,
     HANDOFF_TARGET: 'sqs',
-    HANDOFF_QUEUE_URL: `${sqs.endpoint}/111122223333/handoff`,
+    HANDOFF_QUEUE_URL: `${sqs.endpoint}${queuePath}`,
     AWS_ENDPOINT_URL_SQS: sqs.endpoint,
   };
   return {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 
 /**
@@ -58,4 +59,40 @@ export function everyEventTaken(body: string): unknown {
 /** `GetSecretValue`'s answer: the secret `arn` holding `value`. */
 export function secretValue(arn: string, value: string): unknown {
   return { ARN: arn, Name: arn.slice(arn.lastIndexOf(':') + 1), SecretString: value, VersionId: 'v1' };
+}
+
+/**
+ * SQS's `SendMessage` answer for the one queue at `queuePath` (`/<account>/<name>`, on whatever host the stand-in
+ * listens): the message's id and the MD5 of its body, which the SDK checks. Refused as SQS refuses it (its API
+ * reference and JSON errors): no `QueueUrl` or `MessageBody`, or an empty body, `MissingParameter`; a body over 1 MiB
+ * (1,048,576 bytes), `InvalidParameterValue`; another queue, `QueueDoesNotExist`.
+ */
+export function sqsMessageTaken(queuePath: string): (body: string) => unknown {
+  let sent = 0;
+  return (body) => {
+    const { QueueUrl, MessageBody } = JSON.parse(body) as { QueueUrl?: unknown; MessageBody?: unknown };
+    for (const [name, value] of [
+      ['QueueUrl', QueueUrl],
+      ['MessageBody', MessageBody],
+    ] as const) {
+      if (typeof value !== 'string' || value === '') {
+        return {
+          __type: 'com.amazonaws.sqs#MissingParameter',
+          message: `The request must contain the parameter ${name}.`,
+        };
+      }
+    }
+    const text = MessageBody as string;
+    if (Buffer.byteLength(text) > 1_048_576) {
+      return {
+        __type: 'com.amazonaws.sqs#InvalidParameterValue',
+        message: 'One or more parameters are invalid. Reason: Message must be shorter than 1048576 bytes.',
+      };
+    }
+    if (URL.parse(QueueUrl as string)?.pathname !== queuePath) {
+      return { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' };
+    }
+    sent += 1;
+    return { MessageId: `m-${sent}`, MD5OfMessageBody: createHash('md5').update(text).digest('hex') };
+  };
 }
